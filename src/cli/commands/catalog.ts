@@ -1,0 +1,43 @@
+import type { Command } from 'commander';
+import { addDoctor, addService, listDoctors, listServices } from '../../domain/catalog.js';
+import { DOCTOR_INPUT_FIELDS, SERVICE_INPUT_FIELDS } from '../../fields/catalog-fields.js';
+import { withDatabase } from '../database.js';
+import { addFieldOptions, readFieldOptions } from '../field-options.js';
+import type { CliIo } from '../io.js';
+import { emit, formatRecord, formatTable, type CommonOptions } from '../output.js';
+import { subcommand } from '../program.js';
+
+/** `clinic doctor add|list` and `clinic service add|list`. */
+export function registerCatalogCommands(program: Command, io: CliIo): void {
+  const doctor = program.command('doctor').description('the doctors appointments can be booked with');
+  addFieldOptions(subcommand(doctor, 'add', 'add a doctor'), DOCTOR_INPUT_FIELDS).action(
+    async (options: CommonOptions & Record<string, unknown>) => {
+      await withDatabase(options, (db) => {
+        const added = addDoctor(db, readFieldOptions(options, DOCTOR_INPUT_FIELDS));
+        emit(io, options, added, () => formatRecord(added));
+      });
+    },
+  );
+  subcommand(doctor, 'list', 'list doctors').action(async (options: CommonOptions) => {
+    await withDatabase(options, (db) => {
+      const doctors = listDoctors(db);
+      emit(io, options, doctors, () => formatTable(doctors, ['id', 'name', 'color']));
+    });
+  });
+
+  const service = program.command('service').description('the services (treatments) appointments can be booked for');
+  addFieldOptions(subcommand(service, 'add', 'add a service'), SERVICE_INPUT_FIELDS).action(
+    async (options: CommonOptions & Record<string, unknown>) => {
+      await withDatabase(options, (db) => {
+        const added = addService(db, readFieldOptions(options, SERVICE_INPUT_FIELDS));
+        emit(io, options, added, () => formatRecord(added));
+      });
+    },
+  );
+  subcommand(service, 'list', 'list services').action(async (options: CommonOptions) => {
+    await withDatabase(options, (db) => {
+      const services = listServices(db);
+      emit(io, options, services, () => formatTable(services, ['id', 'name', 'duration_min', 'price', 'color']));
+    });
+  });
+}

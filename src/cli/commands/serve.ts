@@ -1,0 +1,86 @@
+import { resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { openDatabase } from '../../db/open-database.js';
+import { createApiKey, hasApiKeys } from '../../domain/api-keys.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, API_PREFIX } from '../../server/config.js';
+import { jsonLineLogger } from '../../server/logger.js';
+import { startServer } from '../../server/start-server.js';
+import { PROGRAM_VERSION } from '../../version.js';
+import type { CliIo } from '../io.js';
+import type { CommonOptions } from '../output.js';
+import { subcommand } from '../program.js';
+
+interface ServeOptions extends CommonOptions {
+  host: string;
+  port: number;
+  documentLimitMb: number;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+// Option parsers throw InvalidArgumentError so that a bad value is a usage error (exit 2).
+function parsePort(text: string): number {
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new InvalidArgumentError('expected a number from 0 to 65535');
+  return port;
+}
+
+function parseMegabytes(text: string): number {
+  const megabytes = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text) || !(megabytes > 0)) throw new InvalidArgumentError('expected a positive number');
+  return megabytes;
+}
+
+/** Resolves on the first SIGTERM or SIGINT. */
+function shutdownSignal(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: string) => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+}
+
+/** `clinic serve`: the public API on 127.0.0.1 unless --host says otherwise. */
+export function registerServeCommand(program: Command, io: CliIo): void {
+  subcommand(program, 'serve', 'serve the public API')
+    .option('--host <address>', 'address to listen on (env CLINIC_HOST); anything but loopback exposes patient data to the network', process.env.CLINIC_HOST || '127.0.0.1')
+    .option('--port <port>', 'port to listen on (env CLINIC_PORT; 0 picks a free one)', parsePort, parsePort(process.env.CLINIC_PORT || '8080'))
+    .option('--document-limit-mb <mb>', 'largest document upload in MiB (env CLINIC_DOCUMENT_LIMIT_MB)', parseMegabytes, parseMegabytes(process.env.CLINIC_DOCUMENT_LIMIT_MB || String(DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024)))
+    .action(async (options: ServeOptions) => {
+      const port = options.port;
+      const documentLimitBytes = Math.floor(options.documentLimitMb * 1024 * 1024);
+      const logger = jsonLineLogger();
+      const db = openDatabase(options.data);
+      try {
+        if (!hasApiKeys(db)) {
+          // First run: a new user can call the API at once. Shown once, like every key.
+          const first = createApiKey(db, { name: 'first key' });
+          io.stdout(`No API key existed, so one was created. Store it now; it is not shown again:\n\n  ${first.key}\n\n`);
+        }
+        const running = await startServer(
+          db,
+          { dataDir: resolve(options.data), jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes, logger },
+          options.host,
+          port,
+        );
+        const exposed = !LOOPBACK.has(options.host);
+        logger.info({
+          event: 'listening',
+          address: `http://${running.host.includes(':') ? `[${running.host}]` : running.host}:${running.port}${API_PREFIX}`,
+          data_dir: resolve(options.data),
+          version: PROGRAM_VERSION,
+          ...(exposed ? { warning: `listening on ${options.host}, not only on this computer: other machines on the network can reach the API` } : {}),
+        });
+        const signal = await shutdownSignal();
+        logger.info({ event: 'stopping', signal });
+        await running.close();
+        logger.info({ event: 'stopped' });
+      } finally {
+        db.close();
+      }
+    });
+}

@@ -1,0 +1,70 @@
+import type { Command } from 'commander';
+import type { FieldSpec } from '../fields/field-spec.js';
+
+/** `first_name` → `--first-name`. */
+export const optionFlag = (name: string) => `--${name.replaceAll('_', '-')}`;
+
+/** The property commander stores `--first-name` under. */
+const attributeName = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+
+function describe(spec: FieldSpec): string {
+  const notes = [spec.description ?? spec.kind.replaceAll('_', ' ')];
+  if (spec.kind === 'string' && spec.maxLength !== undefined) notes.push(`at most ${spec.maxLength} characters`);
+  if (spec.kind === 'boolean') notes.push('true or false');
+  if (spec.kind === 'object' || spec.kind === 'string_list_map' || spec.kind === 'uuid_list') notes.push('as JSON');
+  if (spec.kind === 'literal') notes.push(`one of ${spec.values.join(', ')}`);
+  if (spec.default !== undefined) notes.push(`default ${JSON.stringify(spec.default)}`);
+  return notes.join('; ');
+}
+
+/**
+ * Adds one option per field, named after it, so the CLI accepts exactly what the API accepts.
+ * Required fields become required options (a missing one is a usage error, exit 2) unless the
+ * command can take them from elsewhere, such as a --file.
+ */
+export function addFieldOptions(command: Command, fields: readonly FieldSpec[], { enforceRequired = true } = {}): Command {
+  for (const spec of fields) {
+    const flags = `${optionFlag(spec.name)} <value>`;
+    if (spec.required && enforceRequired) command.requiredOption(flags, describe(spec));
+    else command.option(flags, describe(spec));
+  }
+  return command;
+}
+
+/**
+ * The option's text as the JSON value the API would receive. Only unambiguous spellings are
+ * converted ("true", "12", valid JSON for objects); anything else is passed on as text so that
+ * the domain's validation reports it exactly as it would over HTTP.
+ */
+function fromOptionText(spec: FieldSpec, text: string): unknown {
+  switch (spec.kind) {
+    case 'boolean':
+      return text === 'true' ? true : text === 'false' ? false : text;
+    case 'integer':
+      return /^[+-]?\d+$/.test(text) ? Number(text) : text;
+    case 'object':
+    case 'string_list_map':
+    case 'uuid_list':
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        return text;
+      }
+    default:
+      return text;
+  }
+}
+
+/** The request body the given options describe, over an optional base (e.g. from --file). */
+export function readFieldOptions(
+  options: Record<string, unknown>,
+  fields: readonly FieldSpec[],
+  base: Record<string, unknown> = {},
+): Record<string, unknown> {
+  const body = { ...base };
+  for (const spec of fields) {
+    const text = options[attributeName(spec.name)];
+    if (typeof text === 'string') body[spec.name] = fromOptionText(spec, text);
+  }
+  return body;
+}

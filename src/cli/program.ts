@@ -1,0 +1,55 @@
+import { Command } from 'commander';
+import type { CliIo } from './io.js';
+import { EXIT, reportError } from './report-error.js';
+import { registerApiKeyCommands } from './commands/api-key.js';
+import { registerCatalogCommands } from './commands/catalog.js';
+import { registerInitCommand } from './commands/init.js';
+import { registerModuleCommands } from './commands/module.js';
+import { registerPatientCommands } from './commands/patient.js';
+import { registerServeCommand } from './commands/serve.js';
+import { registerSettingsCommands } from './commands/settings.js';
+import { PROGRAM_VERSION } from '../version.js';
+
+/** The default data directory: `CLINIC_DATA`, else `./data`. */
+export function defaultDataDir(): string {
+  return process.env.CLINIC_DATA || './data';
+}
+
+/** A subcommand with the options every command takes (decisions.md §8). */
+export function subcommand(parent: Command, name: string, description: string): Command {
+  return parent
+    .command(name)
+    .description(description)
+    .option('--data <dir>', 'data directory (env CLINIC_DATA)', defaultDataDir())
+    .option('--json', 'print machine-readable JSON in the API\'s own shape');
+}
+
+/** The whole command tree. */
+export function buildProgram(io: CliIo): Command {
+  const program = new Command('clinic')
+    .description('Clinic practice service: the public JSON API on localhost and a command line over the same data.')
+    .version(PROGRAM_VERSION, '-V, --version')
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .showHelpAfterError()
+    .exitOverride();
+  registerServeCommand(program, io);
+  registerInitCommand(program, io);
+  registerApiKeyCommands(program, io);
+  registerCatalogCommands(program, io);
+  registerModuleCommands(program, io);
+  registerSettingsCommands(program, io);
+  registerPatientCommands(program, io);
+  // Groups (api-key, doctor, ...) exit through exitOverride too instead of process.exit.
+  for (const command of program.commands) command.exitOverride();
+  return program;
+}
+
+/** Runs the program on `argv` (user arguments only) and returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  try {
+    await buildProgram(io).parseAsync([...argv], { from: 'user' });
+    return EXIT.ok;
+  } catch (error) {
+    return reportError(io, error, argv.includes('--json'));
+  }
+}

@@ -1,0 +1,40 @@
+import { preparedFor, type Db } from './open-database.js';
+import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../fields/patient-fields.js';
+
+/** A `patients` row as SQLite returns it: the stored fields by name plus the bookkeeping columns. */
+export interface PatientRow extends Record<string, unknown> {
+  id: string;
+  patient_number: string;
+  is_active: number;
+  created_at: string;
+  updated_at: string;
+}
+
+const STORED_COLUMNS = PATIENT_STORED_FIELDS.map((spec) => spec.name);
+const SELECT_COLUMNS = ['id', 'patient_number', 'is_active', 'created_at', 'updated_at', ...STORED_COLUMNS, ...PATIENT_READ_ONLY_FIELDS.map((spec) => spec.name)];
+
+// The column lists come from the field descriptions (constants), never from a request.
+const statements = preparedFor((db) => ({
+  insert: db.prepare<Record<string, unknown>, PatientRow>(
+    `INSERT INTO patients (id, created_at, updated_at, ${STORED_COLUMNS.join(', ')})
+     VALUES (@id, @created_at, @updated_at, ${STORED_COLUMNS.map((c) => `@${c}`).join(', ')})
+     RETURNING ${SELECT_COLUMNS.join(', ')}`,
+  ),
+  byId: db.prepare<[string], PatientRow>(`SELECT ${SELECT_COLUMNS.join(', ')} FROM patients WHERE id = ?`),
+  exists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM patients WHERE id = ?'),
+}));
+
+/** Inserts a patient from column values keyed by column name; returns the stored row. */
+export function insertPatient(db: Db, columns: Record<string, unknown>): PatientRow {
+  return statements(db).insert.get(columns) as PatientRow;
+}
+
+/** The patient with this id, or undefined. */
+export function findPatient(db: Db, id: string): PatientRow | undefined {
+  return statements(db).byId.get(id);
+}
+
+/** Whether a patient with this id exists. */
+export function patientExists(db: Db, id: string): boolean {
+  return statements(db).exists.get(id) !== undefined;
+}

@@ -1,0 +1,127 @@
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Db } from '../db/open-database.js';
+import { countApiKeys, findApiKeyByHash, insertApiKey, listApiKeyRows, revokeApiKeyRow, type ApiKeyRow } from '../db/api-keys.js';
+import { field } from '../fields/field-spec.js';
+import { newId, nowIso } from './clock.js';
+import { errors, ValidationError } from './errors.js';
+import { problems } from './validation/problems.js';
+import { fieldsValidator, issue, throwIfIssues } from './validation/validate.js';
+import { uuidError } from './validation/structs.js';
+
+/** Every scope of decisions.md §2; a new key has all of them unless narrowed. */
+export const SCOPES = [
+  'patients:write',
+  'appointments:write',
+  'documents:write',
+  'lookups:read',
+  'invoices:read',
+  'payments:write',
+] as const;
+export type Scope = (typeof SCOPES)[number];
+
+/** A key as listed: never its secret. */
+export interface ApiKeySummary {
+  id: string;
+  name: string;
+  scopes: Scope[];
+  created_at: string;
+  revoked_at: string | null;
+}
+
+/** A key just created: the only time its secret is shown. */
+export interface CreatedApiKey {
+  id: string;
+  name: string;
+  key: string;
+  scopes: Scope[];
+  created_at: string;
+}
+
+/** Who is calling: the key that authenticated a request. */
+export interface ApiPrincipal {
+  keyId: string;
+  scopes: ReadonlySet<string>;
+}
+
+const KEY_PREFIX = 'clinic_';
+const createKeyInput = fieldsValidator([field.string('name', { required: true, minLength: 1, maxLength: 128 })], 'body');
+
+function hashKey(key: string): Buffer {
+  return createHash('sha256').update(key, 'utf8').digest();
+}
+
+function summarize(row: ApiKeyRow): ApiKeySummary {
+  return {
+    id: row.id,
+    name: row.name,
+    scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
+    created_at: row.created_at,
+    revoked_at: row.revoked_at,
+  };
+}
+
+/**
+ * Issues a key of 256 random bits. Only its SHA-256 is stored; the key is returned once.
+ * `scopes` undefined means every scope.
+ */
+export function createApiKey(db: Db, input: { name: unknown; scopes?: readonly string[] }): CreatedApiKey {
+  const scopeIssues = (input.scopes ?? []).flatMap((scope, index) =>
+    (SCOPES as readonly string[]).includes(scope) ? [] : [issue(['body', 'scopes', index], problems.literalError(SCOPES), scope)],
+  );
+  if (input.scopes !== undefined && input.scopes.length === 0) {
+    scopeIssues.push(issue(['body', 'scopes'], problems.valueError('a key needs at least one scope'), []));
+  }
+  throwIfIssues(createKeyInput.issues({ name: input.name }), scopeIssues);
+  const scopes = SCOPES.filter((scope) => input.scopes === undefined || input.scopes.includes(scope));
+  const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+  const row: ApiKeyRow = {
+    id: newId(),
+    name: input.name as string,
+    key_hash: hashKey(key).toString('hex'),
+    scopes: scopes.join(' '),
+    created_at: nowIso(),
+    revoked_at: null,
+  };
+  insertApiKey(db, row);
+  return { id: row.id, name: row.name, key, scopes, created_at: row.created_at };
+}
+
+/** Every key, oldest first, without secrets. */
+export function listApiKeys(db: Db): ApiKeySummary[] {
+  return listApiKeyRows(db).map(summarize);
+}
+
+/** Whether any key was ever issued (the first `serve` issues one when none was). */
+export function hasApiKeys(db: Db): boolean {
+  return countApiKeys(db) > 0;
+}
+
+/** Revokes a key at once; revoking twice keeps the first time. */
+export function revokeApiKey(db: Db, id: string): ApiKeySummary {
+  const error = uuidError(id);
+  if (error !== undefined) throw new ValidationError([issue(['path', 'id'], problems.uuidParsing(error), id)]);
+  const row = revokeApiKeyRow(db, id.toLowerCase(), nowIso());
+  if (!row) throw errors.apiKeyNotFound();
+  return summarize(row);
+}
+
+/**
+ * The principal of an `Authorization` header value, or UNAUTHENTICATED. The key is looked up by
+ * its hash and the hashes compared in constant time, so timing reveals nothing about the key.
+ * Revocation is read from the database on every request and so applies at once.
+ */
+export function authenticate(db: Db, authorization: string | undefined): ApiPrincipal {
+  const match = /^Bearer +(\S+) *$/i.exec(authorization ?? '');
+  if (!match?.[1]) throw errors.unauthenticated();
+  const presented = hashKey(match[1]);
+  const row = findApiKeyByHash(db, presented.toString('hex'));
+  if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), presented) || row.revoked_at !== null) {
+    throw errors.unauthenticated();
+  }
+  return { keyId: row.id, scopes: new Set(row.scopes.split(' ')) };
+}
+
+/** FORBIDDEN unless the principal holds `scope`. */
+export function requireScope(principal: ApiPrincipal, scope: Scope): void {
+  if (!principal.scopes.has(scope)) throw errors.forbidden(scope);
+}

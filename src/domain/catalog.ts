@@ -1,0 +1,73 @@
+import type { Db } from '../db/open-database.js';
+import { insertDoctor, listDoctorRows, type DoctorRow } from '../db/doctors.js';
+import { insertService, listServiceRows, type ServiceRow } from '../db/services.js';
+import { DOCTOR_INPUT_FIELDS, SERVICE_INPUT_FIELDS } from '../fields/catalog-fields.js';
+import { newId, nowIso } from './clock.js';
+import { centsToNumber } from './validation/decimal.js';
+import { fieldsValidator, throwIfIssues } from './validation/validate.js';
+import { normalizeFields } from './validation/values.js';
+
+/** Doctor of spec 2.7. */
+export interface Doctor {
+  id: string;
+  name: string;
+  color: string;
+}
+
+/** Service of spec 2.6; `price` in the clinic currency. */
+export interface Service {
+  id: string;
+  name: string;
+  duration_min: number;
+  price: number;
+  color: string;
+}
+
+const doctorInput = fieldsValidator(DOCTOR_INPUT_FIELDS, 'body');
+const serviceInput = fieldsValidator(SERVICE_INPUT_FIELDS, 'body');
+const NO_TIME_FIELDS = { timeZone: 'UTC' };
+
+/** The API shape of a doctor row. */
+export function presentDoctor(row: DoctorRow): Doctor {
+  return { id: row.id, name: row.name, color: row.color };
+}
+
+/** The API shape of a service row. */
+export function presentService(row: ServiceRow): Service {
+  return { id: row.id, name: row.name, duration_min: row.duration_min, price: centsToNumber(row.price_cents), color: row.color };
+}
+
+/** Adds a doctor (a bookable calendar resource). */
+export function addDoctor(db: Db, input: unknown): Doctor {
+  throwIfIssues(doctorInput.issues(input));
+  const values = normalizeFields(DOCTOR_INPUT_FIELDS, input as Record<string, unknown>, NO_TIME_FIELDS);
+  const row: DoctorRow = { id: newId(), name: values.name as string, color: values.color as string, created_at: nowIso() };
+  insertDoctor(db, row);
+  return presentDoctor(row);
+}
+
+/** Every doctor, in the order they were added. */
+export function listDoctors(db: Db): Doctor[] {
+  return listDoctorRows(db).map(presentDoctor);
+}
+
+/** Adds a bookable service with its default duration and price. */
+export function addService(db: Db, input: unknown): Service {
+  throwIfIssues(serviceInput.issues(input));
+  const values = normalizeFields(SERVICE_INPUT_FIELDS, input as Record<string, unknown>, NO_TIME_FIELDS);
+  const row: ServiceRow = {
+    id: newId(),
+    name: values.name as string,
+    duration_min: values.duration_min as number,
+    price_cents: values.price as number,
+    color: values.color as string,
+    created_at: nowIso(),
+  };
+  insertService(db, row);
+  return presentService(row);
+}
+
+/** Every service, in the order they were added. */
+export function listServices(db: Db): Service[] {
+  return listServiceRows(db).map(presentService);
+}

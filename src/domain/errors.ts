@@ -1,0 +1,92 @@
+import { isDatabaseBusy } from '../db/open-database.js';
+
+/**
+ * The two error types every front end renders: a coded error (AppError) and a schema validation
+ * error (ValidationError, the pydantic-style `detail` array). The HTTP error middleware and the
+ * CLI's top-level handler are the only places that turn them into output.
+ */
+
+/** A refused request with a stable code, an HTTP status and one sentence for a person. */
+export class AppError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Extra response headers the status calls for (Allow, WWW-Authenticate, Retry-After). */
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+/** Where a value came from, as the first element of `loc`. */
+export type LocSource = 'body' | 'query' | 'path' | 'header';
+
+/** One failing value, in the shape of a pydantic v2 error item. */
+export interface ValidationIssue {
+  type: string;
+  loc: (string | number)[];
+  msg: string;
+  input?: unknown;
+  ctx?: Record<string, unknown>;
+}
+
+/** Every failing field of one request at once; rendered as 422 `{"detail": [...]}`. */
+export class ValidationError extends Error {
+  constructor(readonly issues: ValidationIssue[]) {
+    super(issues.map((i) => `${i.loc.join('.')}: ${i.msg}`).join('; '));
+    this.name = 'ValidationError';
+  }
+}
+
+/** The error factories, one per code of decisions.md §1, so a code is spelt in one place. */
+export const errors = {
+  unauthenticated: (message = 'A valid API key is required: send "Authorization: Bearer <key>".') =>
+    new AppError(401, 'UNAUTHENTICATED', message, { 'WWW-Authenticate': 'Bearer' }),
+  forbidden: (scope: string) =>
+    new AppError(403, 'FORBIDDEN', `This API key lacks the scope "${scope}" that this endpoint needs.`),
+  moduleDisabled: (module: string) =>
+    new AppError(403, 'MODULE_DISABLED', `The ${module} module is disabled for this clinic.`),
+  patientNotFound: (status: 404 | 422 = 404) =>
+    new AppError(status, 'PATIENT_NOT_FOUND', 'No patient has this id.'),
+  invoiceNotFound: () => new AppError(404, 'INVOICE_NOT_FOUND', 'No invoice has this id.'),
+  doctorNotFound: () => new AppError(422, 'DOCTOR_NOT_FOUND', 'No doctor has this id.'),
+  serviceNotFound: () => new AppError(422, 'SERVICE_NOT_FOUND', 'No service has this id.'),
+  apiKeyNotFound: () => new AppError(404, 'API_KEY_NOT_FOUND', 'No API key has this id.'),
+  notFound: () => new AppError(404, 'NOT_FOUND', 'There is no such endpoint.'),
+  methodNotAllowed: (allowed: readonly string[]) =>
+    new AppError(405, 'METHOD_NOT_ALLOWED', `This endpoint allows ${allowed.join(', ')} only.`, {
+      Allow: allowed.join(', '),
+    }),
+  payloadTooLarge: (limitBytes: number) =>
+    new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes} bytes.`),
+  documentTooLarge: (limitBytes: number) =>
+    new AppError(413, 'DOCUMENT_TOO_LARGE', `The document is larger than the limit of ${limitBytes} bytes.`),
+  unsupportedMediaType: (expected: string) =>
+    new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be ${expected}.`),
+  patientContactRequired: () =>
+    new AppError(422, 'PATIENT_CONTACT_REQUIRED', 'A patient needs both an email address and a mobile number.'),
+  documentTypeInvalid: (allowed: readonly string[]) =>
+    new AppError(422, 'DOCUMENT_TYPE_INVALID', `The document type must be one of: ${allowed.join(', ')}.`),
+  documentEmpty: () => new AppError(422, 'DOCUMENT_EMPTY', 'The uploaded file is empty.'),
+  paymentExceedsBalance: () =>
+    new AppError(422, 'PAYMENT_EXCEEDS_BALANCE', 'The amount is more than the invoice\'s remaining balance.'),
+  idempotencyKeyReused: () =>
+    new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
+  databaseBusy: () =>
+    new AppError(503, 'DATABASE_BUSY', 'The database is busy with another writer; nothing was changed. Retry shortly.', {
+      'Retry-After': '1',
+    }),
+  internal: () => new AppError(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.'),
+} as const;
+
+/**
+ * The refusal a thrown value stands for, or undefined for an unexpected failure (a bug, a disk
+ * error): those are INTERNAL and must be logged, never shown.
+ */
+export function classifyError(error: unknown): AppError | ValidationError | undefined {
+  if (error instanceof AppError || error instanceof ValidationError) return error;
+  if (isDatabaseBusy(error)) return errors.databaseBusy();
+  return undefined;
+}

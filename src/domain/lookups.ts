@@ -1,0 +1,40 @@
+import { DOCUMENT_TYPE_KEYS } from '../fields/patient-fields.js';
+
+/** A document type of spec 2.12. */
+export interface DocumentType {
+  key: (typeof DOCUMENT_TYPE_KEYS)[number];
+  label: string;
+}
+
+/** A payment method of spec 2.12; `requires_note` is a hint to clients, not enforced. */
+export interface PaymentMethod {
+  key: string;
+  requires_note: boolean;
+}
+
+const DOCUMENT_TYPE_LABELS: Record<DocumentType['key'], string> = {
+  invoices: 'Invoices',
+  quotations: 'Quotations',
+  xrays: 'X-rays',
+  scans: 'Scans',
+  prescriptions: 'Prescriptions',
+  consent: 'Consent forms',
+  communications: 'Communications',
+  other: 'Other',
+};
+
+/** The payment method keys, in the order the specification lists them. */
+export const PAYMENT_METHOD_KEYS = ['cash', 'card', 'bank', 'other'] as const;
+
+const DOCUMENT_TYPES: readonly DocumentType[] = DOCUMENT_TYPE_KEYS.map((key) => ({ key, label: DOCUMENT_TYPE_LABELS[key] }));
+const PAYMENT_METHODS: readonly PaymentMethod[] = PAYMENT_METHOD_KEYS.map((key) => ({ key, requires_note: key === 'other' }));
+
+/** The static list of document types. */
+export function listDocumentTypes(): readonly DocumentType[] {
+  return DOCUMENT_TYPES;
+}
+
+/** The static list of payment methods. */
+export function listPaymentMethods(): readonly PaymentMethod[] {
+  return PAYMENT_METHODS;
+}

@@ -1,0 +1,32 @@
+import type { Db } from '../../db/open-database.js';
+import { insertPatient } from '../../db/patients.js';
+import { toColumn } from '../../fields/columns.js';
+import { PATIENT_INPUT_FIELDS, PATIENT_STORED_FIELDS } from '../../fields/patient-fields.js';
+import { newId, nowIso } from '../clock.js';
+import { errors } from '../errors.js';
+import { clinicTimeZone } from '../settings.js';
+import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
+import { normalizeFields } from '../validation/values.js';
+import { presentPatient, type Patient } from './present-patient.js';
+
+const patientInput = fieldsValidator(PATIENT_INPUT_FIELDS, 'body');
+
+const isBlank = (value: unknown) => typeof value !== 'string' || value.trim() === '';
+
+/**
+ * Creates a patient (POST /patients, `clinic create-patient`). Schema first, every failing
+ * field at once; then the rule that a patient needs both an email and a mobile number
+ * (absent, null and blank all count as missing).
+ */
+export function createPatient(db: Db, input: unknown): Patient {
+  throwIfIssues(patientInput.issues(input));
+  const values = normalizeFields(PATIENT_INPUT_FIELDS, input as Record<string, unknown>, { timeZone: clinicTimeZone(db) });
+  if (isBlank(values.email) || isBlank(values.mobile)) throw errors.patientContactRequired();
+
+  const now = nowIso();
+  const columns: Record<string, unknown> = { id: newId(), created_at: now, updated_at: now };
+  for (const spec of PATIENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, values[spec.name]);
+  const row = insertPatient(db, columns);
+  // A patient created a moment ago has no invoices, so nothing is outstanding yet.
+  return presentPatient(row, { balanceCents: 0, currency: null });
+}

@@ -1,0 +1,41 @@
+import type { PatientRow } from '../../db/patients.js';
+import { fromColumn } from '../../fields/columns.js';
+import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../../fields/patient-fields.js';
+import { centsToText } from '../validation/decimal.js';
+
+/** The Patient of spec 2.2: every stored field plus the identifiers and balances. */
+export type Patient = Record<string, unknown> & {
+  id: string;
+  patient_number: string;
+  is_active: boolean;
+  created_at: string;
+  updated_at: string;
+  outstanding_balance: string;
+  outstanding_currency: string | null;
+};
+
+/** What the patient owes: the sum of the balances of their open invoices. */
+export interface PatientBalance {
+  balanceCents: number;
+  currency: string | null;
+}
+
+/** Decimal-string form of a balance: "0" when nothing is owed (the spec's default), else e.g. "120.50". */
+function balanceText(cents: number): string {
+  return cents === 0 ? '0' : centsToText(cents);
+}
+
+/** The API shape of a patient row (spec 2.2). */
+export function presentPatient(row: PatientRow, balance: PatientBalance): Patient {
+  const patient: Patient = {
+    id: row.id,
+    patient_number: row.patient_number,
+    is_active: row.is_active === 1,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+    outstanding_balance: balanceText(balance.balanceCents),
+    outstanding_currency: balance.currency,
+  };
+  for (const spec of [...PATIENT_STORED_FIELDS, ...PATIENT_READ_ONLY_FIELDS]) patient[spec.name] = fromColumn(spec, row[spec.name]);
+  return patient;
+}

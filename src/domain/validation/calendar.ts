@@ -1,0 +1,121 @@
+/**
+ * Dates and date-times as decisions.md §3 defines them: `date` is YYYY-MM-DD on the calendar;
+ * `date-time` is RFC 3339 / ISO 8601, seconds optional, and without an offset means clinic local
+ * time. Output is always UTC with milliseconds and 'Z'.
+ */
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
+
+function daysInMonth(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** Why a date string is not a calendar date, or undefined when it is one. */
+export function dateError(text: string): string | undefined {
+  const match = DATE.exec(text);
+  if (!match) return 'expected YYYY-MM-DD';
+  const [year, month, day] = match.slice(1, 4).map(Number) as [number, number, number];
+  if (month < 1 || month > 12) return 'month value is outside expected range';
+  if (day < 1 || day > daysInMonth(year, month)) return 'day value is outside expected range';
+  return undefined;
+}
+
+export interface LocalDateTime {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  millisecond: number;
+  /** Minutes east of UTC, or undefined for a value without an offset (clinic local time). */
+  offsetMinutes: number | undefined;
+}
+
+/** Parses an ISO 8601 date-time, or returns why it is not one. */
+export function parseDateTime(text: string): LocalDateTime | string {
+  const match = DATE_TIME.exec(text);
+  if (!match) return 'expected an ISO 8601 date-time such as 2026-12-01T09:00:00+01:00';
+  const [, y, mo, d, h, mi, s = '0', frac = '', zulu, sign, oh, om] = match;
+  const parts = { year: Number(y), month: Number(mo), day: Number(d), hour: Number(h), minute: Number(mi), second: Number(s) };
+  if (parts.month < 1 || parts.month > 12) return 'month value is outside expected range';
+  if (parts.day < 1 || parts.day > daysInMonth(parts.year, parts.month)) return 'day value is outside expected range';
+  if (parts.hour > 23) return 'hour value is outside expected range';
+  if (parts.minute > 59) return 'minute value is outside expected range';
+  if (parts.second > 59) return 'second value is outside expected range';
+  let offsetMinutes: number | undefined;
+  if (zulu) offsetMinutes = 0;
+  else if (sign) {
+    const hours = Number(oh);
+    const minutes = Number(om);
+    if (hours > 23 || minutes > 59) return 'timezone offset is outside expected range';
+    offsetMinutes = (sign === '-' ? -1 : 1) * (hours * 60 + minutes);
+  }
+  return { ...parts, millisecond: Number(frac.padEnd(3, '0').slice(0, 3)), offsetMinutes };
+}
+
+const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+
+/** Minutes east of UTC that `timeZone` observes at the instant `utcMillis`. */
+function zoneOffsetMinutes(timeZone: string, utcMillis: number): number {
+  let format = offsetFormatters.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    offsetFormatters.set(timeZone, format);
+  }
+  const fields = Object.fromEntries(format.formatToParts(new Date(utcMillis)).map((p) => [p.type, p.value]));
+  const asUtc = Date.UTC(
+    Number(fields.year),
+    Number(fields.month) - 1,
+    Number(fields.day),
+    Number(fields.hour),
+    Number(fields.minute),
+    Number(fields.second),
+  );
+  return Math.round((asUtc - Math.floor(utcMillis / 1000) * 1000) / 60000);
+}
+
+/** True when `timeZone` is an IANA zone name this runtime knows. */
+export function isKnownTimeZone(timeZone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The machine's own time zone: the default clinic `timezone` setting. */
+export function machineTimeZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+}
+
+/**
+ * The UTC ISO string of a parsed date-time; an offset-less value is read in `timeZone`.
+ * A local time that a DST change skips is read with the offset before the change, and one that
+ * occurs twice is read as its first occurrence, as most calendar programs do.
+ */
+export function toUtcIso(value: LocalDateTime, timeZone: string): string {
+  const wallClock = Date.UTC(value.year, value.month - 1, value.day, value.hour, value.minute, value.second, value.millisecond);
+  if (value.offsetMinutes !== undefined) {
+    return new Date(wallClock - value.offsetMinutes * 60000).toISOString();
+  }
+  // Try the offsets in force a day either side of the wall-clock time; the earliest instant
+  // whose local reading is this wall clock wins.
+  const candidates = [zoneOffsetMinutes(timeZone, wallClock - 86400000), zoneOffsetMinutes(timeZone, wallClock + 86400000)]
+    .map((offset) => wallClock - offset * 60000)
+    .sort((a, b) => a - b);
+  const exact = candidates.find((instant) => instant + zoneOffsetMinutes(timeZone, instant) * 60000 === wallClock);
+  return new Date(exact ?? (candidates[1] as number)).toISOString();
+}

@@ -1,0 +1,201 @@
+import { define, Struct, type Failure } from 'superstruct';
+import { dateError, parseDateTime } from './calendar.js';
+import { numberToDecimalParts, parseDecimalNumeral, type DecimalParts } from './decimal.js';
+import type { FieldSpec } from '../../fields/field-spec.js';
+import { problems, type Problem } from './problems.js';
+
+/**
+ * superstruct validators derived from field descriptions. Every failure carries a pydantic
+ * `type`, a `message` and a `ctx`, which validate.ts turns into the `detail` items of a 422.
+ */
+
+type Check = (value: unknown) => Problem | undefined;
+type Structure = Struct<unknown, unknown>;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Length in Unicode code points, as pydantic counts; cheap when the UTF-16 length already decides. */
+function codePointLength(text: string, limit: number): number {
+  if (text.length <= limit) return text.length;
+  let count = 0;
+  for (let i = 0; i < text.length; i++, count++) {
+    const unit = text.charCodeAt(i);
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+  }
+  return count;
+}
+
+/** Why a value is not a UUID, or undefined. */
+export function uuidError(value: unknown): string | undefined {
+  if (typeof value !== 'string') return 'expected a string';
+  if (value.length !== 36) return `invalid length: expected 36 characters, found ${value.length}`;
+  return UUID.test(value) ? undefined : 'invalid character: expected hexadecimal digits in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx';
+}
+
+/** The decimal parts of a JSON number or decimal numeral string, or undefined when it is neither. */
+export function decimalPartsOf(value: unknown): DecimalParts | undefined {
+  if (typeof value === 'number') return Number.isFinite(value) ? numberToDecimalParts(value) : undefined;
+  if (typeof value === 'string') return parseDecimalNumeral(value);
+  return undefined;
+}
+
+function checkString(spec: Extract<FieldSpec, { kind: 'string' }>): Check {
+  return (value) => {
+    if (typeof value !== 'string') return problems.stringType();
+    if (spec.minLength !== undefined && codePointLength(value, spec.minLength) < spec.minLength) {
+      return problems.stringTooShort(spec.minLength);
+    }
+    if (spec.maxLength !== undefined && codePointLength(value, spec.maxLength) > spec.maxLength) {
+      return problems.stringTooLong(spec.maxLength);
+    }
+    // A blank email counts as absent (decisions.md §4); only a present one must look like one.
+    if (spec.format === 'email' && value.trim() !== '') {
+      const parts = value.split('@');
+      if (parts.length !== 2 || parts.some((part) => part.trim() === '')) {
+        return problems.valueError('the email address must look like local@domain');
+      }
+    }
+    return undefined;
+  };
+}
+
+function checkInteger(spec: Extract<FieldSpec, { kind: 'integer' }>): Check {
+  return (value) => {
+    if (typeof value !== 'number' || !Number.isSafeInteger(value)) return problems.intType();
+    if (spec.minimum !== undefined && value < spec.minimum) return problems.greaterThanEqual(spec.minimum);
+    if (spec.maximum !== undefined && value > spec.maximum) return problems.lessThanEqual(spec.maximum);
+    return undefined;
+  };
+}
+
+function checkMoney(spec: Extract<FieldSpec, { kind: 'money' }>): Check {
+  return (value) => {
+    const parts = decimalPartsOf(value);
+    if (!parts) return problems.decimalParsing();
+    const isZero = /^0*$/.test(parts.whole) && /^0*$/.test(parts.fraction);
+    if (spec.exclusiveMinimum === 0 && (parts.negative || isZero)) return problems.greaterThan(0);
+    if (spec.minimum === 0 && parts.negative && !isZero) return problems.greaterThanEqual(0);
+    if (parts.fraction.replace(/0+$/, '').length > spec.maxFractionDigits) {
+      return problems.decimalMaxPlaces(spec.maxFractionDigits);
+    }
+    if (parts.whole.length > spec.maxWholeDigits) return problems.decimalWholeDigits(spec.maxWholeDigits);
+    return undefined;
+  };
+}
+
+function scalarCheck(spec: FieldSpec): Check {
+  switch (spec.kind) {
+    case 'string':
+      return checkString(spec);
+    case 'integer':
+      return checkInteger(spec);
+    case 'money':
+      return checkMoney(spec);
+    case 'boolean':
+      return (value) => (typeof value === 'boolean' ? undefined : problems.boolType());
+    case 'uuid':
+      return (value) => {
+        const error = uuidError(value);
+        return error === undefined ? undefined : problems.uuidParsing(error);
+      };
+    case 'date':
+      return (value) => {
+        const error = typeof value === 'string' ? dateError(value) : 'expected a string';
+        return error === undefined ? undefined : problems.dateParsing(error);
+      };
+    case 'datetime':
+      return (value) => {
+        const parsed = typeof value === 'string' ? parseDateTime(value) : 'expected a string';
+        return typeof parsed === 'string' ? problems.datetimeParsing(parsed) : undefined;
+      };
+    case 'decimal':
+      return (value) => (decimalPartsOf(value) ? undefined : problems.decimalParsing());
+    case 'literal':
+      return (value) => (typeof value === 'string' && spec.values.includes(value) ? undefined : problems.literalError(spec.values));
+    default:
+      throw new Error(`${spec.kind} is not a scalar kind`);
+  }
+}
+
+function asFailure(problem: Problem): Partial<Failure> {
+  return { type: problem.type, message: problem.msg, ctx: problem.ctx } as Partial<Failure>;
+}
+
+/** Applies presence rules (missing, null) before the kind's own check. */
+function presenceThen(spec: Pick<FieldSpec, 'required' | 'nullable'>, check: Check) {
+  return (value: unknown): Partial<Failure> | true => {
+    if (value === undefined) return spec.required ? asFailure(problems.missing()) : true;
+    if (value === null && spec.nullable) return true;
+    const problem = check(value);
+    return problem ? asFailure(problem) : true;
+  };
+}
+
+/** A container whose children are validated by `childStructs`, each reported at its own path. */
+function container(
+  name: string,
+  spec: Pick<FieldSpec, 'required' | 'nullable'>,
+  check: Check,
+  children: (value: unknown) => Iterable<[string | number, unknown, Structure]>,
+): Structure {
+  return new Struct<unknown, unknown>({
+    type: name,
+    schema: null,
+    validator: presenceThen(spec, check),
+    *entries(value) {
+      if (value !== undefined && value !== null && check(value) === undefined) yield* children(value);
+    },
+  });
+}
+
+const isObjectCheck = (problem: () => Problem): Check => (value) => (isPlainObject(value) ? undefined : problem());
+const isArrayCheck: Check = (value) => (Array.isArray(value) ? undefined : problems.listType());
+
+/**
+ * The struct of an object made of `fields`. Unknown keys are ignored (decisions.md §3).
+ * `notObject` is the problem reported for a value that is not an object.
+ */
+export function objectStruct(
+  name: string,
+  fields: readonly FieldSpec[],
+  presence: Pick<FieldSpec, 'required' | 'nullable'> = { required: true },
+  notObject: () => Problem = problems.dictType,
+): Structure {
+  const schema = fields.map((spec) => [spec.name, structFor(spec)] as const);
+  return container(name, presence, isObjectCheck(notObject), function* (value) {
+    const object = value as Record<string, unknown>;
+    for (const [key, struct] of schema) yield [key, object[key], struct];
+  });
+}
+
+/** The struct that validates one field's value. */
+export function structFor(spec: FieldSpec): Structure {
+  switch (spec.kind) {
+    case 'object':
+      return objectStruct(spec.name, spec.fields, spec);
+    case 'uuid_list': {
+      const item = structFor({ name: 'item', kind: 'uuid', required: true });
+      return container(spec.name, spec, isArrayCheck, function* (value) {
+        for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
+      });
+    }
+    case 'string_list_map': {
+      const text = structFor({ name: 'item', kind: 'string', required: true });
+      const list = container('list', { required: true }, isArrayCheck, function* (value) {
+        for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, text];
+      });
+      return container(spec.name, spec, isObjectCheck(problems.dictType), function* (value) {
+        for (const [key, entry] of Object.entries(value as Record<string, unknown>)) yield [key, entry, list];
+      });
+    }
+    default:
+      return define<unknown>(spec.name, presenceThen(spec, scalarCheck(spec))) as Structure;
+  }
+}

@@ -1,0 +1,58 @@
+import { parseDateTime, toUtcIso } from './calendar.js';
+import { decimalToCents, formatDecimal } from './decimal.js';
+import type { FieldSpec } from '../../fields/field-spec.js';
+import { decimalPartsOf, isPlainObject } from './structs.js';
+
+/** What normalising needs to know about the clinic. */
+export interface NormalizeContext {
+  /** IANA zone in which an offset-less date-time is read. */
+  timeZone: string;
+}
+
+/**
+ * One validated value in its canonical form: ids lowercase, decimals canonical text, money in
+ * cents, date-times UTC ISO, objects completed with their defaults.
+ */
+function normalizeValue(spec: FieldSpec, value: unknown, context: NormalizeContext): unknown {
+  if (value === null) return null;
+  switch (spec.kind) {
+    case 'uuid':
+      return (value as string).toLowerCase();
+    case 'uuid_list':
+      return (value as string[]).map((id) => id.toLowerCase());
+    case 'decimal':
+      return formatDecimal(decimalPartsOf(value)!);
+    case 'money':
+      return decimalToCents(decimalPartsOf(value)!);
+    case 'datetime':
+      return toUtcIso(parseDateTime(value as string) as Exclude<ReturnType<typeof parseDateTime>, string>, context.timeZone);
+    case 'object':
+      return normalizeFields(spec.fields, value as Record<string, unknown>, context);
+    default:
+      return value;
+  }
+}
+
+/**
+ * The validated input with every field present: absent fields take their default (or null),
+ * present ones their canonical form. Unknown keys are dropped.
+ */
+export function normalizeFields(
+  fields: readonly FieldSpec[],
+  input: Record<string, unknown>,
+  context: NormalizeContext,
+): Record<string, unknown> {
+  const output: Record<string, unknown> = {};
+  for (const spec of fields) {
+    const value = input[spec.name];
+    if (value === undefined) output[spec.name] = defaultOf(spec, context);
+    else output[spec.name] = normalizeValue(spec, value, context);
+  }
+  return output;
+}
+
+function defaultOf(spec: FieldSpec, context: NormalizeContext): unknown {
+  if (spec.kind === 'object') return normalizeFields(spec.fields, {}, context);
+  if (spec.default !== undefined) return spec.default;
+  return spec.nullable ? null : undefined;
+}

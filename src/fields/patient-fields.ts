@@ -1,0 +1,120 @@
+import { field, optionalText, type FieldSpec } from './field-spec.js';
+
+/** The document types a patient's portal access and uploads are keyed by (spec 2.3, 2.12). */
+export const DOCUMENT_TYPE_KEYS = [
+  'invoices',
+  'quotations',
+  'xrays',
+  'scans',
+  'prescriptions',
+  'consent',
+  'communications',
+  'other',
+] as const;
+
+/** PortalAccess (spec 2.3): one boolean per document type, each false unless given. */
+export const PORTAL_ACCESS_FIELDS: readonly FieldSpec[] = DOCUMENT_TYPE_KEYS.map((key) =>
+  field.boolean(key, { default: false }),
+);
+
+const flag = (name: string, fallback = false) => field.boolean(name, { default: fallback });
+const nullableDate = (name: string) => field.date(name, { nullable: true });
+const nullableInteger = (name: string) => field.integer(name, { nullable: true });
+
+/**
+ * Every field of the Patient request (spec 2.1, limits of section 8), in the specification's
+ * order. Each is a column of the `patients` table of the same name unless `requestOnly`.
+ */
+export const PATIENT_INPUT_FIELDS: readonly FieldSpec[] = [
+  field.string('first_name', { required: true, minLength: 1, maxLength: 128 }),
+  field.string('last_name', { required: true, minLength: 1, maxLength: 128 }),
+  optionalText('salutation'),
+  optionalText('title'),
+  optionalText('gender'),
+  nullableDate('date_of_birth'),
+  optionalText('avatar', 2_000_000),
+  field.string('email', { nullable: true, maxLength: 320, format: 'email' }),
+  optionalText('mobile', 32),
+  optionalText('phone', 32),
+  optionalText('fax', 32),
+  optionalText('address_street'),
+  optionalText('address_zip'),
+  optionalText('address_city'),
+  optionalText('address_state'),
+  optionalText('address_country', 2),
+  optionalText('insurance_type'),
+  optionalText('insurer_name'),
+  optionalText('insurance_number'),
+  optionalText('supplemental_insurance'),
+  field.uuid('insurer_id', { nullable: true }),
+  optionalText('billing_recipient'),
+  optionalText('reference_number'),
+  optionalText('tin', 64),
+  nullableDate('recall_date'),
+  optionalText('recall_type'),
+  optionalText('classification'),
+  optionalText('cave'),
+  optionalText('notes'),
+  flag('gdpr_consent'),
+  nullableDate('gdpr_consent_date'),
+  optionalText('insured_status'),
+  optionalText('billing_tariff', 64),
+  optionalText('insurance_category', 32),
+  optionalText('insurance_country', 2),
+  optionalText('insurance_note'),
+  flag('prescription_fee_exempt'),
+  flag('is_doctor_relative'),
+  flag('has_disability'),
+  flag('has_supplemental_insurance'),
+  optionalText('supplemental_insurance_label', 128),
+  nullableInteger('supplemental_insurance_copies'),
+  nullableInteger('recall_manual_month'),
+  nullableInteger('recall_manual_year'),
+  field.integer('recall_contact_count', { default: 0 }),
+  nullableDate('recall_last_contact_at'),
+  nullableInteger('recall_hygiene_interval_months'),
+  nullableInteger('recall_checkup_interval_months'),
+  flag('recall_blocked'),
+  optionalText('visit_address_street'),
+  optionalText('visit_address_zip'),
+  optionalText('visit_address_city'),
+  optionalText('visit_address_country', 2),
+  flag('visit_address_same_as_main', true),
+  optionalText('occupation', 128),
+  optionalText('employer_name'),
+  optionalText('employer_street'),
+  optionalText('employer_zip'),
+  optionalText('employer_city'),
+  optionalText('employer_country', 2),
+  optionalText('employer_phone', 32),
+  optionalText('referrer_name'),
+  optionalText('referral_reason'),
+  optionalText('gp_name'),
+  nullableDate('referral_date'),
+  field.decimal('discount_percent', { default: '0' }),
+  flag('dunning_blocked'),
+  optionalText('bank_name', 128),
+  optionalText('bank_bic', 16),
+  optionalText('bank_iban', 40),
+  nullableDate('last_anamnesis_date'),
+  field.uuid('mandant_user_id', { nullable: true }),
+  flag('newsletter_opt_in'),
+  flag('suppress_payment_slip'),
+  flag('appointments_blocked'),
+  flag('consent_presentations'),
+  flag('contact_consent'),
+  field.stringListMap('communication_prefs', { nullable: true }),
+  field.object('portal_access', { fields: PORTAL_ACCESS_FIELDS }),
+  // Accepted for compatibility; this program has no patient portal accounts to link, so it is
+  // validated and otherwise has no effect (README, "Decisions").
+  field.boolean('link_existing_portal_user', { default: false, requestOnly: true }),
+];
+
+/** Stored input fields: the request fields less the request-only ones. */
+export const PATIENT_STORED_FIELDS: readonly FieldSpec[] = PATIENT_INPUT_FIELDS.filter((spec) => !spec.requestOnly);
+
+/** Fields only the response carries, stored as columns but never set through the API (spec 2.2). */
+export const PATIENT_READ_ONLY_FIELDS: readonly FieldSpec[] = [
+  optionalText('insurer_code'),
+  nullableDate('last_panoramic_date'),
+];

@@ -1,0 +1,6 @@
+import { runCli } from './cli/program.js';
+import { processIo } from './cli/io.js';
+
+// The program's entry point: `clinic <command>`. Commands never call process.exit; the exit
+// code is set here once the command has finished.
+process.exitCode = await runCli(process.argv.slice(2), processIo());

@@ -1,0 +1,44 @@
+import { randomUUID } from 'node:crypto';
+import type { Next } from 'koa';
+import { classifyError, errors, ValidationError } from '../../domain/errors.js';
+import type { Logger } from '../logger.js';
+import type { ClinicContext } from '../state.js';
+
+/** A client's request id is echoed only when it is short and plain, so it is safe in logs and headers. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * Mounted first: gives every response an X-Request-Id and renders every error in the shapes of
+ * decisions.md §1. A 500 says nothing of its cause to the client; the cause is logged with the
+ * request id instead.
+ */
+export function handleErrors(logger: Logger) {
+  return async function handleErrorsMiddleware(ctx: ClinicContext, next: Next): Promise<void> {
+    const offered = ctx.get('X-Request-Id');
+    ctx.state.requestId = SANE_REQUEST_ID.test(offered) ? offered : randomUUID();
+    ctx.set('X-Request-Id', ctx.state.requestId);
+    try {
+      await next();
+    } catch (thrown) {
+      let error = classifyError(thrown);
+      if (!error) {
+        logger.error({
+          event: 'unhandled_error',
+          request_id: ctx.state.requestId,
+          method: ctx.method,
+          path: ctx.path,
+          error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),
+        });
+        error = errors.internal();
+      }
+      if (error instanceof ValidationError) {
+        ctx.status = 422;
+        ctx.body = { detail: error.issues };
+        return;
+      }
+      ctx.status = error.status;
+      for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
+      ctx.body = { detail: { code: error.code, message: error.message } };
+    }
+  };
+}

@@ -1,0 +1,66 @@
+import type { Next } from 'koa';
+import { errors, ValidationError } from '../../domain/errors.js';
+import { problems } from '../../domain/validation/problems.js';
+import { issue } from '../../domain/validation/validate.js';
+import type { ClinicContext } from '../state.js';
+
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
+
+/** Whether a request's media type may carry a JSON body: JSON, `+json`, or none at all. */
+function isJsonMediaType(ctx: ClinicContext): boolean {
+  const type = ctx.request.type;
+  return type === '' || JSON_TYPE.test(type);
+}
+
+/** Reads the raw body, stopping (413) as soon as it passes `limitBytes`. */
+async function readLimited(ctx: ClinicContext, limitBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  for await (const chunk of ctx.req) {
+    received += (chunk as Buffer).length;
+    if (received > limitBytes) {
+      // The unread rest of the body would otherwise be taken for the next request.
+      ctx.set('Connection', 'close');
+      throw errors.payloadTooLarge(limitBytes);
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks, received);
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** JSON.parse with the failure reported as pydantic's `json_invalid` at the byte position. */
+function parseJson(raw: Buffer): unknown {
+  if (raw.length === 0) throw new ValidationError([issue(['body'], problems.missing(), null)]);
+  let text: string;
+  try {
+    text = utf8.decode(raw);
+  } catch {
+    throw new ValidationError([issue(['body', 0], problems.jsonInvalid('the body is not valid UTF-8'), {})]);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
+    throw new ValidationError([issue(['body', position], problems.jsonInvalid(message), {})]);
+  }
+}
+
+/**
+ * Parses a JSON request body into `ctx.state.body`: 415 for another media type, 413 past the
+ * limit (refused from Content-Length before reading when it can be), 422 for malformed JSON.
+ */
+export function jsonBody(limitBytes: number) {
+  return async function jsonBodyMiddleware(ctx: ClinicContext, next: Next): Promise<void> {
+    if (!isJsonMediaType(ctx)) throw errors.unsupportedMediaType('application/json');
+    const declared = Number(ctx.get('Content-Length') || 0);
+    if (declared > limitBytes) {
+      ctx.set('Connection', 'close');
+      throw errors.payloadTooLarge(limitBytes);
+    }
+    ctx.state.body = parseJson(await readLimited(ctx, limitBytes));
+    await next();
+  };
+}

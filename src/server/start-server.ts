@@ -1,0 +1,38 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Db } from '../db/open-database.js';
+import { createApp } from './app.js';
+import type { ServerConfig } from './config.js';
+
+/** A listening server and the address it actually got (port 0 picks a free one). */
+export interface RunningServer {
+  server: Server;
+  host: string;
+  port: number;
+  /** Stops accepting, lets requests in flight finish, then resolves. */
+  close(): Promise<void>;
+}
+
+/** Serves the app on `host:port`. */
+export async function startServer(db: Db, config: ServerConfig, host: string, port: number): Promise<RunningServer> {
+  const server = createServer(createApp(db, config).callback());
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  return {
+    server,
+    host: address.address,
+    port: address.port,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        // Idle keep-alive sockets would otherwise hold close() open until they time out.
+        server.closeIdleConnections();
+      }),
+  };
+}
