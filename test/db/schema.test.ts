@@ -1,0 +1,45 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+import { DATABASE_FILE, openDatabase } from '../../src/db/open-database.js';
+import { SCHEMA_VERSION } from '../../src/db/migrations.js';
+import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../../src/fields/patient-fields.js';
+import { makeDataDir } from '../helpers/test-server.js';
+
+describe('database', () => {
+  it('has one patients column per stored patient field, and no other field columns', () => {
+    const db = openDatabase(makeDataDir());
+    const columns = (db.prepare('SELECT name FROM pragma_table_xinfo(\'patients\')').all() as { name: string }[]).map((c) => c.name);
+    const bookkeeping = ['seq', 'id', 'patient_number', 'is_active', 'created_at', 'updated_at'];
+    const fields = [...PATIENT_STORED_FIELDS, ...PATIENT_READ_ONLY_FIELDS].map((f) => f.name);
+    assert.deepEqual(columns.filter((c) => !bookkeeping.includes(c)), fields);
+    db.close();
+  });
+
+  it('sets WAL, FULL sync, foreign keys and a busy timeout on every connection', () => {
+    const db = openDatabase(makeDataDir());
+    assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
+    assert.equal(db.pragma('synchronous', { simple: true }), 2);
+    assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
+    assert.ok((db.pragma('busy_timeout', { simple: true }) as number) >= 1000);
+    db.close();
+  });
+
+  it('marks a new database with the current schema version and reopens it unchanged', () => {
+    const dir = makeDataDir();
+    openDatabase(dir).close();
+    const db = openDatabase(dir);
+    assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
+    db.close();
+  });
+
+  it('refuses a database written by a newer program', () => {
+    const dir = makeDataDir();
+    openDatabase(dir).close();
+    const raw = new Database(join(dir, DATABASE_FILE));
+    raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    raw.close();
+    assert.throws(() => openDatabase(dir), /newer than this program/);
+  });
+});

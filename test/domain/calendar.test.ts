@@ -1,0 +1,39 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { dateError, parseDateTime, toUtcIso, type LocalDateTime } from '../../src/domain/validation/calendar.js';
+
+const utc = (text: string, zone: string) => toUtcIso(parseDateTime(text) as LocalDateTime, zone);
+
+describe('dates', () => {
+  const cases: [string, boolean][] = [
+    ['2024-02-29', true],
+    ['2025-02-29', false],
+    ['2025-02-30', false],
+    ['2025-04-31', false],
+    ['2025-12-31', true],
+    ['2025-00-10', false],
+    ['2025-1-10', false],
+    ['20250110', false],
+  ];
+  for (const [text, valid] of cases) {
+    it(`${valid ? 'accepts' : 'rejects'} ${text}`, () => assert.equal(dateError(text) === undefined, valid));
+  }
+});
+
+describe('date-times', () => {
+  it('converts an offset to UTC', () => assert.equal(utc('2026-12-01T09:00:00+01:00', 'UTC'), '2026-12-01T08:00:00.000Z'));
+  it('accepts Z and omitted seconds', () => assert.equal(utc('2026-12-01T09:00Z', 'Europe/Berlin'), '2026-12-01T09:00:00.000Z'));
+  it('keeps milliseconds', () => assert.equal(utc('2026-12-01T09:00:00.5Z', 'UTC'), '2026-12-01T09:00:00.500Z'));
+  it('reads an offset-less value in the clinic zone in winter', () =>
+    assert.equal(utc('2026-12-01T09:00', 'Europe/Berlin'), '2026-12-01T08:00:00.000Z'));
+  it('reads an offset-less value in the clinic zone in summer', () =>
+    assert.equal(utc('2026-07-01T09:00:00', 'Europe/Berlin'), '2026-07-01T07:00:00.000Z'));
+  it('reads a time skipped by the spring change with the offset before it', () =>
+    assert.equal(utc('2026-03-29T02:30:00', 'Europe/Berlin'), '2026-03-29T01:30:00.000Z'));
+  it('reads a time repeated by the autumn change as its first occurrence', () =>
+    assert.equal(utc('2026-10-25T02:30:00', 'Europe/Berlin'), '2026-10-25T00:30:00.000Z'));
+  it('handles zones west of UTC', () => assert.equal(utc('2026-01-15T09:00', 'America/New_York'), '2026-01-15T14:00:00.000Z'));
+  for (const bad of ['2026-12-01', '2026-12-01T25:00', '2026-02-30T10:00Z', 'tomorrow', '2026-12-01T09:00+25:00']) {
+    it(`rejects ${bad}`, () => assert.equal(typeof parseDateTime(bad), 'string'));
+  }
+});
