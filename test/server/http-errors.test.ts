@@ -109,7 +109,8 @@ describe('HTTP error contract', () => {
   });
 
   it('accepts application/json with a charset, application/*+json and no content type', async () => {
-    for (const headers of [{ 'content-type': 'application/json; charset=utf-8' }, { 'content-type': 'application/vnd.clinic+json' }, {}]) {
+    const variants: Record<string, string>[] = [{ 'content-type': 'application/json; charset=utf-8' }, { 'content-type': 'application/vnd.clinic+json' }, {}];
+    for (const headers of variants) {
       // Bytes, not a string: fetch would label a string body text/plain.
       const response = await server.request('POST', '/patients', { rawBody: Buffer.from(JSON.stringify(buildPatient())), headers });
       assert.equal(response.status, 201, JSON.stringify(headers));
