@@ -87,6 +87,14 @@ describe('HTTP error contract', () => {
     assert.deepEqual(response.body.detail[0].loc, ['body', 'communication_prefs', 'x', 0]);
   });
 
+  it('reports at most 1000 issues however many values fail', async () => {
+    const body = buildPatient({ communication_prefs: { email: Array(500_000).fill(1) } });
+    const response = await server.request('POST', '/patients', { body });
+    assert.equal(response.status, 422);
+    assert.equal(response.body.detail.length, 1000);
+    assert.deepEqual(response.body.detail[999].loc, ['body', 'communication_prefs', 'email', 999]);
+  });
+
   it('refuses a body over 4 MiB with 413 PAYLOAD_TOO_LARGE from its Content-Length', async () => {
     const response = await server.request('POST', '/patients', { body: buildPatient({ notes: text(4 * 1024 * 1024) }) });
     assert.equal(response.status, 413);
