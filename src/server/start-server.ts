@@ -15,7 +15,9 @@ export interface RunningServer {
 
 /** Serves the app on `host:port`. */
 export async function startServer(db: Db, config: ServerConfig, host: string, port: number): Promise<RunningServer> {
-  const server = createServer(createApp(db, config).callback());
+  const handle = createApp(db, config).callback();
+  // Koa's handler settles every request itself (errors included); node:http wants no promise back.
+  const server = createServer((request, response) => void handle(request, response));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -1,7 +1,7 @@
 import { parseDateTime, toUtcIso } from './calendar.js';
 import { decimalToCents, formatDecimal } from './decimal.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
-import { decimalPartsOf, isPlainObject } from './structs.js';
+import { decimalPartsOf } from './structs.js';
 
 /** What normalising needs to know about the clinic. */
 export interface NormalizeContext {
