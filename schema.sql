@@ -174,3 +174,20 @@ CREATE TABLE appointment_services (
   service_id     TEXT NOT NULL REFERENCES services (id),
   PRIMARY KEY (appointment_id, position)
 ) STRICT, WITHOUT ROWID;
+
+-- Uploaded documents: the metadata only. The bytes are the file documents/<patient_id>/<id> in
+-- the data directory, put there only after this row is committed (decisions.md §6).
+CREATE TABLE documents (
+  id           TEXT PRIMARY KEY,
+  patient_id   TEXT NOT NULL REFERENCES patients (id),
+  filename     TEXT NOT NULL,       -- the client's base name, for people; never a path on disk
+  content_type TEXT NOT NULL,
+  size         INTEGER NOT NULL CHECK (size > 0),
+  sha256       TEXT NOT NULL,       -- lowercase hex of the stored bytes
+  title        TEXT,
+  type         TEXT NOT NULL,
+  created_at   TEXT NOT NULL
+) STRICT;
+
+-- A patient's documents, newest last: the lookup behind the foreign key and any document list.
+CREATE INDEX documents_by_patient ON documents (patient_id, created_at);

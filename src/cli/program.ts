@@ -4,6 +4,7 @@ import { EXIT, reportError } from './report-error.js';
 import { registerApiKeyCommands } from './commands/api-key.js';
 import { registerAppointmentCommands } from './commands/appointment.js';
 import { registerCatalogCommands } from './commands/catalog.js';
+import { registerDocumentCommands } from './commands/document.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerModuleCommands } from './commands/module.js';
 import { registerPatientCommands } from './commands/patient.js';
@@ -41,6 +42,7 @@ export function buildProgram(io: CliIo): Command {
   registerSettingsCommands(program, io);
   registerPatientCommands(program, io);
   registerAppointmentCommands(program, io);
+  registerDocumentCommands(program, io);
   // Groups (api-key, doctor, ...) exit through exitOverride too instead of process.exit.
   for (const command of program.commands) command.exitOverride();
   return program;

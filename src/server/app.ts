@@ -6,6 +6,7 @@ import { handleErrors } from './middleware/handle-errors.js';
 import { logRequests } from './middleware/log-requests.js';
 import { routeFallback } from './middleware/route-fallback.js';
 import { appointmentsRouter } from './routes/appointments.js';
+import { documentsRouter } from './routes/documents.js';
 import { lookupsRouter } from './routes/lookups.js';
 import { patientsRouter } from './routes/patients.js';
 import type { ClinicState } from './state.js';
@@ -24,6 +25,7 @@ export function createApp(db: Db, config: ServerConfig): Koa<ClinicState> {
     lookupsRouter(db),
     patientsRouter(db, config),
     appointmentsRouter(db, config),
+    documentsRouter(db, config),
   ];
   app.use(logRequests(config.logger));
   app.use(handleErrors(config.logger));
