@@ -132,3 +132,62 @@ CREATE TABLE patients (
   insurer_code                   TEXT,
   last_panoramic_date            TEXT
 ) STRICT;
+
+-- Appointments (spec 2.4/2.5). `seq` AUTOINCREMENT makes `appointment_number` never reused, as
+-- for patients. The confirmation timestamps are the source of `confirmation_state`, which is
+-- derived when presented (src/domain/appointments/confirmation-state.ts), never stored.
+-- `end_at` after `start_at` is checked by the domain on the instants; no CHECK here, because a
+-- text comparison of ISO strings goes wrong for years that toISOString writes with six digits.
+CREATE TABLE appointments (
+  seq                           INTEGER PRIMARY KEY AUTOINCREMENT,
+  id                            TEXT NOT NULL UNIQUE,
+  appointment_number            TEXT NOT NULL GENERATED ALWAYS AS (printf('A-%06d', seq)) VIRTUAL,
+  booking_source                TEXT NOT NULL,   -- api, cli; legacy rows: online, portal, ...
+  created_at                    TEXT NOT NULL,
+  updated_at                    TEXT NOT NULL,
+  start_at                      TEXT NOT NULL,
+  end_at                        TEXT NOT NULL,
+  patient_id                    TEXT REFERENCES patients (id),
+  resource_id                   TEXT REFERENCES doctors (id),
+  service_id                    TEXT REFERENCES services (id),
+  title                         TEXT,
+  status                        TEXT NOT NULL,
+  appointment_type              TEXT,
+  color                         TEXT,
+  notes                         TEXT,
+  clinic_confirmed_at           TEXT,
+  patient_confirmed_at          TEXT,
+  reschedule_from_start_at      TEXT,
+  reschedule_from_end_at        TEXT,
+  reschedule_at                 TEXT,
+  reschedule_by_role            TEXT,
+  confirmation_reminder_sent_at TEXT
+) STRICT;
+
+-- A patient's appointments in time order: the lookup behind the foreign key and any patient calendar.
+CREATE INDEX appointments_by_patient ON appointments (patient_id, start_at);
+
+-- The services of an appointment (`service_ids`), in the order the request gave them.
+CREATE TABLE appointment_services (
+  appointment_id TEXT NOT NULL REFERENCES appointments (id),
+  position       INTEGER NOT NULL CHECK (position >= 0),
+  service_id     TEXT NOT NULL REFERENCES services (id),
+  PRIMARY KEY (appointment_id, position)
+) STRICT, WITHOUT ROWID;
+
+-- Uploaded documents: the metadata only. The bytes are the file documents/<patient_id>/<id> in
+-- the data directory, put there only after this row is committed (decisions.md §6).
+CREATE TABLE documents (
+  id           TEXT PRIMARY KEY,
+  patient_id   TEXT NOT NULL REFERENCES patients (id),
+  filename     TEXT NOT NULL,       -- the client's base name, for people; never a path on disk
+  content_type TEXT NOT NULL,
+  size         INTEGER NOT NULL CHECK (size > 0),
+  sha256       TEXT NOT NULL,       -- lowercase hex of the stored bytes
+  title        TEXT,
+  type         TEXT NOT NULL,
+  created_at   TEXT NOT NULL
+) STRICT;
+
+-- A patient's documents, newest last: the lookup behind the foreign key and any document list.
+CREATE INDEX documents_by_patient ON documents (patient_id, created_at);

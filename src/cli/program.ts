@@ -2,7 +2,9 @@ import { Command } from 'commander';
 import type { CliIo } from './io.js';
 import { EXIT, reportError } from './report-error.js';
 import { registerApiKeyCommands } from './commands/api-key.js';
+import { registerAppointmentCommands } from './commands/appointment.js';
 import { registerCatalogCommands } from './commands/catalog.js';
+import { registerDocumentCommands } from './commands/document.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerModuleCommands } from './commands/module.js';
 import { registerPatientCommands } from './commands/patient.js';
@@ -39,6 +41,8 @@ export function buildProgram(io: CliIo): Command {
   registerModuleCommands(program, io);
   registerSettingsCommands(program, io);
   registerPatientCommands(program, io);
+  registerAppointmentCommands(program, io);
+  registerDocumentCommands(program, io);
   // Groups (api-key, doctor, ...) exit through exitOverride too instead of process.exit.
   for (const command of program.commands) command.exitOverride();
   return program;

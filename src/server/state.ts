@@ -1,5 +1,6 @@
 import type { ParameterizedContext } from 'koa';
 import type { ApiPrincipal } from '../domain/api-keys.js';
+import type { DocumentUpload } from '../domain/documents/upload-document.js';
 
 /** What middleware leaves for the handlers on `ctx.state`. */
 export interface ClinicState {
@@ -8,6 +9,10 @@ export interface ClinicState {
   principal?: ApiPrincipal;
   /** The parsed JSON body, set by `jsonBody`. */
   body?: unknown;
+  /** A document upload whose form has been read, set by `receiveDocumentUpload`. */
+  upload?: DocumentUpload;
+  /** The text fields of that form. */
+  form?: Record<string, unknown>;
 }
 
 export type ClinicContext = ParameterizedContext<ClinicState>;

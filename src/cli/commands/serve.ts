@@ -25,7 +25,8 @@ function parsePort(text: string): number {
   return port;
 }
 
-function parseMegabytes(text: string): number {
+/** A `--document-limit-mb` value: a positive number of MiB (a usage error otherwise). */
+export function parseMegabytes(text: string): number {
   const megabytes = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || !(megabytes > 0)) throw new InvalidArgumentError('expected a positive number');
   return megabytes;

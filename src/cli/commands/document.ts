@@ -1,0 +1,59 @@
+import { createReadStream, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
+import { InvalidArgumentError, type Command } from 'commander';
+import { uploadDocument } from '../../domain/documents/upload-document.js';
+import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
+import { withDatabase } from '../database.js';
+import { addFieldOptions, readFieldOptions } from '../field-options.js';
+import type { CliIo } from '../io.js';
+import { emit, formatRecord, type CommonOptions } from '../output.js';
+import { subcommand } from '../program.js';
+import { parseMegabytes } from './serve.js';
+
+interface UploadOptions extends CommonOptions, Record<string, unknown> {
+  patientId: string;
+  file: string;
+  contentType?: string;
+  documentLimitMb: number;
+}
+
+/** `--file` must name a regular file this user can open; anything else is a usage error (exit 2). */
+function parseFilePath(text: string): string {
+  let isFile = false;
+  try {
+    isFile = statSync(text).isFile();
+  } catch {
+    throw new InvalidArgumentError('no such file');
+  }
+  if (!isFile) throw new InvalidArgumentError('not a regular file');
+  return text;
+}
+
+/** `clinic upload-document`: the same steps and rules as POST /patients/{patient_id}/documents. */
+export function registerDocumentCommands(program: Command, io: CliIo): void {
+  const command = subcommand(program, 'upload-document', 'store a document for a patient (same rules as POST /patients/{id}/documents)')
+    .requiredOption('--patient-id <id>', 'the patient (from create-patient)')
+    .requiredOption('--file <path>', 'the file to store; it is streamed, never read into memory whole', parseFilePath)
+    .option('--content-type <type>', 'its media type (default application/octet-stream)')
+    .option(
+      '--document-limit-mb <mb>',
+      'largest document accepted in MiB, as for serve (env CLINIC_DOCUMENT_LIMIT_MB)',
+      parseMegabytes,
+      parseMegabytes(process.env.CLINIC_DOCUMENT_LIMIT_MB || String(DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024)),
+    );
+  addFieldOptions(command, DOCUMENT_FORM_FIELDS).action(async (options: UploadOptions) => {
+    await withDatabase(options, async (db) => {
+      const document = await uploadDocument(
+        db,
+        { dataDir: resolve(options.data), limitBytes: Math.floor(options.documentLimitMb * 1024 * 1024) },
+        {
+          patientId: options.patientId,
+          fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS),
+          file: { stream: createReadStream(options.file), filename: basename(options.file), contentType: options.contentType },
+        },
+      );
+      emit(io, options, document, () => formatRecord(document));
+    });
+  });
+}

@@ -1,0 +1,96 @@
+import { findAppointment, insertAppointment, insertAppointmentServices, listAppointmentServices } from '../../db/appointments.js';
+import { findDoctor } from '../../db/doctors.js';
+import type { Db } from '../../db/open-database.js';
+import { patientExists } from '../../db/patients.js';
+import { findService } from '../../db/services.js';
+import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_READ_ONLY_FIELDS, APPOINTMENT_STORED_FIELDS } from '../../fields/appointment-fields.js';
+import { toColumn } from '../../fields/columns.js';
+import { newId, nowIso } from '../clock.js';
+import { errors, type ValidationIssue } from '../errors.js';
+import { clinicTimeZone } from '../settings.js';
+import { problems } from '../validation/problems.js';
+import { isPlainObject } from '../validation/structs.js';
+import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
+import { normalizeFields } from '../validation/values.js';
+import { presentAppointment, type Appointment } from './present-appointment.js';
+
+/** Where a booking was made: this program books over its HTTP API or its command line. */
+export type BookingSource = 'api' | 'cli';
+
+const appointmentInput = fieldsValidator(APPOINTMENT_INPUT_FIELDS, 'body');
+
+/**
+ * Checks that need more than one field or go beyond the schema's types, reported with the schema
+ * issues in the same 422: a null `patient_id` counts as missing (the rule requires a patient,
+ * decisions.md §5, and null is as absent as absence, like a null email in §4), and `end_at` must
+ * be after `start_at`, compared as instants after the clinic time zone is applied.
+ */
+function crossFieldIssues(input: unknown, schemaIssues: readonly ValidationIssue[], timeZone: string): ValidationIssue[] {
+  if (!isPlainObject(input)) return [];
+  const found: ValidationIssue[] = [];
+  if (input.patient_id === null) found.push(issue(['body', 'patient_id'], problems.missing(), input));
+  const failed = new Set(schemaIssues.map((i) => i.loc[1]));
+  if (!failed.has('start_at') && !failed.has('end_at')) {
+    const times = normalizeFields(
+      APPOINTMENT_INPUT_FIELDS.filter((spec) => spec.name === 'start_at' || spec.name === 'end_at'),
+      input,
+      { timeZone },
+    );
+    if (Date.parse(times.end_at as string) <= Date.parse(times.start_at as string)) {
+      found.push(issue(['body', 'end_at'], problems.valueError('end_at must be after start_at'), input.end_at));
+    }
+  }
+  return found;
+}
+
+/**
+ * The appointment's services in order: the request's `service_ids`, else `[service_id]` when
+ * only that was given, else none. An empty `service_ids` counts as not given (README, "Decisions").
+ */
+function serviceList(values: Record<string, unknown>): string[] {
+  const listed = values.service_ids as string[] | undefined;
+  if (listed !== undefined && listed.length > 0) return listed;
+  return typeof values.service_id === 'string' ? [values.service_id] : [];
+}
+
+/**
+ * Books an appointment for an existing patient (POST /appointments, `clinic book-appointment`).
+ * Schema and cross-field checks first, every failing field at once; then the named patient,
+ * doctor and services must exist (422 PATIENT_NOT_FOUND, DOCTOR_NOT_FOUND, SERVICE_NOT_FOUND, in
+ * that order). A booking by the clinic counts as confirmed by the clinic at creation.
+ */
+export function bookAppointment(db: Db, input: unknown, bookingSource: BookingSource): Appointment {
+  const timeZone = clinicTimeZone(db);
+  const schemaIssues = appointmentInput.issues(input);
+  throwIfIssues(schemaIssues, crossFieldIssues(input, schemaIssues, timeZone));
+  const values = normalizeFields(APPOINTMENT_INPUT_FIELDS, input as Record<string, unknown>, { timeZone });
+  const serviceIds = serviceList(values);
+
+  const id = newId();
+  // IMMEDIATE: the existence checks and the inserts see one state of the database, and a
+  // concurrent writer waits instead of interleaving.
+  db.transaction(() => {
+    if (!patientExists(db, values.patient_id as string)) throw errors.patientNotFound(422);
+    if (typeof values.resource_id === 'string' && !findDoctor(db, values.resource_id)) throw errors.doctorNotFound();
+    const named = typeof values.service_id === 'string' ? [values.service_id, ...serviceIds] : serviceIds;
+    if (named.some((serviceId) => !findService(db, serviceId))) throw errors.serviceNotFound();
+
+    const now = nowIso();
+    const columns: Record<string, unknown> = { id, booking_source: bookingSource, created_at: now, updated_at: now };
+    for (const spec of APPOINTMENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, values[spec.name]);
+    for (const spec of APPOINTMENT_READ_ONLY_FIELDS) columns[spec.name] = null;
+    columns.clinic_confirmed_at = now;
+    insertAppointment(db, columns);
+    insertAppointmentServices(db, id, serviceIds);
+  }).immediate();
+
+  return loadAppointment(db, id);
+}
+
+/** The stored appointment in its API shape; the caller knows it exists. */
+function loadAppointment(db: Db, id: string): Appointment {
+  const row = findAppointment(db, id);
+  if (!row) throw new Error(`appointment ${id} vanished after it was committed`);
+  const main = row.service_id === null ? undefined : findService(db, row.service_id);
+  return presentAppointment(row, listAppointmentServices(db, id), main);
+}

@@ -1,0 +1,265 @@
+import { createHash } from 'node:crypto';
+import type { Readable } from 'node:stream';
+import { createTempFile, moveIntoPlace, removeFile, writeChunk, type TempFile } from '../../db/document-files.js';
+import { deleteDocument, insertDocument, type DocumentRow } from '../../db/documents.js';
+import type { Db } from '../../db/open-database.js';
+import { patientExists } from '../../db/patients.js';
+import { DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
+import { DOCUMENT_TYPE_KEYS } from '../../fields/patient-fields.js';
+import { newId, nowIso } from '../clock.js';
+import { errors, ValidationError, type ValidationIssue } from '../errors.js';
+import { problems } from '../validation/problems.js';
+import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
+import { normalizeFields } from '../validation/values.js';
+import { documentFilename } from './document-filename.js';
+
+/** Where documents are kept and how large one may be. */
+export interface DocumentStorage {
+  /** The data directory; uploads go to its tmp/ and documents/ folders. */
+  dataDir: string;
+  /** Largest document accepted, in bytes (decisions.md §1: 25 MiB unless configured). */
+  limitBytes: number;
+}
+
+/** The Document upload response of spec 2.11. */
+export interface Document {
+  id: string;
+  filename: string;
+  content_type: string;
+  size: number;
+  created_at: string;
+  type: string;
+}
+
+/** A file as it arrives: its bytes as a stream, read once, and what its sender said about it. */
+export interface IncomingFile {
+  stream: Readable;
+  /** The name on the sender's side, untrusted; see documentFilename. */
+  filename: string | undefined;
+  /** The media type the sender declared, if any. */
+  contentType: string | undefined;
+}
+
+/** A file read to its end. */
+interface ReceivedFile {
+  /** The fsynced temporary copy, or undefined when the upload was already refused and the bytes were only counted. */
+  tempPath: string | undefined;
+  size: number;
+  sha256: string;
+  filename: string | undefined;
+  contentType: string | undefined;
+}
+
+type DocumentTypeKey = (typeof DOCUMENT_TYPE_KEYS)[number];
+
+const pathInput = fieldsValidator(DOCUMENT_PATH_FIELDS, 'path');
+const formInput = fieldsValidator(DOCUMENT_FORM_FIELDS, 'body');
+const NO_TIME_FIELDS = { timeZone: 'UTC' };
+
+const isDocumentType = (value: unknown): value is DocumentTypeKey => (DOCUMENT_TYPE_KEYS as readonly unknown[]).includes(value);
+
+/**
+ * The form's text fields without the empty ones: a form sends its empty inputs as "", which
+ * means "not given" (decisions.md §6 for `type`; the same for `title`, README "Decisions").
+ */
+function givenFields(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const given: Record<string, unknown> = {};
+  for (const { name } of DOCUMENT_FORM_FIELDS) {
+    const value = fields[name];
+    if (value !== undefined && value !== '') given[name] = value;
+  }
+  return given;
+}
+
+/**
+ * Reads `source` to its end, counting bytes and, when `sink` is given, hashing and writing them.
+ * Stops at the first byte over the limit, so an over-large upload is never read further.
+ */
+async function readStream(source: AsyncIterable<Uint8Array>, limitBytes: number, sink: TempFile | undefined) {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of source) {
+    size += chunk.length;
+    if (size > limitBytes) throw errors.documentTooLarge(limitBytes);
+    if (sink) {
+      hash.update(chunk);
+      await writeChunk(sink.handle, chunk);
+    }
+  }
+  return { size, sha256: hash.digest('hex') };
+}
+
+/** The API shape of a stored document (spec 2.11). */
+export function presentDocument(row: DocumentRow): Document {
+  return { id: row.id, filename: row.filename, content_type: row.content_type, size: row.size, created_at: row.created_at, type: row.type };
+}
+
+/**
+ * One document upload, in the order its parts can arrive: the patient id is known first (from
+ * the path), the form fields and the file stream in whatever order the client sends them, so
+ * each check runs as soon as its input is there (decisions.md §1, §6):
+ *
+ * 1. `receiveFile` reads the bytes to their end, refusing at the first byte over the limit (413).
+ *    They are written to a temporary file only if nothing seen so far already refuses the upload
+ *    (malformed or unknown patient, bad `type`); otherwise they are only counted, so that the
+ *    answer does not depend on the order of the form fields.
+ * 2. `complete` checks the whole form (path and body issues in one 422, then 404 for an unknown
+ *    patient, then DOCUMENT_TYPE_INVALID, then DOCUMENT_EMPTY), commits the row, and only then
+ *    renames the file into documents/<patient_id>/<document_id>.
+ *
+ * Every refusal or failure removes what was written: no row, no file, no temporary file.
+ */
+export class DocumentUpload {
+  private readonly pathIssues: ValidationIssue[];
+  /** The lower-case id of an existing patient, or undefined when the path names none. */
+  private readonly patientId: string | undefined;
+  private received: ReceivedFile | undefined;
+  private receiving: Promise<void> | undefined;
+  private stream: Readable | undefined;
+  /** The removal of a temporary file whose reading failed. */
+  private cleanup: Promise<void> | undefined;
+  private discarded = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly storage: DocumentStorage,
+    patientIdInput: unknown,
+  ) {
+    this.pathIssues = pathInput.issues({ patient_id: patientIdInput });
+    const id = this.pathIssues.length === 0 ? (patientIdInput as string).toLowerCase() : undefined;
+    this.patientId = id !== undefined && patientExists(db, id) ? id : undefined;
+  }
+
+  /** Whether what is known so far allows the upload, so that its bytes are worth keeping. */
+  private mayStore(fieldsSoFar: Readonly<Record<string, unknown>>): boolean {
+    if (this.patientId === undefined) return false;
+    const given = givenFields(fieldsSoFar);
+    return formInput.issues(given).length === 0 && (given.type === undefined || isDocumentType(given.type));
+  }
+
+  /**
+   * Reads the file to its end (see the class comment). Rejects with DOCUMENT_TOO_LARGE at the
+   * first byte over the limit. On any failure the temporary file is being removed already;
+   * `discard` waits until it is gone.
+   */
+  receiveFile(file: IncomingFile, fieldsSoFar: Readonly<Record<string, unknown>>): Promise<void> {
+    if (this.discarded) return Promise.reject(new Error('the upload was abandoned'));
+    if (this.receiving !== undefined) {
+      return Promise.reject(new ValidationError([issue(['body', 'file'], problems.valueError('send exactly one file'), file.filename ?? null)]));
+    }
+    this.stream = file.stream;
+    this.receiving = this.read(file, this.mayStore(fieldsSoFar));
+    return this.receiving;
+  }
+
+  private async read(file: IncomingFile, keep: boolean): Promise<void> {
+    const temp = keep ? await createTempFile(this.storage.dataDir) : undefined;
+    try {
+      const { size, sha256 } = await readStream(file.stream, this.storage.limitBytes, temp);
+      await temp?.handle.sync();
+      await temp?.handle.close();
+      this.received = { tempPath: temp?.path, size, sha256, filename: file.filename, contentType: file.contentType };
+    } catch (error) {
+      // Refuse at once (an HTTP client is still sending); the removal finishes in `discard`.
+      if (temp) this.cleanup = temp.handle.close().catch(() => undefined).then(() => removeFile(temp.path));
+      throw error;
+    } finally {
+      this.stream = undefined;
+    }
+  }
+
+  /** The issue for a form without a usable `file` part, or none. */
+  private fileIssues(fields: Readonly<Record<string, unknown>>): ValidationIssue[] {
+    if (this.received) return [];
+    // A `file` part without a filename arrives as a text field: name what is wrong with it.
+    if (fields.file !== undefined) {
+      return [issue(['body', 'file'], problems.valueError('expected a file: send `file` as a form part with a filename'), fields.file)];
+    }
+    return [issue(['body', 'file'], problems.missing(), null)];
+  }
+
+  /**
+   * Finishes the upload once the whole form has been read: checks everything, stores the row
+   * and puts the file in place. Any refusal or failure discards what was written.
+   */
+  async complete(fields: Readonly<Record<string, unknown>>): Promise<Document> {
+    try {
+      return await this.commit(fields);
+    } catch (error) {
+      await this.discard();
+      throw error;
+    }
+  }
+
+  private async commit(fields: Readonly<Record<string, unknown>>): Promise<Document> {
+    const given = givenFields(fields);
+    throwIfIssues(this.pathIssues, formInput.issues(given), this.fileIssues(fields));
+    if (this.patientId === undefined) throw errors.patientNotFound(404);
+    const values = normalizeFields(DOCUMENT_FORM_FIELDS, given, NO_TIME_FIELDS);
+    if (!isDocumentType(values.type)) throw errors.documentTypeInvalid(DOCUMENT_TYPE_KEYS);
+    const file = this.received as ReceivedFile;
+    if (file.size === 0) throw errors.documentEmpty();
+    if (file.tempPath === undefined) throw new Error('an upload that passed every check was not kept');
+
+    const row: DocumentRow = {
+      id: newId(),
+      patient_id: this.patientId,
+      filename: documentFilename(file.filename),
+      content_type: file.contentType || 'application/octet-stream',
+      size: file.size,
+      sha256: file.sha256,
+      title: (values.title as string | null) ?? null,
+      type: values.type,
+      created_at: nowIso(),
+    };
+    this.db.transaction(() => insertDocument(this.db, row)).immediate();
+    try {
+      await moveIntoPlace(this.storage.dataDir, file.tempPath, row.patient_id, row.id);
+    } catch (error) {
+      // Committed first so that a file in documents/ always has its row; a row whose file
+      // never arrived must not remain either.
+      this.db.transaction(() => deleteDocument(this.db, row.id)).immediate();
+      throw error;
+    }
+    this.received = undefined;
+    return presentDocument(row);
+  }
+
+  /**
+   * Abandons the upload: stops reading the file if it is still arriving and removes the
+   * temporary file. Safe to call more than once and after a refusal.
+   */
+  async discard(): Promise<void> {
+    this.discarded = true;
+    this.stream?.destroy(new Error('the upload was abandoned'));
+    await this.receiving?.catch(() => undefined);
+    await this.cleanup;
+    const tempPath = this.received?.tempPath;
+    this.received = undefined;
+    if (tempPath !== undefined) await removeFile(tempPath);
+  }
+}
+
+/** Starts an upload for the patient the path names (see DocumentUpload). */
+export function startDocumentUpload(db: Db, storage: DocumentStorage, patientIdInput: unknown): DocumentUpload {
+  return new DocumentUpload(db, storage, patientIdInput);
+}
+
+/**
+ * Uploads a document whose form is known up front (`clinic upload-document`): the same steps
+ * and checks as POST /patients/{patient_id}/documents.
+ */
+export async function uploadDocument(
+  db: Db,
+  storage: DocumentStorage,
+  input: { patientId: unknown; fields: Readonly<Record<string, unknown>>; file: IncomingFile },
+): Promise<Document> {
+  const upload = startDocumentUpload(db, storage, input.patientId);
+  try {
+    await upload.receiveFile(input.file, input.fields);
+  } catch (error) {
+    await upload.discard();
+    throw error;
+  }
+  return upload.complete(input.fields);
+}

@@ -1,0 +1,39 @@
+import { field, optionalText, type FieldSpec } from './field-spec.js';
+
+/**
+ * Every field of the Appointment request (spec 2.4, limits of section 8), in the specification's
+ * order. `patient_id` is nullable in the schema, as the specification types it, and `required`
+ * so that an absent one is a 422 `missing` (decisions.md §5); the domain refuses a null one too.
+ */
+export const APPOINTMENT_INPUT_FIELDS: readonly FieldSpec[] = [
+  field.datetime('start_at', { required: true, description: 'Start, ISO 8601; without an offset in clinic local time' }),
+  field.datetime('end_at', { required: true, description: 'End, after start_at; ISO 8601' }),
+  field.uuid('patient_id', { required: true, nullable: true, description: 'The patient (from create-patient)' }),
+  field.uuid('resource_id', { nullable: true, description: 'The doctor (from doctor list)' }),
+  field.uuid('service_id', { nullable: true, description: 'The service (from service list)' }),
+  field.uuidList('service_ids', { description: 'Several services, in order' }),
+  optionalText('title', 200),
+  field.string('status', { default: 'booked', description: 'Free text' }),
+  optionalText('appointment_type', 64),
+  optionalText('color', 16),
+  optionalText('notes'),
+];
+
+/** The request fields that are columns of `appointments`; `service_ids` lives in `appointment_services`. */
+export const APPOINTMENT_STORED_FIELDS: readonly FieldSpec[] = APPOINTMENT_INPUT_FIELDS.filter(
+  (spec) => spec.name !== 'service_ids',
+);
+
+/**
+ * Columns only the response carries (spec 2.5): confirmation and rescheduling state, set by
+ * workflows other than booking. Booking sets `clinic_confirmed_at` and leaves the rest null.
+ */
+export const APPOINTMENT_READ_ONLY_FIELDS: readonly FieldSpec[] = [
+  field.datetime('clinic_confirmed_at', { nullable: true }),
+  field.datetime('patient_confirmed_at', { nullable: true }),
+  field.datetime('reschedule_from_start_at', { nullable: true }),
+  field.datetime('reschedule_from_end_at', { nullable: true }),
+  field.datetime('reschedule_at', { nullable: true }),
+  optionalText('reschedule_by_role'),
+  field.datetime('confirmation_reminder_sent_at', { nullable: true }),
+];

@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { openDatabase } from '../../src/db/open-database.js';
+import { addService, type Service } from '../../src/domain/catalog.js';
+import { createPatient } from '../../src/domain/patients/create-patient.js';
+import { setClinicTimeZone } from '../../src/domain/settings.js';
+import { buildPatient } from '../helpers/builders.js';
+import { runClinic } from '../helpers/run-cli.js';
+import { makeDataDir } from '../helpers/test-server.js';
+
+describe('clinic book-appointment', () => {
+  let dataDir: string;
+  let patientId: string;
+  let cleaning: Service;
+  let filling: Service;
+
+  before(() => {
+    dataDir = makeDataDir();
+    const db = openDatabase(dataDir);
+    try {
+      setClinicTimeZone(db, 'Europe/Berlin');
+      patientId = createPatient(db, buildPatient()).id;
+      cleaning = addService(db, { name: 'Cleaning', duration_min: 45, price: 80, color: '#00ff00' });
+      filling = addService(db, { name: 'Filling', duration_min: 30, price: 120, color: '#ff0000' });
+    } finally {
+      db.close();
+    }
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const bookArgs = (...extra: string[]) => [
+    'book-appointment',
+    '--data', dataDir,
+    '--patient-id', patientId,
+    '--start-at', '2026-12-01T09:00',
+    '--end-at', '2026-12-01T09:30',
+    ...extra,
+  ];
+
+  it('books through the same rules as the API, as booking_source cli, and prints the Appointment with --json', async () => {
+    const result = await runClinic(bookArgs('--json', '--title', 'Check-up', '--service-ids', JSON.stringify([filling.id, cleaning.id])));
+    assert.equal(result.code, 0, result.stderr);
+    const appointment = JSON.parse(result.stdout);
+    assert.equal(appointment.booking_source, 'cli');
+    assert.match(appointment.appointment_number, /^A-\d{6}$/);
+    assert.equal(appointment.patient_id, patientId);
+    assert.equal(appointment.title, 'Check-up');
+    assert.equal(appointment.status, 'booked');
+    // Offset-less input is clinic local time: Berlin in winter is UTC+1.
+    assert.equal(appointment.start_at, '2026-12-01T08:00:00.000Z');
+    assert.equal(appointment.end_at, '2026-12-01T08:30:00.000Z');
+    assert.deepEqual(appointment.service_ids, [filling.id, cleaning.id]);
+    assert.equal(appointment.service_name, 'Filling');
+    assert.equal(appointment.clinic_confirmed_at, appointment.created_at);
+    assert.equal(appointment.confirmation_state, 'awaiting_patient');
+  });
+
+  it('prints a short record for a person without --json', async () => {
+    const result = await runClinic(bookArgs('--service-id', cleaning.id));
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /appointment_number\s+A-\d{6}/);
+    assert.match(result.stdout, /service_name\s+Cleaning/);
+  });
+
+  it('exits 1 with the API error code for an unknown patient', async () => {
+    const result = await runClinic(['book-appointment', '--data', dataDir, '--patient-id', randomUUID(), '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T10:00']);
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /PATIENT_NOT_FOUND/);
+  });
+
+  it('exits 1 with the API error body under --json for end_at not after start_at', async () => {
+    const result = await runClinic(['book-appointment', '--json', '--data', dataDir, '--patient-id', patientId, '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T09:00']);
+    assert.equal(result.code, 1);
+    const body = JSON.parse(result.stderr);
+    assert.equal(body.detail[0].type, 'value_error');
+    assert.deepEqual(body.detail[0].loc, ['body', 'end_at']);
+  });
+
+  it('exits 1 with SERVICE_NOT_FOUND for an unknown entry of --service-ids', async () => {
+    const result = await runClinic(bookArgs('--service-ids', JSON.stringify([randomUUID()])));
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /SERVICE_NOT_FOUND/);
+  });
+
+  it('exits 2 when a required option is missing', async () => {
+    const result = await runClinic(['book-appointment', '--data', dataDir, '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T10:00']);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /--patient-id/);
+  });
+});

@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { openDatabase } from '../../src/db/open-database.js';
+import { createPatient } from '../../src/domain/patients/create-patient.js';
+import { buildPatient } from '../helpers/builders.js';
+import { runClinic } from '../helpers/run-cli.js';
+import { makeDataDir } from '../helpers/test-server.js';
+
+describe('clinic upload-document', () => {
+  let dataDir: string;
+  let patientId: string;
+  let scan: string;
+  let scanBytes: Buffer;
+
+  before(() => {
+    dataDir = makeDataDir();
+    const db = openDatabase(dataDir);
+    try {
+      patientId = createPatient(db, buildPatient()).id;
+    } finally {
+      db.close();
+    }
+    scanBytes = randomBytes(200_000);
+    scan = join(dataDir, 'scan 2026.pdf');
+    writeFileSync(scan, scanBytes);
+    writeFileSync(join(dataDir, 'empty.pdf'), '');
+  });
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  const documentRows = () => {
+    const db = openDatabase(dataDir);
+    try {
+      return db.prepare('SELECT * FROM documents').all() as Record<string, unknown>[];
+    } finally {
+      db.close();
+    }
+  };
+  const leftovers = () => ({
+    rows: documentRows().length,
+    temp: existsSync(join(dataDir, 'tmp')) ? readdirSync(join(dataDir, 'tmp')).length : 0,
+  });
+
+  it('streams the file into the data directory and prints the Document with --json', async () => {
+    const result = await runClinic([
+      'upload-document', '--data', dataDir, '--json', '--patient-id', patientId, '--file', scan,
+      '--type', 'scans', '--title', 'Scan', '--content-type', 'application/pdf',
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    const document = JSON.parse(result.stdout);
+    assert.deepEqual(Object.keys(document), ['id', 'filename', 'content_type', 'size', 'created_at', 'type']);
+    assert.equal(document.filename, 'scan 2026.pdf');
+    assert.equal(document.content_type, 'application/pdf');
+    assert.equal(document.size, scanBytes.length);
+    assert.equal(document.type, 'scans');
+    assert.ok(readFileSync(join(dataDir, 'documents', patientId, document.id)).equals(scanBytes));
+    const row = documentRows().find((r) => r.id === document.id)!;
+    assert.equal(row.sha256, createHash('sha256').update(scanBytes).digest('hex'));
+    assert.equal(row.title, 'Scan');
+  });
+
+  it('defaults the type to other and the content type to application/octet-stream', async () => {
+    const result = await runClinic(['upload-document', '--data', dataDir, '--json', '--patient-id', patientId, '--file', scan]);
+    assert.equal(result.code, 0, result.stderr);
+    const document = JSON.parse(result.stdout);
+    assert.equal(document.type, 'other');
+    assert.equal(document.content_type, 'application/octet-stream');
+  });
+
+  const refusals: { title: string; args: () => string[]; code: string }[] = [
+    { title: 'an unknown patient', args: () => ['--patient-id', randomUUID(), '--file', scan], code: 'PATIENT_NOT_FOUND' },
+    { title: 'an unknown type', args: () => ['--patient-id', patientId, '--file', scan, '--type', 'selfie'], code: 'DOCUMENT_TYPE_INVALID' },
+    { title: 'an empty file', args: () => ['--patient-id', patientId, '--file', join(dataDir, 'empty.pdf')], code: 'DOCUMENT_EMPTY' },
+    { title: 'a file over the limit', args: () => ['--patient-id', patientId, '--file', scan, '--document-limit-mb', '0.1'], code: 'DOCUMENT_TOO_LARGE' },
+    { title: 'a malformed patient id', args: () => ['--patient-id', 'P-000001', '--file', scan], code: 'uuid_parsing' },
+  ];
+  for (const { title, args, code } of refusals) {
+    it(`exits 1 with ${code} for ${title}, storing nothing`, async () => {
+      const before = leftovers();
+      const result = await runClinic(['upload-document', '--data', dataDir, ...args()]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, new RegExp(code));
+      assert.deepEqual(leftovers(), { rows: before.rows, temp: 0 });
+    });
+  }
+
+  it('exits 2 for a --file that does not exist', async () => {
+    const result = await runClinic(['upload-document', '--data', dataDir, '--patient-id', patientId, '--file', join(dataDir, 'nope.pdf')]);
+    assert.equal(result.code, 2);
+    assert.match(result.stderr, /no such file/);
+  });
+
+  it('exits 2 without --patient-id', async () => {
+    const result = await runClinic(['upload-document', '--data', dataDir, '--file', scan]);
+    assert.equal(result.code, 2);
+  });
+});
