@@ -14,6 +14,10 @@ describe('dates', () => {
     ['2025-00-10', false],
     ['2025-1-10', false],
     ['20250110', false],
+    ['0004-02-29', true],
+    ['0100-02-29', false],
+    ['1900-02-29', false],
+    ['2000-02-29', true],
   ];
   for (const [text, valid] of cases) {
     it(`${valid ? 'accepts' : 'rejects'} ${text}`, () => assert.equal(dateError(text) === undefined, valid));
@@ -32,6 +36,7 @@ describe('date-times', () => {
     assert.equal(utc('2026-03-29T02:30:00', 'Europe/Berlin'), '2026-03-29T01:30:00.000Z'));
   it('reads a time repeated by the autumn change as its first occurrence', () =>
     assert.equal(utc('2026-10-25T02:30:00', 'Europe/Berlin'), '2026-10-25T00:30:00.000Z'));
+  it('keeps years before 100 as written', () => assert.equal(utc('0050-01-01T00:00Z', 'UTC'), '0050-01-01T00:00:00.000Z'));
   it('handles zones west of UTC', () => assert.equal(utc('2026-01-15T09:00', 'America/New_York'), '2026-01-15T14:00:00.000Z'));
   for (const bad of ['2026-12-01', '2026-12-01T25:00', '2026-02-30T10:00Z', 'tomorrow', '2026-12-01T09:00+25:00']) {
     it(`rejects ${bad}`, () => assert.equal(typeof parseDateTime(bad), 'string'));

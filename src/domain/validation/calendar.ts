@@ -8,8 +8,19 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
 
+/**
+ * Date.UTC, but for every year: Date.UTC reads years 0–99 as 1900–1999, which would move
+ * `0050-01-01` by nineteen centuries and misjudge its leap days.
+ */
+function utcMillis(year: number, month: number, day: number, hour = 0, minute = 0, second = 0, millisecond = 0): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  date.setUTCHours(hour, minute, second, millisecond);
+  return date.getTime();
+}
+
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  return new Date(utcMillis(year, month + 1, 0)).getUTCDate();
 }
 
 /** Why a date string is not a calendar date, or undefined when it is one. */
@@ -58,8 +69,8 @@ export function parseDateTime(text: string): LocalDateTime | string {
 
 const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
 
-/** Minutes east of UTC that `timeZone` observes at the instant `utcMillis`. */
-function zoneOffsetMinutes(timeZone: string, utcMillis: number): number {
+/** Minutes east of UTC that `timeZone` observes at the instant `instant` (milliseconds since the epoch). */
+function zoneOffsetMinutes(timeZone: string, instant: number): number {
   let format = offsetFormatters.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
@@ -74,16 +85,16 @@ function zoneOffsetMinutes(timeZone: string, utcMillis: number): number {
     });
     offsetFormatters.set(timeZone, format);
   }
-  const fields = Object.fromEntries(format.formatToParts(new Date(utcMillis)).map((p) => [p.type, p.value]));
-  const asUtc = Date.UTC(
+  const fields = Object.fromEntries(format.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
+  const asUtc = utcMillis(
     Number(fields.year),
-    Number(fields.month) - 1,
+    Number(fields.month),
     Number(fields.day),
     Number(fields.hour),
     Number(fields.minute),
     Number(fields.second),
   );
-  return Math.round((asUtc - Math.floor(utcMillis / 1000) * 1000) / 60000);
+  return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60000);
 }
 
 /** True when `timeZone` is an IANA zone name this runtime knows. */
@@ -107,7 +118,7 @@ export function machineTimeZone(): string {
  * occurs twice is read as its first occurrence, as most calendar programs do.
  */
 export function toUtcIso(value: LocalDateTime, timeZone: string): string {
-  const wallClock = Date.UTC(value.year, value.month - 1, value.day, value.hour, value.minute, value.second, value.millisecond);
+  const wallClock = utcMillis(value.year, value.month, value.day, value.hour, value.minute, value.second, value.millisecond);
   if (value.offsetMinutes !== undefined) {
     return new Date(wallClock - value.offsetMinutes * 60000).toISOString();
   }
