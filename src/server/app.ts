@@ -5,8 +5,10 @@ import type { ServerConfig } from './config.js';
 import { handleErrors } from './middleware/handle-errors.js';
 import { logRequests } from './middleware/log-requests.js';
 import { routeFallback } from './middleware/route-fallback.js';
+import { invoicesRouter } from './routes/invoices.js';
 import { lookupsRouter } from './routes/lookups.js';
 import { patientsRouter } from './routes/patients.js';
+import { paymentsRouter } from './routes/payments.js';
 import type { ClinicState } from './state.js';
 
 /**
@@ -19,7 +21,12 @@ export function createApp(db: Db, config: ServerConfig): Koa<ClinicState> {
   // Errors are logged (with request ids) by handleErrors; Koa's own stderr printing would
   // duplicate them without the id.
   app.silent = true;
-  const routers: Router<ClinicState>[] = [lookupsRouter(db), patientsRouter(db, config)];
+  const routers: Router<ClinicState>[] = [
+    lookupsRouter(db),
+    patientsRouter(db, config),
+    invoicesRouter(db),
+    paymentsRouter(db, config),
+  ];
   app.use(logRequests(config.logger));
   app.use(handleErrors(config.logger));
   for (const router of routers) app.use(router.routes());
