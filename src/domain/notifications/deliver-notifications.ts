@@ -35,7 +35,7 @@ export interface RetryPolicy {
 }
 
 /**
- * 8 attempts over about an hour and a quarter (30 s, 1, 2, 4, 8, 16, 32 min): an SMTP server
+ * 8 attempts over about an hour (waits of 30 s, 1, 2, 4, 8, 16, 32 min): an SMTP server
  * down for a maintenance window still gets the mail; one that is misconfigured gives up the
  * same day, and `clinic notifications list --status failed` shows why.
  */
