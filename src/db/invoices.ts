@@ -49,6 +49,8 @@ const LIST_SQL = {
   patientUnpaid: `SELECT ${COLUMNS} FROM invoices WHERE patient_id = @patientId AND balance_cents > 0 ${NEWEST_FIRST}`,
 } as const;
 
+type ListParams = { patientId: string | null };
+
 function listSqlKey(filter: InvoiceFilter): keyof typeof LIST_SQL {
   if (filter.patientId === null) return filter.unpaid ? 'unpaid' : 'all';
   return filter.unpaid ? 'patientUnpaid' : 'patient';
@@ -61,11 +63,12 @@ const statements = preparedFor((db) => ({
              @issued_at, @created_at, @updated_at)`,
   ),
   byId: db.prepare<[string], InvoiceRow>(`SELECT ${COLUMNS} FROM invoices WHERE id = ?`),
+  // All four take the same parameter object; a statement without @patientId ignores it.
   list: {
-    all: db.prepare<[], InvoiceRow>(LIST_SQL.all),
-    unpaid: db.prepare<[], InvoiceRow>(LIST_SQL.unpaid),
-    patient: db.prepare<{ patientId: string }, InvoiceRow>(LIST_SQL.patient),
-    patientUnpaid: db.prepare<{ patientId: string }, InvoiceRow>(LIST_SQL.patientUnpaid),
+    all: db.prepare<ListParams, InvoiceRow>(LIST_SQL.all),
+    unpaid: db.prepare<ListParams, InvoiceRow>(LIST_SQL.unpaid),
+    patient: db.prepare<ListParams, InvoiceRow>(LIST_SQL.patient),
+    patientUnpaid: db.prepare<ListParams, InvoiceRow>(LIST_SQL.patientUnpaid),
   },
   nextNumber: db.prepare<[number], { last_number: number }>(
     `INSERT INTO invoice_counters (year, last_number) VALUES (?, 1)
@@ -95,10 +98,7 @@ export function findInvoice(db: Db, id: string): InvoiceRow | undefined {
 
 /** The invoices `filter` selects, newest first. */
 export function listInvoiceRows(db: Db, filter: InvoiceFilter): InvoiceRow[] {
-  const list = statements(db).list;
-  if (filter.patientId === null) return filter.unpaid ? list.unpaid.all() : list.all.all();
-  const params = { patientId: filter.patientId };
-  return filter.unpaid ? list.patientUnpaid.all(params) : list.patient.all(params);
+  return statements(db).list[listSqlKey(filter)].all({ patientId: filter.patientId });
 }
 
 /**
@@ -106,11 +106,9 @@ export function listInvoiceRows(db: Db, filter: InvoiceFilter): InvoiceRow[] {
  * prove that each list is read from an index, in order, without a sort.
  */
 export function explainInvoiceList(db: Db, filter: InvoiceFilter): string[] {
-  const sql = LIST_SQL[listSqlKey(filter)];
-  const params = filter.patientId === null ? [] : [{ patientId: filter.patientId }];
   return db
-    .prepare<unknown[], { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
-    .all(...params)
+    .prepare<ListParams, { detail: string }>(`EXPLAIN QUERY PLAN ${LIST_SQL[listSqlKey(filter)]}`)
+    .all({ patientId: filter.patientId })
     .map((step) => step.detail);
 }
 
