@@ -191,3 +191,95 @@ CREATE TABLE documents (
 
 -- A patient's documents, newest last: the lookup behind the foreign key and any document list.
 CREATE INDEX documents_by_patient ON documents (patient_id, created_at);
+-- Billing (decisions.md §7). Invoice numbers count per year of issue; the counter row is bumped
+-- in the transaction that inserts the invoice, so a number is never handed out twice and never
+-- reused, even if that invoice were ever removed.
+CREATE TABLE invoice_counters (
+  year        INTEGER PRIMARY KEY,
+  last_number INTEGER NOT NULL CHECK (last_number > 0)
+) STRICT;
+
+-- Money is integer cents. The CHECKs are the last line of defence for the payment rules: a
+-- balance can never go below zero, paid + balance always equals the total, and the status
+-- always agrees with the amounts, whatever code writes the row.
+CREATE TABLE invoices (
+  seq               INTEGER PRIMARY KEY AUTOINCREMENT,  -- creation order: the listing tie-break
+  id                TEXT NOT NULL UNIQUE,
+  invoice_number    TEXT NOT NULL UNIQUE,
+  patient_id        TEXT NOT NULL REFERENCES patients (id),
+  status            TEXT NOT NULL CHECK (status IN ('issued', 'partially_paid', 'paid')),
+  currency          TEXT NOT NULL,
+  total_cents       INTEGER NOT NULL CHECK (total_cents > 0),
+  amount_paid_cents INTEGER NOT NULL CHECK (amount_paid_cents >= 0),
+  balance_cents     INTEGER NOT NULL CHECK (balance_cents >= 0),
+  issued_at         TEXT NOT NULL,
+  created_at        TEXT NOT NULL,
+  updated_at        TEXT NOT NULL,
+  CHECK (amount_paid_cents + balance_cents = total_cents),
+  CHECK ((status = 'paid') = (balance_cents = 0)),
+  CHECK ((status = 'issued') = (amount_paid_cents = 0))
+) STRICT;
+
+-- GET /invoices lists newest first: ORDER BY issued_at DESC, seq DESC. Every index ends with the
+-- rowid (seq), so each of these serves that order by walking backwards, with no sort step:
+-- one patient's invoices from a million in a few index pages; all invoices; and the open ones
+-- (balance above zero), which stay few however many paid invoices accumulate. The patient index
+-- also serves the patient's outstanding balance.
+CREATE INDEX invoices_by_patient ON invoices (patient_id, issued_at);
+CREATE INDEX invoices_by_issued_at ON invoices (issued_at);
+CREATE INDEX invoices_open_by_issued_at ON invoices (issued_at) WHERE balance_cents > 0;
+
+-- A payment is final (spec §1): the triggers below refuse any UPDATE or DELETE. Each row keeps
+-- the invoice's state right after it, so an Idempotency-Key replay returns the original result.
+-- The UNIQUE key is what makes a retry safe across processes; NULL (no key) may repeat.
+CREATE TABLE payments (
+  seq                       INTEGER PRIMARY KEY AUTOINCREMENT,
+  id                        TEXT NOT NULL UNIQUE,
+  invoice_id                TEXT NOT NULL REFERENCES invoices (id),
+  amount_cents              INTEGER NOT NULL CHECK (amount_cents > 0),
+  method                    TEXT NOT NULL CHECK (method IN ('cash', 'card', 'bank', 'other')),
+  note                      TEXT,
+  idempotency_key           TEXT UNIQUE,
+  request_fingerprint       TEXT NOT NULL,  -- SHA-256 of (invoice, amount in cents, method, note)
+  invoice_status            TEXT NOT NULL,
+  invoice_amount_paid_cents INTEGER NOT NULL,
+  invoice_balance_cents     INTEGER NOT NULL,
+  created_at                TEXT NOT NULL
+) STRICT;
+
+CREATE INDEX payments_by_invoice ON payments (invoice_id);
+
+CREATE TRIGGER payments_are_final_on_update BEFORE UPDATE ON payments
+BEGIN
+  SELECT RAISE(ABORT, 'payments are final: a recorded payment cannot be changed');
+END;
+
+CREATE TRIGGER payments_are_final_on_delete BEFORE DELETE ON payments
+BEGIN
+  SELECT RAISE(ABORT, 'payments are final: a recorded payment cannot be deleted');
+END;
+
+-- The outbox of patient notifications ("the patient is notified", spec 3). A row is written in
+-- the payment's own transaction, so a paid invoice always has its notification; delivery
+-- happens later and apart, so it can never undo or delay a payment. `recipient` is NULL only
+-- for a patient with neither email nor mobile, whose row is failed at once.
+CREATE TABLE notification_outbox (
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  id              TEXT NOT NULL UNIQUE,
+  patient_id      TEXT NOT NULL REFERENCES patients (id),
+  invoice_id      TEXT NOT NULL REFERENCES invoices (id),
+  channel         TEXT NOT NULL CHECK (channel IN ('email', 'sms')),
+  recipient       TEXT,
+  status          TEXT NOT NULL CHECK (status IN ('pending', 'sent', 'failed')),
+  attempts        INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  next_attempt_at TEXT NOT NULL,
+  last_error      TEXT,
+  created_at      TEXT NOT NULL,
+  sent_at         TEXT,
+  CHECK (recipient IS NOT NULL OR status = 'failed')
+) STRICT;
+
+-- The delivery worker's question, "which pending rows of this channel are due?", from a partial
+-- index that holds pending rows only; `clinic notifications list --status` uses the other.
+CREATE INDEX notification_outbox_due ON notification_outbox (channel, next_attempt_at) WHERE status = 'pending';
+CREATE INDEX notification_outbox_by_status ON notification_outbox (status);

@@ -10,6 +10,9 @@ import { registerModuleCommands } from './commands/module.js';
 import { registerPatientCommands } from './commands/patient.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerSettingsCommands } from './commands/settings.js';
+import { registerInvoiceCommands } from './commands/invoice.js';
+import { registerPaymentCommands } from './commands/payment.js';
+import { registerNotificationCommands } from './commands/notifications.js';
 import { PROGRAM_VERSION } from '../version.js';
 
 /** The default data directory: `CLINIC_DATA`, else `./data`. */
@@ -43,6 +46,9 @@ export function buildProgram(io: CliIo): Command {
   registerPatientCommands(program, io);
   registerAppointmentCommands(program, io);
   registerDocumentCommands(program, io);
+  registerInvoiceCommands(program, io);
+  registerPaymentCommands(program, io);
+  registerNotificationCommands(program, io);
   // Groups (api-key, doctor, ...) exit through exitOverride too instead of process.exit.
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -74,6 +74,12 @@ export const errors = {
     new AppError(422, 'PAYMENT_EXCEEDS_BALANCE', 'The amount is more than the invoice\'s remaining balance.'),
   idempotencyKeyReused: () =>
     new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
+  invoiceCurrencyMismatch: (owedCurrency: string) =>
+    new AppError(
+      422,
+      'INVOICE_CURRENCY_MISMATCH',
+      `This patient has open invoices in ${owedCurrency}; a new invoice must use ${owedCurrency} until they are paid.`,
+    ),
   databaseBusy: () =>
     new AppError(503, 'DATABASE_BUSY', 'The database is busy with another writer; nothing was changed. Retry shortly.', {
       'Retry-After': '1',

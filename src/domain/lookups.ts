@@ -1,3 +1,4 @@
+import { PAYMENT_METHOD_KEYS } from '../fields/billing-fields.js';
 import { DOCUMENT_TYPE_KEYS } from '../fields/patient-fields.js';
 
 /** A document type of spec 2.12. */
@@ -22,9 +23,6 @@ const DOCUMENT_TYPE_LABELS: Record<DocumentType['key'], string> = {
   communications: 'Communications',
   other: 'Other',
 };
-
-/** The payment method keys, in the order the specification lists them. */
-export const PAYMENT_METHOD_KEYS = ['cash', 'card', 'bank', 'other'] as const;
 
 const DOCUMENT_TYPES: readonly DocumentType[] = DOCUMENT_TYPE_KEYS.map((key) => ({ key, label: DOCUMENT_TYPE_LABELS[key] }));
 const PAYMENT_METHODS: readonly PaymentMethod[] = PAYMENT_METHOD_KEYS.map((key) => ({ key, requires_note: key === 'other' }));

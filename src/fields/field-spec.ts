@@ -21,12 +21,14 @@ interface FieldBase {
 
 export type FieldSpec = FieldBase &
   (
-    | { kind: 'string'; minLength?: number; maxLength?: number; format?: 'email' }
+    /** `pattern`: a regular expression (source text) the whole value must match, else string_pattern_mismatch. */
+    | { kind: 'string'; minLength?: number; maxLength?: number; format?: 'email'; pattern?: string }
     | { kind: 'date' }
     | { kind: 'datetime' }
     | { kind: 'uuid' }
     | { kind: 'uuid_list' }
-    | { kind: 'boolean' }
+    /** `acceptsText`: also true/false/1/0 as text, as a query parameter arrives (else bool_parsing). */
+    | { kind: 'boolean'; acceptsText?: boolean }
     | { kind: 'integer'; minimum?: number; maximum?: number }
     /** Number or decimal numeral string; stored and returned as canonical text. */
     | { kind: 'decimal' }

@@ -7,8 +7,10 @@ import { logRequests } from './middleware/log-requests.js';
 import { routeFallback } from './middleware/route-fallback.js';
 import { appointmentsRouter } from './routes/appointments.js';
 import { documentsRouter } from './routes/documents.js';
+import { invoicesRouter } from './routes/invoices.js';
 import { lookupsRouter } from './routes/lookups.js';
 import { patientsRouter } from './routes/patients.js';
+import { paymentsRouter } from './routes/payments.js';
 import type { ClinicState } from './state.js';
 
 /**
@@ -26,6 +28,8 @@ export function createApp(db: Db, config: ServerConfig): Koa<ClinicState> {
     patientsRouter(db, config),
     appointmentsRouter(db, config),
     documentsRouter(db, config),
+    invoicesRouter(db),
+    paymentsRouter(db, config),
   ];
   app.use(logRequests(config.logger));
   app.use(handleErrors(config.logger));

@@ -4,6 +4,8 @@ import { openDatabase } from '../../db/open-database.js';
 import { createApiKey, hasApiKeys } from '../../domain/api-keys.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, API_PREFIX } from '../../server/config.js';
 import { jsonLineLogger } from '../../server/logger.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../../notifications/delivery-worker.js';
+import { createSmtpMailer, isSmtpUrl } from '../../notifications/smtp-mailer.js';
 import { startServer } from '../../server/start-server.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import type { CliIo } from '../io.js';
@@ -14,6 +16,8 @@ interface ServeOptions extends CommonOptions {
   host: string;
   port: number;
   documentLimitMb: number;
+  smtpUrl?: string;
+  smtpFrom: string;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -30,6 +34,13 @@ export function parseMegabytes(text: string): number {
   const megabytes = Number(text);
   if (!/^\d+(\.\d+)?$/.test(text) || !(megabytes > 0)) throw new InvalidArgumentError('expected a positive number');
   return megabytes;
+}
+
+const SMTP_URL_FORM = 'expected smtp://[user:pass@]host[:port] or smtps://...';
+
+function parseSmtpUrl(text: string): string {
+  if (!isSmtpUrl(text)) throw new InvalidArgumentError(SMTP_URL_FORM);
+  return text;
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
@@ -51,11 +62,18 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--host <address>', 'address to listen on (env CLINIC_HOST); anything but loopback exposes patient data to the network', process.env.CLINIC_HOST || '127.0.0.1')
     .option('--port <port>', 'port to listen on (env CLINIC_PORT; 0 picks a free one)', parsePort, parsePort(process.env.CLINIC_PORT || '8080'))
     .option('--document-limit-mb <mb>', 'largest document upload in MiB (env CLINIC_DOCUMENT_LIMIT_MB)', parseMegabytes, parseMegabytes(process.env.CLINIC_DOCUMENT_LIMIT_MB || String(DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024)))
-    .action(async (options: ServeOptions) => {
+    .option('--smtp-url <url>', 'deliver email notifications through this SMTP server (env CLINIC_SMTP_URL); without it they stay pending', parseSmtpUrl, process.env.CLINIC_SMTP_URL || undefined)
+    .option('--smtp-from <address>', 'sender of notification emails (env CLINIC_SMTP_FROM)', process.env.CLINIC_SMTP_FROM || 'clinic@localhost')
+    .action(async (options: ServeOptions, command: Command) => {
+      // The env default skips the option parser; checked here so that a bad value stops only `serve`.
+      if (options.smtpUrl !== undefined && !isSmtpUrl(options.smtpUrl)) {
+        command.error(`error: CLINIC_SMTP_URL: ${SMTP_URL_FORM}`, { exitCode: 2 });
+      }
       const port = options.port;
       const documentLimitBytes = Math.floor(options.documentLimitMb * 1024 * 1024);
       const logger = jsonLineLogger();
       const db = openDatabase(options.data);
+      let worker: DeliveryWorker | undefined;
       try {
         if (!hasApiKeys(db)) {
           // First run: a new user can call the API at once. Shown once, like every key.
@@ -76,11 +94,23 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           version: PROGRAM_VERSION,
           ...(exposed ? { warning: `listening on ${options.host}, not only on this computer: other machines on the network can reach the API` } : {}),
         });
+        if (options.smtpUrl === undefined) {
+          logger.info({ event: 'notifications', delivery: 'off', note: 'no --smtp-url: notifications stay pending (clinic notifications list)' });
+        } else {
+          worker = startDeliveryWorker(db, createSmtpMailer(options.smtpUrl, options.smtpFrom), { logger });
+          // The host only: the URL may carry a password.
+          logger.info({ event: 'notifications', delivery: 'smtp', smtp_host: new URL(options.smtpUrl).host });
+        }
         const signal = await shutdownSignal();
         logger.info({ event: 'stopping', signal });
         await running.close();
+        // After the server, whose last requests may have queued notifications; before the
+        // database, which a pass in progress still writes to.
+        await worker?.stop();
+        worker = undefined;
         logger.info({ event: 'stopped' });
       } finally {
+        await worker?.stop();
         db.close();
       }
     });

@@ -4,6 +4,7 @@ import { toColumn } from '../../fields/columns.js';
 import { PATIENT_INPUT_FIELDS, PATIENT_STORED_FIELDS } from '../../fields/patient-fields.js';
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../errors.js';
+import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { clinicTimeZone } from '../settings.js';
 import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
 import { normalizeFields } from '../validation/values.js';
@@ -27,6 +28,7 @@ export function createPatient(db: Db, input: unknown): Patient {
   const columns: Record<string, unknown> = { id: newId(), created_at: now, updated_at: now };
   for (const spec of PATIENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, values[spec.name]);
   const row = insertPatient(db, columns);
-  // A patient created a moment ago has no invoices, so nothing is outstanding yet.
-  return presentPatient(row, { balanceCents: 0, currency: null });
+  // A patient created a moment ago has no invoices, so this is "0" with no currency; asked all
+  // the same, so every presented patient has its balance from the one place that computes it.
+  return presentPatient(row, outstandingBalance(db, row.id));
 }

@@ -23,6 +23,11 @@ export const problems = {
     msg: `String should have at most ${plural(max, 'character')}`,
     ctx: { max_length: max },
   }),
+  stringPatternMismatch: (pattern: string): Problem => ({
+    type: 'string_pattern_mismatch',
+    msg: `String should match pattern '${pattern}'`,
+    ctx: { pattern },
+  }),
   boolType: (): Problem => ({ type: 'bool_type', msg: 'Input should be a valid boolean' }),
   boolParsing: (): Problem => ({ type: 'bool_parsing', msg: 'Input should be a valid boolean, unable to interpret input' }),
   intType: (): Problem => ({ type: 'int_type', msg: 'Input should be a valid integer' }),

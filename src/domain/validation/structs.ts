@@ -39,6 +39,17 @@ export function uuidError(value: unknown): string | undefined {
   return UUID.test(value) ? undefined : 'invalid character: expected hexadecimal digits in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx';
 }
 
+/**
+ * A boolean given as a boolean or as the text true/false/1/0 (decisions.md §7: query booleans),
+ * or undefined for anything else.
+ */
+export function textBoolean(value: unknown): boolean | undefined {
+  if (typeof value === 'boolean') return value;
+  if (value === 'true' || value === '1') return true;
+  if (value === 'false' || value === '0') return false;
+  return undefined;
+}
+
 /** The decimal parts of a JSON number or decimal numeral string, or undefined when it is neither. */
 export function decimalPartsOf(value: unknown): DecimalParts | undefined {
   if (typeof value === 'number') return Number.isFinite(value) ? numberToDecimalParts(value) : undefined;
@@ -47,6 +58,8 @@ export function decimalPartsOf(value: unknown): DecimalParts | undefined {
 }
 
 function checkString(spec: Extract<FieldSpec, { kind: 'string' }>): Check {
+  const { pattern } = spec;
+  const matcher = pattern === undefined ? undefined : new RegExp(pattern, 'u');
   return (value) => {
     if (typeof value !== 'string') return problems.stringType();
     if (spec.minLength !== undefined && codePointLength(value, spec.minLength) < spec.minLength) {
@@ -55,6 +68,7 @@ function checkString(spec: Extract<FieldSpec, { kind: 'string' }>): Check {
     if (spec.maxLength !== undefined && codePointLength(value, spec.maxLength) > spec.maxLength) {
       return problems.stringTooLong(spec.maxLength);
     }
+    if (pattern !== undefined && !matcher?.test(value)) return problems.stringPatternMismatch(pattern);
     // A blank email counts as absent (decisions.md §4); only a present one must look like one.
     if (spec.format === 'email' && value.trim() !== '') {
       const parts = value.split('@');
@@ -99,6 +113,7 @@ function scalarCheck(spec: FieldSpec): Check {
     case 'money':
       return checkMoney(spec);
     case 'boolean':
+      if (spec.acceptsText) return (value) => (textBoolean(value) === undefined ? problems.boolParsing() : undefined);
       return (value) => (typeof value === 'boolean' ? undefined : problems.boolType());
     case 'uuid':
       return (value) => {

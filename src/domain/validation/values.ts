@@ -1,7 +1,7 @@
 import { parseDateTime, toUtcIso } from './calendar.js';
 import { decimalToCents, formatDecimal } from './decimal.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
-import { decimalPartsOf } from './structs.js';
+import { decimalPartsOf, textBoolean } from './structs.js';
 
 /** What normalising needs to know about the clinic. */
 export interface NormalizeContext {
@@ -24,6 +24,8 @@ function normalizeValue(spec: FieldSpec, value: unknown, context: NormalizeConte
       return formatDecimal(decimalPartsOf(value)!);
     case 'money':
       return decimalToCents(decimalPartsOf(value)!);
+    case 'boolean':
+      return textBoolean(value);
     case 'datetime':
       return toUtcIso(parseDateTime(value as string) as Exclude<ReturnType<typeof parseDateTime>, string>, context.timeZone);
     case 'object':

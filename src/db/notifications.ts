@@ -1,0 +1,89 @@
+import type { NotificationChannel, NotificationStatus } from '../fields/billing-fields.js';
+import { preparedFor, type Db } from './open-database.js';
+
+/** A `notification_outbox` row. */
+export interface NotificationRow {
+  id: string;
+  patient_id: string;
+  invoice_id: string;
+  channel: NotificationChannel;
+  recipient: string | null;
+  status: NotificationStatus;
+  attempts: number;
+  next_attempt_at: string;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
+}
+
+const COLUMNS =
+  'id, patient_id, invoice_id, channel, recipient, status, attempts, next_attempt_at, last_error, created_at, sent_at';
+
+const statements = preparedFor((db) => ({
+  insert: db.prepare<NotificationRow>(
+    `INSERT INTO notification_outbox (${COLUMNS})
+     VALUES (@id, @patient_id, @invoice_id, @channel, @recipient, @status, @attempts, @next_attempt_at, @last_error,
+             @created_at, @sent_at)`,
+  ),
+  // Claiming is one statement, so two workers on one database can never take the same row: the
+  // winner pushes next_attempt_at past `now` and counts the attempt before sending. A worker
+  // that dies mid-send leaves the row to be retried once the lease ends.
+  claimDue: db.prepare<{ channel: NotificationChannel; now: string; lease_until: string }, NotificationRow>(
+    `UPDATE notification_outbox SET attempts = attempts + 1, next_attempt_at = @lease_until
+     WHERE id = (SELECT id FROM notification_outbox
+                 WHERE status = 'pending' AND channel = @channel AND next_attempt_at <= @now
+                 ORDER BY next_attempt_at LIMIT 1)
+     RETURNING ${COLUMNS}`,
+  ),
+  markSent: db.prepare<{ id: string; sent_at: string }>(
+    `UPDATE notification_outbox SET status = 'sent', sent_at = @sent_at, last_error = NULL WHERE id = @id`,
+  ),
+  scheduleRetry: db.prepare<{ id: string; next_attempt_at: string; last_error: string }>(
+    `UPDATE notification_outbox SET next_attempt_at = @next_attempt_at, last_error = @last_error WHERE id = @id`,
+  ),
+  markFailed: db.prepare<{ id: string; last_error: string }>(
+    `UPDATE notification_outbox SET status = 'failed', last_error = @last_error WHERE id = @id`,
+  ),
+  all: db.prepare<[], NotificationRow>(`SELECT ${COLUMNS} FROM notification_outbox ORDER BY seq`),
+  byStatus: db.prepare<[NotificationStatus], NotificationRow>(
+    `SELECT ${COLUMNS} FROM notification_outbox WHERE status = ? ORDER BY seq`,
+  ),
+}));
+
+/** Queues a notification. */
+export function insertNotification(db: Db, row: NotificationRow): void {
+  statements(db).insert.run(row);
+}
+
+/**
+ * Takes the most overdue pending row of `channel` due at `now`, counting the attempt and
+ * leasing the row until `leaseUntil`; undefined when none is due.
+ */
+export function claimDueNotification(
+  db: Db,
+  channel: NotificationChannel,
+  now: string,
+  leaseUntil: string,
+): NotificationRow | undefined {
+  return statements(db).claimDue.get({ channel, now, lease_until: leaseUntil });
+}
+
+/** Records a delivery. */
+export function markNotificationSent(db: Db, id: string, sentAt: string): void {
+  statements(db).markSent.run({ id, sent_at: sentAt });
+}
+
+/** Leaves a row pending for another attempt at `nextAttemptAt`, noting why this one failed. */
+export function scheduleNotificationRetry(db: Db, id: string, nextAttemptAt: string, lastError: string): void {
+  statements(db).scheduleRetry.run({ id, next_attempt_at: nextAttemptAt, last_error: lastError });
+}
+
+/** Gives up on a row. */
+export function markNotificationFailed(db: Db, id: string, lastError: string): void {
+  statements(db).markFailed.run({ id, last_error: lastError });
+}
+
+/** Every notification, or those in `status`, oldest first. */
+export function listNotificationRows(db: Db, status?: NotificationStatus): NotificationRow[] {
+  return status === undefined ? statements(db).all.all() : statements(db).byStatus.all(status);
+}

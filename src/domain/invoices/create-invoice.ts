@@ -1,0 +1,69 @@
+import { insertInvoice, sumOpenBalances, takeInvoiceNumber, type InvoiceRow } from '../../db/invoices.js';
+import type { Db } from '../../db/open-database.js';
+import { patientExists } from '../../db/patients.js';
+import { INVOICE_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { newId, nowIso } from '../clock.js';
+import { errors } from '../errors.js';
+import { clinicCurrency, clinicTimeZone } from '../settings.js';
+import { dateError } from '../validation/calendar.js';
+import { isPlainObject } from '../validation/structs.js';
+import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
+import { normalizeFields } from '../validation/values.js';
+import { presentInvoice, type Invoice } from './present-invoice.js';
+
+const invoiceInput = fieldsValidator(INVOICE_INPUT_FIELDS, 'body');
+
+/** Staff type `--issued-at 2026-03-01`: a calendar date alone means midnight, clinic time. */
+function withIssuedDateAsMidnight(input: unknown): unknown {
+  if (!isPlainObject(input)) return input;
+  const issuedAt = input.issued_at;
+  if (typeof issuedAt !== 'string' || dateError(issuedAt) !== undefined) return input;
+  return { ...input, issued_at: `${issuedAt}T00:00` };
+}
+
+/** The calendar year of an instant in the clinic's time zone: an invoice issued on New Year's Eve belongs to that year's series. */
+function yearIn(timeZone: string, isoInstant: string): number {
+  return Number(new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric' }).format(new Date(isoInstant)));
+}
+
+/**
+ * Issues an invoice (`clinic invoice create`): status `issued`, nothing paid, numbered
+ * INV-<year of issue>-NNNNNN. The number is taken and the invoice stored in one transaction, so
+ * numbers are unique and never reused. A patient's open invoices share one currency, so that
+ * their outstanding balance is one amount in one currency.
+ */
+export function createInvoice(db: Db, input: unknown): Invoice {
+  const body = withIssuedDateAsMidnight(input);
+  throwIfIssues(invoiceInput.issues(body));
+  const timeZone = clinicTimeZone(db);
+  const values = normalizeFields(INVOICE_INPUT_FIELDS, body as Record<string, unknown>, { timeZone });
+  const patientId = values.patient_id as string;
+  const currency = (values.currency as string | undefined) ?? clinicCurrency(db);
+  const now = nowIso();
+  const issuedAt = (values.issued_at as string | undefined) ?? now;
+
+  return db
+    .transaction(() => {
+      if (!patientExists(db, patientId)) throw errors.patientNotFound(422);
+      const owed = sumOpenBalances(db, patientId)[0];
+      if (owed !== undefined && owed.currency !== currency) throw errors.invoiceCurrencyMismatch(owed.currency);
+      const year = yearIn(timeZone, issuedAt);
+      const totalCents = values.total as number;
+      const row: InvoiceRow = {
+        id: newId(),
+        invoice_number: `INV-${year}-${String(takeInvoiceNumber(db, year)).padStart(6, '0')}`,
+        patient_id: patientId,
+        status: 'issued',
+        currency,
+        total_cents: totalCents,
+        amount_paid_cents: 0,
+        balance_cents: totalCents,
+        issued_at: issuedAt,
+        created_at: now,
+        updated_at: now,
+      };
+      insertInvoice(db, row);
+      return presentInvoice(row);
+    })
+    .immediate();
+}

@@ -1,0 +1,20 @@
+import { listInvoiceRows } from '../../db/invoices.js';
+import type { Db } from '../../db/open-database.js';
+import { INVOICE_QUERY_FIELDS } from '../../fields/billing-fields.js';
+import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
+import { normalizeFields } from '../validation/values.js';
+import { presentInvoice, type Invoice } from './present-invoice.js';
+
+const invoiceQuery = fieldsValidator(INVOICE_QUERY_FIELDS, 'query');
+
+/**
+ * The clinic's invoices, newest first (GET /invoices, `clinic invoice list`), optionally one
+ * patient's and optionally only those with a balance above zero. An unknown patient_id is a
+ * filter that matches nothing, not an error.
+ */
+export function listInvoices(db: Db, query: unknown): Invoice[] {
+  throwIfIssues(invoiceQuery.issues(query));
+  const values = normalizeFields(INVOICE_QUERY_FIELDS, query as Record<string, unknown>, { timeZone: 'UTC' });
+  const patientId = (values.patient_id as string | null | undefined) ?? null;
+  return listInvoiceRows(db, { patientId, unpaid: values.unpaid as boolean }).map(presentInvoice);
+}

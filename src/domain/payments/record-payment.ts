@@ -1,0 +1,126 @@
+import { createHash } from 'node:crypto';
+import { findInvoice, updateInvoiceAfterPayment } from '../../db/invoices.js';
+import type { Db } from '../../db/open-database.js';
+import { findPaymentByIdempotencyKey, insertPayment, type PaymentRow } from '../../db/payments.js';
+import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_PATH_FIELDS } from '../../fields/billing-fields.js';
+import { newId, nowIso } from '../clock.js';
+import { errors } from '../errors.js';
+import { queuePaidInvoiceNotification } from '../notifications/queue-notification.js';
+import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
+import { normalizeFields } from '../validation/values.js';
+import { presentPayment, type PaymentResult } from './present-payment.js';
+
+/** A payment request as it arrives, over HTTP or from the command line: not yet validated. */
+export interface PaymentRequest {
+  /** `{ invoice_id }`. */
+  path: unknown;
+  /** Request headers by lowercase name; only `idempotency-key` is read. */
+  headers: unknown;
+  /** The Payment request of spec 2.9. */
+  body: unknown;
+}
+
+/** What recording answered: the Payment result, and whether it is the replay of an earlier one. */
+export interface RecordedPayment {
+  payment: PaymentResult;
+  replayed: boolean;
+}
+
+interface ValidPayment {
+  invoiceId: string;
+  amountCents: number;
+  method: string;
+  note: string | null;
+  idempotencyKey: string | null;
+}
+
+const pathInput = fieldsValidator(PAYMENT_PATH_FIELDS, 'path');
+const headerInput = fieldsValidator(PAYMENT_HEADER_FIELDS, 'header');
+const paymentInput = fieldsValidator(PAYMENT_INPUT_FIELDS, 'body');
+const NO_TIME_FIELDS = { timeZone: 'UTC' };
+
+function validate(request: PaymentRequest): ValidPayment {
+  throwIfIssues(pathInput.issues(request.path), headerInput.issues(request.headers), paymentInput.issues(request.body));
+  const path = normalizeFields(PAYMENT_PATH_FIELDS, request.path as Record<string, unknown>, NO_TIME_FIELDS);
+  const headers = normalizeFields(PAYMENT_HEADER_FIELDS, request.headers as Record<string, unknown>, NO_TIME_FIELDS);
+  const body = normalizeFields(PAYMENT_INPUT_FIELDS, request.body as Record<string, unknown>, NO_TIME_FIELDS);
+  return {
+    invoiceId: path.invoice_id as string,
+    amountCents: body.amount as number,
+    method: body.method as string,
+    note: body.note as string | null,
+    idempotencyKey: (headers['idempotency-key'] as string | undefined) ?? null,
+  };
+}
+
+/**
+ * What makes two requests "the same request" for an Idempotency-Key (decisions.md §7): the
+ * invoice, the amount in cents (so 10, 10.0 and "10.00" agree), the method and the note.
+ */
+function fingerprint(payment: ValidPayment): string {
+  const identity = [payment.invoiceId, payment.amountCents, payment.method, payment.note];
+  return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
+}
+
+/**
+ * The body of the payment transaction. It runs under BEGIN IMMEDIATE, so from the first read
+ * to the commit no other connection, in this process or another (a CLI, a second server), can
+ * write: the balance checked is the balance updated, and a key looked up is still unused when
+ * it is stored. A throw anywhere rolls all of it back, which is why a refused request consumes
+ * no key and changes nothing.
+ */
+function applyPayment(db: Db, payment: ValidPayment, requestFingerprint: string): RecordedPayment {
+  if (payment.idempotencyKey !== null) {
+    // Before the invoice lookup (decisions.md §7): a reused key is refused whatever it names.
+    const earlier = findPaymentByIdempotencyKey(db, payment.idempotencyKey);
+    if (earlier !== undefined) {
+      if (earlier.request_fingerprint !== requestFingerprint) throw errors.idempotencyKeyReused();
+      return { payment: presentPayment(earlier, findInvoice(db, earlier.invoice_id)!), replayed: true };
+    }
+  }
+  const invoice = findInvoice(db, payment.invoiceId);
+  if (invoice === undefined) throw errors.invoiceNotFound();
+  // A paid invoice has a balance of zero, so any amount on it is refused here too.
+  if (payment.amountCents > invoice.balance_cents) throw errors.paymentExceedsBalance();
+
+  const now = nowIso();
+  const balanceCents = invoice.balance_cents - payment.amountCents;
+  const amountPaidCents = invoice.amount_paid_cents + payment.amountCents;
+  const status = balanceCents === 0 ? 'paid' : 'partially_paid';
+  const row: PaymentRow = {
+    id: newId(),
+    invoice_id: invoice.id,
+    amount_cents: payment.amountCents,
+    method: payment.method,
+    note: payment.note,
+    idempotency_key: payment.idempotencyKey,
+    request_fingerprint: requestFingerprint,
+    invoice_status: status,
+    invoice_amount_paid_cents: amountPaidCents,
+    invoice_balance_cents: balanceCents,
+    created_at: now,
+  };
+  insertPayment(db, row);
+  updateInvoiceAfterPayment(db, {
+    id: invoice.id,
+    status,
+    amount_paid_cents: amountPaidCents,
+    balance_cents: balanceCents,
+    updated_at: now,
+  });
+  if (status === 'paid') queuePaidInvoiceNotification(db, invoice, now);
+  return { payment: presentPayment(row, invoice), replayed: false };
+}
+
+/**
+ * Records a payment against an invoice (POST /invoices/{invoice_id}/payments and
+ * `clinic record-payment`, which share this function and so the same guarantees). Schema first
+ * (path, header and body issues together); then, in one IMMEDIATE transaction: the
+ * Idempotency-Key (replay or IDEMPOTENCY_KEY_REUSED), the invoice (INVOICE_NOT_FOUND), the
+ * balance (PAYMENT_EXCEEDS_BALANCE), and the writes: payment, invoice, and the patient's
+ * notification when the invoice becomes paid.
+ */
+export function recordPayment(db: Db, request: PaymentRequest): RecordedPayment {
+  const payment = validate(request);
+  return db.transaction(applyPayment).immediate(db, payment, fingerprint(payment));
+}

@@ -1,0 +1,37 @@
+import nodemailer from 'nodemailer';
+import type { EmailMessage, Mailer } from '../domain/notifications/deliver-notifications.js';
+
+/** A Mailer over SMTP that can be shut down. */
+export interface SmtpMailer extends Mailer {
+  close(): void;
+}
+
+/** Whether `text` is an SMTP URL nodemailer can use: smtp:// (STARTTLS when offered) or smtps:// (TLS). */
+export function isSmtpUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Sends through the SMTP server of `url` (credentials and options may be in the URL) as `from`.
+ * The timeouts are far below nodemailer's defaults (2 and 10 minutes) so that an unreachable
+ * or stalled server costs one attempt quickly and stopping the server never waits long.
+ */
+export function createSmtpMailer(url: string, from: string): SmtpMailer {
+  const transport = nodemailer.createTransport({
+    url,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+  return {
+    async send(message: EmailMessage): Promise<void> {
+      await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text });
+    },
+    close: () => transport.close(),
+  };
+}

@@ -1,0 +1,26 @@
+import Router from '@koa/router';
+import type { Db } from '../../db/open-database.js';
+import { recordPayment } from '../../domain/payments/record-payment.js';
+import { API_PREFIX, type ServerConfig } from '../config.js';
+import { authorize } from '../middleware/authorize.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { requireModule } from '../middleware/require-module.js';
+import type { ClinicState } from '../state.js';
+
+/** POST /invoices/{invoice_id}/payments (payments module): 200, not 201 (spec 4). */
+export function paymentsRouter(db: Db, config: ServerConfig): Router<ClinicState> {
+  const router = new Router<ClinicState>({ prefix: API_PREFIX });
+  router.post(
+    '/invoices/:invoice_id/payments',
+    authorize(db, 'payments:write'),
+    requireModule(db, 'payments'),
+    jsonBody(config.jsonBodyLimitBytes),
+    (ctx) => {
+      const { payment, replayed } = recordPayment(db, { path: ctx.params, headers: ctx.headers, body: ctx.state.body });
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      ctx.status = 200;
+      ctx.body = payment;
+    },
+  );
+  return router;
+}

@@ -1,0 +1,183 @@
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { listNotificationRows, type NotificationRow } from '../../src/db/notifications.js';
+import { openDatabase, type Db } from '../../src/db/open-database.js';
+import { ValidationError } from '../../src/domain/errors.js';
+import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
+import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
+import {
+  DEFAULT_RETRY_POLICY,
+  deliverDueNotifications,
+  retryDelayMs,
+  type Mailer,
+  type RetryPolicy,
+} from '../../src/domain/notifications/deliver-notifications.js';
+import { listNotifications } from '../../src/domain/notifications/list-notifications.js';
+import { createPatient } from '../../src/domain/patients/create-patient.js';
+import { recordPayment } from '../../src/domain/payments/record-payment.js';
+import { startDeliveryWorker } from '../../src/notifications/delivery-worker.js';
+import { createSmtpMailer } from '../../src/notifications/smtp-mailer.js';
+import { silentLogger } from '../../src/server/logger.js';
+import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
+import { closedPort, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
+import { makeDataDir } from '../helpers/test-server.js';
+
+describe('notification delivery', () => {
+  let db: Db;
+  let dataDir: string;
+  let smtp: SmtpSink;
+  before(async () => {
+    dataDir = makeDataDir();
+    db = openDatabase(dataDir);
+    smtp = await startSmtpSink();
+  });
+  after(async () => {
+    await smtp.close();
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Pays a new invoice of a new patient in full, which queues its notification. */
+  function paidInvoice(patient: Record<string, unknown> = {}, { withoutEmail = false } = {}): { invoice: Invoice; notification: NotificationRow } {
+    const patientId = createPatient(db, buildPatient(patient)).id;
+    // The API insists on an email; a patient without one (imported, say) can only be made by hand.
+    if (withoutEmail) db.prepare('UPDATE patients SET email = NULL WHERE id = ?').run(patientId);
+    const invoice = createInvoice(db, buildInvoice(patientId, { total: '42.00' }));
+    recordPayment(db, { path: { invoice_id: invoice.id }, headers: {}, body: buildPayment({ amount: '42.00' }) });
+    const notification = listNotificationRows(db).find((n) => n.invoice_id === invoice.id)!;
+    return { invoice, notification };
+  }
+  const rowOf = (id: string) => listNotificationRows(db).find((n) => n.id === id)!;
+  /** Leaves only this row due, so a pass touches nothing else. */
+  const onlyDue = (id: string) =>
+    db.prepare(`UPDATE notification_outbox SET next_attempt_at = CASE WHEN id = ? THEN '2000-01-01T00:00:00.000Z' ELSE '9999-01-01T00:00:00.000Z' END`).run(id);
+
+  it('delivers a pending email through SMTP, naming the invoice and nothing more sensitive', async () => {
+    const { invoice, notification } = paidInvoice({ first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.org' });
+    onlyDue(notification.id);
+    const outcomes = await deliverDueNotifications(db, createSmtpMailer(smtp.url, 'clinic@example.org'));
+    assert.deepEqual(outcomes, [{ notification_id: notification.id, outcome: 'sent', attempts: 1 }]);
+    const [mail] = await smtp.waitFor(1);
+    assert.equal(mail?.from, 'clinic@example.org');
+    assert.deepEqual(mail?.to, ['grace@example.org']);
+    assert.match(mail?.raw ?? '', new RegExp(`^Subject: Invoice ${invoice.invoice_number} is paid\\r?$`, 'm'));
+    assert.match(mail?.raw ?? '', new RegExp(`invoice ${invoice.invoice_number} is now paid in full`));
+    for (const secret of ['Grace', 'Hopper', '42']) assert.ok(!mail?.raw.split(/\r?\n\r?\n/).slice(1).join('').includes(secret), secret);
+    const row = rowOf(notification.id);
+    assert.deepEqual([row.status, row.attempts, row.last_error], ['sent', 1, null]);
+    assert.ok(row.sent_at !== null);
+  });
+
+  it('leaves the row pending with the attempt counted and a later retry when the SMTP server is unreachable', async () => {
+    const { notification } = paidInvoice();
+    onlyDue(notification.id);
+    const started = Date.now();
+    const mailer = createSmtpMailer(`smtp://127.0.0.1:${await closedPort()}`, 'clinic@example.org');
+    const [outcome] = await deliverDueNotifications(db, mailer);
+    assert.equal(outcome?.outcome, 'retry');
+    const row = rowOf(notification.id);
+    assert.deepEqual([row.status, row.attempts, row.sent_at], ['pending', 1, null]);
+    assert.match(row.last_error ?? '', /ECONNREFUSED|connect/i);
+    const wait = Date.parse(row.next_attempt_at) - started;
+    assert.ok(wait >= DEFAULT_RETRY_POLICY.firstDelayMs - 1000 && wait <= DEFAULT_RETRY_POLICY.firstDelayMs + 5000, `waits ${wait} ms`);
+    // Not due again yet: a second pass leaves it alone.
+    assert.deepEqual(await deliverDueNotifications(db, mailer), []);
+    assert.equal(rowOf(notification.id).attempts, 1);
+  });
+
+  it('backs off exponentially and marks the row failed after the last attempt', async () => {
+    const { notification } = paidInvoice();
+    onlyDue(notification.id);
+    const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxAttempts: 3 };
+    const failing: Mailer = { send: () => Promise.reject(new Error('550 mailbox unavailable')) };
+    let clock = Date.now();
+    const waits: number[] = [];
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      const [outcome] = await deliverDueNotifications(db, failing, policy, () => clock);
+      assert.equal(outcome?.outcome, attempt < 3 ? 'retry' : 'failed');
+      const row = rowOf(notification.id);
+      assert.equal(row.attempts, attempt);
+      if (attempt < 3) waits.push(Date.parse(row.next_attempt_at) - clock);
+      clock = Date.parse(row.next_attempt_at) + 1;
+    }
+    assert.deepEqual(waits, [30_000, 60_000]);
+    const row = rowOf(notification.id);
+    assert.deepEqual([row.status, row.last_error], ['failed', '550 mailbox unavailable']);
+  });
+
+  it('doubles the wait from 30 s up to an hour', () => {
+    assert.deepEqual(
+      [1, 2, 3, 4, 8, 9, 20].map((attempts) => retryDelayMs(DEFAULT_RETRY_POLICY, attempts)),
+      [30_000, 60_000, 120_000, 240_000, 3_600_000, 3_600_000, 3_600_000],
+    );
+  });
+
+  it('leaves SMS rows pending: there is no SMS gateway', async () => {
+    const { notification } = paidInvoice({}, { withoutEmail: true });
+    assert.equal(notification.channel, 'sms');
+    onlyDue(notification.id);
+    assert.deepEqual(await deliverDueNotifications(db, { send: () => assert.fail('no SMS by email') }), []);
+    assert.deepEqual([rowOf(notification.id).status, rowOf(notification.id).attempts], ['pending', 0]);
+  });
+
+  it('never sends one row twice when two passes run at once', async () => {
+    const { notification } = paidInvoice();
+    onlyDue(notification.id);
+    let sends = 0;
+    const slow: Mailer = { send: () => new Promise((resolve) => setTimeout(() => resolve(void sends++), 50)) };
+    const [a, b] = await Promise.all([deliverDueNotifications(db, slow), deliverDueNotifications(db, slow)]);
+    assert.equal(sends, 1);
+    assert.equal((a?.length ?? 0) + (b?.length ?? 0), 1);
+    assert.equal(rowOf(notification.id).status, 'sent');
+  });
+
+  it('runs in the background and stops cleanly', async () => {
+    const { notification } = paidInvoice({ email: 'worker@example.org' });
+    onlyDue(notification.id);
+    const before = smtp.messages.length;
+    const worker = startDeliveryWorker(db, createSmtpMailer(smtp.url, 'clinic@example.org'), { logger: silentLogger, intervalMs: 50 });
+    try {
+      const messages = await smtp.waitFor(before + 1);
+      assert.deepEqual(messages.at(-1)?.to, ['worker@example.org']);
+    } finally {
+      await worker.stop();
+    }
+    assert.equal(rowOf(notification.id).status, 'sent');
+  });
+});
+
+describe('listing notifications', () => {
+  let db: Db;
+  let dataDir: string;
+  before(() => {
+    dataDir = makeDataDir();
+    db = openDatabase(dataDir);
+    for (let i = 0; i < 2; i++) {
+      const invoice = createInvoice(db, buildInvoice(createPatient(db, buildPatient()).id, { total: 1 }));
+      recordPayment(db, { path: { invoice_id: invoice.id }, headers: {}, body: buildPayment({ amount: 1 }) });
+    }
+  });
+  after(() => {
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('lists every row with its delivery state, without the recipient\'s address', () => {
+    const rows = listNotifications(db);
+    assert.equal(rows.length, 2);
+    assert.deepEqual(Object.keys(rows[0]!), [
+      'id', 'patient_id', 'invoice_id', 'channel', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at', 'sent_at',
+    ]);
+    assert.ok(!JSON.stringify(rows).includes('ada@example.org'));
+  });
+
+  it('filters by status and refuses an unknown one', () => {
+    assert.equal(listNotifications(db, { status: 'pending' }).length, 2);
+    assert.equal(listNotifications(db, { status: 'sent' }).length, 0);
+    assert.throws(
+      () => listNotifications(db, { status: 'lost' }),
+      (e) => e instanceof ValidationError && e.issues[0]?.type === 'literal_error' && e.issues[0].loc.join('.') === 'query.status',
+    );
+  });
+});
