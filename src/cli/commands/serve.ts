@@ -54,7 +54,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const port = options.port;
       const documentLimitBytes = Math.floor(options.documentLimitMb * 1024 * 1024);
       const logger = jsonLineLogger();
-      const db = openDatabase(options.data);
+      const db = openDatabase(options.data, { nativeBinding: options.nativeBinding });
       try {
         if (!hasApiKeys(db)) {
           // First run: a new user can call the API at once. Shown once, like every key.
