@@ -3,7 +3,9 @@ import type { CliIo } from './io.js';
 import type { CommonOptions } from './output.js';
 import { EXIT, reportError } from './report-error.js';
 import { registerApiKeyCommands } from './commands/api-key.js';
+import { registerBackupCommands } from './commands/backup.js';
 import { registerCatalogCommands } from './commands/catalog.js';
+import { registerCheckCommand } from './commands/check.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerModuleCommands } from './commands/module.js';
 import { registerPatientCommands } from './commands/patient.js';
@@ -47,6 +49,8 @@ export function buildProgram(io: CliIo, runtime: CliRuntime = {}): Command {
   registerModuleCommands(program, io);
   registerSettingsCommands(program, io);
   registerPatientCommands(program, io);
+  registerBackupCommands(program, io);
+  registerCheckCommand(program, io);
   registerVersionCommand(program, io);
   // Groups (api-key, doctor, ...) exit through exitOverride too instead of process.exit.
   for (const command of program.commands) command.exitOverride();
