@@ -1,6 +1,8 @@
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { openDatabase } from '../../db/open-database.js';
+import { acquireInstanceLock, LOCK_FILE } from '../../db/instance-lock.js';
+import { openDatabase, type Db } from '../../db/open-database.js';
 import { createApiKey, hasApiKeys } from '../../domain/api-keys.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, API_PREFIX } from '../../server/config.js';
 import { jsonLineLogger } from '../../server/logger.js';
@@ -17,6 +19,13 @@ interface ServeOptions extends CommonOptions {
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * How long requests in flight get to finish after SIGTERM/SIGINT before their connections are
+ * cut, so that a stuck client cannot hold a stop past the 10 s operators are promised; the rest
+ * is for closing the database.
+ */
+const SHUTDOWN_GRACE_MS = 8000;
 
 // Option parsers throw InvalidArgumentError so that a bad value is a usage error (exit 2).
 function parsePort(text: string): number {
@@ -54,7 +63,22 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const port = options.port;
       const documentLimitBytes = Math.floor(options.documentLimitMb * 1024 * 1024);
       const logger = jsonLineLogger();
-      const db = openDatabase(options.data, { nativeBinding: options.nativeBinding });
+      const dataDir = resolve(options.data);
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      // Only one server per data directory; CLI commands may still run beside it.
+      const lock = acquireInstanceLock(dataDir, { nativeBinding: options.nativeBinding });
+      if (lock === undefined) {
+        throw new Error(`another clinic server is already running on the data directory ${dataDir} (it holds ${LOCK_FILE}); stop it first`);
+      }
+      let db: Db;
+      try {
+        db = openDatabase(dataDir, { nativeBinding: options.nativeBinding });
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
+      // Listened for before the start line is logged: whoever waits for that line may signal at once.
+      const stopRequested = shutdownSignal();
       try {
         if (!hasApiKeys(db)) {
           // First run: a new user can call the API at once. Shown once, like every key.
@@ -63,7 +87,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         }
         const running = await startServer(
           db,
-          { dataDir: resolve(options.data), jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes, logger },
+          { dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes, logger },
           options.host,
           port,
         );
@@ -71,16 +95,18 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         logger.info({
           event: 'listening',
           address: `http://${running.host.includes(':') ? `[${running.host}]` : running.host}:${running.port}${API_PREFIX}`,
-          data_dir: resolve(options.data),
+          data_dir: dataDir,
           version: PROGRAM_VERSION,
           ...(exposed ? { warning: `listening on ${options.host}, not only on this computer: other machines on the network can reach the API` } : {}),
         });
-        const signal = await shutdownSignal();
+        const signal = await stopRequested;
         logger.info({ event: 'stopping', signal });
-        await running.close();
-        logger.info({ event: 'stopped' });
+        await running.close(SHUTDOWN_GRACE_MS);
       } finally {
+        // Closing the last connection checkpoints the WAL into clinic.db and removes it.
         db.close();
+        lock.release();
       }
+      logger.info({ event: 'stopped' });
     });
 }
