@@ -106,6 +106,25 @@ describe('clinic serve', { timeout: 60_000 }, () => {
     assert.equal(checked.code, 0, checked.stdout + checked.stderr);
   });
 
+  it('cuts a client that never finishes its request, and still exits 0 within 10 s', async () => {
+    const { dataDir, key } = await dataDirWithKey();
+    const serve = await startServeProcess(['--data', dataDir]);
+    const stuck = request(new URL(`${serve.baseUrl}/patients`), {
+      method: 'POST',
+      agent: false,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': 1000 },
+    });
+    const cut = new Promise<void>((resolve) => stuck.on('error', () => resolve()).on('close', () => resolve()));
+    stuck.write('{"first_name":');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const signalled = Date.now();
+    serve.child.kill('SIGTERM');
+    const { code } = await serve.exited;
+    assert.equal(code, 0);
+    assert.ok(Date.now() - signalled < 10_000, `exited after ${Date.now() - signalled} ms`);
+    await cut;
+  });
+
   it('exits 0 on SIGINT too', async () => {
     const { dataDir } = await dataDirWithKey();
     const serve = await startServeProcess(['--data', dataDir]);
