@@ -128,9 +128,11 @@ copyFileSync(runtime, partial);
 chmodSync(partial, 0o755);
 // The runtime carries 18 MB of debug symbols; addons link against the dynamic symbols, which stay.
 execFileSync('strip', [partial]);
-// postject's ELF library warns about the runtime's many note sections; those warnings are noise.
+// postject's ELF library (LIEF) warns about each of the runtime's note sections; only that noise is dropped.
 const warn = console.warn;
-console.warn = () => {};
+console.warn = (...args) => {
+  if (!/^warning: Can't find string offset for section name/.test(String(args[0]))) warn(...args);
+};
 try {
   await inject(partial, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
 } finally {

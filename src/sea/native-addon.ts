@@ -17,7 +17,8 @@ function sha256(bytes: Uint8Array): string {
  * /tmp): the directory must be ours, not a symlink, and mode 0700.
  */
 export function privateCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(homedir(), '.cache');
+  // A relative XDG_CACHE_HOME is ignored, as the XDG Base Directory specification says.
+  const base = env.XDG_CACHE_HOME && isAbsolute(env.XDG_CACHE_HOME) ? env.XDG_CACHE_HOME : join(env.HOME || homedir(), '.cache');
   const dir = join(base, 'clinic');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = lstatSync(dir);
