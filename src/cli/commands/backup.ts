@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { createBackup, requireExistingDatabase, restoreBackup } from '../../domain/maintenance/backup.js';
+import { createBackup, restoreBackup } from '../../domain/maintenance/backup.js';
+import { requireExistingDatabase } from '../../domain/maintenance/data-dir.js';
 import { withDatabase } from '../database.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';

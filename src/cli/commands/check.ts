@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { requireExistingDatabase } from '../../domain/maintenance/backup.js';
 import { runChecks, type CheckOutcome } from '../../domain/maintenance/check.js';
+import { requireExistingDatabase } from '../../domain/maintenance/data-dir.js';
 import { withDatabase } from '../database.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';

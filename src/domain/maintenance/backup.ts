@@ -36,12 +36,6 @@ export interface RestoreSummary {
   documents: number;
 }
 
-/** Refuses a data directory without a database, rather than back up or check a new empty one. */
-export function requireExistingDatabase(dataDir: string): void {
-  const path = join(resolve(dataDir), DATABASE_FILE);
-  if (!existsSync(path)) throw new Error(`there is no database at ${path}`);
-}
-
 /** fsyncs a file or directory, so a rename or a write survives a power cut. */
 async function syncPath(path: string): Promise<void> {
   const handle = await open(path, 'r');

@@ -1,10 +1,17 @@
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { DATABASE_FILE } from '../../db/open-database.js';
 
 /** The folder of a data directory that holds the document files (decisions.md §6). */
 export const DOCUMENTS_DIR = 'documents';
+
+/** Refuses a data directory without a database, rather than back up or check a new, empty one. */
+export function requireExistingDatabase(dataDir: string): void {
+  const path = join(resolve(dataDir), DATABASE_FILE);
+  if (!existsSync(path)) throw new Error(`there is no database at ${path}`);
+}
 
 /** Where a document's file lives: `documents/<patient_id>/<document_id>`. */
 export function documentFilePath(dataDir: string, patientId: string, documentId: string): string {
