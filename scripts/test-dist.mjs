@@ -26,7 +26,7 @@ const suites = ['test/server', 'test/cli']
   .flatMap((dir) => readdirSync(join(root, dir), { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).map((f) => join(dir, f)))
   .sort();
 console.log(`testing ${bin} (alone in ${place}, PATH=${path}) with ${suites.length} test files`);
-const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...suites], {
+const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...suites], {
   cwd: root,
   stdio: 'inherit',
   env: { ...process.env, PATH: path, CLINIC_BIN: bin, XDG_CACHE_HOME: cache },
