@@ -54,8 +54,8 @@ export async function removeFile(path: string): Promise<void> {
   }
 }
 
-/** fsync of a directory: makes an entry just created or renamed in it survive a power cut. */
-async function syncDirectory(path: string): Promise<void> {
+/** fsyncs a file or a directory: makes its content, or an entry just created or renamed in it, survive a power cut. */
+export async function syncPath(path: string): Promise<void> {
   const handle = await open(path, 'r');
   try {
     await handle.sync();
@@ -77,9 +77,9 @@ export async function moveIntoPlace(dataDir: string, tempPath: string, patientId
   const firstCreated = await mkdir(patientDir, { recursive: true, mode: 0o700 });
   await rename(tempPath, target);
   try {
-    await syncDirectory(patientDir);
-    if (firstCreated !== undefined) await syncDirectory(documentsDir);
-    if (firstCreated === documentsDir) await syncDirectory(dataDir);
+    await syncPath(patientDir);
+    if (firstCreated !== undefined) await syncPath(documentsDir);
+    if (firstCreated === documentsDir) await syncPath(dataDir);
   } catch (error) {
     await removeFile(target);
     throw error;

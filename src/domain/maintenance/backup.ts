@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { extract, type ReadEntry } from 'tar';
+import { syncPath } from '../../db/document-files.js';
 import { backupDatabase, integrityProblems } from '../../db/maintenance.js';
 import { SCHEMA_VERSION } from '../../db/migrations.js';
 import { DATABASE_FILE, openDatabase, type Db, type OpenDatabaseOptions } from '../../db/open-database.js';
@@ -34,16 +35,6 @@ export interface RestoreSummary {
   created_at: string;
   program_version: string;
   documents: number;
-}
-
-/** fsyncs a file or directory, so a rename or a write survives a power cut. */
-async function syncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
-  try {
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
 }
 
 /**
