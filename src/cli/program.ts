@@ -1,10 +1,13 @@
 import { Command } from 'commander';
 import type { CliIo } from './io.js';
+import type { CommonOptions } from './output.js';
 import { EXIT, reportError } from './report-error.js';
 import { registerApiKeyCommands } from './commands/api-key.js';
 import { registerAppointmentCommands } from './commands/appointment.js';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDocumentCommands } from './commands/document.js';
+import { registerBackupCommands } from './commands/backup.js';
+import { registerCheckCommand } from './commands/check.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerModuleCommands } from './commands/module.js';
 import { registerPatientCommands } from './commands/patient.js';
@@ -13,6 +16,7 @@ import { registerSettingsCommands } from './commands/settings.js';
 import { registerInvoiceCommands } from './commands/invoice.js';
 import { registerPaymentCommands } from './commands/payment.js';
 import { registerNotificationCommands } from './commands/notifications.js';
+import { registerVersionCommand } from './commands/version.js';
 import { PROGRAM_VERSION } from '../version.js';
 
 /** The default data directory: `CLINIC_DATA`, else `./data`. */
@@ -29,8 +33,14 @@ export function subcommand(parent: Command, name: string, description: string): 
     .option('--json', 'print machine-readable JSON in the API\'s own shape');
 }
 
+/** What the process running the program brings besides its streams. */
+export interface CliRuntime {
+  /** The better-sqlite3 addon the single executable carries (absent: found in node_modules). */
+  nativeBinding?: object;
+}
+
 /** The whole command tree. */
-export function buildProgram(io: CliIo): Command {
+export function buildProgram(io: CliIo, runtime: CliRuntime = {}): Command {
   const program = new Command('clinic')
     .description('Clinic practice service: the public JSON API on localhost and a command line over the same data.')
     .version(PROGRAM_VERSION, '-V, --version')
@@ -49,15 +59,23 @@ export function buildProgram(io: CliIo): Command {
   registerInvoiceCommands(program, io);
   registerPaymentCommands(program, io);
   registerNotificationCommands(program, io);
+  registerBackupCommands(program, io);
+  registerCheckCommand(program, io);
+  registerVersionCommand(program, io);
   // Groups (api-key, doctor, ...) exit through exitOverride too instead of process.exit.
   for (const command of program.commands) command.exitOverride();
+  // The runtime rides on every command's options (CommonOptions.nativeBinding), so that
+  // withDatabase and openDatabase get it without each command passing it along by hand.
+  program.hook('preAction', (_program, action) => {
+    if (runtime.nativeBinding !== undefined) action.setOptionValue('nativeBinding' satisfies keyof CommonOptions, runtime.nativeBinding);
+  });
   return program;
 }
 
 /** Runs the program on `argv` (user arguments only) and returns the exit code. */
-export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+export async function runCli(argv: readonly string[], io: CliIo, runtime: CliRuntime = {}): Promise<number> {
   try {
-    await buildProgram(io).parseAsync([...argv], { from: 'user' });
+    await buildProgram(io, runtime).parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (error) {
     return reportError(io, error, argv.includes('--json'));

@@ -44,6 +44,18 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   return db;
 }
 
+/** The version of the SQLite library better-sqlite3 was built with (asks a throwaway in-memory database). */
+export function sqliteVersion(options: OpenDatabaseOptions = {}): string {
+  const db = new Database(':memory:', {
+    ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string }),
+  });
+  try {
+    return (db.prepare('SELECT sqlite_version() AS version').get() as { version: string }).version;
+  } finally {
+    db.close();
+  }
+}
+
 /**
  * Memoises a set of prepared statements per connection, so each SQL text is prepared once per
  * process instead of once per call.

@@ -9,8 +9,11 @@ export interface RunningServer {
   server: Server;
   host: string;
   port: number;
-  /** Stops accepting, lets requests in flight finish, then resolves. */
-  close(): Promise<void>;
+  /**
+   * Stops accepting, lets requests in flight finish, then resolves. After `graceMs` the
+   * connections still open are cut, so a slow or stuck client cannot hold up a shutdown.
+   */
+  close(graceMs?: number): Promise<void>;
 }
 
 /** Serves the app on `host:port`. */
@@ -30,9 +33,13 @@ export async function startServer(db: Db, config: ServerConfig, host: string, po
     server,
     host: address.address,
     port: address.port,
-    close: () =>
+    close: (graceMs = Infinity) =>
       new Promise<void>((resolve) => {
-        server.close(() => resolve());
+        const deadline = Number.isFinite(graceMs) ? setTimeout(() => server.closeAllConnections(), graceMs) : undefined;
+        server.close(() => {
+          clearTimeout(deadline);
+          resolve();
+        });
         // Idle keep-alive sockets would otherwise hold close() open until they time out.
         server.closeIdleConnections();
       }),

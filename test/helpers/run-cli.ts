@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -9,19 +9,27 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Whether the tests run against a built executable (CLINIC_BIN) rather than the source. */
+export const testingExecutable = Boolean(process.env.CLINIC_BIN);
+
 /**
- * Runs `clinic <args>` as a child process, as a person would: by default the TypeScript source
+ * Starts `clinic <args>` as a child process, as a person would: by default the TypeScript source
  * through tsx; with CLINIC_BIN set (e.g. to dist/clinic), that executable instead.
  */
-export function runClinic(args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+export function spawnClinic(args: readonly string[], options: { env?: Record<string, string> } = {}): ChildProcessWithoutNullStreams {
   const bin = process.env.CLINIC_BIN;
   const [command, prefix] = bin ? [bin, []] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
+  return spawn(command, [...prefix, ...args], {
+    cwd: root,
+    env: { ...process.env, ...options.env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+}
+
+/** Runs `clinic <args>` to its end (see spawnClinic) and collects its output. */
+export function runClinic(args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, [...prefix, ...args], {
-      cwd: root,
-      env: { ...process.env, ...options.env },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawnClinic(args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
@@ -29,5 +37,49 @@ export function runClinic(args: readonly string[], options: { env?: Record<strin
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
     child.stdin.end(options.input ?? '');
+  });
+}
+
+/** A `clinic serve` child process, listening. */
+export interface ServeProcess {
+  child: ChildProcessWithoutNullStreams;
+  /** Base URL including /api/public/v1, from the "listening" log line. */
+  baseUrl: string;
+  /** Every JSON line logged on stdout so far (more arrive while it runs). */
+  logLines: Record<string, unknown>[];
+  /** Everything written so far. */
+  output(): { stdout: string; stderr: string };
+  /** Resolves with the exit code and signal once the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `clinic serve --port 0 <args>` and resolves once it logs that it is listening. */
+export function startServeProcess(args: readonly string[], options: { env?: Record<string, string> } = {}): Promise<ServeProcess> {
+  const child = spawnClinic(['serve', '--port', '0', ...args], options);
+  let stdout = '';
+  let stderr = '';
+  let pending = '';
+  const logLines: Record<string, unknown>[] = [];
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+      pending += chunk;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) {
+        if (!line.startsWith('{')) continue;
+        const event = JSON.parse(line) as Record<string, unknown>;
+        logLines.push(event);
+        if (event.event === 'listening') {
+          resolve({ child, baseUrl: String(event.address), logLines, output: () => ({ stdout, stderr }), exited });
+        }
+      }
+    });
+    void exited.then(({ code }) => reject(new Error(`clinic serve exited (${code}) before listening:\n${stdout}${stderr}`)));
   });
 }

@@ -7,6 +7,7 @@ import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, type Serve
 import { silentLogger } from '../../src/server/logger.js';
 import { startServer } from '../../src/server/start-server.js';
 import { assertMatchesContract } from './contract.js';
+import { runClinic, startServeProcess, testingExecutable } from './run-cli.js';
 
 /** A fresh temporary data directory, removed by the returned cleanup. */
 export function makeDataDir(): string {
@@ -30,6 +31,7 @@ export interface RequestOptions {
 }
 
 export interface TestServer {
+  /** The test's own connection to the server's database (another process's, with CLINIC_BIN). */
   db: Db;
   dataDir: string;
   /** Base URL including /api/public/v1. */
@@ -43,8 +45,37 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-/** The real server on an ephemeral loopback port over a new database in a temporary directory. */
-export async function startTestServer(config: Partial<ServerConfig> = {}): Promise<TestServer> {
+/**
+ * Sends requests to `baseUrl` with `key` unless told otherwise, checks each answer against the
+ * OpenAPI document (contract.ts) and parses JSON answers.
+ */
+function requester(baseUrl: string, key: string): TestServer['request'] {
+  return async (method, path, options = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    const sendKey = options.key === undefined ? key : options.key;
+    if (sendKey !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
+      headers.authorization = `Bearer ${sendKey}`;
+    }
+    let body: string | Uint8Array | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
+    }
+    const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
+    const text = await response.text();
+    assertMatchesContract(method, `${baseUrl}${path}`, { status: response.status, headers: response.headers, text });
+    let parsed: unknown = undefined;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed as any, text };
+  };
+}
+
+/** The real server in this process, on an ephemeral loopback port over a new data directory. */
+async function startInProcessServer(config: Partial<ServerConfig>): Promise<TestServer> {
   const dataDir = makeDataDir();
   const db = openDatabase(dataDir);
   const running = await startServer(
@@ -67,32 +98,51 @@ export async function startTestServer(config: Partial<ServerConfig> = {}): Promi
     baseUrl,
     key,
     createKey: (scopes) => createApiKey(db, { name: 'scoped', ...(scopes ? { scopes } : {}) }).key,
-    async request(method, path, options = {}) {
-      const headers: Record<string, string> = { ...options.headers };
-      const sendKey = options.key === undefined ? key : options.key;
-      if (sendKey !== null && !Object.keys(headers).some((h) => h.toLowerCase() === 'authorization')) {
-        headers.authorization = `Bearer ${sendKey}`;
-      }
-      let body: string | Uint8Array | undefined = options.rawBody;
-      if (options.body !== undefined) {
-        body = JSON.stringify(options.body);
-        if (!Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) headers['content-type'] = 'application/json';
-      }
-      const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
-      const text = await response.text();
-      assertMatchesContract(method, `${baseUrl}${path}`, { status: response.status, headers: response.headers, text });
-      let parsed: unknown = undefined;
-      try {
-        parsed = text === '' ? undefined : JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
-      return { status: response.status, headers: response.headers, body: parsed as any, text };
-    },
+    request: requester(baseUrl, key),
     async close() {
       await running.close();
       db.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * `$CLINIC_BIN serve` as a child process over a new data directory. Its key is made by
+ * `$CLINIC_BIN api-key create`; the test process opens the same database file for tests that
+ * read or prepare data directly (WAL lets both processes use it).
+ */
+async function startExecutableServer(config: Partial<ServerConfig>): Promise<TestServer> {
+  const { documentLimitBytes, ...rest } = config;
+  if (Object.keys(rest).length > 0) throw new Error(`with CLINIC_BIN only documentLimitBytes can be configured, not ${Object.keys(rest).join(', ')}`);
+  const dataDir = makeDataDir();
+  const created = await runClinic(['api-key', 'create', '--name', 'test', '--json', '--data', dataDir]);
+  if (created.code !== 0) throw new Error(`api-key create failed: ${created.stderr}`);
+  const key = (JSON.parse(created.stdout) as { key: string }).key;
+  const limit = documentLimitBytes === undefined ? [] : ['--document-limit-mb', String(documentLimitBytes / 1024 / 1024)];
+  const serve = await startServeProcess(['--data', dataDir, ...limit]);
+  const db = openDatabase(dataDir);
+  return {
+    db,
+    dataDir,
+    baseUrl: serve.baseUrl,
+    key,
+    createKey: (scopes) => createApiKey(db, { name: 'scoped', ...(scopes ? { scopes } : {}) }).key,
+    request: requester(serve.baseUrl, key),
+    async close() {
+      serve.child.kill('SIGTERM');
+      const { code } = await serve.exited;
+      db.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      if (code !== 0) throw new Error(`clinic serve exited with ${code}:\n${serve.output().stderr}`);
+    },
+  };
+}
+
+/**
+ * The real server on an ephemeral loopback port over a new database in a temporary directory:
+ * in this process, or with CLINIC_BIN set, that executable's `serve`.
+ */
+export async function startTestServer(config: Partial<ServerConfig> = {}): Promise<TestServer> {
+  return testingExecutable ? startExecutableServer(config) : startInProcessServer(config);
 }

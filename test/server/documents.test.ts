@@ -214,6 +214,8 @@ describe('POST /patients/{patient_id}/documents', () => {
           // The server may close before the client stops writing; the response already came.
           if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
         });
+        // Without an answer the promise would otherwise never settle.
+        req.on('close', () => setTimeout(() => reject(new Error(`the connection closed without a complete answer after ${sent} bytes`)), 1000));
         req.write(partHead({ name: 'file', filename: 'huge.bin', contentType: 'application/octet-stream' }));
         const chunk = Buffer.alloc(64 * 1024, 7);
         const pump = () => {

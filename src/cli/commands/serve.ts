@@ -1,11 +1,13 @@
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { openDatabase } from '../../db/open-database.js';
+import { acquireInstanceLock, LOCK_FILE } from '../../db/instance-lock.js';
+import { openDatabase, type Db } from '../../db/open-database.js';
 import { createApiKey, hasApiKeys } from '../../domain/api-keys.js';
-import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, API_PREFIX } from '../../server/config.js';
-import { jsonLineLogger } from '../../server/logger.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../../notifications/delivery-worker.js';
 import { createSmtpMailer, isSmtpUrl } from '../../notifications/smtp-mailer.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, API_PREFIX } from '../../server/config.js';
+import { jsonLineLogger } from '../../server/logger.js';
 import { startServer } from '../../server/start-server.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import type { CliIo } from '../io.js';
@@ -14,13 +16,20 @@ import { subcommand } from '../program.js';
 
 interface ServeOptions extends CommonOptions {
   host: string;
-  port: number;
-  documentLimitMb: number;
+  port?: number;
+  documentLimitMb?: number;
   smtpUrl?: string;
   smtpFrom: string;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * How long requests in flight get to finish after SIGTERM/SIGINT before their connections are
+ * cut, so that a stuck client cannot hold a stop past the 10 s operators are promised; the rest
+ * is for closing the database.
+ */
+const SHUTDOWN_GRACE_MS = 8000;
 
 // Option parsers throw InvalidArgumentError so that a bad value is a usage error (exit 2).
 function parsePort(text: string): number {
@@ -43,6 +52,22 @@ function parseSmtpUrl(text: string): string {
   return text;
 }
 
+/**
+ * An option's value, else its environment variable parsed the same way, else `fallback`. The
+ * environment is read here, in the action, so that a bad CLINIC_PORT stops `serve` with a usage
+ * error instead of breaking every other command at start-up.
+ */
+function optionOrEnv<T>(command: Command, given: T | undefined, variable: string, parse: (text: string) => T, fallback: T): T {
+  if (given !== undefined) return given;
+  const text = process.env[variable];
+  if (!text) return fallback;
+  try {
+    return parse(text);
+  } catch (error) {
+    return command.error(`error: ${variable}: ${error instanceof Error ? error.message : String(error)}`, { exitCode: 2 });
+  }
+}
+
 /** Resolves on the first SIGTERM or SIGINT. */
 function shutdownSignal(): Promise<string> {
   return new Promise((resolve) => {
@@ -60,19 +85,32 @@ function shutdownSignal(): Promise<string> {
 export function registerServeCommand(program: Command, io: CliIo): void {
   subcommand(program, 'serve', 'serve the public API')
     .option('--host <address>', 'address to listen on (env CLINIC_HOST); anything but loopback exposes patient data to the network', process.env.CLINIC_HOST || '127.0.0.1')
-    .option('--port <port>', 'port to listen on (env CLINIC_PORT; 0 picks a free one)', parsePort, parsePort(process.env.CLINIC_PORT || '8080'))
-    .option('--document-limit-mb <mb>', 'largest document upload in MiB (env CLINIC_DOCUMENT_LIMIT_MB)', parseMegabytes, parseMegabytes(process.env.CLINIC_DOCUMENT_LIMIT_MB || String(DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024)))
-    .option('--smtp-url <url>', 'deliver email notifications through this SMTP server (env CLINIC_SMTP_URL); without it they stay pending', parseSmtpUrl, process.env.CLINIC_SMTP_URL || undefined)
+    .option('--port <port>', 'port to listen on (env CLINIC_PORT, default 8080; 0 picks a free one)', parsePort)
+    .option('--document-limit-mb <mb>', `largest document upload in MiB (env CLINIC_DOCUMENT_LIMIT_MB, default ${DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024})`, parseMegabytes)
+    .option('--smtp-url <url>', 'deliver email notifications through this SMTP server (env CLINIC_SMTP_URL); without it they stay pending', parseSmtpUrl)
     .option('--smtp-from <address>', 'sender of notification emails (env CLINIC_SMTP_FROM)', process.env.CLINIC_SMTP_FROM || 'clinic@localhost')
     .action(async (options: ServeOptions, command: Command) => {
-      // The env default skips the option parser; checked here so that a bad value stops only `serve`.
-      if (options.smtpUrl !== undefined && !isSmtpUrl(options.smtpUrl)) {
-        command.error(`error: CLINIC_SMTP_URL: ${SMTP_URL_FORM}`, { exitCode: 2 });
-      }
-      const port = options.port;
-      const documentLimitBytes = Math.floor(options.documentLimitMb * 1024 * 1024);
+      const port = optionOrEnv(command, options.port, 'CLINIC_PORT', parsePort, 8080);
+      const documentLimitMb = optionOrEnv(command, options.documentLimitMb, 'CLINIC_DOCUMENT_LIMIT_MB', parseMegabytes, DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024);
+      const smtpUrl = optionOrEnv<string | undefined>(command, options.smtpUrl, 'CLINIC_SMTP_URL', parseSmtpUrl, undefined);
+      const documentLimitBytes = Math.floor(documentLimitMb * 1024 * 1024);
       const logger = jsonLineLogger();
-      const db = openDatabase(options.data);
+      const dataDir = resolve(options.data);
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+      // Only one server per data directory; CLI commands may still run beside it.
+      const lock = acquireInstanceLock(dataDir, { nativeBinding: options.nativeBinding });
+      if (lock === undefined) {
+        throw new Error(`another clinic server is already running on the data directory ${dataDir} (it holds ${LOCK_FILE}); stop it first`);
+      }
+      let db: Db;
+      try {
+        db = openDatabase(dataDir, { nativeBinding: options.nativeBinding });
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
+      // Listened for before the start line is logged: whoever waits for that line may signal at once.
+      const stopRequested = shutdownSignal();
       let worker: DeliveryWorker | undefined;
       try {
         if (!hasApiKeys(db)) {
@@ -82,7 +120,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         }
         const running = await startServer(
           db,
-          { dataDir: resolve(options.data), jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes, logger },
+          { dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes, logger },
           options.host,
           port,
         );
@@ -90,28 +128,30 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         logger.info({
           event: 'listening',
           address: `http://${running.host.includes(':') ? `[${running.host}]` : running.host}:${running.port}${API_PREFIX}`,
-          data_dir: resolve(options.data),
+          data_dir: dataDir,
           version: PROGRAM_VERSION,
           ...(exposed ? { warning: `listening on ${options.host}, not only on this computer: other machines on the network can reach the API` } : {}),
         });
-        if (options.smtpUrl === undefined) {
+        if (smtpUrl === undefined) {
           logger.info({ event: 'notifications', delivery: 'off', note: 'no --smtp-url: notifications stay pending (clinic notifications list)' });
         } else {
-          worker = startDeliveryWorker(db, createSmtpMailer(options.smtpUrl, options.smtpFrom), { logger });
+          worker = startDeliveryWorker(db, createSmtpMailer(smtpUrl, options.smtpFrom), { logger });
           // The host only: the URL may carry a password.
-          logger.info({ event: 'notifications', delivery: 'smtp', smtp_host: new URL(options.smtpUrl).host });
+          logger.info({ event: 'notifications', delivery: 'smtp', smtp_host: new URL(smtpUrl).host });
         }
-        const signal = await shutdownSignal();
+        const signal = await stopRequested;
         logger.info({ event: 'stopping', signal });
-        await running.close();
+        await running.close(SHUTDOWN_GRACE_MS);
         // After the server, whose last requests may have queued notifications; before the
         // database, which a pass in progress still writes to.
         await worker?.stop();
         worker = undefined;
-        logger.info({ event: 'stopped' });
       } finally {
         await worker?.stop();
+        // Closing the last connection checkpoints the WAL into clinic.db and removes it.
         db.close();
+        lock.release();
       }
+      logger.info({ event: 'stopped' });
     });
 }

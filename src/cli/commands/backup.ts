@@ -1,0 +1,31 @@
+import type { Command } from 'commander';
+import { createBackup, restoreBackup } from '../../domain/maintenance/backup.js';
+import { requireExistingDatabase } from '../../domain/maintenance/data-dir.js';
+import { withDatabase } from '../database.js';
+import type { CliIo } from '../io.js';
+import { emit, type CommonOptions } from '../output.js';
+import { subcommand } from '../program.js';
+
+/** `clinic backup FILE` and `clinic restore FILE`. */
+export function registerBackupCommands(program: Command, io: CliIo): void {
+  subcommand(program, 'backup', 'write the database and the documents to one verified archive (safe while the server runs)')
+    .argument('<file>', 'the archive to write (a .tar.gz); never overwritten')
+    .action(async (file: string, options: CommonOptions) => {
+      requireExistingDatabase(options.data);
+      await withDatabase(options, async (db) => {
+        const summary = await createBackup(db, options.data, file);
+        emit(io, options, summary, () =>
+          `backed up the database (${summary.database_bytes} bytes) and ${summary.documents} document(s) to ${summary.file} (${summary.bytes} bytes)\n`,
+        );
+      });
+    });
+
+  subcommand(program, 'restore', 'restore a backup into an empty data directory, verifying every file')
+    .argument('<file>', 'an archive written by clinic backup')
+    .action(async (file: string, options: CommonOptions) => {
+      const summary = await restoreBackup(file, options.data, { nativeBinding: options.nativeBinding });
+      emit(io, options, summary, () =>
+        `restored the backup of ${summary.created_at} (clinic ${summary.program_version}, ${summary.documents} document(s)) into ${summary.data_dir}\n`,
+      );
+    });
+}

@@ -1,0 +1,28 @@
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { runChecks, type CheckOutcome } from '../../domain/maintenance/check.js';
+import { requireExistingDatabase } from '../../domain/maintenance/data-dir.js';
+import { withDatabase } from '../database.js';
+import type { CliIo } from '../io.js';
+import { emit, type CommonOptions } from '../output.js';
+import { subcommand } from '../program.js';
+
+function describe(outcomes: readonly CheckOutcome[]): string {
+  const lines: string[] = [];
+  for (const outcome of outcomes) {
+    lines.push(`${outcome.status.toUpperCase().padEnd(7)}  ${outcome.name}: ${outcome.description}`);
+    for (const finding of outcome.findings) lines.push(`         - ${finding}`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** `clinic check`: prints every finding; exits 1 when there is any. */
+export function registerCheckCommand(program: Command, io: CliIo): void {
+  subcommand(program, 'check', "check the database and the documents' files; exit 1 on any finding").action(async (options: CommonOptions) => {
+    requireExistingDatabase(options.data);
+    const outcomes = await withDatabase(options, (db) => runChecks(db, resolve(options.data)));
+    const findings = outcomes.reduce((count, outcome) => count + outcome.findings.length, 0);
+    emit(io, options, { ok: findings === 0, checks: outcomes }, () => describe(outcomes));
+    if (findings > 0) throw new Error(`check found ${findings} problem(s)`);
+  });
+}

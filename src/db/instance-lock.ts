@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { isDatabaseBusy, type OpenDatabaseOptions } from './open-database.js';
+
+/** The file in a data directory that a running server holds locked. */
+export const LOCK_FILE = 'clinic.lock';
+
+/** A held instance lock; `release` gives it up (process exit does too). */
+export interface InstanceLock {
+  release(): void;
+}
+
+/**
+ * Takes the data directory's instance lock, or returns undefined while another process holds it.
+ * The lock is SQLite's own exclusive file lock (fcntl) on a small side database, held by a
+ * transaction that is never committed. Unlike a pid file it cannot go stale: the kernel drops it
+ * when the process dies, so a power cut or kill -9 never keeps the next start out.
+ */
+export function acquireInstanceLock(dataDir: string, options: OpenDatabaseOptions = {}): InstanceLock | undefined {
+  const lockDb = new Database(join(dataDir, LOCK_FILE), {
+    // Fail at once instead of waiting: the other holder keeps the lock for as long as it runs.
+    timeout: 0,
+    ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string }),
+  });
+  try {
+    // EXCLUSIVE locking mode keeps the lock until the connection closes, not only per transaction;
+    // no journal, since nothing is ever written (and no clinic.lock-journal file is left behind).
+    lockDb.pragma('locking_mode = EXCLUSIVE');
+    lockDb.pragma('journal_mode = OFF');
+    lockDb.exec('BEGIN EXCLUSIVE');
+  } catch (error) {
+    lockDb.close();
+    if (isDatabaseBusy(error)) return undefined;
+    throw error;
+  }
+  return {
+    release() {
+      if (!lockDb.open) return;
+      lockDb.exec('ROLLBACK');
+      lockDb.close();
+    },
+  };
+}

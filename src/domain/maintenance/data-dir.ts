@@ -1,0 +1,51 @@
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { DATABASE_FILE } from '../../db/open-database.js';
+
+/** The folder of a data directory that holds the document files (decisions.md §6). */
+export const DOCUMENTS_DIR = 'documents';
+
+/** Refuses a data directory without a database, rather than back up or check a new, empty one. */
+export function requireExistingDatabase(dataDir: string): void {
+  const path = join(resolve(dataDir), DATABASE_FILE);
+  if (!existsSync(path)) throw new Error(`there is no database at ${path}`);
+}
+
+/** Where a document's file lives: `documents/<patient_id>/<document_id>`. */
+export function documentFilePath(dataDir: string, patientId: string, documentId: string): string {
+  return join(dataDir, DOCUMENTS_DIR, patientId, documentId);
+}
+
+/** A file's size and SHA-256 (lowercase hex). */
+export interface FileDigest {
+  size: number;
+  sha256: string;
+}
+
+/** Size and SHA-256 of a file, read as a stream: documents may be larger than is wise to hold in memory. */
+export async function digestFile(path: string): Promise<FileDigest> {
+  const hash = createHash('sha256');
+  let size = 0;
+  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    hash.update(chunk);
+  }
+  return { size, sha256: hash.digest('hex') };
+}
+
+/** Every regular file under `dir`, as paths relative to `dir` with `/` separators, sorted; none if `dir` does not exist. */
+export async function listFilesUnder(dir: string): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name).slice(dir.length + 1).split('\\').join('/'))
+    .sort();
+}

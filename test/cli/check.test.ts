@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import { openDatabase, type Db } from '../../src/db/open-database.js';
+import { createPatient } from '../../src/domain/patients/create-patient.js';
+import { buildPatient } from '../helpers/builders.js';
+import { addDocument, addInvoice } from '../helpers/module-tables.js';
+import { runClinic } from '../helpers/run-cli.js';
+import { makeDataDir } from '../helpers/test-server.js';
+
+interface CheckReport {
+  ok: boolean;
+  checks: { name: string; status: string; findings: string[] }[];
+}
+
+describe('clinic check', () => {
+  let dataDir: string;
+  let db: Db;
+  beforeEach(() => {
+    dataDir = makeDataDir();
+    db = openDatabase(dataDir);
+  });
+  afterEach(() => {
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function check(): Promise<{ code: number; report: CheckReport; stderr: string }> {
+    const result = await runClinic(['check', '--json', '--data', dataDir]);
+    return { code: result.code, report: JSON.parse(result.stdout) as CheckReport, stderr: result.stderr };
+  }
+  const findingsOf = (report: CheckReport, name: string) => report.checks.find((c) => c.name === name)?.findings ?? [];
+
+  it('passes a sound data directory', async () => {
+    createPatient(db, buildPatient());
+    const { code, report } = await check();
+    assert.equal(code, 0);
+    assert.equal(report.ok, true);
+    assert.deepEqual(report.checks.map((c) => c.name), ['integrity', 'foreign_keys', 'document_files', 'invoice_payments']);
+    assert.equal(report.checks[0]?.status, 'ok');
+    assert.equal(report.checks[1]?.status, 'ok');
+    for (const c of report.checks) assert.equal(c.status, 'ok', c.name);
+  });
+
+  it('passes documents whose files match their rows and invoices whose payments add up', async () => {
+    const patient = createPatient(db, buildPatient());
+    addDocument(db, dataDir, patient.id, randomBytes(70_000));
+    addInvoice(db, 12_050, [10_000, 2_050]);
+    addInvoice(db, 0, []);
+    const { code, report } = await check();
+    assert.equal(code, 0, JSON.stringify(report));
+    assert.deepEqual(report.checks.map((c) => c.status), ['ok', 'ok', 'ok', 'ok']);
+  });
+
+  it('finds a corrupted, a truncated and a missing document file and exits 1, naming each', async () => {
+    const patient = createPatient(db, buildPatient());
+    const corrupted = addDocument(db, dataDir, patient.id, Buffer.from('the original x-ray'));
+    const truncated = addDocument(db, dataDir, patient.id, Buffer.from('a consent form'));
+    const missing = addDocument(db, dataDir, patient.id, Buffer.from('a prescription'));
+    addDocument(db, dataDir, patient.id, Buffer.from('an intact letter'));
+    writeFileSync(join(dataDir, 'documents', patient.id, corrupted), 'the 0riginal x-ray');
+    truncateSync(join(dataDir, 'documents', patient.id, truncated), 3);
+    unlinkSync(join(dataDir, 'documents', patient.id, missing));
+    const { code, report, stderr } = await check();
+    assert.equal(code, 1);
+    assert.equal(report.ok, false);
+    assert.match(stderr, /check found 3 problem/);
+    const findings = findingsOf(report, 'document_files');
+    assert.equal(findings.length, 3);
+    assert.match(findings.find((f) => f.includes(corrupted)) ?? '', /SHA-256/);
+    assert.match(findings.find((f) => f.includes(truncated)) ?? '', /has 3 bytes, the database records 14/);
+    assert.match(findings.find((f) => f.includes(missing)) ?? '', /file is missing/);
+  });
+
+  it("finds an invoice whose amount paid was tampered with, and prints the finding for a person", async () => {
+    const invoice = addInvoice(db, 5_000, [2_000, 2_000]);
+    addInvoice(db, 1_000, [1_000]);
+    const { code, report } = await check();
+    assert.equal(code, 1);
+    assert.deepEqual(findingsOf(report, 'invoice_payments'), [
+      `invoice ${invoice}: amount paid is 5000 cents, its payments add up to 4000 cents`,
+    ]);
+    const human = await runClinic(['check', '--data', dataDir]);
+    assert.equal(human.code, 1);
+    assert.match(human.stdout, /FAILED\s+invoice_payments/);
+    assert.ok(human.stdout.includes(`invoice ${invoice}: amount paid is 5000 cents`));
+  });
+
+  it('finds a row that refers to a missing row', async () => {
+    db.exec('CREATE TABLE check_parent (id INTEGER PRIMARY KEY); CREATE TABLE check_child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES check_parent (id))');
+    db.pragma('foreign_keys = OFF');
+    db.prepare('INSERT INTO check_child (id, parent_id) VALUES (1, 42)').run();
+    const { code, report } = await check();
+    assert.equal(code, 1);
+    assert.deepEqual(findingsOf(report, 'foreign_keys'), ['check_child row 1 refers to a missing row of check_parent']);
+  });
+
+  it('refuses a data directory without a database instead of creating one', async () => {
+    const empty = makeDataDir();
+    try {
+      const result = await runClinic(['check', '--data', empty]);
+      assert.equal(result.code, 1);
+      assert.match(result.stderr, /there is no database/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,29 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { describe, it } from 'node:test';
+import { runClinic, testingExecutable } from '../helpers/run-cli.js';
+
+const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+
+describe('clinic version', () => {
+  it('prints {"version", "node", "sqlite"} with --json', async () => {
+    const result = await runClinic(['version', '--json']);
+    assert.equal(result.code, 0, result.stderr);
+    const printed = JSON.parse(result.stdout) as Record<string, string>;
+    assert.deepEqual(Object.keys(printed), ['version', 'node', 'sqlite']);
+    assert.equal(printed.version, packageVersion);
+    assert.match(printed.sqlite ?? '', /^3\.\d+\.\d+$/);
+    if (testingExecutable) {
+      // The executable embeds its own runtime: a Node 24 LTS, whatever runs the tests.
+      assert.match(printed.node ?? '', /^v24\.\d+\.\d+$/);
+    } else {
+      assert.equal(printed.node, process.version);
+    }
+  });
+
+  it('prints one line for a person without --json', async () => {
+    const result = await runClinic(['version']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^clinic \d+\.\d+\.\d+ \(Node v\d+\.\d+\.\d+, SQLite 3\.\d+\.\d+\)\n$/);
+  });
+});
