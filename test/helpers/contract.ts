@@ -125,3 +125,11 @@ function parseJson(text: string, where: string): unknown {
     throw new Error(`contract: ${where}: the body is not JSON: ${text.slice(0, 200)}`);
   }
 }
+
+/** fetch, with the answer checked against the OpenAPI document like the test client's (for tests that call a server they started themselves). */
+export async function checkedFetch(url: string, init: RequestInit = {}): Promise<Response> {
+  const response = await fetch(url, init);
+  const text = await response.text();
+  assertMatchesContract(init.method ?? 'GET', url, { status: response.status, headers: response.headers, text });
+  return new Response(text === '' ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
+}
