@@ -133,3 +133,13 @@ export async function checkedFetch(url: string, init: RequestInit = {}): Promise
   assertMatchesContract(init.method ?? 'GET', url, { status: response.status, headers: response.headers, text });
   return new Response(text === '' ? null : text, { status: response.status, statusText: response.statusText, headers: response.headers });
 }
+
+/** Throws unless `value` matches the document's schema `name`: the CLI's --json prints the API's own shapes (decisions.md §8). */
+export function assertMatchesSchema(name: string, value: unknown): void {
+  if (!(name in (openApiDocument.components as { schemas: Json }).schemas)) throw new Error(`contract: no schema ${name}`);
+  const validate = validatorAt(['components', 'schemas', name]);
+  if (!validate(value)) {
+    const problems = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(value)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    throw new Error(`contract: the value does not match the schema ${name}:\n  ${problems.join('\n  ')}`);
+  }
+}

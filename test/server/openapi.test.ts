@@ -124,11 +124,12 @@ describe('GET /openapi.json', () => {
     assert.equal(payment.responses['201'], undefined);
   });
 
-  it('gives every operation an example response, and every request body an example the validators accept', () => {
+  it('gives every operation an example request (curl) and response, and every request body an example the validators accept', () => {
     for (const { key, op } of operations()) {
       const [, success] = Object.entries(op.responses as Json).find(([status]) => status.startsWith('2'))!;
       const media = Object.values(success.content as Json)[0];
       assert.ok(media.example !== undefined, `${key}: no example response`);
+      assert.match(op.description, /```sh\ncurl -s "\$API\//, `${key}: no example request`);
       for (const [type, content] of Object.entries((op.requestBody?.content ?? {}) as Json)) {
         assert.ok(content.examples?.example?.value, `${key}: no example request (${type})`);
       }

@@ -7,6 +7,7 @@ import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unpr
 import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
 import { MODELS } from './models.js';
 import { OPERATIONS, TAGS, type OperationSpec } from './operations.js';
+import { curlExample, headerName } from './curl-example.js';
 import { parameterExamples } from './examples.js';
 
 /** The limits a running server enforces; only descriptions and examples mention them. */
@@ -16,9 +17,6 @@ export interface DocumentLimits {
 }
 
 export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, JsonSchema>> };
-
-/** `idempotency-key` → `Idempotency-Key`: headers are named as the specification writes them. */
-const headerName = (name: string) => name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase());
 
 function parameters(op: OperationSpec): JsonSchema[] {
   const from = (where: 'path' | 'query' | 'header', fields: readonly FieldSpec[] = []) =>
@@ -102,10 +100,11 @@ function responses(op: OperationSpec, limits: DocumentLimits): Record<string, Js
 function operation(op: OperationSpec, limits: DocumentLimits): JsonSchema {
   const body = requestBody(op);
   const params = parameters(op);
+  const example = `Example request (\`API\` is this server's base URL, \`KEY\` an API key):\n\n\`\`\`sh\n${curlExample(op)}\n\`\`\``;
   return {
     operationId: op.operationId,
     summary: op.summary,
-    ...(op.description === undefined ? {} : { description: op.description }),
+    description: [op.description, example].filter((part) => part !== undefined).join('\n\n'),
     tags: [op.tag],
     // OpenAPI 3.1 lets a non-OAuth scheme name the roles an operation needs: here the key's scope.
     security: op.scope ? [{ bearer: [op.scope] }] : [],
