@@ -1,6 +1,7 @@
 // Bundles the program into dist/clinic.js (run as `node dist/clinic.js <command>`).
 // better-sqlite3 stays external: it loads a native addon that cannot be bundled.
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 
 const root = new URL('..', import.meta.url);
@@ -21,6 +22,28 @@ const inlineSchema = {
   },
 };
 
+/**
+ * Inlines the swagger-ui-dist files the docs page serves (listed in docs-assets.json) in place of
+ * src/server/openapi/docs-assets.ts, which reads them from node_modules in development: the
+ * bundle, and the single executable made from it, serve the page with no file beside them.
+ */
+const inlineDocsAssets = {
+  name: 'inline-docs-assets',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]src[\\/]server[\\/]openapi[\\/]docs-assets\.ts$/ }, () => {
+      const listFile = new URL('src/server/openapi/docs-assets.json', root);
+      const require = createRequire(listFile);
+      const paths = JSON.parse(readFileSync(listFile, 'utf8')).map((name) => [name, require.resolve(`swagger-ui-dist/${name}`)]);
+      const assets = paths.map(([name, path]) => ({ name, text: readFileSync(path, 'utf8') }));
+      return {
+        contents: `export function loadDocsAssets() { return ${JSON.stringify(assets)}; }`,
+        loader: 'ts',
+        watchFiles: [listFile.pathname, ...paths.map(([, path]) => path)],
+      };
+    });
+  },
+};
+
 export const commonOptions = {
   entryPoints: [new URL('src/main.ts', root).pathname],
   bundle: true,
@@ -28,7 +51,7 @@ export const commonOptions = {
   target: 'node20',
   sourcemap: false,
   legalComments: 'none',
-  plugins: [inlineSchema],
+  plugins: [inlineSchema, inlineDocsAssets],
   logLevel: 'warning',
 };
 

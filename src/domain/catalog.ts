@@ -1,7 +1,8 @@
 import type { Db } from '../db/open-database.js';
 import { insertDoctor, listDoctorRows, type DoctorRow } from '../db/doctors.js';
 import { insertService, listServiceRows, type ServiceRow } from '../db/services.js';
-import { DOCTOR_INPUT_FIELDS, SERVICE_INPUT_FIELDS } from '../fields/catalog-fields.js';
+import { DOCTOR_FIELDS, DOCTOR_INPUT_FIELDS, SERVICE_INPUT_FIELDS } from '../fields/catalog-fields.js';
+import { presentColumns } from '../fields/columns.js';
 import { newId, nowIso } from './clock.js';
 import { centsToNumber } from './validation/decimal.js';
 import { fieldsValidator, throwIfIssues } from './validation/validate.js';
@@ -29,7 +30,7 @@ const NO_TIME_FIELDS = { timeZone: 'UTC' };
 
 /** The API shape of a doctor row. */
 export function presentDoctor(row: DoctorRow): Doctor {
-  return { id: row.id, name: row.name, color: row.color };
+  return presentColumns<Doctor>(DOCTOR_FIELDS, row);
 }
 
 /** The API shape of a service row. */

@@ -37,3 +37,33 @@ export const APPOINTMENT_READ_ONLY_FIELDS: readonly FieldSpec[] = [
   optionalText('reschedule_by_role'),
   field.datetime('confirmation_reminder_sent_at', { nullable: true }),
 ];
+
+/** Who still owes a confirmation of an appointment (spec 2.5, decisions.md §5). */
+export const CONFIRMATION_STATES = ['awaiting_patient', 'awaiting_clinic', 'confirmed', 'n_a'] as const;
+
+/** AppointmentServiceBrief of spec 2.5. */
+export const APPOINTMENT_SERVICE_BRIEF_FIELDS: readonly FieldSpec[] = [
+  field.uuid('id'),
+  field.string('name'),
+  field.string('color'),
+  field.integer('default_duration_min'),
+];
+
+/** The Appointment response (spec 2.5): every field presentAppointment returns, each always present. */
+export const APPOINTMENT_RESPONSE_FIELDS: readonly FieldSpec[] = [
+  field.uuid('id'),
+  field.string('appointment_number', { description: 'Unique, never reused, e.g. A-000001' }),
+  field.string('booking_source', { description: 'api or cli for bookings made by this program' }),
+  ...APPOINTMENT_STORED_FIELDS,
+  field.datetime('created_at'),
+  field.datetime('updated_at'),
+  ...['first_name', 'last_name', 'number', 'email', 'mobile', 'cave', 'classification'].map((name) =>
+    optionalText(`patient_${name}`),
+  ),
+  optionalText('service_name'),
+  optionalText('service_color'),
+  field.uuidList('service_ids', { description: 'The services booked, in order' }),
+  field.objectList('services', { fields: APPOINTMENT_SERVICE_BRIEF_FIELDS, description: 'The services of service_ids, in that order' }),
+  ...APPOINTMENT_READ_ONLY_FIELDS,
+  field.literal('confirmation_state', { values: CONFIRMATION_STATES, description: 'Read-only: who still owes a confirmation' }),
+];

@@ -14,6 +14,13 @@ export const PAYMENT_METHOD_KEYS = ['cash', 'card', 'bank', 'other'] as const;
 export const INVOICE_STATUSES = ['issued', 'partially_paid', 'paid'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
+/** An ISO 4217 currency code. */
+const currency = (description?: string) => field.string('currency', { pattern: '^[A-Z]{3}$', ...(description ? { description } : {}) });
+
+/** Money in a response: a JSON number in the invoice's currency, never negative (decisions.md §3). */
+const amount = (name: string, description?: string) =>
+  field.money(name, { minimum: 0, maxWholeDigits: 8, maxFractionDigits: 2, ...(description ? { description } : {}) });
+
 /**
  * `clinic invoice create`: staff issue invoices from the command line only (decisions.md §7).
  * The currency defaults to the clinic setting and `issued_at` to now, both decided at creation.
@@ -21,8 +28,21 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 export const INVOICE_INPUT_FIELDS: readonly FieldSpec[] = [
   field.uuid('patient_id', { required: true, description: 'The patient the invoice is for' }),
   field.money('total', { required: true, ...MONEY_LIMITS, description: 'Amount due, e.g. 120.50' }),
-  field.string('currency', { pattern: '^[A-Z]{3}$', description: 'ISO 4217 code (default: the clinic currency)' }),
+  currency('ISO 4217 code (default: the clinic currency)'),
   field.datetime('issued_at', { description: 'When it was issued, ISO 8601 date-time or date (default: now)' }),
+];
+
+/** The Invoice item of spec 2.8, as GET /invoices and `clinic invoice list --json` give it. */
+export const INVOICE_FIELDS: readonly FieldSpec[] = [
+  field.uuid('id', { description: 'Used to record a payment' }),
+  field.string('invoice_number', { description: 'Unique, never reused, e.g. INV-2026-000001' }),
+  field.uuid('patient_id'),
+  field.string('status', { description: `One of ${INVOICE_STATUSES.join(', ')}` }),
+  currency(),
+  amount('total'),
+  amount('amount_paid'),
+  amount('balance', 'What remains to be paid'),
+  field.datetime('issued_at', { nullable: true }),
 ];
 
 /** Query parameters of GET /invoices (spec 4). */
@@ -48,6 +68,21 @@ export const PAYMENT_INPUT_FIELDS: readonly FieldSpec[] = [
   // A literal check also refuses anything longer than the spec's 16 characters.
   field.literal('method', { required: true, values: PAYMENT_METHOD_KEYS, description: 'How it was paid' }),
   field.string('note', { nullable: true, maxLength: 500, description: 'Recommended when method is other' }),
+];
+
+/** The Payment result of spec 2.10: the payment and the invoice's state as the payment left it. */
+export const PAYMENT_RESULT_FIELDS: readonly FieldSpec[] = [
+  field.uuid('payment_id'),
+  field.uuid('invoice_id'),
+  field.uuid('patient_id'),
+  amount('amount'),
+  field.literal('method', { values: PAYMENT_METHOD_KEYS }),
+  currency(),
+  field.datetime('created_at'),
+  field.string('invoice_status', { description: `One of ${INVOICE_STATUSES.join(', ')}` }),
+  amount('invoice_total'),
+  amount('invoice_amount_paid'),
+  amount('invoice_balance'),
 ];
 
 /** How a patient is notified: email when they have an address, else SMS to their mobile. */

@@ -10,6 +10,7 @@ export function toColumn(spec: FieldSpec, value: unknown): unknown {
     case 'boolean':
       return value ? 1 : 0;
     case 'object':
+    case 'object_list':
     case 'string_list_map':
     case 'uuid_list':
       return JSON.stringify(value);
@@ -28,10 +29,20 @@ export function fromColumn(spec: FieldSpec, value: unknown): unknown {
       const stored = JSON.parse(value as string) as unknown;
       return isObject(stored) ? stored : {};
     }
+    case 'object_list':
     case 'string_list_map':
     case 'uuid_list':
       return JSON.parse(value as string) as unknown;
     default:
       return value;
   }
+}
+
+/**
+ * The API object of a row whose columns carry the fields' names: what a presenter returns when
+ * the response is the stored row, so that the field list and the response cannot drift apart.
+ */
+export function presentColumns<T>(fields: readonly FieldSpec[], row: object): T {
+  const columns = row as Record<string, unknown>;
+  return Object.fromEntries(fields.map((spec) => [spec.name, fromColumn(spec, columns[spec.name])])) as T;
 }

@@ -13,3 +13,13 @@ export const DOCUMENT_FORM_FIELDS: readonly FieldSpec[] = [
   field.string('title', { nullable: true, description: 'A title for people' }),
   field.string('type', { default: 'other', description: `Document type: ${DOCUMENT_TYPE_KEYS.join(', ')}` }),
 ];
+
+/** The Document upload response of spec 2.11 (decisions.md §6 for filename and content_type). */
+export const DOCUMENT_FIELDS: readonly FieldSpec[] = [
+  field.uuid('id'),
+  field.string('filename', { minLength: 1, maxLength: 255, description: "The client's file name reduced to its base name" }),
+  field.string('content_type', { description: "The part's Content-Type, else application/octet-stream" }),
+  field.integer('size', { minimum: 1, description: 'Bytes' }),
+  field.datetime('created_at'),
+  field.literal('type', { values: DOCUMENT_TYPE_KEYS }),
+];

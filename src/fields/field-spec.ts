@@ -38,6 +38,8 @@ export type FieldSpec = FieldBase &
     /** An object mapping string keys to arrays of strings. */
     | { kind: 'string_list_map' }
     | { kind: 'object'; fields: readonly FieldSpec[] }
+    /** An array of objects made of `fields` (response lists such as an appointment's services). */
+    | { kind: 'object_list'; fields: readonly FieldSpec[] }
   );
 
 export type FieldKind = FieldSpec['kind'];
@@ -61,6 +63,7 @@ export const field = {
     ...options,
   }),
   object: (name: string, options: Options<'object'>): FieldSpec => ({ name, kind: 'object', ...options }),
+  objectList: (name: string, options: Options<'object_list'>): FieldSpec => ({ name, kind: 'object_list', ...options }),
 } as const;
 
 /** Nullable text with an optional maximum length: the commonest patient field. */

@@ -118,3 +118,24 @@ export const PATIENT_READ_ONLY_FIELDS: readonly FieldSpec[] = [
   optionalText('insurer_code'),
   nullableDate('last_panoramic_date'),
 ];
+
+/**
+ * What the response adds to those (spec 2.2, decisions.md §4): identity, state and what the
+ * patient owes, the sum of their open invoice balances as a decimal string.
+ */
+export const PATIENT_RESPONSE_EXTRA_FIELDS: readonly FieldSpec[] = [
+  field.uuid('id', { description: 'Used to book appointments and upload documents' }),
+  field.string('patient_number', { description: 'Unique, never reused, e.g. P-000001' }),
+  field.boolean('is_active'),
+  field.datetime('created_at'),
+  field.datetime('updated_at'),
+  field.decimal('outstanding_balance', { default: '0', description: 'Sum of the open invoice balances' }),
+  field.string('outstanding_currency', { nullable: true, description: 'Currency of the open invoices; null while there are none' }),
+];
+
+/** The Patient response (spec 2.2): every field presentPatient returns, each always present. */
+export const PATIENT_RESPONSE_FIELDS: readonly FieldSpec[] = [
+  ...PATIENT_RESPONSE_EXTRA_FIELDS,
+  ...PATIENT_STORED_FIELDS,
+  ...PATIENT_READ_ONLY_FIELDS,
+];

@@ -13,6 +13,7 @@ import { buildPatient } from '../helpers/builders.js';
 import { addDocument, addInvoice } from '../helpers/module-tables.js';
 import { runClinic, startServeProcess } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/test-server.js';
+import { checkedFetch } from '../helpers/contract.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -92,7 +93,7 @@ describe('clinic backup and restore', { timeout: 60_000 }, () => {
     // The restored keys work on a server over the restored directory.
     const serve = await startServeProcess(['--data', restoredDir]);
     try {
-      const doctors = await fetch(`${serve.baseUrl}/doctors`, { headers: { authorization: `Bearer ${key}` } });
+      const doctors = await checkedFetch(`${serve.baseUrl}/doctors`, { headers: { authorization: `Bearer ${key}` } });
       assert.equal(doctors.status, 200);
       assert.deepEqual(((await doctors.json()) as { name: string }[]).map((d) => d.name), ['Dr. Grey']);
     } finally {
@@ -109,7 +110,7 @@ describe('clinic backup and restore', { timeout: 60_000 }, () => {
     let written = 0;
     const writer = (async () => {
       while (writing) {
-        const response = await fetch(`${serve.baseUrl}/patients`, {
+        const response = await checkedFetch(`${serve.baseUrl}/patients`, {
           method: 'POST',
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
           body: JSON.stringify(buildPatient({ last_name: `Busy ${written}` })),

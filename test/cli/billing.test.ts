@@ -8,6 +8,7 @@ import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js
 import { assertLedgerConsistent } from '../helpers/ledger.js';
 import { runClinic, type CliResult } from '../helpers/run-cli.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { assertMatchesSchema } from '../helpers/contract.js';
 
 describe('clinic invoice, record-payment and notifications', () => {
   let server: TestServer;
@@ -27,6 +28,7 @@ describe('clinic invoice, record-payment and notifications', () => {
   describe('invoice create', () => {
     it('prints the new invoice as GET /invoices lists it', async () => {
       const created = json(await clinic('invoice', 'create', '--patient-id', patientId, '--total', '120.50', '--json'));
+      assertMatchesSchema('Invoice', created);
       assert.match(created.invoice_number, /^INV-\d{4}-\d{6}$/);
       assert.deepEqual([created.status, created.currency, created.total, created.amount_paid, created.balance], ['issued', 'EUR', 120.5, 0, 120.5]);
       const listed = await server.request('GET', `/invoices?patient_id=${patientId}`);
@@ -92,6 +94,7 @@ describe('clinic invoice, record-payment and notifications', () => {
     it('prints the Payment result of the shared recording function', async () => {
       const invoice = createInvoice(server.db, buildInvoice(patientId, { total: '20' }));
       const payment = json(await clinic('record-payment', '--invoice-id', invoice.id, '--amount', '5.25', '--method', 'other', '--note', 'voucher', '--json'));
+      assertMatchesSchema('PaymentResult', payment);
       assert.deepEqual(
         [payment.invoice_id, payment.amount, payment.method, payment.invoice_status, payment.invoice_balance],
         [invoice.id, 5.25, 'other', 'partially_paid', 14.75],

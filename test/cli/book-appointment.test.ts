@@ -9,6 +9,7 @@ import { setClinicTimeZone } from '../../src/domain/settings.js';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/test-server.js';
+import { assertMatchesSchema } from '../helpers/contract.js';
 
 describe('clinic book-appointment', () => {
   let dataDir: string;
@@ -43,6 +44,7 @@ describe('clinic book-appointment', () => {
     const result = await runClinic(bookArgs('--json', '--title', 'Check-up', '--service-ids', JSON.stringify([filling.id, cleaning.id])));
     assert.equal(result.code, 0, result.stderr);
     const appointment = JSON.parse(result.stdout);
+    assertMatchesSchema('Appointment', appointment);
     assert.equal(appointment.booking_source, 'cli');
     assert.match(appointment.appointment_number, /^A-\d{6}$/);
     assert.equal(appointment.patient_id, patientId);

@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { assertMatchesSchema } from '../helpers/contract.js';
 
 describe('clinic command line', () => {
   let dataDir: string;
@@ -57,6 +58,7 @@ describe('clinic command line', () => {
     const result = await clinic('doctor', 'add', '--name', 'Dr. Who', '--color', '#0000ff', '--json');
     assert.equal(result.code, 0, result.stderr);
     const doctor = JSON.parse(result.stdout);
+    assertMatchesSchema('Doctor', doctor);
     assert.deepEqual(Object.keys(doctor).sort(), ['color', 'id', 'name']);
     const list = JSON.parse((await clinic('doctor', 'list', '--json')).stdout);
     assert.deepEqual(list.at(-1), doctor);
@@ -66,6 +68,7 @@ describe('clinic command line', () => {
     const result = await clinic('service', 'add', '--name', 'Filling', '--duration-min', '30', '--price', '120.50', '--color', 'red', '--json');
     assert.equal(result.code, 0, result.stderr);
     const service = JSON.parse(result.stdout);
+    assertMatchesSchema('Service', service);
     assert.deepEqual({ ...service, id: undefined }, { id: undefined, name: 'Filling', duration_min: 30, price: 120.5, color: 'red' });
   });
 
@@ -86,6 +89,7 @@ describe('clinic command line', () => {
     const result = await clinic('create-patient', '--first-name', 'Grace', '--last-name', 'Hopper', '--email', 'grace@example.org', '--mobile', '+1 555', '--gdpr-consent', 'true', '--portal-access', '{"xrays":true}', '--discount-percent', '.5', '--json');
     assert.equal(result.code, 0, result.stderr);
     const patient = JSON.parse(result.stdout);
+    assertMatchesSchema('Patient', patient);
     assert.match(patient.patient_number, /^P-\d{6}$/);
     assert.equal(patient.gdpr_consent, true);
     assert.equal(patient.portal_access.xrays, true);

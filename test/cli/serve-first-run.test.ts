@@ -4,6 +4,7 @@ import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { makeDataDir } from '../helpers/test-server.js';
+import { checkedFetch } from '../helpers/contract.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -25,7 +26,7 @@ describe('clinic serve on an empty data directory', () => {
       assert.match(listening.address, /^http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1$/);
       assert.equal(listening.data_dir, dataDir);
       assert.equal(typeof listening.version, 'string');
-      const response = await fetch(`${listening.address}/doctors`, { headers: { authorization: `Bearer ${key}` } });
+      const response = await checkedFetch(`${listening.address}/doctors`, { headers: { authorization: `Bearer ${key}` } });
       assert.equal(response.status, 200);
       assert.equal(stdout.split(key).length - 1, 1, 'the key is printed exactly once');
     } finally {

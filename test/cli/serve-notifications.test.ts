@@ -11,6 +11,7 @@ import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js
 import { runClinic } from '../helpers/run-cli.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { makeDataDir } from '../helpers/test-server.js';
+import { checkedFetch } from '../helpers/contract.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -95,7 +96,7 @@ describe('clinic serve delivers notifications', () => {
     let exitCode: number | null | undefined;
     try {
       assert.ok(serve.events.some((e) => e.event === 'notifications' && e.delivery === 'smtp' && e.smtp_host === `127.0.0.1:${smtp.port}`));
-      const response = await fetch(`${serve.baseUrl}/invoices/${invoice.id}/payments`, {
+      const response = await checkedFetch(`${serve.baseUrl}/invoices/${invoice.id}/payments`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify(buildPayment({ amount: 80 })),
@@ -124,7 +125,7 @@ describe('clinic serve delivers notifications', () => {
     const serve = await startServe(dataDir, []);
     try {
       assert.ok(serve.events.some((e) => e.event === 'notifications' && e.delivery === 'off'));
-      const response = await fetch(`${serve.baseUrl}/invoices/${invoice.id}/payments`, {
+      const response = await checkedFetch(`${serve.baseUrl}/invoices/${invoice.id}/payments`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
         body: JSON.stringify(buildPayment({ amount: 1 })),

@@ -6,6 +6,7 @@ import { after, describe, it } from 'node:test';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic, startServeProcess, type ServeProcess } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/test-server.js';
+import { checkedFetch } from '../helpers/contract.js';
 
 const dirs: string[] = [];
 after(() => {
@@ -43,7 +44,7 @@ describe('clinic serve', { timeout: 60_000 }, () => {
       assert.match(String(listening?.address), /^http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1$/);
       assert.equal(listening?.data_dir, dataDir);
       assert.equal(listening?.version, '1.0.0');
-      const created = await fetch(`${serve.baseUrl}/patients`, {
+      const created = await checkedFetch(`${serve.baseUrl}/patients`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'log-test-1' },
         body: JSON.stringify(buildPatient({ first_name: 'Zebedee', email: 'zebedee@example.org' })),
@@ -86,7 +87,7 @@ describe('clinic serve', { timeout: 60_000 }, () => {
         serve.child.kill('SIGTERM');
         void waitUntil(() => hasLogged(serve, 'stopping')).then(async () => {
           // Stopped accepting: a new connection is refused while the old request is still open.
-          await assert.rejects(fetch(`${serve.baseUrl}/payment-methods`));
+          await assert.rejects(checkedFetch(`${serve.baseUrl}/payment-methods`));
           outgoing.end(body.subarray(20));
           const { code, signal } = await serve.exited;
           assert.equal(signal, null);
@@ -139,7 +140,7 @@ describe('clinic serve', { timeout: 60_000 }, () => {
       const second = await runClinic(['serve', '--port', '0', '--data', dataDir]);
       assert.equal(second.code, 1);
       assert.match(second.stderr, /another clinic server is already running on the data directory/);
-      assert.equal((await fetch(`${first.baseUrl}/payment-methods`)).status, 200);
+      assert.equal((await checkedFetch(`${first.baseUrl}/payment-methods`)).status, 200);
     } finally {
       first.child.kill('SIGTERM');
       await first.exited;
@@ -163,7 +164,7 @@ describe('clinic serve', { timeout: 60_000 }, () => {
       const created = await runClinic(['api-key', 'create', '--name', 'beside', '--json', '--data', dataDir]);
       assert.equal(created.code, 0, created.stderr);
       const key = (JSON.parse(created.stdout) as { key: string }).key;
-      const doctors = await fetch(`${serve.baseUrl}/doctors`, { headers: { authorization: `Bearer ${key}` } });
+      const doctors = await checkedFetch(`${serve.baseUrl}/doctors`, { headers: { authorization: `Bearer ${key}` } });
       assert.equal(doctors.status, 200);
     } finally {
       serve.child.kill('SIGTERM');

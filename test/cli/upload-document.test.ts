@@ -8,6 +8,7 @@ import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/test-server.js';
+import { assertMatchesSchema } from '../helpers/contract.js';
 
 describe('clinic upload-document', () => {
   let dataDir: string;
@@ -50,6 +51,7 @@ describe('clinic upload-document', () => {
     ]);
     assert.equal(result.code, 0, result.stderr);
     const document = JSON.parse(result.stdout);
+    assertMatchesSchema('Document', document);
     assert.deepEqual(Object.keys(document), ['id', 'filename', 'content_type', 'size', 'created_at', 'type']);
     assert.equal(document.filename, 'scan 2026.pdf');
     assert.equal(document.content_type, 'application/pdf');

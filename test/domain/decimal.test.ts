@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { centsToText, decimalToCents, formatDecimal, numberToDecimalParts, parseDecimalNumeral } from '../../src/domain/validation/decimal.js';
+import {
+  centsToText,
+  DECIMAL_NUMERAL_PATTERN,
+  decimalToCents,
+  formatDecimal,
+  numberToDecimalParts,
+  parseDecimalNumeral,
+} from '../../src/domain/validation/decimal.js';
 
 describe('decimal numerals', () => {
   const canonical: [string, string | undefined][] = [
@@ -24,6 +31,13 @@ describe('decimal numerals', () => {
       assert.equal(parts && formatDecimal(parts), expected);
     });
   }
+
+  it('describes the same numerals in the interface description\'s pattern', () => {
+    const pattern = new RegExp(DECIMAL_NUMERAL_PATTERN, 'u');
+    for (const text of [...canonical.map(([t]) => t), '.', '+', '-5.', '12.345', '+.5', '5..', 'abc', '0x10', '１']) {
+      assert.equal(pattern.test(text), parseDecimalNumeral(text) !== undefined, JSON.stringify(text));
+    }
+  });
 
   it('writes small and large numbers without exponents', () => {
     assert.equal(formatDecimal(numberToDecimalParts(1e-7)), '0.0000001');

@@ -6,6 +6,7 @@ import { createApiKey, type Scope } from '../../src/domain/api-keys.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, type ServerConfig } from '../../src/server/config.js';
 import { silentLogger } from '../../src/server/logger.js';
 import { startServer } from '../../src/server/start-server.js';
+import { assertMatchesContract } from './contract.js';
 import { runClinic, startServeProcess, testingExecutable } from './run-cli.js';
 
 /** A fresh temporary data directory, removed by the returned cleanup. */
@@ -37,13 +38,17 @@ export interface TestServer {
   baseUrl: string;
   /** An API key with every scope. */
   key: string;
+  /** Sends a request to `baseUrl + path`; throws if the response does not match the OpenAPI document. */
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** Issues another key, e.g. with fewer scopes. */
   createKey(scopes?: Scope[]): string;
   close(): Promise<void>;
 }
 
-/** Sends requests to `baseUrl` with `key` unless told otherwise, and parses JSON answers. */
+/**
+ * Sends requests to `baseUrl` with `key` unless told otherwise, checks each answer against the
+ * OpenAPI document (contract.ts) and parses JSON answers.
+ */
 function requester(baseUrl: string, key: string): TestServer['request'] {
   return async (method, path, options = {}) => {
     const headers: Record<string, string> = { ...options.headers };
@@ -58,6 +63,7 @@ function requester(baseUrl: string, key: string): TestServer['request'] {
     }
     const response = await fetch(`${baseUrl}${path}`, { method, headers, ...(body === undefined ? {} : { body }) });
     const text = await response.text();
+    assertMatchesContract(method, `${baseUrl}${path}`, { status: response.status, headers: response.headers, text });
     let parsed: unknown = undefined;
     try {
       parsed = text === '' ? undefined : JSON.parse(text);

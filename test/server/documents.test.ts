@@ -11,6 +11,7 @@ import { openDatabase } from '../../src/db/open-database.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
+import { assertMatchesContract } from '../helpers/contract.js';
 import { formEnd, multipartBody, partHead, type FormPart } from '../helpers/multipart.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -207,7 +208,14 @@ describe('POST /patients/{patient_id}/documents', () => {
           (res) => {
             let text = '';
             res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-            res.on('end', () => resolve({ status: res.statusCode ?? 0, code: JSON.parse(text).detail.code, connection: res.headers.connection }));
+            res.on('end', () => {
+              try {
+                assertMatchesContract('POST', `${server.baseUrl}/patients/${patientId}/documents`, { status: res.statusCode ?? 0, headers: res.headers, text });
+                resolve({ status: res.statusCode ?? 0, code: JSON.parse(text).detail.code, connection: res.headers.connection });
+              } catch (error) {
+                reject(error as Error);
+              }
+            });
           },
         );
         req.on('error', (error: NodeJS.ErrnoException) => {
@@ -385,7 +393,14 @@ describe('uploading a large document', () => {
             (res) => {
               let text = '';
               res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-              res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), sha256: hash.digest('hex') }));
+              res.on('end', () => {
+                try {
+                  assertMatchesContract('POST', url, { status: res.statusCode ?? 0, headers: res.headers, text });
+                  resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), sha256: hash.digest('hex') });
+                } catch (error) {
+                  reject(error as Error);
+                }
+              });
             },
           );
           req.on('error', reject);

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { DATABASE_FILE } from '../../src/db/open-database.js';
 import { buildPatient, text } from '../helpers/builders.js';
+import { assertMatchesContract, checkedFetch } from '../helpers/contract.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Sends a body with chunked encoding (no Content-Length), as a streaming client would. */
@@ -16,7 +17,14 @@ function postChunked(server: TestServer, path: string, chunks: Buffer[]): Promis
       (res) => {
         let data = '';
         res.setEncoding('utf8').on('data', (c: string) => (data += c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) }));
+        res.on('end', () => {
+          try {
+            assertMatchesContract('POST', url.href, { status: res.statusCode ?? 0, headers: res.headers, text: data });
+            resolve({ status: res.statusCode ?? 0, body: JSON.parse(data) });
+          } catch (error) {
+            reject(error as Error);
+          }
+        });
       },
     );
     // The server answers 413 before reading the rest; a write after that may fail, the answer stands.
@@ -135,7 +143,7 @@ describe('HTTP error contract', () => {
       assert.equal(response.status, 404);
       assert.equal(response.body.detail.code, 'NOT_FOUND');
     }
-    const outside = await fetch(server.baseUrl.replace('/api/public/v1', '/'));
+    const outside = await checkedFetch(server.baseUrl.replace('/api/public/v1', '/'));
     assert.equal(outside.status, 404);
     assert.equal(((await outside.json()) as any).detail.code, 'NOT_FOUND');
   });

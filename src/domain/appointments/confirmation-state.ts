@@ -1,5 +1,7 @@
+import type { CONFIRMATION_STATES } from '../../fields/appointment-fields.js';
+
 /** Who still owes a confirmation of an appointment (spec 2.5). */
-export type ConfirmationState = 'awaiting_patient' | 'awaiting_clinic' | 'confirmed' | 'n_a';
+export type ConfirmationState = (typeof CONFIRMATION_STATES)[number];
 
 /** What the state is derived from: the two confirmation timestamps and, for legacy rows, the source. */
 export interface ConfirmationFacts {

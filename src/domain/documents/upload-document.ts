@@ -4,7 +4,8 @@ import { createTempFile, moveIntoPlace, removeFile, writeChunk, type TempFile } 
 import { deleteDocument, insertDocument, type DocumentRow } from '../../db/documents.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
-import { DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
+import { presentColumns } from '../../fields/columns.js';
+import { DOCUMENT_FIELDS, DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
 import { DOCUMENT_TYPE_KEYS } from '../../fields/patient-fields.js';
 import { newId, nowIso } from '../clock.js';
 import { errors, ValidationError, type ValidationIssue } from '../errors.js';
@@ -91,7 +92,7 @@ async function readStream(source: AsyncIterable<Uint8Array>, limitBytes: number,
 
 /** The API shape of a stored document (spec 2.11). */
 export function presentDocument(row: DocumentRow): Document {
-  return { id: row.id, filename: row.filename, content_type: row.content_type, size: row.size, created_at: row.created_at, type: row.type };
+  return presentColumns<Document>(DOCUMENT_FIELDS, row);
 }
 
 /**

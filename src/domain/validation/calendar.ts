@@ -9,6 +9,12 @@ const DATE_TIME =
   /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
 
 /**
+ * The shape of an accepted date-time, for the interface description: looser than RFC 3339's
+ * `date-time` format (seconds and offset optional), so requests are described by this pattern.
+ */
+export const DATE_TIME_PATTERN = DATE_TIME.source;
+
+/**
  * Date.UTC, but for every year: Date.UTC reads years 0–99 as 1900–1999, which would move
  * `0050-01-01` by nineteen centuries and misjudge its leap days.
  */

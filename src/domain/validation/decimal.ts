@@ -6,6 +6,13 @@
 /** Optional sign, digits, optional point, digits; not signs and dots alone (spec 2.1). */
 const DECIMAL_NUMERAL = /^([+-]?)(\d*)(?:\.(\d*))?$/;
 
+/**
+ * The same rule as one JSON Schema pattern, for the interface description (a regular expression
+ * cannot say "not both empty" as DECIMAL_NUMERAL's parts do; test/domain/decimal.test.ts checks
+ * that the two agree).
+ */
+export const DECIMAL_NUMERAL_PATTERN = '^[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)$';
+
 export interface DecimalParts {
   negative: boolean;
   /** Whole digits without leading zeros ('' for zero). */

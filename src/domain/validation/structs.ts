@@ -201,6 +201,12 @@ export function structFor(spec: FieldSpec): Structure {
         for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
       });
     }
+    case 'object_list': {
+      const item = objectStruct('item', spec.fields);
+      return container(spec.name, spec, isArrayCheck, function* (value) {
+        for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
+      });
+    }
     case 'string_list_map': {
       const text = structFor({ name: 'item', kind: 'string', required: true });
       const list = container('list', { required: true }, isArrayCheck, function* (value) {

@@ -30,6 +30,8 @@ function normalizeValue(spec: FieldSpec, value: unknown, context: NormalizeConte
       return toUtcIso(parseDateTime(value as string) as Exclude<ReturnType<typeof parseDateTime>, string>, context.timeZone);
     case 'object':
       return normalizeFields(spec.fields, value as Record<string, unknown>, context);
+    case 'object_list':
+      return (value as Record<string, unknown>[]).map((item) => normalizeFields(spec.fields, item, context));
     default:
       return value;
   }

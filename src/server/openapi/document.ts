@@ -1,0 +1,152 @@
+import { errors, type ValidationIssue } from '../../domain/errors.js';
+import { fieldsValidator } from '../../domain/validation/validate.js';
+import type { FieldSpec } from '../../fields/field-spec.js';
+import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../config.js';
+import { VERSION_INFO } from './info.js';
+import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unprocessableResponse } from './error-responses.js';
+import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
+import { MODELS } from './models.js';
+import { OPERATIONS, TAGS, type OperationSpec } from './operations.js';
+import { curlExample, headerName } from './curl-example.js';
+import { parameterExamples } from './examples.js';
+
+/** The limits a running server enforces; only descriptions and examples mention them. */
+export interface DocumentLimits {
+  jsonBodyLimitBytes: number;
+  documentLimitBytes: number;
+}
+
+export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, JsonSchema>> };
+
+function parameters(op: OperationSpec): JsonSchema[] {
+  const from = (where: 'path' | 'query' | 'header', fields: readonly FieldSpec[] = []) =>
+    fields.map((spec) => {
+      const { description, ...schema } = fieldSchema(spec, 'request');
+      const example = parameterExamples[spec.name];
+      return {
+        name: where === 'header' ? headerName(spec.name) : spec.name,
+        in: where,
+        required: where === 'path' || spec.required === true,
+        ...(description === undefined ? {} : { description }),
+        schema,
+        ...(example === undefined ? {} : { example: schema.type === 'boolean' ? example === 'true' : example }),
+      };
+    });
+  return [...from('path', op.pathFields), ...from('query', op.queryFields), ...from('header', op.headerFields)];
+}
+
+function requestBody(op: OperationSpec): JsonSchema | undefined {
+  const body = op.body;
+  if (body === undefined) return undefined;
+  if (body.kind === 'json') {
+    return { required: true, content: { 'application/json': { schema: ref('schemas', body.model), examples: { example: { value: body.example } } } } };
+  }
+  const form = objectSchema(body.fields, 'request');
+  const file = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream', description: 'The document: a form part with a file name' };
+  const schema = { ...form, properties: { [body.file]: file, ...(form.properties as object) }, required: [body.file] };
+  return { required: true, content: { 'multipart/form-data': { schema, examples: { example: { value: body.example } } } } };
+}
+
+/** The issues the real validators report for a typical mistake, as the 422 example. */
+function validationExample(op: OperationSpec): ValidationIssue[] {
+  if (op.result.kind === 'static') return [];
+  if (op.body?.kind === 'json') return fieldsValidator(MODELS[op.body.model].fields, 'body').issues({});
+  if (op.pathFields) return fieldsValidator(op.pathFields, 'path').issues(Object.fromEntries(op.pathFields.map((f) => [f.name, 'P-000001'])));
+  if (op.queryFields) return fieldsValidator(op.queryFields, 'query').issues(Object.fromEntries(op.queryFields.map((f) => [f.name, 'yes'])));
+  return [];
+}
+
+function successResponse(op: OperationSpec): [string, JsonSchema][] {
+  const result = op.result;
+  if (result.kind === 'static') {
+    const content = Object.fromEntries(
+      Object.entries(result.media).map(([type, schema], index) => [type, { schema, ...(index === 0 ? { example: result.example } : {}) }]),
+    );
+    return [
+      ['200', { description: result.description, headers: headersObject(['ETag']), content }],
+      ['304', { description: 'Not modified since the ETag sent as If-None-Match', headers: headersObject(['ETag']) }],
+    ];
+  }
+  const schema = result.list ? { type: 'array', items: ref('schemas', result.model) } : ref('schemas', result.model);
+  const headers = { ...headersObject([]), ...result.headers };
+  return [[String(result.status), { description: result.description, headers, content: { 'application/json': { schema, example: result.example } } }]];
+}
+
+/** Every response `op` can give, derived from what it is (see OperationSpec). */
+function responses(op: OperationSpec, limits: DocumentLimits): Record<string, JsonSchema> {
+  const refusals = op.refusals ?? [];
+  const byStatus = (status: number) => refusals.filter((error) => error.status === status);
+  const out: Record<string, JsonSchema> = Object.fromEntries(successResponse(op));
+  if (op.scope) {
+    out['401'] = ref('responses', 'Unauthenticated');
+    out['403'] = codedResponse([errors.forbidden(op.scope), ...(op.module ? [errors.moduleDisabled(op.module)] : [])]);
+  }
+  if (byStatus(404).length > 0) out['404'] = codedResponse(byStatus(404));
+  if (op.body?.kind === 'json') {
+    out['413'] = codedResponse([errors.payloadTooLarge(limits.jsonBodyLimitBytes)]);
+    out['415'] = codedResponse([errors.unsupportedMediaType('application/json')]);
+  }
+  if (op.body?.kind === 'multipart') {
+    out['413'] = codedResponse([errors.documentTooLarge(limits.documentLimitBytes)]);
+    out['415'] = codedResponse([errors.unsupportedMediaType('multipart/form-data')]);
+  }
+  const validation = validationExample(op);
+  if (validation.length > 0 || byStatus(422).length > 0) out['422'] = unprocessableResponse(validation, byStatus(422));
+  if (op.scope) out['503'] = ref('responses', 'DatabaseBusy');
+  out['500'] = ref('responses', 'InternalError');
+  return out;
+}
+
+function operation(op: OperationSpec, limits: DocumentLimits): JsonSchema {
+  const body = requestBody(op);
+  const params = parameters(op);
+  const example = `Example request (\`API\` is this server's base URL, \`KEY\` an API key):\n\n\`\`\`sh\n${curlExample(op)}\n\`\`\``;
+  return {
+    operationId: op.operationId,
+    summary: op.summary,
+    description: [op.description, example].filter((part) => part !== undefined).join('\n\n'),
+    tags: [op.tag],
+    // OpenAPI 3.1 lets a non-OAuth scheme name the roles an operation needs: here the key's scope.
+    security: op.scope ? [{ bearer: [op.scope] }] : [],
+    ...(params.length === 0 ? {} : { parameters: params }),
+    ...(body === undefined ? {} : { requestBody: body }),
+    responses: responses(op, limits),
+  };
+}
+
+/** Shared responses: the ones every authenticated operation (or every request) may get. */
+function responseComponents(): Record<string, JsonSchema> {
+  return {
+    Unauthenticated: codedResponse([errors.unauthenticated()], 'UNAUTHENTICATED: no valid `Authorization: Bearer <key>`'),
+    DatabaseBusy: codedResponse([errors.databaseBusy()], 'DATABASE_BUSY: another process held the database; nothing was changed'),
+    InternalError: codedResponse([errors.internal()], 'INTERNAL: an unexpected failure, logged with the request id'),
+    NotFound: codedResponse([errors.notFound()], 'NOT_FOUND: no such path (any path not in this document)'),
+    MethodNotAllowed: codedResponse([errors.methodNotAllowed(['GET'])], 'METHOD_NOT_ALLOWED: a path of this document with another method'),
+  };
+}
+
+/**
+ * The OpenAPI 3.1 document of the whole API, built from the operation registry and the field
+ * descriptions. Built once when the app starts, never per request.
+ */
+export function buildOpenApiDocument(
+  limits: DocumentLimits = { jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES },
+): OpenApiDocument {
+  const paths: OpenApiDocument['paths'] = {};
+  for (const op of OPERATIONS) paths[op.path] = { ...paths[op.path], [op.method]: operation(op, limits) };
+  const models = Object.entries(MODELS).map(([name, model]) => [name, { ...objectSchema(model.fields, model.direction), description: model.description }]);
+  return {
+    openapi: '3.1.0',
+    info: VERSION_INFO,
+    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
+    servers: [{ url: API_PREFIX, description: 'This server' }],
+    tags: TAGS.map((tag) => ({ ...tag })),
+    paths,
+    components: {
+      schemas: { ...Object.fromEntries(models), ...errorSchemas() },
+      responses: responseComponents(),
+      headers: headerComponents(),
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key from `clinic api-key create`' } },
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import { errors, type AppError } from '../../domain/errors.js';
+
+type Factories = typeof errors;
+
+/**
+ * One call of every error factory, with arguments of the right type: the interface description
+ * lists the codes these produce, so a factory added to src/domain/errors.ts is a compile error
+ * here until it is listed, and a code is never spelt twice.
+ */
+const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
+  unauthenticated: [],
+  forbidden: ['lookups:read'],
+  moduleDisabled: ['billing'],
+  patientNotFound: [],
+  invoiceNotFound: [],
+  doctorNotFound: [],
+  serviceNotFound: [],
+  apiKeyNotFound: [],
+  notFound: [],
+  methodNotAllowed: [['GET']],
+  payloadTooLarge: [4 * 1024 * 1024],
+  documentTooLarge: [25 * 1024 * 1024],
+  unsupportedMediaType: ['application/json'],
+  patientContactRequired: [],
+  documentTypeInvalid: [['other']],
+  documentEmpty: [],
+  paymentExceedsBalance: [],
+  idempotencyKeyReused: [],
+  invoiceCurrencyMismatch: ['EUR'],
+  databaseBusy: [],
+  internal: [],
+};
+
+/** Every code of decisions.md §1 (and the CLI's), in the order errors.ts defines them. */
+export function allErrorCodes(): string[] {
+  const codes = Object.entries(SAMPLE_ARGUMENTS).map(([name, args]) => {
+    const factory = errors[name as keyof Factories] as (...params: unknown[]) => AppError;
+    return factory(...(args as unknown[])).code;
+  });
+  return [...new Set(codes)];
+}

@@ -1,0 +1,127 @@
+import { MAX_ISSUES } from '../../domain/validation/validate.js';
+import type { AppError, ValidationIssue } from '../../domain/errors.js';
+import { allErrorCodes } from './error-codes.js';
+import type { JsonSchema } from './field-schemas.js';
+
+/**
+ * The two error bodies of decisions.md §1 as schemas and responses: the pydantic-style
+ * validation body (HTTPValidationError) and the coded error ({detail: {code, message}}).
+ */
+
+export const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+
+/** The headers error responses may carry, by the name AppError.headers uses. */
+export const ERROR_HEADERS: Readonly<Record<string, { description: string; schema: JsonSchema }>> = {
+  'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', enum: ['Bearer'] } },
+  'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } },
+  Allow: { description: 'The methods this path allows', schema: { type: 'string' } },
+};
+
+/** The schemas of both error bodies, for `components.schemas`. */
+export function errorSchemas(): Record<string, JsonSchema> {
+  return {
+    ValidationError: {
+      type: 'object',
+      description: 'One failing value, as pydantic v2 reports it',
+      required: ['type', 'loc', 'msg'],
+      additionalProperties: false,
+      properties: {
+        type: { type: 'string', description: 'A pydantic v2 error type, e.g. missing, string_too_long, uuid_parsing' },
+        loc: {
+          type: 'array',
+          description: 'Where: body, query, path or header, then the field names and list positions',
+          minItems: 1,
+          prefixItems: [{ type: 'string', enum: ['body', 'query', 'path', 'header'] }],
+          items: { type: ['string', 'integer'] },
+        },
+        msg: { type: 'string', description: 'For people' },
+        input: { description: 'The value that failed (for a missing field, the object it is missing from)' },
+        ctx: { type: 'object', description: 'The limit or pattern that was not met' },
+      },
+    },
+    HTTPValidationError: {
+      type: 'object',
+      description: `Every failing value of the request at once (at most ${MAX_ISSUES})`,
+      required: ['detail'],
+      additionalProperties: false,
+      properties: { detail: { type: 'array', minItems: 1, maxItems: MAX_ISSUES, items: ref('schemas', 'ValidationError') } },
+    },
+    ErrorCode: { type: 'string', description: 'Every code of a coded error', enum: allErrorCodes() },
+    CodedError: codedSchema(ref('schemas', 'ErrorCode')),
+  };
+}
+
+/**
+ * The coded error body whose code is `code`: the ErrorCode reference, or (for one response) the
+ * codes it can carry, so a response with another code fails the contract.
+ */
+export function codedSchema(code: JsonSchema): JsonSchema {
+  return {
+    type: 'object',
+    description: 'A refusal with a stable code; a client tells it from a validation error by `detail` being an object',
+    required: ['detail'],
+    additionalProperties: false,
+    properties: {
+      detail: {
+        type: 'object',
+        required: ['code', 'message'],
+        additionalProperties: false,
+        properties: { code, message: { type: 'string', description: 'One sentence for a person' } },
+      },
+    },
+  };
+}
+
+const codesOf = (refusals: readonly AppError[]): JsonSchema => ({ type: 'string', enum: [...new Set(refusals.map((error) => error.code))] });
+
+const codedBody = (error: AppError) => ({ detail: { code: error.code, message: error.message } });
+
+/** The response of one status whose body is one of `refusals`, with an example of each. */
+export function codedResponse(refusals: readonly AppError[], description?: string): JsonSchema {
+  const headerNames = new Set(refusals.flatMap((error) => Object.keys(error.headers)));
+  return {
+    description: description ?? refusals.map((error) => error.code).join(', '),
+    headers: headersObject([...headerNames]),
+    content: {
+      'application/json': {
+        schema: codedSchema(codesOf(refusals)),
+        examples: Object.fromEntries(refusals.map((error) => [error.code, { value: codedBody(error) }])),
+      },
+    },
+  };
+}
+
+/** A 422: the validation body, or (when the operation has behavioural rules) either body. */
+export function unprocessableResponse(validation: readonly ValidationIssue[], refusals: readonly AppError[]): JsonSchema {
+  const examples = {
+    ...(validation.length > 0 ? { validation: { summary: 'Schema validation', value: { detail: validation } } } : {}),
+    ...Object.fromEntries(refusals.map((error) => [error.code, { value: codedBody(error) }])),
+  };
+  const schemas = [
+    ...(validation.length > 0 ? [ref('schemas', 'HTTPValidationError')] : []),
+    ...(refusals.length > 0 ? [codedSchema(codesOf(refusals))] : []),
+  ];
+  const described = [...(validation.length > 0 ? ['Validation error (`detail` is a list)'] : []), ...refusals.map((error) => error.code)];
+  return {
+    description: described.join(', '),
+    headers: headersObject([]),
+    content: { 'application/json': { schema: schemas.length === 1 ? schemas[0] : { oneOf: schemas }, examples } },
+  };
+}
+
+/** The headers object of a response: X-Request-Id (every response has one) and `names`. */
+export function headersObject(names: readonly string[]): JsonSchema {
+  return { 'X-Request-Id': ref('headers', 'X-Request-Id'), ...Object.fromEntries(names.map((name) => [name, ref('headers', name)])) };
+}
+
+/** `components.headers`: every header a response of this API may carry. */
+export function headerComponents(): Record<string, JsonSchema> {
+  const required = (name: string) => ({ ...ERROR_HEADERS[name], required: true });
+  return {
+    'X-Request-Id': { description: "The request's id, as logged: the client's own if it sent a sane one", required: true, schema: { type: 'string' } },
+    'WWW-Authenticate': required('WWW-Authenticate'),
+    'Retry-After': required('Retry-After'),
+    Allow: required('Allow'),
+    ETag: { description: 'Send it back as If-None-Match to get a 304', required: true, schema: { type: 'string' } },
+  };
+}

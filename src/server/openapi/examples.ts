@@ -1,0 +1,142 @@
+import type { FieldSpec } from '../../fields/field-spec.js';
+import { listDocumentTypes, listPaymentMethods } from '../../domain/lookups.js';
+import { MODELS, type ModelName } from './models.js';
+
+/**
+ * Example requests and responses of the document. Responses are completed from the field
+ * descriptions (a field not given takes its default, or null), so they have every field the
+ * server returns; test/server/openapi.test.ts checks each against its schema.
+ */
+
+const PATIENT_ID = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';
+const DOCTOR_ID = '0b7e6f1a-2c3d-4e5f-8a9b-1c2d3e4f5a6b';
+const SERVICE_ID = 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f';
+const INVOICE_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+const CREATED_AT = '2026-11-20T08:15:00.000Z';
+
+/** A response example of `model`: `values` over every field's default (or null). */
+function exampleOf(model: ModelName, values: Record<string, unknown>): Record<string, unknown> {
+  return completed(MODELS[model].fields, values);
+}
+
+function completed(fields: readonly FieldSpec[], values: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  const example: Record<string, unknown> = {};
+  for (const spec of fields) {
+    const value = values[spec.name];
+    if (spec.requestOnly) continue;
+    if (spec.kind === 'object') example[spec.name] = completed(spec.fields, (value ?? {}) as Record<string, unknown>);
+    else if (value !== undefined) example[spec.name] = value;
+    else if (spec.default !== undefined) example[spec.name] = spec.default;
+    else if (spec.nullable) example[spec.name] = null;
+    else throw new Error(`an example needs a value for ${spec.name}`);
+  }
+  return example;
+}
+
+export const patientInputExample = {
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  email: 'ada@example.org',
+  mobile: '+43 660 1234567',
+  date_of_birth: '1985-12-10',
+  discount_percent: '5.5',
+  portal_access: { invoices: true },
+};
+
+export const patientExample = exampleOf('Patient', {
+  ...patientInputExample,
+  id: PATIENT_ID,
+  patient_number: 'P-000042',
+  is_active: true,
+  created_at: CREATED_AT,
+  updated_at: CREATED_AT,
+});
+
+export const appointmentInputExample = {
+  patient_id: PATIENT_ID,
+  start_at: '2026-12-01T09:00',
+  end_at: '2026-12-01T09:30',
+  resource_id: DOCTOR_ID,
+  service_id: SERVICE_ID,
+  title: 'Check-up',
+};
+
+const serviceExample = { id: SERVICE_ID, name: 'Check-up', duration_min: 30, price: 80, color: '#33aa55' };
+const doctorExample = { id: DOCTOR_ID, name: 'Dr. Grace Hopper', color: '#3366ff' };
+
+export const appointmentExample = exampleOf('Appointment', {
+  ...appointmentInputExample,
+  start_at: '2026-12-01T08:00:00.000Z',
+  end_at: '2026-12-01T08:30:00.000Z',
+  id: '1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a',
+  appointment_number: 'A-000007',
+  booking_source: 'api',
+  created_at: CREATED_AT,
+  updated_at: CREATED_AT,
+  patient_first_name: 'Ada',
+  patient_last_name: 'Lovelace',
+  patient_number: 'P-000042',
+  patient_email: 'ada@example.org',
+  patient_mobile: '+43 660 1234567',
+  service_name: serviceExample.name,
+  service_color: serviceExample.color,
+  service_ids: [SERVICE_ID],
+  services: [{ id: SERVICE_ID, name: serviceExample.name, color: serviceExample.color, default_duration_min: 30 }],
+  clinic_confirmed_at: CREATED_AT,
+  confirmation_state: 'awaiting_patient',
+});
+
+export const documentFormExample = { file: '(the bytes of scan.pdf)', type: 'xrays', title: 'Panoramic 2026' };
+
+export const documentExample = exampleOf('Document', {
+  id: '7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b',
+  filename: 'scan.pdf',
+  content_type: 'application/pdf',
+  size: 482113,
+  created_at: CREATED_AT,
+  type: 'xrays',
+});
+
+export const invoiceListExample = [
+  exampleOf('Invoice', {
+    id: INVOICE_ID,
+    invoice_number: 'INV-2026-000015',
+    patient_id: PATIENT_ID,
+    status: 'partially_paid',
+    currency: 'EUR',
+    total: 120.5,
+    amount_paid: 20.5,
+    balance: 100,
+    issued_at: '2026-11-02T09:00:00.000Z',
+  }),
+];
+
+export const paymentRequestExample = { amount: '20.50', method: 'card', note: null };
+
+export const paymentResultExample = exampleOf('PaymentResult', {
+  payment_id: '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e',
+  invoice_id: INVOICE_ID,
+  patient_id: PATIENT_ID,
+  amount: 20.5,
+  method: 'card',
+  currency: 'EUR',
+  created_at: CREATED_AT,
+  invoice_status: 'partially_paid',
+  invoice_total: 120.5,
+  invoice_amount_paid: 20.5,
+  invoice_balance: 100,
+});
+
+export const servicesExample = [exampleOf('Service', serviceExample)];
+export const doctorsExample = [exampleOf('Doctor', doctorExample)];
+export const documentTypesExample = [...listDocumentTypes()];
+export const paymentMethodsExample = [...listPaymentMethods()];
+
+/** Example values of path, query and header parameters, by name. */
+export const parameterExamples: Readonly<Record<string, string>> = {
+  patient_id: PATIENT_ID,
+  invoice_id: INVOICE_ID,
+  unpaid: 'true',
+  'idempotency-key': 'till-2-receipt-0815',
+  asset: 'swagger-ui.css',
+};

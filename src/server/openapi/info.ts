@@ -1,0 +1,26 @@
+/**
+ * The version of the interface (spec §9), not of the program: it changes when the interface
+ * does, whatever the program's own version.
+ */
+export const INTERFACE_VERSION = '1.0.0';
+
+const DESCRIPTION = `The clinic's public JSON API on this computer: patients, appointments, documents, invoices and payments.
+
+**Keys.** Every operation but the four public ones (document types, payment methods, this description and its docs page)
+needs \`Authorization: Bearer <key>\` with the scope the operation names. Keys are issued with \`clinic api-key create\`.
+
+**Errors.** A 422 whose \`detail\` is a list reports every failing value at once (pydantic v2 shape: \`type\`, \`loc\`,
+\`msg\`, \`input\`, \`ctx\`). Every other refusal is \`{"detail": {"code", "message"}}\` with a stable code (\`ErrorCode\`).
+A path not in this description is a 404 \`NOT_FOUND\`; a path of it with another method is a 405 \`METHOD_NOT_ALLOWED\`
+with an \`Allow\` header (components \`NotFound\` and \`MethodNotAllowed\`), both before any key is checked.
+
+**Values.** Ids are lowercase UUIDs (read case-insensitively). A date-time without an offset is clinic local time;
+responses give UTC with \`Z\`. Money is a JSON number in responses; requests may send it as a number or a decimal string.
+Unknown body fields are ignored. Every response carries \`X-Request-Id\`.`;
+
+/** The `info` object of the document. */
+export const VERSION_INFO = {
+  title: 'Clinic public API',
+  version: INTERFACE_VERSION,
+  description: DESCRIPTION,
+} as const;

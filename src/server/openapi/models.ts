@@ -1,0 +1,49 @@
+import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_RESPONSE_FIELDS } from '../../fields/appointment-fields.js';
+import { INVOICE_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_RESULT_FIELDS } from '../../fields/billing-fields.js';
+import { DOCTOR_FIELDS, SERVICE_FIELDS } from '../../fields/catalog-fields.js';
+import { DOCUMENT_FIELDS } from '../../fields/document-fields.js';
+import type { FieldSpec } from '../../fields/field-spec.js';
+import { DOCUMENT_TYPE_FIELDS, PAYMENT_METHOD_FIELDS } from '../../fields/lookup-fields.js';
+import { PATIENT_INPUT_FIELDS, PATIENT_RESPONSE_FIELDS } from '../../fields/patient-fields.js';
+import type { Direction } from './field-schemas.js';
+
+/** A named schema of the document: a field list read in one direction. */
+export interface Model {
+  direction: Direction;
+  fields: readonly FieldSpec[];
+  description: string;
+}
+
+/** The request bodies and resources of the specification, by their schema name in the document. */
+export const MODELS = {
+  PatientInput: {
+    direction: 'request',
+    fields: PATIENT_INPUT_FIELDS,
+    description: 'Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required, by a rule (PATIENT_CONTACT_REQUIRED).',
+  },
+  Patient: {
+    direction: 'response',
+    fields: PATIENT_RESPONSE_FIELDS,
+    description: 'Patient as returned (spec 2.2): every request field but link_existing_portal_user, defaults applied.',
+  },
+  AppointmentInput: {
+    direction: 'request',
+    fields: APPOINTMENT_INPUT_FIELDS,
+    description: 'Appointment, the body of POST /appointments (spec 2.4). A null patient_id is refused like an absent one.',
+  },
+  Appointment: { direction: 'response', fields: APPOINTMENT_RESPONSE_FIELDS, description: 'Appointment as returned (spec 2.5).' },
+  Document: { direction: 'response', fields: DOCUMENT_FIELDS, description: 'A stored document (spec 2.11).' },
+  Invoice: { direction: 'response', fields: INVOICE_FIELDS, description: 'Invoice item (spec 2.8); money as JSON numbers.' },
+  PaymentRequest: { direction: 'request', fields: PAYMENT_INPUT_FIELDS, description: 'Payment request (spec 2.9).' },
+  PaymentResult: {
+    direction: 'response',
+    fields: PAYMENT_RESULT_FIELDS,
+    description: 'Payment result (spec 2.10): the invoice state as this payment left it, also on a replay.',
+  },
+  Service: { direction: 'response', fields: SERVICE_FIELDS, description: 'Service (spec 2.6).' },
+  Doctor: { direction: 'response', fields: DOCTOR_FIELDS, description: 'Doctor (spec 2.7).' },
+  DocumentType: { direction: 'response', fields: DOCUMENT_TYPE_FIELDS, description: 'Document type (spec 2.12).' },
+  PaymentMethod: { direction: 'response', fields: PAYMENT_METHOD_FIELDS, description: 'Payment method (spec 2.12).' },
+} as const satisfies Record<string, Model>;
+
+export type ModelName = keyof typeof MODELS;

@@ -1,0 +1,38 @@
+import { createHash } from 'node:crypto';
+import type { ClinicContext } from './state.js';
+
+/** A response body made once at start-up and sent as is: the OpenAPI document and the docs page. */
+export interface StaticFile {
+  contentType: string;
+  body: Buffer;
+  etag: string;
+  cacheControl: string;
+  /** Further headers, such as the docs page's Content-Security-Policy. */
+  headers?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Files that change only with the program are revalidated (`no-cache`) rather than cached for a
+ * time: an upgraded program then never pairs a cached old page with a new document. A matching
+ * If-None-Match costs a 304 without the body.
+ */
+export function staticFile(contentType: string, text: string, headers?: Readonly<Record<string, string>>): StaticFile {
+  const body = Buffer.from(text, 'utf8');
+  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
+  return { contentType, body, etag, cacheControl: 'no-cache', ...(headers ? { headers } : {}) };
+}
+
+/** Answers with `file`, or 304 when the client's copy is current. */
+export function sendStaticFile(ctx: ClinicContext, file: StaticFile): void {
+  ctx.status = 200;
+  ctx.set('ETag', file.etag);
+  ctx.set('Cache-Control', file.cacheControl);
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  for (const [name, value] of Object.entries(file.headers ?? {})) ctx.set(name, value);
+  if (ctx.fresh) {
+    ctx.status = 304;
+    return;
+  }
+  ctx.type = file.contentType;
+  ctx.body = file.body;
+}

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, before, describe, it } from 'node:test';
+import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { fieldsValidator } from '../../src/domain/validation/validate.js';
+import { PATIENT_INPUT_FIELDS } from '../../src/fields/patient-fields.js';
+import { createRouters } from '../../src/server/app.js';
+import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../../src/server/config.js';
+import { silentLogger } from '../../src/server/logger.js';
+import { fieldsIn } from '../../src/server/openapi/field-schemas.js';
+import { MODELS } from '../../src/server/openapi/models.js';
+import { OPERATIONS } from '../../src/server/openapi/operations.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+type Json = Record<string, any>;
+
+/** The operations that need no key (decisions.md §2, and the description itself). */
+const PUBLIC = ['GET /document-types', 'GET /payment-methods', 'GET /openapi.json', 'GET /docs', 'GET /docs/{asset}'];
+
+describe('GET /openapi.json', () => {
+  let server: TestServer;
+  let document: Json;
+
+  before(async () => {
+    server = await startTestServer();
+    document = (await server.request('GET', '/openapi.json', { key: null })).body;
+  });
+  after(() => server.close());
+
+  const operations = () =>
+    Object.entries(document.paths as Json).flatMap(([path, item]) => Object.entries(item as Json).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op: op as Json })));
+
+  it('serves an OpenAPI 3.1 document of version 1.0.0 without a key', async () => {
+    const response = await server.request('GET', '/openapi.json', { key: null });
+    assert.equal(response.status, 200);
+    assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
+    assert.match(document.openapi, /^3\.1\./);
+    assert.equal(document.info.version, '1.0.0');
+    assert.deepEqual(document.servers, [{ url: API_PREFIX, description: 'This server' }]);
+  });
+
+  it('passes the Redocly recommended-strict rules, examples checked against their schemas', async () => {
+    const config = await createConfig({
+      extends: ['recommended-strict'],
+      rules: {
+        // The package is UNLICENSED: there is no licence to name.
+        'info-license': 'off',
+        // The public lookups and the description itself can only succeed (or fail with a 500).
+        'operation-4xx-response': 'off',
+        // NotFound and MethodNotAllowed describe requests outside every operation (see info.description).
+        'no-unused-components': 'off',
+      },
+    });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: '/openapi.json', config });
+    assert.deepEqual(problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`), []);
+  });
+
+  it('describes every route the app registers, and no other', () => {
+    const config = { dataDir: server.dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES, logger: silentLogger };
+    const routes = createRouters(server.db, config).flatMap((router) =>
+      router.stack.flatMap((layer) =>
+        layer.methods
+          .filter((method) => method !== 'HEAD')
+          .map((method) => `${method} ${String(layer.path).slice(API_PREFIX.length).replace(/:(\w+)/g, '{$1}')}`),
+      ),
+    );
+    assert.deepEqual([...routes].sort(), operations().map((o) => o.key).sort());
+  });
+
+  it('requires a bearer key with the operation\'s scope everywhere but the public operations', () => {
+    for (const { key, op } of operations()) {
+      if (PUBLIC.includes(key)) {
+        assert.deepEqual(op.security, [], key);
+        assert.equal(op.responses['401'], undefined, key);
+      } else {
+        const scope = OPERATIONS.find((o) => `${o.method.toUpperCase()} ${o.path}` === key)?.scope;
+        assert.deepEqual(op.security, [{ bearer: [scope] }], key);
+        assert.deepEqual(op.responses['401'], { $ref: '#/components/responses/Unauthenticated' }, key);
+      }
+    }
+    assert.deepEqual(document.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer', description: 'An API key from `clinic api-key create`' });
+  });
+
+  it('lists every code the error factories of src/domain/errors.ts produce', () => {
+    const source = readFileSync(new URL('../../src/domain/errors.ts', import.meta.url), 'utf8');
+    const codes = [...source.matchAll(/new AppError\(\s*[\w|. ]+,\s*'([A-Z_]+)'/g)].map((m) => m[1]);
+    assert.ok(codes.length >= 20, `found ${codes.length} codes in errors.ts`);
+    assert.deepEqual([...document.components.schemas.ErrorCode.enum].sort(), [...new Set(codes)].sort());
+  });
+
+  it('derives every schema\'s fields, types and limits from the field descriptions', () => {
+    for (const [name, model] of Object.entries(MODELS)) {
+      const schema = document.components.schemas[name];
+      const fields = fieldsIn(model.fields, model.direction);
+      assert.deepEqual(Object.keys(schema.properties), fields.map((f) => f.name), name);
+      if (model.direction === 'response') {
+        assert.equal(schema.additionalProperties, false, name);
+        assert.deepEqual(schema.required, fields.map((f) => f.name), name);
+      }
+    }
+    const patient = document.components.schemas.PatientInput;
+    assert.deepEqual(patient.required, ['first_name', 'last_name']);
+    assert.deepEqual(patient.properties.first_name, { type: 'string', minLength: 1, maxLength: 128 });
+    assert.deepEqual(patient.properties.avatar, { type: ['string', 'null'], maxLength: 2_000_000 });
+    assert.deepEqual(patient.properties.visit_address_same_as_main, { type: 'boolean', default: true });
+    assert.equal(patient.properties.discount_percent.default, '0');
+    assert.deepEqual(patient.properties.discount_percent.type, ['number', 'string']);
+    assert.equal(document.components.schemas.Patient.properties.discount_percent.type, 'string');
+    assert.equal(document.components.schemas.Patient.properties.link_existing_portal_user, undefined);
+    assert.equal(document.components.schemas.Invoice.properties.total.type, 'number');
+    assert.deepEqual(document.components.schemas.PaymentRequest.properties.method.enum, ['cash', 'card', 'bank', 'other']);
+    assert.equal(document.components.schemas.PaymentRequest.properties.note.maxLength, 500);
+  });
+
+  it('describes the upload as multipart with `file` as binary, and Idempotency-Key as a header', () => {
+    const upload = document.paths['/patients/{patient_id}/documents'].post;
+    const form = upload.requestBody.content['multipart/form-data'].schema;
+    assert.deepEqual(form.required, ['file']);
+    assert.equal(form.properties.file.format, 'binary');
+    assert.deepEqual(Object.keys(form.properties), ['file', 'title', 'type']);
+    const payment = document.paths['/invoices/{invoice_id}/payments'].post;
+    assert.deepEqual(payment.parameters.map((p: Json) => [p.in, p.name, p.required]), [['path', 'invoice_id', true], ['header', 'Idempotency-Key', false]]);
+    assert.ok(payment.responses['200'].headers['Idempotent-Replayed']);
+    assert.equal(payment.responses['201'], undefined);
+  });
+
+  it('gives every operation an example request (curl) and response, and every request body an example the validators accept', () => {
+    for (const { key, op } of operations()) {
+      const [, success] = Object.entries(op.responses as Json).find(([status]) => status.startsWith('2'))!;
+      const media = Object.values(success.content as Json)[0];
+      assert.ok(media.example !== undefined, `${key}: no example response`);
+      assert.match(op.description, /```sh\ncurl -s "\$API\//, `${key}: no example request`);
+      for (const [type, content] of Object.entries((op.requestBody?.content ?? {}) as Json)) {
+        assert.ok(content.examples?.example?.value, `${key}: no example request (${type})`);
+      }
+    }
+    const patient = document.paths['/patients'].post.requestBody.content['application/json'].examples.example.value;
+    assert.deepEqual(fieldsValidator(PATIENT_INPUT_FIELDS, 'body').issues(patient), []);
+  });
+
+  it('documents each refusal with its status and codes, 503 where a key is read and 500 everywhere', () => {
+    const codes = (response: Json) => {
+      const resolved = response.$ref ? document.components.responses[response.$ref.split('/').pop()] : response;
+      const schema = resolved.content['application/json'].schema;
+      const variants = schema.oneOf ?? [schema];
+      return variants.flatMap((s: Json) => s.properties?.detail?.properties?.code?.enum ?? []);
+    };
+    const appointments = document.paths['/appointments'].post.responses;
+    assert.deepEqual(Object.keys(appointments).sort(), ['201', '401', '403', '413', '415', '422', '500', '503']);
+    assert.deepEqual(codes(appointments['422']), ['PATIENT_NOT_FOUND', 'DOCTOR_NOT_FOUND', 'SERVICE_NOT_FOUND']);
+    const upload = document.paths['/patients/{patient_id}/documents'].post.responses;
+    assert.deepEqual(codes(upload['404']), ['PATIENT_NOT_FOUND']);
+    assert.deepEqual(codes(upload['413']), ['DOCUMENT_TOO_LARGE']);
+    assert.deepEqual(codes(upload['422']), ['DOCUMENT_TYPE_INVALID', 'DOCUMENT_EMPTY']);
+    const invoices = document.paths['/invoices'].get.responses;
+    assert.deepEqual(codes(invoices['403']), ['FORBIDDEN', 'MODULE_DISABLED']);
+    assert.deepEqual(invoices['422'].content['application/json'].schema, { $ref: '#/components/schemas/HTTPValidationError' });
+    assert.deepEqual(codes(document.paths['/doctors'].get.responses['503']), ['DATABASE_BUSY']);
+    assert.equal(document.components.headers['Retry-After'].required, true);
+    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '500']);
+  });
+});
+
+describe('the description and docs page files', () => {
+  let server: TestServer;
+  before(async () => {
+    server = await startTestServer();
+  });
+  after(() => server.close());
+
+  it('answers a current If-None-Match with 304 and no body', async () => {
+    for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui-bundle.js']) {
+      const first = await server.request('GET', path, { key: null });
+      const etag = first.headers.get('etag')!;
+      assert.equal(first.headers.get('cache-control'), 'no-cache', path);
+      // fetch would add `Cache-Control: no-cache` to a request with If-None-Match, which asks
+      // for the full body; a browser revalidating its copy does not.
+      const again = await server.request('GET', path, { key: null, headers: { 'if-none-match': etag, 'cache-control': 'max-age=0' } });
+      assert.equal(again.status, 304, path);
+      assert.equal(again.text, '');
+    }
+  });
+
+  it('serves the page and its files with their content types, forbidding anything from elsewhere', async () => {
+    const page = await server.request('GET', '/docs', { key: null });
+    assert.match(page.headers.get('content-type')!, /^text\/html; charset=utf-8/);
+    assert.match(page.headers.get('content-security-policy')!, /default-src 'none'; script-src 'self'/);
+    const scripts = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((url) => url !== 'data:,');
+    assert.deepEqual(scripts, [`${API_PREFIX}/docs/swagger-ui.css`, `${API_PREFIX}/docs/swagger-ui-bundle.js`, `${API_PREFIX}/docs/init.js`]);
+    const types: Record<string, RegExp> = { css: /^text\/css/, js: /^text\/javascript/ };
+    for (const url of scripts) {
+      const response = await server.request('GET', url.slice(API_PREFIX.length), { key: null });
+      assert.equal(response.status, 200, url);
+      assert.match(response.headers.get('content-type')!, types[url.split('.').pop()!]!, url);
+    }
+    const init = await server.request('GET', '/docs/init.js', { key: null });
+    assert.match(init.text, /validatorUrl: null/);
+  });
+
+  it('answers an unknown docs file with 404 NOT_FOUND', async () => {
+    const response = await server.request('GET', '/docs/../../schema.sql', { key: null });
+    assert.equal(response.status, 404);
+    const unknown = await server.request('GET', '/docs/package.json', { key: null });
+    assert.equal(unknown.status, 404);
+    assert.equal(unknown.body.detail.code, 'NOT_FOUND');
+  });
+});
