@@ -1,5 +1,5 @@
 // `npm run test:dist`: builds dist/clinic, copies it alone into an empty directory, and runs the
-// black-box HTTP and CLI suites against that copy with a PATH on which no node can be found.
+// black-box HTTP, CLI and fault suites against that copy with a PATH on which no node can be found.
 // The test runner itself runs on this machine's Node; only the processes it starts must do
 // without one.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -21,7 +21,7 @@ const path = place;
 for (const dir of path.split(':')) {
   if (existsSync(join(dir, 'node'))) throw new Error(`node is on the test PATH (${dir})`);
 }
-const suites = ['test/server', 'test/cli']
+const suites = ['test/server', 'test/cli', 'test/fault']
   .filter((dir) => existsSync(join(root, dir)))
   .flatMap((dir) => readdirSync(join(root, dir), { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).map((f) => join(dir, f)))
   .sort();

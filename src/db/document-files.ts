@@ -1,16 +1,19 @@
-import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /**
  * The second store beside SQLite: document bytes as files in the data directory. Uploads are
- * written under tmp/ and renamed into documents/<patient_id>/<document_id>; both live in the data
- * directory, so they share a file system and the rename is atomic. Names on disk are ids only,
- * never anything a client chose.
+ * written to tmp/<document_id>.part and renamed into documents/<patient_id>/<document_id>; both
+ * live in the data directory, so they share a file system and the rename is atomic. Names on disk
+ * are ids only, never anything a client chose. Because the temporary name carries the document
+ * id, an upload interrupted between committing its row and the rename can be finished later
+ * (src/domain/documents/recover-uploads.ts).
  */
 
 const TEMP_DIR = 'tmp';
 const DOCUMENTS_DIR = 'documents';
+const TEMP_SUFFIX = '.part';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** An upload being written: its path and an open handle. */
 export interface TempFile {
@@ -28,12 +31,62 @@ export function documentFilePath(dataDir: string, patientId: string, documentId:
   return join(dataDir, DOCUMENTS_DIR, patientId, documentId);
 }
 
-/** Creates a new, empty temporary file readable by this user only. */
-export async function createTempFile(dataDir: string): Promise<TempFile> {
-  const directory = tempDirectory(dataDir);
-  await mkdir(directory, { recursive: true, mode: 0o700 });
-  const path = join(directory, `upload-${randomUUID()}.part`);
+/** Where the upload of document `documentId` is written before it is put in place. */
+export function tempFilePath(dataDir: string, documentId: string): string {
+  return join(tempDirectory(dataDir), `${documentId}${TEMP_SUFFIX}`);
+}
+
+/** Creates the new, empty temporary file of document `documentId`, readable by this user only. */
+export async function createTempFile(dataDir: string, documentId: string): Promise<TempFile> {
+  await mkdir(tempDirectory(dataDir), { recursive: true, mode: 0o700 });
+  const path = tempFilePath(dataDir, documentId);
   return { path, handle: await open(path, 'wx', 0o600) };
+}
+
+/**
+ * Makes a written temporary file durable and closes it: its bytes, and its name in tmp/, so that
+ * after a power cut a committed row never names a temporary file that is gone.
+ */
+export async function persistTempFile(dataDir: string, temp: TempFile): Promise<void> {
+  await temp.handle.sync();
+  await temp.handle.close();
+  await syncDirectory(tempDirectory(dataDir));
+}
+
+/** A file left in tmp/: the document id its name carries (undefined if none) and when it was last written. */
+export interface TempEntry {
+  path: string;
+  documentId: string | undefined;
+  modifiedMs: number;
+}
+
+/** Every file in tmp/, e.g. uploads that a crash interrupted; none when there is no tmp/. */
+export async function listTempFiles(dataDir: string): Promise<TempEntry[]> {
+  const directory = tempDirectory(dataDir);
+  let names: string[];
+  try {
+    names = await readdir(directory);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const entries: TempEntry[] = [];
+  for (const name of names.sort()) {
+    const path = join(directory, name);
+    let modifiedMs: number;
+    try {
+      const info = await stat(path);
+      if (!info.isFile()) continue;
+      modifiedMs = info.mtimeMs;
+    } catch (error) {
+      // Finished or removed by its upload meanwhile.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
+      throw error;
+    }
+    const id = name.endsWith(TEMP_SUFFIX) ? name.slice(0, -TEMP_SUFFIX.length) : '';
+    entries.push({ path, documentId: UUID.test(id) ? id : undefined, modifiedMs });
+  }
+  return entries;
 }
 
 /** Writes all of `chunk`; a regular file may take fewer bytes per call than offered. */
@@ -64,6 +117,17 @@ export async function syncPath(path: string): Promise<void> {
   }
 }
 
+/** Whether a file exists at `path`. */
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
+  }
+}
+
 /**
  * Renames a fsynced temporary file to its final place and fsyncs the directories whose entries
  * changed. If any step after the rename fails, the file is removed again, so the caller can
@@ -75,7 +139,13 @@ export async function moveIntoPlace(dataDir: string, tempPath: string, patientId
   const patientDir = join(documentsDir, patientId);
   // mkdir returns the first directory it had to create; each new directory is an entry of its parent.
   const firstCreated = await mkdir(patientDir, { recursive: true, mode: 0o700 });
-  await rename(tempPath, target);
+  try {
+    await rename(tempPath, target);
+  } catch (error) {
+    // A server starting meanwhile may have finished this committed upload already (recover-uploads.ts).
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT' && (await exists(target))) return;
+    throw error;
+  }
   try {
     await syncPath(patientDir);
     if (firstCreated !== undefined) await syncPath(documentsDir);

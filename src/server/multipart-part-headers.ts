@@ -41,7 +41,17 @@ export class FilePartHeaderWatcher {
   /** Feeds the next chunk of the raw body. */
   push(chunk: Buffer): void {
     if (this.state === 'stopped') return;
-    let data = this.carry.length > 0 ? Buffer.concat([this.carry, chunk]) : chunk;
+    let data = chunk;
+    if (this.carry.length > 0) {
+      // Inside a part, the carried bytes matter only if a delimiter starts in them, so that seam
+      // is searched alone (a chunk at least a delimiter long leaves a full carry of its own):
+      // copying carry and chunk together cost an allocation and a copy per read of a document.
+      const seamOnly =
+        this.state === 'body' &&
+        chunk.length >= this.delimiter.length &&
+        !Buffer.concat([this.carry, chunk.subarray(0, this.delimiter.length - 1)]).includes(this.delimiter);
+      if (!seamOnly) data = Buffer.concat([this.carry, chunk]);
+    }
     for (;;) {
       if (this.state === 'body') {
         const at = data.indexOf(this.delimiter);

@@ -1,9 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { openDatabase } from '../../src/db/open-database.js';
+import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
+import { addInterruptedUpload } from '../helpers/module-tables.js';
 import { runClinic, startServeProcess, type ServeProcess } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/test-server.js';
 import { checkedFetch } from '../helpers/contract.js';
@@ -155,6 +158,26 @@ describe('clinic serve', { timeout: 60_000 }, () => {
     const second = await startServeProcess(['--data', dataDir]);
     second.child.kill('SIGTERM');
     assert.equal((await second.exited).code, 0);
+  });
+
+  it('before it listens, puts in place the file of an upload a crash cut off after its row was committed', async () => {
+    const { dataDir } = await dataDirWithKey();
+    const db = openDatabase(dataDir);
+    const patientId = createPatient(db, buildPatient()).id;
+    const content = Buffer.from('bytes of an upload whose rename never happened');
+    const documentId = addInterruptedUpload(db, dataDir, patientId, content);
+    db.close();
+    const serve = await startServeProcess(['--data', dataDir]);
+    try {
+      const recovered = serve.logLines.find((line) => line.event === 'uploads_recovered');
+      assert.deepEqual({ completed: recovered?.completed, removed: recovered?.removed_abandoned }, { completed: 1, removed: 0 });
+      assert.deepEqual(readFileSync(join(dataDir, 'documents', patientId, documentId)), content);
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    }
+    const check = await runClinic(['check', '--data', dataDir]);
+    assert.equal(check.code, 0, check.stdout + check.stderr);
   });
 
   it('lets CLI commands run beside it: a key created meanwhile works at once', async () => {

@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempFilePath } from '../../src/db/document-files.js';
 import { insertDocument } from '../../src/db/documents.js';
 import type { Db } from '../../src/db/open-database.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
@@ -25,6 +26,28 @@ export function addDocument(db: Db, dataDir: string, patientId: string, content:
     sha256: createHash('sha256').update(content).digest('hex'),
     title: null,
     type: 'other',
+    created_at: new Date().toISOString(),
+  });
+  return id;
+}
+
+/**
+ * The state a crash leaves between an upload's commit and its rename: the document's row, and its
+ * file still at tmp/<id>.part. Returns the document id.
+ */
+export function addInterruptedUpload(db: Db, dataDir: string, patientId: string, content: Buffer): string {
+  const id = randomUUID();
+  mkdirSync(join(dataDir, 'tmp'), { recursive: true });
+  writeFileSync(tempFilePath(dataDir, id), content);
+  insertDocument(db, {
+    id,
+    patient_id: patientId,
+    filename: 'scan.pdf',
+    content_type: 'application/pdf',
+    size: content.length,
+    sha256: createHash('sha256').update(content).digest('hex'),
+    title: null,
+    type: 'scans',
     created_at: new Date().toISOString(),
   });
   return id;

@@ -4,6 +4,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { acquireInstanceLock, LOCK_FILE } from '../../db/instance-lock.js';
 import { openDatabase, type Db } from '../../db/open-database.js';
 import { createApiKey, hasApiKeys } from '../../domain/api-keys.js';
+import { recoverInterruptedUploads } from '../../domain/documents/recover-uploads.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../../notifications/delivery-worker.js';
 import { createSmtpMailer, isSmtpUrl } from '../../notifications/smtp-mailer.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, API_PREFIX } from '../../server/config.js';
@@ -117,6 +118,11 @@ export function registerServeCommand(program: Command, io: CliIo): void {
           // First run: a new user can call the API at once. Shown once, like every key.
           const first = createApiKey(db, { name: 'first key' });
           io.stdout(`No API key existed, so one was created. Store it now; it is not shown again:\n\n  ${first.key}\n\n`);
+        }
+        // Before listening: an upload that a crash cut off after committing its row gets its file.
+        const recovery = await recoverInterruptedUploads(db, dataDir);
+        if (recovery.completed + recovery.removed > 0) {
+          logger.info({ event: 'uploads_recovered', completed: recovery.completed, removed_abandoned: recovery.removed });
         }
         const running = await startServer(
           db,

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { createTempFile, moveIntoPlace, removeFile, writeChunk, type TempFile } from '../../db/document-files.js';
+import { createTempFile, moveIntoPlace, persistTempFile, removeFile, writeChunk, type TempFile } from '../../db/document-files.js';
 import { deleteDocument, insertDocument, type DocumentRow } from '../../db/documents.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
@@ -45,6 +45,8 @@ export interface IncomingFile {
 interface ReceivedFile {
   /** The fsynced temporary copy, or undefined when the upload was already refused and the bytes were only counted. */
   tempPath: string | undefined;
+  /** The id the document will have: chosen before its bytes are written, as the temporary file is named after it. */
+  documentId: string;
   size: number;
   sha256: string;
   filename: string | undefined;
@@ -154,12 +156,12 @@ export class DocumentUpload {
   }
 
   private async read(file: IncomingFile, keep: boolean): Promise<void> {
-    const temp = keep ? await createTempFile(this.storage.dataDir) : undefined;
+    const documentId = newId();
+    const temp = keep ? await createTempFile(this.storage.dataDir, documentId) : undefined;
     try {
       const { size, sha256 } = await readStream(file.stream, this.storage.limitBytes, temp);
-      await temp?.handle.sync();
-      await temp?.handle.close();
-      this.received = { tempPath: temp?.path, size, sha256, filename: file.filename, contentType: file.contentType };
+      if (temp) await persistTempFile(this.storage.dataDir, temp);
+      this.received = { tempPath: temp?.path, documentId, size, sha256, filename: file.filename, contentType: file.contentType };
     } catch (error) {
       // Refuse at once (an HTTP client is still sending); the removal finishes in `discard`.
       if (temp) this.cleanup = temp.handle.close().catch(() => undefined).then(() => removeFile(temp.path));
@@ -203,7 +205,7 @@ export class DocumentUpload {
     if (file.tempPath === undefined) throw new Error('an upload that passed every check was not kept');
 
     const row: DocumentRow = {
-      id: newId(),
+      id: file.documentId,
       patient_id: this.patientId,
       filename: documentFilename(file.filename),
       content_type: file.contentType || 'application/octet-stream',
@@ -214,6 +216,8 @@ export class DocumentUpload {
       created_at: nowIso(),
     };
     this.db.transaction(() => insertDocument(this.db, row)).immediate();
+    // A crash from here until the rename is done leaves the row and tmp/<id>.part: the next
+    // `clinic serve` finishes the move (recover-uploads.ts).
     try {
       await moveIntoPlace(this.storage.dataDir, file.tempPath, row.patient_id, row.id);
     } catch (error) {

@@ -1,4 +1,6 @@
+import { existsSync } from 'node:fs';
 import { listDocumentFiles, listInvoicePaymentMismatches } from '../../db/check-queries.js';
+import { tempFilePath } from '../../db/document-files.js';
 import { foreignKeyViolations, integrityProblems } from '../../db/maintenance.js';
 import type { Db } from '../../db/open-database.js';
 import { digestFile, documentFilePath } from './data-dir.js';
@@ -36,7 +38,11 @@ async function checkDocumentFiles(db: Db, dataDir: string): Promise<string[]> {
       digest = await digestFile(path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      findings.push(`${label}: ${code === 'ENOENT' ? 'file is missing' : `file cannot be read (${code ?? String(error)})`}: ${path}`);
+      if (code === 'ENOENT' && existsSync(tempFilePath(dataDir, row.id))) {
+        findings.push(`${label}: file is missing: its upload was cut off and waits in tmp/; the next \`clinic serve\` puts it in place: ${path}`);
+      } else {
+        findings.push(`${label}: ${code === 'ENOENT' ? 'file is missing' : `file cannot be read (${code ?? String(error)})`}: ${path}`);
+      }
       continue;
     }
     if (digest.size !== row.size) findings.push(`${label}: file has ${digest.size} bytes, the database records ${row.size}: ${path}`);

@@ -11,7 +11,7 @@ import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
 import type { ServerConfig } from '../config.js';
 import { FilePartHeaderWatcher, multipartBoundary } from '../multipart-part-headers.js';
-import { closeAfterAnswer } from '../lingering-close.js';
+import { closeConnectionAfterResponse } from '../close-connection.js';
 import type { ClinicState } from '../state.js';
 
 /**
@@ -158,7 +158,7 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
     // The declared type decides (ctx.is() would call a body-less multipart request "not multipart").
     if (ctx.request.type.trim().toLowerCase() !== 'multipart/form-data') throw errors.unsupportedMediaType('multipart/form-data');
     if (Number(ctx.get('Content-Length') || 0) > maxBodyBytes) {
-      closeAfterAnswer(ctx);
+      closeConnectionAfterResponse(ctx);
       throw errors.documentTooLarge(storage.limitBytes);
     }
     const upload = startDocumentUpload(db, storage, ctx.params.patient_id);
@@ -172,7 +172,7 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
     } catch (thrown) {
       const error = formError(entry.fileRefusal ?? thrown, storage.limitBytes);
       // The unread rest of the body cannot be left for a next request on this connection.
-      if (error instanceof AppError && error.status === 413) closeAfterAnswer(ctx);
+      if (error instanceof AppError && error.status === 413) closeConnectionAfterResponse(ctx);
       await upload.discard();
       throw error;
     }

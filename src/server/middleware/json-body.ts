@@ -2,7 +2,7 @@ import type { Next } from 'koa';
 import { errors, ValidationError } from '../../domain/errors.js';
 import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
-import { closeAfterAnswer } from '../lingering-close.js';
+import { closeConnectionAfterResponse } from '../close-connection.js';
 import type { ClinicContext } from '../state.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
@@ -20,7 +20,8 @@ async function readLimited(ctx: ClinicContext, limitBytes: number): Promise<Buff
   for await (const chunk of ctx.req) {
     received += (chunk as Buffer).length;
     if (received > limitBytes) {
-      closeAfterAnswer(ctx);
+      // The unread rest of the body would otherwise be taken for the next request.
+      closeConnectionAfterResponse(ctx);
       throw errors.payloadTooLarge(limitBytes);
     }
     chunks.push(chunk as Buffer);
@@ -57,7 +58,7 @@ export function jsonBody(limitBytes: number) {
     if (!isJsonMediaType(ctx)) throw errors.unsupportedMediaType('application/json');
     const declared = Number(ctx.get('Content-Length') || 0);
     if (declared > limitBytes) {
-      closeAfterAnswer(ctx);
+      closeConnectionAfterResponse(ctx);
       throw errors.payloadTooLarge(limitBytes);
     }
     ctx.state.body = parseJson(await readLimited(ctx, limitBytes));

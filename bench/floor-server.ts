@@ -1,0 +1,87 @@
+/**
+ * The floors of `npm run bench`: the least a server can do on this runtime and disk.
+ *
+ * - POST /api/public/v1/patients: node:http, JSON.parse and the very INSERT the program makes
+ *   (insertPatient), over a connection opened by openDatabase, so with the same pragmas (WAL,
+ *   synchronous = FULL). No framework, validation, authentication or request log.
+ * - POST /upload: the request body written to a new file and fsynced, as the program stores a
+ *   document, but without parsing the form, hashing, or a row.
+ *
+ * Each answers 201; anything else answers 404.
+ *
+ *   node --import tsx bench/floor-server.ts <data dir> <port>
+ *
+ * BENCH_NATIVE_BINDING names a better-sqlite3 addon to load instead of node_modules' own, so
+ * that the floor can run on the runtime of dist/clinic (Node 24) as well as on the machine's Node.
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { openDatabase } from '../src/db/open-database.js';
+import { insertPatient } from '../src/db/patients.js';
+import { toColumn } from '../src/fields/columns.js';
+import { PATIENT_INPUT_FIELDS, PATIENT_STORED_FIELDS } from '../src/fields/patient-fields.js';
+import { newId, nowIso } from '../src/domain/clock.js';
+import { normalizeFields } from '../src/domain/validation/values.js';
+
+const [dataDir, portText] = process.argv.slice(2);
+if (!dataDir || !portText) throw new Error('usage: floor-server.ts <data dir> <port>');
+const nativeBinding = process.env.BENCH_NATIVE_BINDING;
+const db = openDatabase(dataDir, nativeBinding ? { nativeBinding } : {});
+
+// The columns of a patient with every default applied, computed once: per request only the
+// names and contact fields change, so no validation or normalisation runs while serving.
+const template: Record<string, unknown> = {};
+const defaults = normalizeFields(PATIENT_INPUT_FIELDS, { first_name: 'A', last_name: 'B', email: 'a@b', mobile: '1' }, { timeZone: 'UTC' });
+for (const spec of PATIENT_STORED_FIELDS) template[spec.name] = toColumn(spec, defaults[spec.name]);
+
+const uploads = join(dataDir, 'floor-uploads');
+mkdirSync(uploads, { recursive: true });
+
+/** Streams the body into a new file, fsyncs it, and answers 201. */
+async function storeUpload(request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const file = await open(join(uploads, randomUUID()), 'wx', 0o600);
+  try {
+    for await (const chunk of request) await file.write(chunk as Buffer);
+    await file.sync();
+  } finally {
+    await file.close();
+  }
+  response.writeHead(201, { 'content-type': 'application/json' }).end('{}');
+}
+
+const server = createServer((request, response) => {
+  if (request.method === 'POST' && request.url === '/upload') {
+    storeUpload(request, response).catch((error: unknown) => response.destroy(error as Error));
+    return;
+  }
+  if (request.method !== 'POST') {
+    response.writeHead(404, { 'content-type': 'application/json' }).end('{}');
+    return;
+  }
+  const chunks: Buffer[] = [];
+  request.on('data', (chunk: Buffer) => chunks.push(chunk));
+  request.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+    const now = nowIso();
+    const row = insertPatient(db, {
+      ...template,
+      id: newId(),
+      created_at: now,
+      updated_at: now,
+      first_name: String(body.first_name),
+      last_name: String(body.last_name),
+      email: String(body.email),
+      mobile: String(body.mobile),
+    });
+    response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: row.id, patient_number: row.patient_number }));
+  });
+});
+
+server.listen(Number(portText), '127.0.0.1');
+process.on('SIGTERM', () => {
+  server.close(() => db.close());
+  server.closeAllConnections();
+});

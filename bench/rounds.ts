@@ -1,0 +1,128 @@
+/**
+ * One round of each compared server, on a fresh copy of the large database: the clinic server
+ * through every selected scenario and the large upload, then the floor through POST /patients.
+ * Rounds alternate (clinic, floor, clinic, floor, ...), so that a drift of the machine during
+ * the run touches both alike.
+ */
+import { join } from 'node:path';
+import { openDatabase } from '../src/db/open-database.js';
+import { createApiKey } from '../src/domain/api-keys.js';
+import { addDoctor, addService } from '../src/domain/catalog.js';
+import { createInvoice } from '../src/domain/invoices/create-invoice.js';
+import { uploadLargeDocument, type BigUploadResult } from './big-upload.js';
+import { copyDatabase, type InvoiceData } from './invoice-database.js';
+import { runLoad, type LoadRequest, type LoadResult } from './load.js';
+import { API, type ClinicFixture, type Floor, type FloorName, type Scenario } from './scenarios.js';
+import { freePort, startPinnedServer, type MemoryStatus, type ServerProcess } from './server-process.js';
+
+/** How the servers are started and how long each load runs. */
+export interface RoundSettings {
+  /** The clinic server's command line up to `serve`'s options. */
+  clinicCommand: readonly string[];
+  /** The floor server's command line up to its arguments, and its environment. */
+  floorCommand: readonly string[];
+  floorEnv: Record<string, string>;
+  /** Environment for the clinic server (e.g. NODE_OPTIONS for a CPU profile). */
+  clinicEnv: Record<string, string>;
+  warmupSeconds: number;
+  seconds: number;
+  /** Size of the large upload; 0 skips it. */
+  bigUploadBytes: number;
+  /** The cached large database and what it holds. */
+  database: string;
+  data: InvoiceData;
+  /** Where this run keeps data directories and server logs. */
+  workDir: string;
+}
+
+/** What one round of the clinic server measured. */
+export interface ClinicRound {
+  loads: Map<string, LoadResult>;
+  bigUpload: BigUploadResult | undefined;
+  /** The server's memory after everything else, just before it was stopped. */
+  memoryAfter: MemoryStatus;
+}
+
+/** Doctors, services, a key and a hot invoice added to the copy of the large database. */
+function prepareClinicData(dataDir: string, data: InvoiceData): ClinicFixture {
+  const db = openDatabase(dataDir);
+  try {
+    const key = createApiKey(db, { name: 'bench' }).key;
+    const doctors = Array.from({ length: 10 }, (_, i) => addDoctor(db, { name: `Dr. Bench ${i + 1}`, color: '#3366cc' }));
+    const service = addService(db, { name: 'Check-up', duration_min: 30, price: 80, color: '#22aa66' });
+    // The largest total there is, so that it takes every payment of a run.
+    const hotPatient = data.patientIds[0]!;
+    const hotInvoiceId = createInvoice(db, { patient_id: hotPatient, total: '99999999.99', currency: 'EUR' }).id;
+    return { key, doctorId: doctors[0]!.id, serviceId: service.id, patientIds: data.patientIds, openInvoiceIds: data.openInvoiceIds, hotInvoiceId };
+  } finally {
+    db.close();
+  }
+}
+
+/** A warm-up whose figures are dropped, then the measured run. */
+async function measure(server: ServerProcess, request: LoadRequest, connections: number, settings: RoundSettings): Promise<LoadResult> {
+  if (settings.warmupSeconds > 0) await runLoad(server.origin, request, { connections, seconds: settings.warmupSeconds });
+  return runLoad(server.origin, request, { connections, seconds: settings.seconds });
+}
+
+/** The large upload, then the clinic server through `scenarios`; its memory at the end. */
+export async function runClinicRound(round: number, scenarios: readonly Scenario[], settings: RoundSettings, log: (line: string) => void): Promise<ClinicRound> {
+  const dataDir = join(settings.workDir, `clinic-${round}`);
+  copyDatabase(settings.database, dataDir);
+  const fixture = prepareClinicData(dataDir, settings.data);
+  const port = await freePort();
+  const server = await startPinnedServer(
+    [...settings.clinicCommand, 'serve', '--data', dataDir, '--port', String(port), '--document-limit-mb', String(Math.ceil(settings.bigUploadBytes / 1024 / 1024) + 16)],
+    { port, readyPath: `${API}/document-types`, logFile: join(settings.workDir, `clinic-${round}.log`), env: settings.clinicEnv },
+  );
+  try {
+    // First, on the freshly started server: memory that the other scenarios grew and left free
+    // would otherwise absorb the rise this measures.
+    let bigUpload: BigUploadResult | undefined;
+    if (settings.bigUploadBytes > 0) {
+      bigUpload = await uploadLargeDocument(server, fixture.key, fixture.patientIds[1]!, settings.bigUploadBytes);
+      log(`  ${`POST documents, ${settings.bigUploadBytes / 1024 / 1024} MiB`.padEnd(42)} ${bigUpload.status} in ${bigUpload.seconds.toFixed(2)} s (${bigUpload.megabytesPerSec.toFixed(0)} MiB/s), RSS ${bigUpload.rssBeforeMb.toFixed(0)} → ${bigUpload.rssPeakDuringMb.toFixed(0)} MiB`);
+    }
+    const loads = new Map<string, LoadResult>();
+    for (const scenario of scenarios) {
+      const result = await measure(server, scenario.request(fixture), scenario.connections, settings);
+      log(`  ${scenario.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`);
+      loads.set(scenario.name, result);
+    }
+    const memoryAfter = server.memory();
+    log(`  server memory after the round: RSS ${memoryAfter.rssMb.toFixed(0)} MiB (${memoryAfter.anonMb.toFixed(0)} anonymous, ${memoryAfter.fileMb.toFixed(0)} mapped files), peak ${memoryAfter.peakRssMb.toFixed(0)} MiB`);
+    return { loads, bigUpload, memoryAfter };
+  } finally {
+    await server.stop();
+  }
+}
+
+/** The floor server through each of `floors`. */
+export async function runFloorRound(round: number, floors: readonly Floor[], settings: RoundSettings, log: (line: string) => void): Promise<Map<FloorName, LoadResult>> {
+  const dataDir = join(settings.workDir, `floor-${round}`);
+  copyDatabase(settings.database, dataDir);
+  const port = await freePort();
+  const server = await startPinnedServer([...settings.floorCommand, dataDir, String(port)], {
+    port,
+    readyPath: '/',
+    logFile: join(settings.workDir, `floor-${round}.log`),
+    env: settings.floorEnv,
+  });
+  try {
+    const results = new Map<FloorName, LoadResult>();
+    for (const floor of floors) {
+      const result = await measure(server, floor.request(), 10, settings);
+      log(`  ${floor.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`);
+      results.set(floor.name, result);
+    }
+    return results;
+  } finally {
+    await server.stop();
+  }
+}
+
+function describeFailures(result: LoadResult): string {
+  const failures = Object.entries(result.failures).map(([status, count]) => `${count}× ${status}`);
+  if (result.errors > 0) failures.push(`${result.errors} errors`);
+  return failures.length === 0 ? '' : `  (NOT 2xx: ${failures.join(', ')})`;
+}

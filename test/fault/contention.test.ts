@@ -1,0 +1,124 @@
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, it } from 'node:test';
+import { BUSY_TIMEOUT_MS, DATABASE_FILE } from '../../src/db/open-database.js';
+import { addDoctor } from '../../src/domain/catalog.js';
+import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
+import { createPatient } from '../../src/domain/patients/create-patient.js';
+import { buildPatient, buildPayment } from '../helpers/builders.js';
+import { multipartBody } from '../helpers/multipart.js';
+import { startTestServer, type ApiResponse, type TestServer } from '../helpers/test-server.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+// Another process takes the write lock with BEGIN IMMEDIATE and holds it until its stdin closes.
+const HOLD_LOCK = `
+const Database = require('better-sqlite3');
+const db = new Database(process.argv[1]);
+db.exec('BEGIN IMMEDIATE');
+process.stdout.write('locked\\n');
+process.stdin.resume();
+process.stdin.on('end', () => { db.exec('ROLLBACK'); db.close(); });
+`;
+
+/** A second process holding the database's write lock, as a long CLI command or another program could. */
+async function holdWriteLock(dataDir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['-e', HOLD_LOCK, join(dataDir, DATABASE_FILE)], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  assert.equal(line.toString().trim(), 'locked');
+  return child;
+}
+
+async function release(holder: ChildProcess): Promise<void> {
+  holder.stdin!.end();
+  const [code] = (await once(holder, 'exit')) as [number];
+  assert.equal(code, 0);
+}
+
+function filesUnder(dir: string): string[] {
+  try {
+    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+  } catch {
+    return [];
+  }
+}
+
+function assertBusy(response: ApiResponse, what: string): void {
+  assert.equal(response.status, 503, `${what}: ${response.status} ${response.text}`);
+  assert.deepEqual(response.body, {
+    detail: { code: 'DATABASE_BUSY', message: 'The database is busy with another writer; nothing was changed. Retry shortly.' },
+  });
+  assert.equal(response.headers.get('retry-after'), '1', what);
+}
+
+describe(`another process holding the write lock past busy_timeout (${BUSY_TIMEOUT_MS} ms)`, { timeout: 90_000 }, () => {
+  let server: TestServer;
+  let patientId: string;
+  let doctorId: string;
+  let invoiceId: string;
+  before(async () => {
+    server = await startTestServer();
+    patientId = createPatient(server.db, buildPatient()).id;
+    doctorId = addDoctor(server.db, { name: 'Dr. Wait', color: '#123456' }).id;
+    invoiceId = createInvoice(server.db, { patient_id: patientId, total: '100.00' }).id;
+  });
+  after(() => server.close());
+
+  /** Every row count and file the four writes could change. */
+  function snapshot() {
+    const count = (table: string) => (server.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    return {
+      patients: count('patients'),
+      appointments: count('appointments'),
+      payments: count('payments'),
+      documents: count('documents'),
+      notifications: count('notification_outbox'),
+      invoice: server.db.prepare('SELECT amount_paid_cents, balance_cents, status FROM invoices WHERE id = ?').get(invoiceId),
+      documentFiles: filesUnder(join(server.dataDir, 'documents')).length,
+      tempFiles: filesUnder(join(server.dataDir, 'tmp')),
+    };
+  }
+
+  const form = multipartBody([
+    { name: 'type', data: 'scans' },
+    { name: 'file', filename: 'scan.pdf', contentType: 'application/pdf', data: Buffer.alloc(256 * 1024, 7) },
+  ]);
+  const writes = () => ({
+    patient: server.request('POST', '/patients', { body: buildPatient() }),
+    appointment: server.request('POST', '/appointments', {
+      body: { patient_id: patientId, resource_id: doctorId, start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T09:30Z' },
+    }),
+    payment: server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment({ amount: '100.00' }), headers: { 'idempotency-key': 'busy-1' } }),
+    upload: server.request('POST', `/patients/${patientId}/documents`, { rawBody: form.body, headers: { 'content-type': form.contentType } }),
+  });
+
+  it('answers every write 503 DATABASE_BUSY with Retry-After, leaves no row, file or temporary file, and serves reads meanwhile', async () => {
+    const before = snapshot();
+    const holder = await holdWriteLock(server.dataDir);
+    try {
+      const pending = writes();
+      const read = await server.request('GET', `/invoices?patient_id=${patientId}`);
+      assert.equal(read.status, 200);
+      for (const [what, response] of Object.entries(pending)) assertBusy(await response, what);
+    } finally {
+      await release(holder);
+    }
+    assert.deepEqual(snapshot(), before);
+  });
+
+  it('takes the same requests once the lock is released: a refused payment consumed no Idempotency-Key', async () => {
+    const answered = writes();
+    assert.equal((await answered.patient).status, 201);
+    assert.equal((await answered.appointment).status, 201);
+    assert.equal((await answered.upload).status, 201);
+    const payment = await answered.payment;
+    assert.equal(payment.status, 200);
+    assert.equal(payment.headers.get('idempotent-replayed'), null);
+    assert.equal(payment.body.invoice_status, 'paid');
+    assert.deepEqual(snapshot().tempFiles, []);
+  });
+});
