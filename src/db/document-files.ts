@@ -50,7 +50,7 @@ export async function createTempFile(dataDir: string, documentId: string): Promi
 export async function persistTempFile(dataDir: string, temp: TempFile): Promise<void> {
   await temp.handle.sync();
   await temp.handle.close();
-  await syncDirectory(tempDirectory(dataDir));
+  await syncPath(tempDirectory(dataDir));
 }
 
 /** A file left in tmp/: the document id its name carries (undefined if none) and when it was last written. */
