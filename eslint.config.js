@@ -26,6 +26,24 @@ export default tseslint.config(
     },
   },
   {
+    // better-sqlite3's native objects must never be garbage collected: on Node 24.19+ collecting
+    // one outside JavaScript aborts the process (src/db/open-database.ts, `connections`). These
+    // calls create throwaway ones; use exec, preparedFor and connect() instead.
+    files: ['src/**/*.ts'],
+    ignores: ['src/db/open-database.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { property: 'pragma', message: 'db.pragma() prepares a throwaway statement: use db.exec() or a statement from preparedFor().' },
+        { property: 'iterate', message: 'iterate() makes a throwaway iterator object: use all().' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='Database']", message: 'Open connections with connect() or openDatabase(), which keep them reachable.' },
+      ],
+    },
+  },
+  {
     // Tests read JSON responses whose shape each assertion states.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off', '@typescript-eslint/no-non-null-assertion': 'off' },

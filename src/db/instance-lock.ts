@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { isDatabaseBusy, type OpenDatabaseOptions } from './open-database.js';
+import { connect, isDatabaseBusy, type OpenDatabaseOptions } from './open-database.js';
 
 /** The file in a data directory that a running server holds locked. */
 export const LOCK_FILE = 'clinic.lock';
@@ -17,16 +16,13 @@ export interface InstanceLock {
  * when the process dies, so a power cut or kill -9 never keeps the next start out.
  */
 export function acquireInstanceLock(dataDir: string, options: OpenDatabaseOptions = {}): InstanceLock | undefined {
-  const lockDb = new Database(join(dataDir, LOCK_FILE), {
-    // Fail at once instead of waiting: the other holder keeps the lock for as long as it runs.
-    timeout: 0,
-    ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string }),
-  });
+  // Fail at once instead of waiting: the other holder keeps the lock for as long as it runs.
+  const lockDb = connect(join(dataDir, LOCK_FILE), { ...options, timeout: 0 });
   try {
     // EXCLUSIVE locking mode keeps the lock until the connection closes, not only per transaction;
     // no journal, since nothing is ever written (and no clinic.lock-journal file is left behind).
-    lockDb.pragma('locking_mode = EXCLUSIVE');
-    lockDb.pragma('journal_mode = OFF');
+    lockDb.exec('PRAGMA locking_mode = EXCLUSIVE');
+    lockDb.exec('PRAGMA journal_mode = OFF');
     lockDb.exec('BEGIN EXCLUSIVE');
   } catch (error) {
     lockDb.close();

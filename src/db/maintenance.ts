@@ -1,4 +1,4 @@
-import type { Db } from './open-database.js';
+import { preparedFor, type Db } from './open-database.js';
 
 /** One row of PRAGMA foreign_key_check: a row of `table` whose reference into `parent` is dangling. */
 export interface ForeignKeyViolation {
@@ -8,15 +8,21 @@ export interface ForeignKeyViolation {
   fkid: number;
 }
 
+// Prepared once per connection, never as throwaway statements (open-database.ts, `connections`).
+const statements = preparedFor((db) => ({
+  integrityCheck: db.prepare<[], string>('PRAGMA integrity_check').pluck(),
+  foreignKeyCheck: db.prepare<[], ForeignKeyViolation>('PRAGMA foreign_key_check'),
+}));
+
 /** What PRAGMA integrity_check reports, or an empty list when it says "ok". */
 export function integrityProblems(db: Db): string[] {
-  const messages = (db.pragma('integrity_check') as { integrity_check: string }[]).map((row) => row.integrity_check);
+  const messages = statements(db).integrityCheck.all();
   return messages.length === 1 && messages[0] === 'ok' ? [] : messages;
 }
 
 /** Every row PRAGMA foreign_key_check reports. */
 export function foreignKeyViolations(db: Db): ForeignKeyViolation[] {
-  return db.pragma('foreign_key_check') as ForeignKeyViolation[];
+  return statements(db).foreignKeyCheck.all();
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Db } from './open-database.js';
+import { preparedFor, type Db } from './open-database.js';
 import { loadSchemaSql } from './schema-sql.js';
 
 /** One forward step of the schema; `version` is the PRAGMA user_version it leaves behind. */
@@ -17,13 +17,17 @@ export const MIGRATIONS: readonly Migration[] = [];
 /** The user_version of a database that is fully up to date. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 1);
 
+const statements = preparedFor((db) => ({
+  userVersion: db.prepare<[], number>('PRAGMA user_version').pluck(),
+}));
+
 /**
  * Creates the schema on an empty database or applies the pending migrations, all in one
  * transaction so that a crash leaves either the old or the new schema, never half of one.
  * Refuses a database written by a newer program rather than guess at its meaning.
  */
 export function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const current = statements(db).userVersion.get()!;
   if (current > SCHEMA_VERSION) {
     throw new Error(
       `the database has schema version ${current}, newer than this program understands (${SCHEMA_VERSION}); use a newer clinic program`,
@@ -38,6 +42,6 @@ export function migrate(db: Db): void {
         if (migration.version > current) db.exec(migration.sql);
       }
     }
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
   }).immediate();
 }

@@ -17,25 +17,45 @@ export interface OpenDatabaseOptions {
 }
 
 /**
+ * Every connection and statement object this process makes stays reachable until it exits.
+ * better-sqlite3 12's native objects derive from node::ObjectWrap, whose destructor on Node
+ * 24.19 and later (the runtime of dist/clinic) aborts the process when V8 collects the object
+ * in a garbage collection that runs outside JavaScript (nodejs/node#65446): `dist/clinic serve`
+ * died with SIGABRT in about one start in eight, collecting the statements of the PRAGMAs
+ * below. So connections are kept here, their statements are prepared once per connection
+ * (preparedFor) and settings are made with exec, which creates no statement object: nothing
+ * is ever collected. A process holds a handful of connections, so this costs nothing.
+ */
+const connections: Db[] = [];
+
+/** Opens a better-sqlite3 connection and keeps it reachable for the life of the process (see `connections`). */
+export function connect(file: string, options: OpenDatabaseOptions & { timeout?: number } = {}): Db {
+  const db = new Database(file, {
+    ...(options.timeout === undefined ? {} : { timeout: options.timeout }),
+    ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string }),
+  });
+  connections.push(db);
+  return db;
+}
+
+/**
  * Opens (creating if needed) the database of a data directory, sets every connection pragma,
  * and brings the schema up to date. The one place a connection is made.
  */
 export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(dataDir, DATABASE_FILE), {
-    ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string }),
-  });
+  const db = connect(join(dataDir, DATABASE_FILE), options);
   try {
     // WAL lets the server read while a CLI command writes, and survives crashes with no
     // half-written pages.
-    db.pragma('journal_mode = WAL');
+    db.exec('PRAGMA journal_mode = WAL');
     // FULL fsyncs the WAL on every commit: an acknowledged payment or patient must survive a
     // power cut, which NORMAL does not promise in WAL mode.
-    db.pragma('synchronous = FULL');
-    db.pragma('foreign_keys = ON');
+    db.exec('PRAGMA synchronous = FULL');
+    db.exec('PRAGMA foreign_keys = ON');
     // The server and CLI commands share the file; wait for the other's write lock instead of
     // failing at once. Past this the request is answered 503 DATABASE_BUSY.
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     migrate(db);
   } catch (error) {
     db.close();
@@ -44,13 +64,15 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   return db;
 }
 
+const versionStatements = preparedFor((db) => ({
+  version: db.prepare<[], string>('SELECT sqlite_version()').pluck(),
+}));
+
 /** The version of the SQLite library better-sqlite3 was built with (asks a throwaway in-memory database). */
 export function sqliteVersion(options: OpenDatabaseOptions = {}): string {
-  const db = new Database(':memory:', {
-    ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string }),
-  });
+  const db = connect(':memory:', options);
   try {
-    return (db.prepare('SELECT sqlite_version() AS version').get() as { version: string }).version;
+    return versionStatements(db).version.get()!;
   } finally {
     db.close();
   }
