@@ -106,11 +106,11 @@ try {
   const wantsRounds = scenarios.length > 0 || settings.bigUploadBytes > 0;
   for (let round = 1; wantsRounds && round <= rounds; round++) {
     log(`\nround ${round}/${rounds}: clinic`);
+    // Data directories are removed at the end: deleting gigabytes here would make the disk
+    // discard them while the next round measures.
     results.clinic.push(await runClinicRound(round, scenarios, settings, log));
-    rmSync(join(workDir, `clinic-${round}`), { recursive: true, force: true });
     log(`round ${round}/${rounds}: floor`);
     results.floor.push(await runFloorRound(round, floors, settings, log));
-    rmSync(join(workDir, `floor-${round}`), { recursive: true, force: true });
   }
   if (wanted('startup')) {
     log('\nstart-up of dist/clinic serve');
