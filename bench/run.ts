@@ -2,7 +2,7 @@
  * `npm run bench`: the clinic server under load on loopback, against a floor, with the targets
  * of issue 6 printed as met or not. See bench/README.md.
  *
- *   npm run bench                         # the full run (about 10 minutes); writes bench/results.md
+ *   npm run bench                         # the full run (about 7 minutes); writes bench/results.md
  *   npm run bench -- --quick              # one short round, for development
  *   npm run bench -- --only patients,payments-hot,startup
  *   npm run bench -- --server js          # node dist/clinic.js instead of dist/clinic
