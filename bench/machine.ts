@@ -13,7 +13,7 @@ function run(command: string, args: readonly string[]): string {
 /** CPU, memory, kernel, the file system the data lives on, and the code's commit. */
 export function describeMachine(dataDir: string): string[] {
   const processors = cpus();
-  const fileSystem = run('df', ['-T', '--output=source,fstype', dataDir]).split('\n').at(-1)?.trim().replace(/\s+/, ' ') ?? 'unknown';
+  const fileSystem = run('df', ['--output=source,fstype', dataDir]).split('\n').at(-1)?.trim().replace(/\s+/, ' ') ?? 'unknown';
   const dirty = run('git', ['status', '--porcelain', '--untracked-files=no']) === '' ? '' : ' (with uncommitted changes)';
   return [
     `CPU: ${processors.length} × ${processors[0]?.model ?? 'unknown'}`,

@@ -65,36 +65,53 @@ async function measure(server: ServerProcess, request: LoadRequest, connections:
   return runLoad(server.origin, request, { connections, seconds: settings.seconds });
 }
 
-/** The large upload, then the clinic server through `scenarios`; its memory at the end. */
+/** Starts `clinic serve` over `dataDir` (its log in `<name>.log`). */
+async function startClinic(dataDir: string, name: string, settings: RoundSettings): Promise<ServerProcess> {
+  const port = await freePort();
+  const limitMb = Math.ceil(settings.bigUploadBytes / 1024 / 1024) + 16;
+  return startPinnedServer([...settings.clinicCommand, 'serve', '--data', dataDir, '--port', String(port), '--document-limit-mb', String(limitMb)], {
+    port,
+    readyPath: `${API}/document-types`,
+    logFile: join(settings.workDir, `${name}.log`),
+    env: settings.clinicEnv,
+  });
+}
+
+/**
+ * The clinic server through `scenarios`, and its memory at the end; then the large upload, sent
+ * to a second, freshly started server over the same data, so that its rise in memory is measured
+ * from a server's first state (memory the scenarios grew and left free would absorb it) and its
+ * 200 MiB on the disk cannot slow the scenarios.
+ */
 export async function runClinicRound(round: number, scenarios: readonly Scenario[], settings: RoundSettings, log: (line: string) => void): Promise<ClinicRound> {
   const dataDir = join(settings.workDir, `clinic-${round}`);
   copyDatabase(settings.database, dataDir);
   const fixture = prepareClinicData(dataDir, settings.data);
-  const port = await freePort();
-  const server = await startPinnedServer(
-    [...settings.clinicCommand, 'serve', '--data', dataDir, '--port', String(port), '--document-limit-mb', String(Math.ceil(settings.bigUploadBytes / 1024 / 1024) + 16)],
-    { port, readyPath: `${API}/document-types`, logFile: join(settings.workDir, `clinic-${round}.log`), env: settings.clinicEnv },
-  );
+  const loads = new Map<string, LoadResult>();
+  let memoryAfter: MemoryStatus;
+  const server = await startClinic(dataDir, `clinic-${round}`, settings);
   try {
-    // First, on the freshly started server: memory that the other scenarios grew and left free
-    // would otherwise absorb the rise this measures.
-    let bigUpload: BigUploadResult | undefined;
-    if (settings.bigUploadBytes > 0) {
-      bigUpload = await uploadLargeDocument(server, fixture.key, fixture.patientIds[1]!, settings.bigUploadBytes);
-      log(`  ${`POST documents, ${settings.bigUploadBytes / 1024 / 1024} MiB`.padEnd(42)} ${bigUpload.status} in ${bigUpload.seconds.toFixed(2)} s (${bigUpload.megabytesPerSec.toFixed(0)} MiB/s), RSS ${bigUpload.rssBeforeMb.toFixed(0)} → ${bigUpload.rssPeakDuringMb.toFixed(0)} MiB`);
-    }
-    const loads = new Map<string, LoadResult>();
     for (const scenario of scenarios) {
       const result = await measure(server, scenario.request(fixture), scenario.connections, settings);
       log(`  ${scenario.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`);
       loads.set(scenario.name, result);
     }
-    const memoryAfter = server.memory();
+    memoryAfter = server.memory();
     log(`  server memory after the round: RSS ${memoryAfter.rssMb.toFixed(0)} MiB (${memoryAfter.anonMb.toFixed(0)} anonymous, ${memoryAfter.fileMb.toFixed(0)} mapped files), peak ${memoryAfter.peakRssMb.toFixed(0)} MiB`);
-    return { loads, bigUpload, memoryAfter };
   } finally {
     await server.stop();
   }
+  let bigUpload: BigUploadResult | undefined;
+  if (settings.bigUploadBytes > 0) {
+    const fresh = await startClinic(dataDir, `clinic-${round}-upload`, settings);
+    try {
+      bigUpload = await uploadLargeDocument(fresh, fixture.key, fixture.patientIds[1]!, settings.bigUploadBytes);
+      log(`  ${`POST documents, ${settings.bigUploadBytes / 1024 / 1024} MiB (fresh server)`.padEnd(42)} ${bigUpload.status} in ${bigUpload.seconds.toFixed(2)} s (${bigUpload.megabytesPerSec.toFixed(0)} MiB/s), RSS ${bigUpload.rssBeforeMb.toFixed(0)} → ${bigUpload.rssPeakDuringMb.toFixed(0)} MiB`);
+    } finally {
+      await fresh.stop();
+    }
+  }
+  return { loads, bigUpload, memoryAfter };
 }
 
 /** The floor server through each of `floors`. */
