@@ -75,7 +75,7 @@ const profileDir = options.profile === undefined ? undefined : resolve(options.p
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 const profileFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
 // The V8 flags dist/clinic carries (scripts/package.mjs, execArgv), given to every server here.
-const RUNTIME_FLAGS = ['--max-semi-space-size=2'];
+const RUNTIME_FLAGS = ['--max-semi-space-size=2', '--optimize-for-size'];
 
 const workDir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'clinic-bench-'));
 const cacheDir = join(root, '.tmp/bench');

@@ -22,23 +22,30 @@ const inlineSchema = {
   },
 };
 
+/** The swagger-ui-dist files the docs page serves (docs-assets.json): each one's name and path. */
+export function docsAssetFiles() {
+  const listFile = new URL('src/server/openapi/docs-assets.json', root);
+  const require = createRequire(listFile);
+  return JSON.parse(readFileSync(listFile, 'utf8')).map((name) => ({ name, path: require.resolve(`swagger-ui-dist/${name}`) }));
+}
+
+/** src/server/openapi/docs-assets.ts, which reads the files from node_modules; both bundlers replace it. */
+export const DOCS_ASSETS_MODULE = /[\\/]src[\\/]server[\\/]openapi[\\/]docs-assets\.ts$/;
+
 /**
- * Inlines the swagger-ui-dist files the docs page serves (listed in docs-assets.json) in place of
- * src/server/openapi/docs-assets.ts, which reads them from node_modules in development: the
- * bundle, and the single executable made from it, serve the page with no file beside them.
+ * Inlines the docs page's files in place of src/server/openapi/docs-assets.ts, which reads them
+ * from node_modules in development: dist/clinic.js serves the page with no file beside it.
  */
 const inlineDocsAssets = {
   name: 'inline-docs-assets',
   setup(pluginBuild) {
-    pluginBuild.onLoad({ filter: /[\\/]src[\\/]server[\\/]openapi[\\/]docs-assets\.ts$/ }, () => {
-      const listFile = new URL('src/server/openapi/docs-assets.json', root);
-      const require = createRequire(listFile);
-      const paths = JSON.parse(readFileSync(listFile, 'utf8')).map((name) => [name, require.resolve(`swagger-ui-dist/${name}`)]);
-      const assets = paths.map(([name, path]) => ({ name, text: readFileSync(path, 'utf8') }));
+    pluginBuild.onLoad({ filter: DOCS_ASSETS_MODULE }, () => {
+      const files = docsAssetFiles();
+      const assets = files.map(({ name, path }) => ({ name, text: readFileSync(path, 'utf8') }));
       return {
-        contents: `export function loadDocsAssets() { return ${JSON.stringify(assets)}; }`,
+        contents: `export function loadDocsAssets() { return ${JSON.stringify(assets)}.map(({ name, text }) => ({ name, bytes: Buffer.from(text, 'utf8') })); }`,
         loader: 'ts',
-        watchFiles: [listFile.pathname, ...paths.map(([, path]) => path)],
+        watchFiles: [new URL('src/server/openapi/docs-assets.json', root).pathname, ...files.map(({ path }) => path)],
       };
     });
   },

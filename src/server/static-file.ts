@@ -16,8 +16,9 @@ export interface StaticFile {
  * time: an upgraded program then never pairs a cached old page with a new document. A matching
  * If-None-Match costs a 304 without the body.
  */
-export function staticFile(contentType: string, text: string, headers?: Readonly<Record<string, string>>): StaticFile {
-  const body = Buffer.from(text, 'utf8');
+export function staticFile(contentType: string, content: string | Uint8Array, headers?: Readonly<Record<string, string>>): StaticFile {
+  // Bytes are sent as they are, without a copy (the executable's docs assets are a view of its own file).
+  const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   return { contentType, body, etag, cacheControl: 'no-cache', ...(headers ? { headers } : {}) };
 }

@@ -59,7 +59,7 @@ function contentTypeOf(name: string): string {
 /** The docs page and its files (swagger-ui-dist's scripts, styles and licences, and its start-up script), by asset name. */
 export function docsPage(): { page: StaticFile; assets: ReadonlyMap<string, StaticFile> } {
   const assets = new Map<string, StaticFile>();
-  for (const { name, text } of loadDocsAssets()) assets.set(name, staticFile(contentTypeOf(name), text));
+  for (const { name, bytes } of loadDocsAssets()) assets.set(name, staticFile(contentTypeOf(name), bytes));
   assets.set('init.js', staticFile(contentTypeOf('init.js'), INIT_SCRIPT));
   const page = staticFile('text/html; charset=utf-8', PAGE, { 'Content-Security-Policy': CONTENT_SECURITY_POLICY });
   return { page, assets };
