@@ -11,7 +11,8 @@ import { join } from 'node:path';
  */
 
 const TEMP_DIR = 'tmp';
-const DOCUMENTS_DIR = 'documents';
+/** The folder of a data directory that holds the document files (decisions.md §6). */
+export const DOCUMENTS_DIR = 'documents';
 const TEMP_SUFFIX = '.part';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

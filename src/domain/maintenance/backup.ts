@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { extract, type ReadEntry } from 'tar';
-import { syncPath } from '../../db/document-files.js';
+import { DOCUMENTS_DIR, syncPath } from '../../db/document-files.js';
 import { backupDatabase, integrityProblems } from '../../db/maintenance.js';
 import { SCHEMA_VERSION } from '../../db/migrations.js';
 import { DATABASE_FILE, openDatabase, type Db, type OpenDatabaseOptions } from '../../db/open-database.js';
@@ -17,7 +17,7 @@ import {
   writeArchive,
   type ManifestEntry,
 } from './backup-archive.js';
-import { digestFile, DOCUMENTS_DIR, listFilesUnder, type FileDigest } from './data-dir.js';
+import { digestFile, listFilesUnder, type FileDigest } from './data-dir.js';
 
 /** What `clinic backup` wrote. */
 export interface BackupSummary {

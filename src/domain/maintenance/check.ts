@@ -1,9 +1,9 @@
 import { existsSync } from 'node:fs';
 import { listDocumentFiles, listInvoicePaymentMismatches } from '../../db/check-queries.js';
-import { tempFilePath } from '../../db/document-files.js';
+import { documentFilePath, tempFilePath } from '../../db/document-files.js';
 import { foreignKeyViolations, integrityProblems } from '../../db/maintenance.js';
 import type { Db } from '../../db/open-database.js';
-import { digestFile, documentFilePath } from './data-dir.js';
+import { digestFile } from './data-dir.js';
 
 /** The outcome of one named check: what it found. */
 export interface CheckOutcome {

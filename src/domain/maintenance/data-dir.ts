@@ -4,18 +4,10 @@ import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DATABASE_FILE } from '../../db/open-database.js';
 
-/** The folder of a data directory that holds the document files (decisions.md §6). */
-export const DOCUMENTS_DIR = 'documents';
-
 /** Refuses a data directory without a database, rather than back up or check a new, empty one. */
 export function requireExistingDatabase(dataDir: string): void {
   const path = join(resolve(dataDir), DATABASE_FILE);
   if (!existsSync(path)) throw new Error(`there is no database at ${path}`);
-}
-
-/** Where a document's file lives: `documents/<patient_id>/<document_id>`. */
-export function documentFilePath(dataDir: string, patientId: string, documentId: string): string {
-  return join(dataDir, DOCUMENTS_DIR, patientId, documentId);
 }
 
 /** A file's size and SHA-256 (lowercase hex). */
