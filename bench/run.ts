@@ -22,6 +22,8 @@ import { runClinicRound, runFloorRound, type RoundSettings } from './rounds.js';
 import { FLOORS, SCENARIOS } from './scenarios.js';
 import { SERVER_CORE } from './server-process.js';
 import { measureStartup } from './startup.js';
+// The V8 flags dist/clinic carries (its SEA execArgv), given to every server run from source here.
+import { RUNTIME_FLAGS } from '../scripts/runtime-flags.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const { values: options } = parseArgs({
@@ -74,9 +76,6 @@ const serverNode = sea ? (JSON.parse(execFileSync(executable, ['version', '--jso
 const profileDir = options.profile === undefined ? undefined : resolve(options.profile);
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 const profileFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
-// The V8 flags dist/clinic carries (scripts/package.mjs, execArgv), given to every server here.
-const RUNTIME_FLAGS = ['--max-semi-space-size=2', '--optimize-for-size'];
-
 const workDir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'clinic-bench-'));
 const cacheDir = join(root, '.tmp/bench');
 mkdirSync(cacheDir, { recursive: true });

@@ -5,7 +5,7 @@ import type { ClinicContext } from './state.js';
 export interface StaticFile {
   contentType: string;
   body: Buffer;
-  etag: string;
+  readonly etag: string;
   cacheControl: string;
   /** Further headers, such as the docs page's Content-Security-Policy. */
   headers?: Readonly<Record<string, string>>;
@@ -19,8 +19,18 @@ export interface StaticFile {
 export function staticFile(contentType: string, content: string | Uint8Array, headers?: Readonly<Record<string, string>>): StaticFile {
   // Bytes are sent as they are, without a copy (the executable's docs assets are a view of its own file).
   const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
-  const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
-  return { contentType, body, etag, cacheControl: 'no-cache', ...(headers ? { headers } : {}) };
+  let etag: string | undefined;
+  return {
+    contentType,
+    body,
+    // Hashed when first asked for: the docs page's 1.9 MB of assets are rarely requested, and
+    // hashing them at start-up would cost its time and bring their pages into memory.
+    get etag() {
+      return (etag ??= `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`);
+    },
+    cacheControl: 'no-cache',
+    ...(headers ? { headers } : {}),
+  };
 }
 
 /** Answers with `file`, or 304 when the client's copy is current. */
