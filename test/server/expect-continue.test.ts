@@ -157,38 +157,31 @@ describe('Expect: 100-continue', () => {
     assert.equal(head.status, 413, head.headers);
   });
 
-  it('an accepted JSON request gets 100 Continue, then its answer once the body is sent', async () => {
-    const body = JSON.stringify(buildPatient({ last_name: 'Continued' }));
-    const client = await open('POST', '/patients', {
+  /** Sends a request head, expects 100 Continue, sends `body`, expects 201; returns the parsed answer. */
+  async function createdAfterContinue<T>(path: string, contentType: string, body: string | Buffer): Promise<T> {
+    const client = await open('POST', path, {
       authorization: `Bearer ${server.key}`,
-      'content-type': 'application/json',
+      'content-type': contentType,
       'content-length': Buffer.byteLength(body),
     });
     const interim = await client.nextHead();
-    assert.equal(interim?.status, 100);
+    assert.equal(interim?.status, 100, 'the server asks for the body');
     client.send(body);
     const final = await client.nextHead();
     assert.ok(final);
     assert.equal(final.status, 201, final.headers);
-    const created = JSON.parse(await client.body(contentLengthOf(final.headers))) as { last_name: string };
+    return JSON.parse(await client.body(contentLengthOf(final.headers))) as T;
+  }
+
+  it('an accepted JSON request gets 100 Continue, then its answer once the body is sent', async () => {
+    const created = await createdAfterContinue<{ last_name: string }>('/patients', 'application/json', JSON.stringify(buildPatient({ last_name: 'Continued' })));
     assert.equal(created.last_name, 'Continued');
   });
 
   it('an accepted upload gets 100 Continue, then 201 once the form is sent', async () => {
     const before = documentCount();
     const { body, contentType } = multipartBody([{ name: 'file', filename: 'scan.pdf', contentType: 'application/pdf', data: Buffer.alloc(200 * 1024, 7) }]);
-    const client = await open('POST', `/patients/${patientId}/documents`, {
-      authorization: `Bearer ${server.key}`,
-      'content-type': contentType,
-      'content-length': body.length,
-    });
-    const interim = await client.nextHead();
-    assert.equal(interim?.status, 100);
-    client.send(body);
-    const final = await client.nextHead();
-    assert.ok(final);
-    assert.equal(final.status, 201, final.headers);
-    const stored = JSON.parse(await client.body(contentLengthOf(final.headers))) as { size: number };
+    const stored = await createdAfterContinue<{ size: number }>(`/patients/${patientId}/documents`, contentType, body);
     assert.equal(stored.size, 200 * 1024);
     assert.equal(documentCount(), before + 1);
   });
