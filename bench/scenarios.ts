@@ -132,21 +132,7 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 10,
     targets: { floorShare: 0.7, p99Ms: P99_AT_10_CONNECTIONS },
     floor: 'insert',
-    request: ({ key, openInvoiceIds }) => {
-      const nextInvoice = rotation(openInvoiceIds);
-      const nextKey = keySeries();
-      return {
-        method: 'POST',
-        path: `${API}/invoices/x/payments`,
-        headers: json(key),
-        body: PAYMENT_BODY,
-        setup: (request) => ({
-          ...request,
-          path: `${API}/invoices/${nextInvoice()}/payments`,
-          headers: { ...request.headers, 'idempotency-key': nextKey() },
-        }),
-      };
-    },
+    request: ({ key, openInvoiceIds }) => paymentRequest(key, rotation(openInvoiceIds)),
   },
   {
     name: 'payments-hot',
@@ -154,16 +140,7 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 10,
     targets: { floorShare: 0.7, p99Ms: P99_AT_10_CONNECTIONS },
     floor: 'insert',
-    request: ({ key, hotInvoiceId }) => {
-      const nextKey = keySeries();
-      return {
-        method: 'POST',
-        path: `${API}/invoices/${hotInvoiceId}/payments`,
-        headers: json(key),
-        body: PAYMENT_BODY,
-        setup: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': nextKey() } }),
-      };
-    },
+    request: ({ key, hotInvoiceId }) => paymentRequest(key, () => hotInvoiceId),
   },
   {
     name: 'invoices',
@@ -214,6 +191,22 @@ export const FLOORS: readonly Floor[] = [
     request: () => ({ method: 'POST', path: '/upload', headers: { 'content-type': FORM_CONTENT_TYPE }, body: ONE_MEGABYTE_FORM }),
   },
 ];
+
+/** A payment of PAYMENT_BODY to the invoice `nextInvoice` names, each with a new Idempotency-Key. */
+function paymentRequest(key: string, nextInvoice: () => string): LoadRequest {
+  const nextKey = keySeries();
+  return {
+    method: 'POST',
+    path: `${API}/invoices/x/payments`,
+    headers: json(key),
+    body: PAYMENT_BODY,
+    setup: (request) => ({
+      ...request,
+      path: `${API}/invoices/${nextInvoice()}/payments`,
+      headers: { ...request.headers, 'idempotency-key': nextKey() },
+    }),
+  };
+}
 
 function invoiceQuery(key: string, patientIds: readonly string[]): LoadRequest {
   const nextPatient = rotation(patientIds);
