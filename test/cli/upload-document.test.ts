@@ -98,4 +98,19 @@ describe('clinic upload-document', () => {
     const result = await runClinic(['upload-document', '--data', dataDir, '--file', scan]);
     assert.equal(result.code, 2);
   });
+
+  it('takes its limit from CLINIC_DOCUMENT_LIMIT_MB, and a bad value stops only the commands that read it', async () => {
+    const before = leftovers();
+    const tooSmall = await runClinic(['upload-document', '--data', dataDir, '--patient-id', patientId, '--file', scan], { env: { CLINIC_DOCUMENT_LIMIT_MB: '0.1' } });
+    assert.equal(tooSmall.code, 1, tooSmall.stderr);
+    assert.match(tooSmall.stderr, /DOCUMENT_TOO_LARGE/);
+    assert.deepEqual(leftovers(), { rows: before.rows, temp: 0 });
+
+    const bad = { env: { CLINIC_DOCUMENT_LIMIT_MB: 'lots' } };
+    const refused = await runClinic(['upload-document', '--data', dataDir, '--patient-id', patientId, '--file', scan], bad);
+    assert.equal(refused.code, 2);
+    assert.match(refused.stderr, /CLINIC_DOCUMENT_LIMIT_MB/);
+    const unaffected = await runClinic(['doctor', 'list', '--data', dataDir, '--json'], bad);
+    assert.equal(unaffected.code, 0, unaffected.stderr);
+  });
 });

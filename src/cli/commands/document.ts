@@ -6,16 +6,16 @@ import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
 import { withDatabase } from '../database.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
+import { parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';
 import type { CliIo } from '../io.js';
 import { emit, formatRecord, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
-import { parseMegabytes } from './serve.js';
 
 interface UploadOptions extends CommonOptions, Record<string, unknown> {
   patientId: string;
   file: string;
   contentType?: string;
-  documentLimitMb: number;
+  documentLimitMb?: number;
 }
 
 /** `--file` must name a regular file this user can open; anything else is a usage error (exit 2). */
@@ -38,15 +38,15 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
     .option('--content-type <type>', 'its media type (default application/octet-stream)')
     .option(
       '--document-limit-mb <mb>',
-      'largest document accepted in MiB, as for serve (env CLINIC_DOCUMENT_LIMIT_MB)',
+      `largest document accepted in MiB, as for serve (env CLINIC_DOCUMENT_LIMIT_MB, default ${DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024})`,
       parseMegabytes,
-      parseMegabytes(process.env.CLINIC_DOCUMENT_LIMIT_MB || String(DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024)),
     );
-  addFieldOptions(command, DOCUMENT_FORM_FIELDS).action(async (options: UploadOptions) => {
+  addFieldOptions(command, DOCUMENT_FORM_FIELDS).action(async (options: UploadOptions, actionCommand: Command) => {
+    const limitBytes = resolveDocumentLimitBytes(actionCommand, options.documentLimitMb);
     await withDatabase(options, async (db) => {
       const document = await uploadDocument(
         db,
-        { dataDir: resolve(options.data), limitBytes: Math.floor(options.documentLimitMb * 1024 * 1024) },
+        { dataDir: resolve(options.data), limitBytes },
         {
           patientId: options.patientId,
           fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS),

@@ -11,6 +11,7 @@ import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, API_PREFIX
 import { jsonLineLogger } from '../../server/logger.js';
 import { startServer } from '../../server/start-server.js';
 import { PROGRAM_VERSION } from '../../version.js';
+import { optionOrEnv, parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -39,34 +40,11 @@ function parsePort(text: string): number {
   return port;
 }
 
-/** A `--document-limit-mb` value: a positive number of MiB (a usage error otherwise). */
-export function parseMegabytes(text: string): number {
-  const megabytes = Number(text);
-  if (!/^\d+(\.\d+)?$/.test(text) || !(megabytes > 0)) throw new InvalidArgumentError('expected a positive number');
-  return megabytes;
-}
-
 const SMTP_URL_FORM = 'expected smtp://[user:pass@]host[:port] or smtps://...';
 
 function parseSmtpUrl(text: string): string {
   if (!isSmtpUrl(text)) throw new InvalidArgumentError(SMTP_URL_FORM);
   return text;
-}
-
-/**
- * An option's value, else its environment variable parsed the same way, else `fallback`. The
- * environment is read here, in the action, so that a bad CLINIC_PORT stops `serve` with a usage
- * error instead of breaking every other command at start-up.
- */
-function optionOrEnv<T>(command: Command, given: T | undefined, variable: string, parse: (text: string) => T, fallback: T): T {
-  if (given !== undefined) return given;
-  const text = process.env[variable];
-  if (!text) return fallback;
-  try {
-    return parse(text);
-  } catch (error) {
-    return command.error(`error: ${variable}: ${error instanceof Error ? error.message : String(error)}`, { exitCode: 2 });
-  }
 }
 
 /** Resolves on the first SIGTERM or SIGINT. */
@@ -92,9 +70,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     .option('--smtp-from <address>', 'sender of notification emails (env CLINIC_SMTP_FROM)', process.env.CLINIC_SMTP_FROM || 'clinic@localhost')
     .action(async (options: ServeOptions, command: Command) => {
       const port = optionOrEnv(command, options.port, 'CLINIC_PORT', parsePort, 8080);
-      const documentLimitMb = optionOrEnv(command, options.documentLimitMb, 'CLINIC_DOCUMENT_LIMIT_MB', parseMegabytes, DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024);
       const smtpUrl = optionOrEnv<string | undefined>(command, options.smtpUrl, 'CLINIC_SMTP_URL', parseSmtpUrl, undefined);
-      const documentLimitBytes = Math.floor(documentLimitMb * 1024 * 1024);
+      const documentLimitBytes = resolveDocumentLimitBytes(command, options.documentLimitMb);
       const logger = jsonLineLogger();
       const dataDir = resolve(options.data);
       mkdirSync(dataDir, { recursive: true, mode: 0o700 });
