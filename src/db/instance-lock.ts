@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { isDatabaseBusy, type OpenDatabaseOptions } from './open-database.js';
+import { driverOptions, isDatabaseBusy, type OpenDatabaseOptions } from './open-database.js';
 
 /** The file in a data directory that a running server holds locked. */
 export const LOCK_FILE = 'clinic.lock';
@@ -20,7 +20,7 @@ export function acquireInstanceLock(dataDir: string, options: OpenDatabaseOption
   const lockDb = new Database(join(dataDir, LOCK_FILE), {
     // Fail at once instead of waiting: the other holder keeps the lock for as long as it runs.
     timeout: 0,
-    ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string }),
+    ...driverOptions(options),
   });
   try {
     // EXCLUSIVE locking mode keeps the lock until the connection closes, not only per transaction;

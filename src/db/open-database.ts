@@ -16,15 +16,18 @@ export interface OpenDatabaseOptions {
   nativeBinding?: string | object;
 }
 
+/** better-sqlite3's constructor options for `options`: every connection this program makes uses them. */
+export function driverOptions(options: OpenDatabaseOptions): Database.Options {
+  return options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string };
+}
+
 /**
  * Opens (creating if needed) the database of a data directory, sets every connection pragma,
  * and brings the schema up to date. The one place a connection is made.
  */
 export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(dataDir, DATABASE_FILE), {
-    ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string }),
-  });
+  const db = new Database(join(dataDir, DATABASE_FILE), driverOptions(options));
   try {
     // WAL lets the server read while a CLI command writes, and survives crashes with no
     // half-written pages.
@@ -46,9 +49,7 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
 
 /** The version of the SQLite library better-sqlite3 was built with (asks a throwaway in-memory database). */
 export function sqliteVersion(options: OpenDatabaseOptions = {}): string {
-  const db = new Database(':memory:', {
-    ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string }),
-  });
+  const db = new Database(':memory:', driverOptions(options));
   try {
     return (db.prepare('SELECT sqlite_version() AS version').get() as { version: string }).version;
   } finally {
