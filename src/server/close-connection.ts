@@ -13,6 +13,10 @@ const LINGER_BYTES = 16 * 1024 * 1024;
  * ten). So the close lingers, as RFC 9112 §9.6 advises: after the response the server sends
  * FIN, then reads and drops what still arrives until the client stops, for at most LINGER_MS
  * and LINGER_BYTES, and only then closes.
+ *
+ * The middleware that refuses the body calls this before it throws, not the error handler: by
+ * then a reader that threw from a `for await` loop has destroyed the request, and the answer was
+ * lost (tried: the chunked 413 test then received a bare 500).
  */
 export function closeConnectionAfterResponse(ctx: ClinicContext): void {
   ctx.set('Connection', 'close');

@@ -215,7 +215,7 @@ export class DocumentUpload {
       type: values.type,
       created_at: nowIso(),
     };
-    this.db.transaction(() => insertDocument(this.db, row)).immediate();
+    insertDocument(this.db, row);
     // A crash from here until the rename is done leaves the row and tmp/<id>.part: the next
     // `clinic serve` finishes the move (recover-uploads.ts).
     try {
@@ -223,7 +223,7 @@ export class DocumentUpload {
     } catch (error) {
       // Committed first so that a file in documents/ always has its row; a row whose file
       // never arrived must not remain either.
-      this.db.transaction(() => deleteDocument(this.db, row.id)).immediate();
+      deleteDocument(this.db, row.id);
       throw error;
     }
     this.received = undefined;
@@ -245,11 +245,6 @@ export class DocumentUpload {
   }
 }
 
-/** Starts an upload for the patient the path names (see DocumentUpload). */
-export function startDocumentUpload(db: Db, storage: DocumentStorage, patientIdInput: unknown): DocumentUpload {
-  return new DocumentUpload(db, storage, patientIdInput);
-}
-
 /**
  * Uploads a document whose form is known up front (`clinic upload-document`): the same steps
  * and checks as POST /patients/{patient_id}/documents.
@@ -259,7 +254,7 @@ export async function uploadDocument(
   storage: DocumentStorage,
   input: { patientId: unknown; fields: Readonly<Record<string, unknown>>; file: IncomingFile },
 ): Promise<Document> {
-  const upload = startDocumentUpload(db, storage, input.patientId);
+  const upload = new DocumentUpload(db, storage, input.patientId);
   try {
     await upload.receiveFile(input.file, input.fields);
   } catch (error) {

@@ -5,7 +5,7 @@ import type { RouterContext } from '@koa/router';
 import type { Next } from 'koa';
 import multer from 'multer';
 import type { Db } from '../../db/open-database.js';
-import { startDocumentUpload, type DocumentStorage, type DocumentUpload } from '../../domain/documents/upload-document.js';
+import { DocumentUpload, type DocumentStorage } from '../../domain/documents/upload-document.js';
 import { AppError, errors, ValidationError } from '../../domain/errors.js';
 import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
@@ -161,7 +161,7 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
       closeConnectionAfterResponse(ctx);
       throw errors.documentTooLarge(storage.limitBytes);
     }
-    const upload = startDocumentUpload(db, storage, ctx.params.patient_id);
+    const upload = new DocumentUpload(db, storage, ctx.params.patient_id);
     let refuse: (error: AppError) => void = () => undefined;
     const refused = new Promise<never>((_resolve, reject) => (refuse = reject));
     const entry: PendingUpload = { upload, refuse };
