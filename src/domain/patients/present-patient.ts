@@ -1,5 +1,5 @@
 import type { PatientRow } from '../../db/patients.js';
-import { fromColumn } from '../../fields/columns.js';
+import { presentColumns } from '../../fields/columns.js';
 import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../../fields/patient-fields.js';
 import { centsToText } from '../validation/decimal.js';
 
@@ -14,6 +14,9 @@ export type Patient = Record<string, unknown> & {
   outstanding_currency: string | null;
 };
 
+/** The fields a patient row carries in columns of their own name, in the response's order. */
+const PRESENTED_COLUMNS = [...PATIENT_STORED_FIELDS, ...PATIENT_READ_ONLY_FIELDS];
+
 /** What the patient owes: the sum of the balances of their open invoices. */
 export interface PatientBalance {
   balanceCents: number;
@@ -27,7 +30,7 @@ function balanceText(cents: number): string {
 
 /** The API shape of a patient row (spec 2.2). */
 export function presentPatient(row: PatientRow, balance: PatientBalance): Patient {
-  const patient: Patient = {
+  return {
     id: row.id,
     patient_number: row.patient_number,
     is_active: row.is_active === 1,
@@ -35,7 +38,6 @@ export function presentPatient(row: PatientRow, balance: PatientBalance): Patien
     updated_at: row.updated_at,
     outstanding_balance: balanceText(balance.balanceCents),
     outstanding_currency: balance.currency,
+    ...presentColumns<Record<string, unknown>>(PRESENTED_COLUMNS, row),
   };
-  for (const spec of [...PATIENT_STORED_FIELDS, ...PATIENT_READ_ONLY_FIELDS]) patient[spec.name] = fromColumn(spec, row[spec.name]);
-  return patient;
 }
