@@ -11,7 +11,7 @@ import type { JsonSchema } from './field-schemas.js';
 export const ref = (kind: 'schemas' | 'responses' | 'headers', name: string) => ({ $ref: `#/components/${kind}/${name}` });
 
 /** The headers error responses may carry, by the name AppError.headers uses. */
-export const ERROR_HEADERS: Readonly<Record<string, { description: string; schema: JsonSchema }>> = {
+const ERROR_HEADERS: Readonly<Record<string, { description: string; schema: JsonSchema }>> = {
   'WWW-Authenticate': { description: 'Always `Bearer`', schema: { type: 'string', enum: ['Bearer'] } },
   'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'string', pattern: '^[0-9]+$' } },
   Allow: { description: 'The methods this path allows', schema: { type: 'string' } },
@@ -85,17 +85,22 @@ export function codedResponse(refusals: readonly AppError[], description?: strin
     content: {
       'application/json': {
         schema: codedSchema(codesOf(refusals)),
-        examples: Object.fromEntries(refusals.map((error) => [error.code, { value: codedBody(error) }])),
+        examples: codedExamples(refusals),
       },
     },
   };
+}
+
+/** One example per refusal, named by its code. */
+function codedExamples(refusals: readonly AppError[]): Record<string, JsonSchema> {
+  return Object.fromEntries(refusals.map((error) => [error.code, { value: codedBody(error) }]));
 }
 
 /** A 422: the validation body, or (when the operation has behavioural rules) either body. */
 export function unprocessableResponse(validation: readonly ValidationIssue[], refusals: readonly AppError[]): JsonSchema {
   const examples = {
     ...(validation.length > 0 ? { validation: { summary: 'Schema validation', value: { detail: validation } } } : {}),
-    ...Object.fromEntries(refusals.map((error) => [error.code, { value: codedBody(error) }])),
+    ...codedExamples(refusals),
   };
   const schemas = [
     ...(validation.length > 0 ? [ref('schemas', 'HTTPValidationError')] : []),
@@ -116,12 +121,9 @@ export function headersObject(names: readonly string[]): JsonSchema {
 
 /** `components.headers`: every header a response of this API may carry. */
 export function headerComponents(): Record<string, JsonSchema> {
-  const required = (name: string) => ({ ...ERROR_HEADERS[name], required: true });
   return {
     'X-Request-Id': { description: "The request's id, as logged: the client's own if it sent a sane one", required: true, schema: { type: 'string' } },
-    'WWW-Authenticate': required('WWW-Authenticate'),
-    'Retry-After': required('Retry-After'),
-    Allow: required('Allow'),
+    ...Object.fromEntries(Object.entries(ERROR_HEADERS).map(([name, header]) => [name, { ...header, required: true }])),
     ETag: { description: 'Send it back as If-None-Match to get a 304', required: true, schema: { type: 'string' } },
   };
 }
