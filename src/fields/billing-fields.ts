@@ -1,11 +1,14 @@
 import { field, type FieldSpec } from './field-spec.js';
 
 /**
- * Money limits shared by invoice totals and payment amounts (spec 2.9, section 8): above zero,
- * at most 8 integer and 2 fraction digits, so the largest amount, 99,999,999.99, is
- * 9,999,999,999 cents and stays an exact integer in JavaScript and SQLite.
+ * The digits of every amount of money (spec 2.9, section 8): at most 8 integer and 2 fraction
+ * digits, so the largest amount, 99,999,999.99, is 9,999,999,999 cents and stays an exact
+ * integer in JavaScript and SQLite.
  */
-const MONEY_LIMITS = { exclusiveMinimum: 0, maxWholeDigits: 8, maxFractionDigits: 2 } as const;
+export const MONEY_DIGITS = { maxWholeDigits: 8, maxFractionDigits: 2 } as const;
+
+/** Money limits shared by invoice totals and payment amounts: above zero, with MONEY_DIGITS. */
+const MONEY_LIMITS = { exclusiveMinimum: 0, ...MONEY_DIGITS } as const;
 
 /** The payment method keys of GET /payment-methods, in the order the specification lists them. */
 export const PAYMENT_METHOD_KEYS = ['cash', 'card', 'bank', 'other'] as const;
@@ -19,7 +22,7 @@ const currency = (description?: string) => field.string('currency', { pattern: '
 
 /** Money in a response: a JSON number in the invoice's currency, never negative (decisions.md §3). */
 const amount = (name: string, description?: string) =>
-  field.money(name, { minimum: 0, maxWholeDigits: 8, maxFractionDigits: 2, ...(description ? { description } : {}) });
+  field.money(name, { minimum: 0, ...MONEY_DIGITS, ...(description ? { description } : {}) });
 
 /**
  * `clinic invoice create`: staff issue invoices from the command line only (decisions.md §7).

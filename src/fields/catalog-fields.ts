@@ -1,3 +1,4 @@
+import { MONEY_DIGITS } from './billing-fields.js';
 import { field, type FieldSpec } from './field-spec.js';
 
 /**
@@ -14,7 +15,7 @@ export const DOCTOR_INPUT_FIELDS: readonly FieldSpec[] = [
 export const SERVICE_INPUT_FIELDS: readonly FieldSpec[] = [
   field.string('name', { required: true, minLength: 1, maxLength: 128, description: 'Name of the treatment' }),
   field.integer('duration_min', { required: true, minimum: 1, maximum: 1440, description: 'Default length in minutes' }),
-  field.money('price', { required: true, minimum: 0, maxWholeDigits: 8, maxFractionDigits: 2, description: 'Price in the clinic currency' }),
+  field.money('price', { required: true, minimum: 0, ...MONEY_DIGITS, description: 'Price in the clinic currency' }),
   field.string('color', { required: true, minLength: 1, maxLength: 16, description: 'Calendar colour, e.g. #33aa55' }),
 ];
 
