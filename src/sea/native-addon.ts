@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { getRawAsset } from 'node:sea';
@@ -9,6 +9,11 @@ export const ADDON_ASSET = 'better_sqlite3.node';
 
 function sha256(bytes: Uint8Array): string {
   return createHash('sha256').update(bytes).digest('hex');
+}
+
+/** Whether this user owns the file (always, where the platform has no user ids). */
+function isOurs(stat: Stats): boolean {
+  return process.getuid === undefined || stat.uid === process.getuid();
 }
 
 /**
@@ -23,7 +28,7 @@ export function privateCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const stat = lstatSync(dir);
   if (!stat.isDirectory()) throw new Error(`${dir} is not a directory; remove it so clinic can keep its SQLite library there`);
-  if (process.getuid !== undefined && stat.uid !== process.getuid()) {
+  if (!isOurs(stat)) {
     throw new Error(`${dir} belongs to another user; clinic loads code from it, so it must be this user's own (set XDG_CACHE_HOME to use another place)`);
   }
   if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
@@ -34,7 +39,7 @@ export function privateCacheDir(env: NodeJS.ProcessEnv = process.env): string {
 function isIntactCopy(path: string, expected: string): boolean {
   try {
     const stat = lstatSync(path);
-    if (!stat.isFile() || (process.getuid !== undefined && stat.uid !== process.getuid())) return false;
+    if (!stat.isFile() || !isOurs(stat)) return false;
     return sha256(readFileSync(path)) === expected;
   } catch {
     return false;
