@@ -22,11 +22,13 @@ const inlineSchema = {
   },
 };
 
-/** The swagger-ui-dist files the docs page serves (docs-assets.json): each one's name and path. */
+/** The list of swagger-ui-dist files the docs page serves. */
+const DOCS_ASSETS_LIST = new URL('src/server/openapi/docs-assets.json', root);
+
+/** The files of DOCS_ASSETS_LIST: each one's name and path. */
 export function docsAssetFiles() {
-  const listFile = new URL('src/server/openapi/docs-assets.json', root);
-  const require = createRequire(listFile);
-  return JSON.parse(readFileSync(listFile, 'utf8')).map((name) => ({ name, path: require.resolve(`swagger-ui-dist/${name}`) }));
+  const require = createRequire(DOCS_ASSETS_LIST);
+  return JSON.parse(readFileSync(DOCS_ASSETS_LIST, 'utf8')).map((name) => ({ name, path: require.resolve(`swagger-ui-dist/${name}`) }));
 }
 
 /** src/server/openapi/docs-assets.ts, which reads the files from node_modules; both bundlers replace it. */
@@ -45,7 +47,7 @@ const inlineDocsAssets = {
       return {
         contents: `export function loadDocsAssets() { return ${JSON.stringify(assets)}.map(({ name, text }) => ({ name, bytes: Buffer.from(text, 'utf8') })); }`,
         loader: 'ts',
-        watchFiles: [new URL('src/server/openapi/docs-assets.json', root).pathname, ...files.map(({ path }) => path)],
+        watchFiles: [DOCS_ASSETS_LIST.pathname, ...files.map(({ path }) => path)],
       };
     });
   },

@@ -112,8 +112,9 @@ function buildAddon(runtimeVersion) {
   writeFileSync(stampFile, stamp);
 }
 
-/** The SEA asset key of a docs page file. */
-const docsAssetKey = (name) => `docs/${name}`;
+/** The docs page's files, and the prefix of their SEA asset keys (`docs/swagger-ui.css`). */
+const docsAssets = docsAssetFiles();
+const DOCS_ASSET_PREFIX = 'docs/';
 
 /**
  * The docs page's files travel as assets of the executable, read without a copy (getRawAsset
@@ -127,7 +128,7 @@ const embeddedDocsAssets = {
     pluginBuild.onLoad({ filter: DOCS_ASSETS_MODULE }, () => ({
       contents: `import { getRawAsset } from 'node:sea';
         export function loadDocsAssets() {
-          return ${JSON.stringify(docsAssetFiles().map(({ name }) => name))}.map((name) => ({ name, bytes: new Uint8Array(getRawAsset(${JSON.stringify(docsAssetKey(''))} + name)) }));
+          return ${JSON.stringify(docsAssets.map(({ name }) => name))}.map((name) => ({ name, bytes: new Uint8Array(getRawAsset(${JSON.stringify(DOCS_ASSET_PREFIX)} + name)) }));
         }`,
       loader: 'ts',
     }));
@@ -189,7 +190,7 @@ writeFileSync(seaConfig, JSON.stringify({
   execArgv: RUNTIME_FLAGS,
   assets: {
     'better_sqlite3.node': addonFile,
-    ...Object.fromEntries(docsAssetFiles().map(({ name, path }) => [docsAssetKey(name), path])),
+    ...Object.fromEntries(docsAssets.map(({ name, path }) => [`${DOCS_ASSET_PREFIX}${name}`, path])),
   },
 }, null, 2));
 // The code cache is made under the same flags, or V8 rejects it at every start (its flag hash differs).
