@@ -19,6 +19,9 @@ export type BookingSource = 'api' | 'cli';
 
 const appointmentInput = fieldsValidator(APPOINTMENT_INPUT_FIELDS, 'body');
 
+/** The two fields `end_at` after `start_at` compares, normalised on their own. */
+const TIME_FIELDS = APPOINTMENT_INPUT_FIELDS.filter((spec) => spec.name === 'start_at' || spec.name === 'end_at');
+
 /**
  * Checks that need more than one field or go beyond the schema's types, reported with the schema
  * issues in the same 422: a null `patient_id` counts as missing (the rule requires a patient,
@@ -31,11 +34,7 @@ function crossFieldIssues(input: unknown, schemaIssues: readonly ValidationIssue
   if (input.patient_id === null) found.push(issue(['body', 'patient_id'], problems.missing(), input));
   const failed = new Set(schemaIssues.map((i) => i.loc[1]));
   if (!failed.has('start_at') && !failed.has('end_at')) {
-    const times = normalizeFields(
-      APPOINTMENT_INPUT_FIELDS.filter((spec) => spec.name === 'start_at' || spec.name === 'end_at'),
-      input,
-      { timeZone },
-    );
+    const times = normalizeFields(TIME_FIELDS, input, { timeZone });
     if (Date.parse(times.end_at as string) <= Date.parse(times.start_at as string)) {
       found.push(issue(['body', 'end_at'], problems.valueError('end_at must be after start_at'), input.end_at));
     }
@@ -72,8 +71,9 @@ export function bookAppointment(db: Db, input: unknown, bookingSource: BookingSo
   db.transaction(() => {
     if (!patientExists(db, values.patient_id as string)) throw errors.patientNotFound(422);
     if (typeof values.resource_id === 'string' && !findDoctor(db, values.resource_id)) throw errors.doctorNotFound();
-    const named = typeof values.service_id === 'string' ? [values.service_id, ...serviceIds] : serviceIds;
-    if (named.some((serviceId) => !findService(db, serviceId))) throw errors.serviceNotFound();
+    // service_id alone is also the whole of serviceIds: each id is looked up once.
+    const named = new Set(typeof values.service_id === 'string' ? [values.service_id, ...serviceIds] : serviceIds);
+    if ([...named].some((serviceId) => !findService(db, serviceId))) throw errors.serviceNotFound();
 
     const now = nowIso();
     const columns: Record<string, unknown> = { id, booking_source: bookingSource, created_at: now, updated_at: now };
