@@ -109,29 +109,29 @@ export async function writeArchive(file: string, manifestSource: string, sources
   );
 }
 
-/** The manifest text and the size and SHA-256 of every other file entry of an archive, read without extracting it. */
-export async function readArchive(file: string): Promise<{ manifestText: string | undefined; files: Map<string, FileDigest> }> {
+/** Whether an archive holds a manifest, and the size and SHA-256 of every other file entry, read without extracting it. */
+export async function readArchive(file: string): Promise<{ hasManifest: boolean; files: Map<string, FileDigest> }> {
   const files = new Map<string, FileDigest>();
-  let manifestText: string | undefined;
+  let hasManifest = false;
   await list({
     file,
     strict: true,
     onReadEntry(entry: ReadEntry) {
       const path = entry.path;
       if (entry.type !== 'File') return;
+      if (path === MANIFEST_FILE) {
+        hasManifest = true;
+        entry.resume();
+        return;
+      }
       const hash = createHash('sha256');
-      const chunks: Buffer[] = [];
       let size = 0;
       entry.on('data', (chunk: Buffer) => {
         size += chunk.length;
         hash.update(chunk);
-        if (path === MANIFEST_FILE) chunks.push(chunk);
       });
-      entry.on('end', () => {
-        if (path === MANIFEST_FILE) manifestText = Buffer.concat(chunks).toString('utf8');
-        else files.set(path, { size, sha256: hash.digest('hex') });
-      });
+      entry.on('end', () => files.set(path, { size, sha256: hash.digest('hex') }));
     },
   });
-  return { manifestText, files };
+  return { hasManifest, files };
 }

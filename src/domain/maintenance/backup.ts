@@ -68,7 +68,7 @@ export async function createBackup(db: Db, dataDir: string, file: string): Promi
     await writeArchive(archive, manifestFile, sources);
     // A backup that cannot be restored is worse than none: prove it reads back as written.
     const written = await readArchive(archive);
-    const problems = written.manifestText === undefined ? [`${MANIFEST_FILE} is missing`] : differencesFromManifest(manifest, written.files);
+    const problems = !written.hasManifest ? [`${MANIFEST_FILE} is missing`] : differencesFromManifest(manifest, written.files);
     if (problems.length > 0) throw new Error(`the backup did not read back as written: ${problems.join('; ')}`);
     await syncPath(archive);
     if (existsSync(target)) throw new Error(`${target} appeared while the backup was written; it was left alone`);
