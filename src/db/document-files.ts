@@ -23,7 +23,7 @@ export interface TempFile {
 }
 
 /** The directory uploads are written to before they are committed. */
-export function tempDirectory(dataDir: string): string {
+function tempDirectory(dataDir: string): string {
   return join(dataDir, TEMP_DIR);
 }
 

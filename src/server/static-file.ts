@@ -6,16 +6,11 @@ export interface StaticFile {
   contentType: string;
   body: Buffer;
   readonly etag: string;
-  cacheControl: string;
   /** Further headers, such as the docs page's Content-Security-Policy. */
   headers?: Readonly<Record<string, string>>;
 }
 
-/**
- * Files that change only with the program are revalidated (`no-cache`) rather than cached for a
- * time: an upgraded program then never pairs a cached old page with a new document. A matching
- * If-None-Match costs a 304 without the body.
- */
+/** A StaticFile of `content` (text as UTF-8). */
 export function staticFile(contentType: string, content: string | Uint8Array, headers?: Readonly<Record<string, string>>): StaticFile {
   // Bytes are sent as they are, without a copy (the executable's docs assets are a view of its own file).
   const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
@@ -28,16 +23,20 @@ export function staticFile(contentType: string, content: string | Uint8Array, he
     get etag() {
       return (etag ??= `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`);
     },
-    cacheControl: 'no-cache',
     ...(headers ? { headers } : {}),
   };
 }
 
-/** Answers with `file`, or 304 when the client's copy is current. */
+/**
+ * Answers with `file`, or 304 when the client's copy is current. Files that change only with the
+ * program are revalidated (`no-cache`) rather than cached for a time: an upgraded program then
+ * never pairs a cached old page with a new document. A matching If-None-Match costs a 304
+ * without the body.
+ */
 export function sendStaticFile(ctx: ClinicContext, file: StaticFile): void {
   ctx.status = 200;
   ctx.set('ETag', file.etag);
-  ctx.set('Cache-Control', file.cacheControl);
+  ctx.set('Cache-Control', 'no-cache');
   ctx.set('X-Content-Type-Options', 'nosniff');
   for (const [name, value] of Object.entries(file.headers ?? {})) ctx.set(name, value);
   if (ctx.fresh) {

@@ -1,5 +1,5 @@
 /** The name a document gets when the client's name leaves nothing usable. */
-export const DEFAULT_DOCUMENT_FILENAME = 'document';
+const DEFAULT_DOCUMENT_FILENAME = 'document';
 
 /** Longest name kept, in code points; longer names are shortened before their extension. */
 const MAX_FILENAME_LENGTH = 255;

@@ -93,7 +93,7 @@ async function readStream(source: AsyncIterable<Uint8Array>, limitBytes: number,
 }
 
 /** The API shape of a stored document (spec 2.11). */
-export function presentDocument(row: DocumentRow): Document {
+function presentDocument(row: DocumentRow): Document {
   return presentColumns<Document>(DOCUMENT_FIELDS, row);
 }
 

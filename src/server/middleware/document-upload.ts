@@ -65,7 +65,7 @@ const isBug = (error: unknown) =>
  * ends the body early are the client's doing and never a 500. Disk errors (they carry a
  * `syscall`) and bugs pass through unchanged, to be logged as INTERNAL.
  */
-export function formError(thrown: unknown, limitBytes: number): unknown {
+function formError(thrown: unknown, limitBytes: number): unknown {
   if (thrown instanceof AppError || thrown instanceof ValidationError) return thrown;
   if (thrown instanceof multer.MulterError) {
     switch (thrown.code) {

@@ -55,7 +55,7 @@ export function errorSchemas(): Record<string, JsonSchema> {
  * The coded error body whose code is `code`: the ErrorCode reference, or (for one response) the
  * codes it can carry, so a response with another code fails the contract.
  */
-export function codedSchema(code: JsonSchema): JsonSchema {
+function codedSchema(code: JsonSchema): JsonSchema {
   return {
     type: 'object',
     description: 'A refusal with a stable code; a client tells it from a validation error by `detail` being an object',
