@@ -17,9 +17,10 @@ const statements = preparedFor((db) => ({
   byHash: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = ?'),
   all: db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id'),
   count: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM api_keys'),
-  revoke: db.prepare<{ id: string; revoked_at: string }, ApiKeyRow>(
-    `UPDATE api_keys SET revoked_at = coalesce(revoked_at, @revoked_at) WHERE id = @id RETURNING *`,
+  revoke: db.prepare<{ id: string; revoked_at: string }>(
+    'UPDATE api_keys SET revoked_at = coalesce(revoked_at, @revoked_at) WHERE id = @id',
   ),
+  byId: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE id = ?'),
 }));
 
 /** Stores a new key's row (its hash, never the key). */
@@ -44,5 +45,7 @@ export function countApiKeys(db: Db): number {
 
 /** Marks a key revoked (keeping the first revocation time); undefined when no key has this id. */
 export function revokeApiKeyRow(db: Db, id: string, revokedAt: string): ApiKeyRow | undefined {
-  return statements(db).revoke.get({ id, revoked_at: revokedAt });
+  const { revoke, byId } = statements(db);
+  if (revoke.run({ id, revoked_at: revokedAt }).changes === 0) return undefined;
+  return byId.get(id);
 }

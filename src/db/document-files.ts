@@ -7,14 +7,17 @@ import { join } from 'node:path';
  * live in the data directory, so they share a file system and the rename is atomic. Names on disk
  * are ids only, never anything a client chose. Because the temporary name carries the document
  * id, an upload interrupted between committing its row and the rename can be finished later
- * (src/domain/documents/recover-uploads.ts).
+ * (src/domain/documents/recover-uploads.ts); because it carries the process id of its writer,
+ * a temporary file whose writer is gone is known to be abandoned, however young it is.
  */
 
 const TEMP_DIR = 'tmp';
 /** The folder of a data directory that holds the document files (decisions.md §6). */
 export const DOCUMENTS_DIR = 'documents';
 const TEMP_SUFFIX = '.part';
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** `<document id>.<writer pid>.part`; older programs wrote `<document id>.part`. */
+const TEMP_NAME = /^([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\.(\d+))?\.part$/;
 
 /** An upload being written: its path and an open handle. */
 export interface TempFile {
@@ -32,9 +35,9 @@ export function documentFilePath(dataDir: string, patientId: string, documentId:
   return join(dataDir, DOCUMENTS_DIR, patientId, documentId);
 }
 
-/** Where the upload of document `documentId` is written before it is put in place. */
+/** Where this process writes the upload of document `documentId` before it is put in place. */
 export function tempFilePath(dataDir: string, documentId: string): string {
-  return join(tempDirectory(dataDir), `${documentId}${TEMP_SUFFIX}`);
+  return join(tempDirectory(dataDir), `${documentId}.${process.pid}${TEMP_SUFFIX}`);
 }
 
 /** Creates the new, empty temporary file of document `documentId`, readable by this user only. */
@@ -54,10 +57,12 @@ export async function persistTempFile(dataDir: string, temp: TempFile): Promise<
   await syncPath(tempDirectory(dataDir));
 }
 
-/** A file left in tmp/: the document id its name carries (undefined if none) and when it was last written. */
+/** A file left in tmp/: the document id and writer its name carries (undefined if none), its size and when it was last written. */
 export interface TempEntry {
   path: string;
   documentId: string | undefined;
+  writerPid: number | undefined;
+  size: number;
   modifiedMs: number;
 }
 
@@ -74,18 +79,17 @@ export async function listTempFiles(dataDir: string): Promise<TempEntry[]> {
   const entries: TempEntry[] = [];
   for (const name of names.sort()) {
     const path = join(directory, name);
-    let modifiedMs: number;
+    let info;
     try {
-      const info = await stat(path);
+      info = await stat(path);
       if (!info.isFile()) continue;
-      modifiedMs = info.mtimeMs;
     } catch (error) {
       // Finished or removed by its upload meanwhile.
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
       throw error;
     }
-    const id = name.endsWith(TEMP_SUFFIX) ? name.slice(0, -TEMP_SUFFIX.length) : '';
-    entries.push({ path, documentId: UUID.test(id) ? id : undefined, modifiedMs });
+    const [, documentId, pid] = TEMP_NAME.exec(name) ?? [];
+    entries.push({ path, documentId, writerPid: pid === undefined ? undefined : Number(pid), size: info.size, modifiedMs: info.mtimeMs });
   }
   return entries;
 }

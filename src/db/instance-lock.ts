@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { driverOptions, isDatabaseBusy, type OpenDatabaseOptions } from './open-database.js';
+import { driverOptions, makePrivateFile, type OpenDatabaseOptions } from './open-database.js';
+import { isDatabaseBusy } from './storage-errors.js';
 
 /** The file in a data directory that a running server holds locked. */
 export const LOCK_FILE = 'clinic.lock';
@@ -17,7 +18,9 @@ export interface InstanceLock {
  * when the process dies, so a power cut or kill -9 never keeps the next start out.
  */
 export function acquireInstanceLock(dataDir: string, options: OpenDatabaseOptions = {}): InstanceLock | undefined {
-  const lockDb = new Database(join(dataDir, LOCK_FILE), {
+  const path = join(dataDir, LOCK_FILE);
+  makePrivateFile(path);
+  const lockDb = new Database(path, {
     // Fail at once instead of waiting: the other holder keeps the lock for as long as it runs.
     timeout: 0,
     ...driverOptions(options),

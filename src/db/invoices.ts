@@ -70,11 +70,11 @@ const statements = preparedFor((db) => ({
     patient: db.prepare<ListParams, InvoiceRow>(LIST_SQL.patient),
     patientUnpaid: db.prepare<ListParams, InvoiceRow>(LIST_SQL.patientUnpaid),
   },
-  nextNumber: db.prepare<[number], { last_number: number }>(
+  bumpCounter: db.prepare<[number]>(
     `INSERT INTO invoice_counters (year, last_number) VALUES (?, 1)
-     ON CONFLICT (year) DO UPDATE SET last_number = last_number + 1
-     RETURNING last_number`,
+     ON CONFLICT (year) DO UPDATE SET last_number = last_number + 1`,
   ),
+  counter: db.prepare<[number], { last_number: number }>('SELECT last_number FROM invoice_counters WHERE year = ?'),
   openBalances: db.prepare<[string], { currency: string; balance_cents: number }>(
     `SELECT currency, sum(balance_cents) AS balance_cents FROM invoices
      WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`,
@@ -117,7 +117,9 @@ export function explainInvoiceList(db: Db, filter: InvoiceFilter): string[] {
  * inserts the invoice: a rolled-back invoice gives its number back, a committed one never does.
  */
 export function takeInvoiceNumber(db: Db, year: number): number {
-  return statements(db).nextNumber.get(year)!.last_number;
+  const { bumpCounter, counter } = statements(db);
+  bumpCounter.run(year);
+  return counter.get(year)!.last_number;
 }
 
 /** The sum of a patient's open balances per currency (empty when nothing is owed). */

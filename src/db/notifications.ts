@@ -25,16 +25,15 @@ const statements = preparedFor((db) => ({
      VALUES (@id, @patient_id, @invoice_id, @channel, @recipient, @status, @attempts, @next_attempt_at, @last_error,
              @created_at, @sent_at)`,
   ),
-  // Claiming is one statement, so two workers on one database can never take the same row: the
-  // winner pushes next_attempt_at past `now` and counts the attempt before sending. A worker
-  // that dies mid-send leaves the row to be retried once the lease ends.
-  claimDue: db.prepare<{ channel: NotificationChannel; now: string; lease_until: string }, NotificationRow>(
-    `UPDATE notification_outbox SET attempts = attempts + 1, next_attempt_at = @lease_until
-     WHERE id = (SELECT id FROM notification_outbox
-                 WHERE status = 'pending' AND channel = @channel AND next_attempt_at <= @now
-                 ORDER BY next_attempt_at LIMIT 1)
-     RETURNING ${COLUMNS}`,
+  dueId: db.prepare<{ channel: NotificationChannel; now: string }, { id: string }>(
+    `SELECT id FROM notification_outbox
+     WHERE status = 'pending' AND channel = @channel AND next_attempt_at <= @now
+     ORDER BY next_attempt_at LIMIT 1`,
   ),
+  lease: db.prepare<{ id: string; lease_until: string }>(
+    'UPDATE notification_outbox SET attempts = attempts + 1, next_attempt_at = @lease_until WHERE id = @id',
+  ),
+  byId: db.prepare<[string], NotificationRow>(`SELECT ${COLUMNS} FROM notification_outbox WHERE id = ?`),
   markSent: db.prepare<{ id: string; sent_at: string }>(
     `UPDATE notification_outbox SET status = 'sent', sent_at = @sent_at, last_error = NULL WHERE id = @id`,
   ),
@@ -55,9 +54,22 @@ export function insertNotification(db: Db, row: NotificationRow): void {
   statements(db).insert.run(row);
 }
 
+const claimTransaction = preparedFor((db) =>
+  db.transaction((channel: NotificationChannel, now: string, leaseUntil: string): NotificationRow | undefined => {
+    const { dueId, lease, byId } = statements(db);
+    const due = dueId.get({ channel, now });
+    if (due === undefined) return undefined;
+    lease.run({ id: due.id, lease_until: leaseUntil });
+    return byId.get(due.id);
+  }),
+);
+
 /**
  * Takes the most overdue pending row of `channel` due at `now`, counting the attempt and
- * leasing the row until `leaseUntil`; undefined when none is due.
+ * leasing the row until `leaseUntil`; undefined when none is due. Find, lease and read back are
+ * one IMMEDIATE transaction, so two workers on one database can never take the same row: the
+ * winner pushes next_attempt_at past `now` before anyone else can look. A worker that dies
+ * mid-send leaves the row to be retried once the lease ends.
  */
 export function claimDueNotification(
   db: Db,
@@ -65,7 +77,7 @@ export function claimDueNotification(
   now: string,
   leaseUntil: string,
 ): NotificationRow | undefined {
-  return statements(db).claimDue.get({ channel, now, lease_until: leaseUntil });
+  return claimTransaction(db).immediate(channel, now, leaseUntil);
 }
 
 /** Records a delivery. */

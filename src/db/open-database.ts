@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, existsSync, fchmodSync, fstatSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { migrate } from './migrations.js';
@@ -11,9 +11,19 @@ export const DATABASE_FILE = 'clinic.db';
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
 
+/** SQLite's companions of the database file in WAL mode; they hold patient data too. */
+const COMPANION_SUFFIXES = ['-wal', '-shm'];
+
 export interface OpenDatabaseOptions {
   /** A preloaded better-sqlite3 addon (the single executable ships its own); default: resolve from node_modules. */
   nativeBinding?: string | object;
+  /**
+   * How a statement meets another process's write lock. `block` (default): SQLite waits up to
+   * BUSY_TIMEOUT_MS inside the call, right for a one-shot command. `fail`: SQLITE_BUSY at once,
+   * so that the server waits with timers (busy-wait.ts) and keeps answering other requests; the
+   * schema migration at open still waits as `block` does.
+   */
+  busyWait?: 'block' | 'fail';
 }
 
 /** better-sqlite3's constructor options for `options`: every connection this program makes uses them. */
@@ -22,12 +32,36 @@ export function driverOptions(options: OpenDatabaseOptions): Database.Options {
 }
 
 /**
+ * Creates `path` readable and writable by this user only (0600), or takes an existing file down
+ * to 0600. SQLite creates the -wal and -shm files with the mode of the database file, so they
+ * follow; an existing one from an older program is narrowed here too.
+ */
+export function makePrivateFile(path: string): void {
+  const fd = openSync(path, 'a', 0o600);
+  try {
+    if ((fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Opens (creating if needed) the database of a data directory, sets every connection pragma,
  * and brings the schema up to date. The one place a connection is made.
+ *
+ * Writes in src/db never use `INSERT/UPDATE ... RETURNING` read with `.get()`: outside a
+ * transaction the autocommit happens when better-sqlite3 resets the statement after its first
+ * row, and an error there (SQLITE_FULL, an I/O error) is not thrown: the caller would
+ * acknowledge a row that was never stored. A write is `.run()` (which throws whatever fails,
+ * the commit included) followed by a read where the caller needs the row back
+ * (test/db/no-returning.test.ts keeps it so).
  */
 export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): Db {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const db = new Database(join(dataDir, DATABASE_FILE), driverOptions(options));
+  const path = join(dataDir, DATABASE_FILE);
+  makePrivateFile(path);
+  for (const suffix of COMPANION_SUFFIXES) if (existsSync(path + suffix)) makePrivateFile(path + suffix);
+  const db = new Database(path, driverOptions(options));
   try {
     // WAL lets the server read while a CLI command writes, and survives crashes with no
     // half-written pages.
@@ -40,6 +74,9 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     // failing at once. Past this the request is answered 503 DATABASE_BUSY.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     migrate(db);
+    // The server waits asynchronously instead (waitWhileBusy): a synchronous wait would stop
+    // every other request for as long.
+    if (options.busyWait === 'fail') db.pragma('busy_timeout = 0');
   } catch (error) {
     db.close();
     throw error;
@@ -71,12 +108,4 @@ export function preparedFor<T>(prepare: (db: Db) => T): (db: Db) => T {
     }
     return statements;
   };
-}
-
-/** SQLite result codes meaning another connection held the lock past busy_timeout. */
-const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_LOCKED']);
-
-/** Whether `error` is SQLite giving up on a lock another process holds (classified by code, not text). */
-export function isDatabaseBusy(error: unknown): boolean {
-  return error instanceof Database.SqliteError && BUSY_CODES.has(error.code);
 }

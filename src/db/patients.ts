@@ -15,18 +15,23 @@ const SELECT_COLUMNS = ['id', 'patient_number', 'is_active', 'created_at', 'upda
 
 // The column lists come from the field descriptions (constants), never from a request.
 const statements = preparedFor((db) => ({
-  insert: db.prepare<Record<string, unknown>, PatientRow>(
+  insert: db.prepare<Record<string, unknown>>(
     `INSERT INTO patients (id, created_at, updated_at, ${STORED_COLUMNS.join(', ')})
-     VALUES (@id, @created_at, @updated_at, ${STORED_COLUMNS.map((c) => `@${c}`).join(', ')})
-     RETURNING ${SELECT_COLUMNS.join(', ')}`,
+     VALUES (@id, @created_at, @updated_at, ${STORED_COLUMNS.map((c) => `@${c}`).join(', ')})`,
   ),
   byId: db.prepare<[string], PatientRow>(`SELECT ${SELECT_COLUMNS.join(', ')} FROM patients WHERE id = ?`),
   exists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM patients WHERE id = ?'),
 }));
 
-/** Inserts a patient from column values keyed by column name; returns the stored row. */
+/**
+ * Inserts a patient from column values keyed by column name; returns the stored row. The insert
+ * is `.run()` (which throws when its commit fails) and the row is read afterwards: see
+ * open-database.ts on why this file never writes with RETURNING.
+ */
 export function insertPatient(db: Db, columns: Record<string, unknown>): PatientRow {
-  return statements(db).insert.get(columns) as PatientRow;
+  const { insert, byId } = statements(db);
+  insert.run(columns);
+  return byId.get(columns.id as string)!;
 }
 
 /** The patient with this id, or undefined. */

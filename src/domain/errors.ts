@@ -1,4 +1,4 @@
-import { isDatabaseBusy } from '../db/open-database.js';
+import { storageFault } from '../db/storage-errors.js';
 
 /**
  * The two error types every front end renders: a coded error (AppError) and a schema validation
@@ -63,6 +63,8 @@ export const errors = {
     new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes} bytes.`),
   documentTooLarge: (limitBytes: number) =>
     new AppError(413, 'DOCUMENT_TOO_LARGE', `The document is larger than the limit of ${limitBytes} bytes.`),
+  headersTooLarge: (limitBytes: number) =>
+    new AppError(431, 'HEADERS_TOO_LARGE', `The request's headers are larger than ${limitBytes} bytes in all; the request was not read.`),
   unsupportedMediaType: (expected: string) =>
     new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be ${expected}.`),
   patientContactRequired: () =>
@@ -84,15 +86,71 @@ export const errors = {
     new AppError(503, 'DATABASE_BUSY', 'The database is busy with another writer; nothing was changed. Retry shortly.', {
       'Retry-After': '1',
     }),
+  storageFull: () =>
+    new AppError(
+      507,
+      'STORAGE_FULL',
+      "The clinic computer's disk is full; nothing was stored. Free space on the data directory's disk, then retry.",
+    ),
+  storageFailed: () =>
+    new AppError(
+      500,
+      'STORAGE_FAILED',
+      "The clinic's data could not be read or written (a disk, permission or database-file error); nothing was stored. It has been logged; `clinic check` tells more.",
+    ),
+  noDatabase: (path: string) =>
+    new AppError(
+      404,
+      'NO_DATABASE',
+      `There is no clinic database at ${path}. Point at the clinic's data directory with --data DIR or the CLINIC_DATA environment variable; \`clinic init --data DIR\` creates a new, empty one.`,
+    ),
+  serverAlreadyRunning: (dataDir: string, lockFile: string) =>
+    new AppError(
+      409,
+      'SERVER_ALREADY_RUNNING',
+      `Another clinic server is already running on the data directory ${dataDir} (it holds ${lockFile}); stop it first.`,
+    ),
+  dataDirectoryUnusable: (path: string, reason: string) =>
+    new AppError(
+      500,
+      'DATA_DIRECTORY_UNUSABLE',
+      `The server cannot use ${path}: ${reason}. Give the user running clinic read and write access to it, or point --data (or CLINIC_DATA) at the clinic's data directory.`,
+    ),
+  databaseDamaged: (path: string, finding: string) =>
+    new AppError(
+      500,
+      'DATABASE_DAMAGED',
+      `The database ${path} is damaged (${finding}); the server did not start and nothing was changed. \`clinic check\` lists every finding; restore the latest backup with \`clinic restore\`.`,
+    ),
+  cannotListen: (address: string, reason: string) =>
+    new AppError(500, 'CANNOT_LISTEN', `The server cannot listen on ${address}: ${reason}. Choose another --port, or stop the program using it.`),
+  checkFailed: (findings: number) =>
+    new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),
   internal: () => new AppError(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.'),
 } as const;
 
 /**
- * The refusal a thrown value stands for, or undefined for an unexpected failure (a bug, a disk
- * error): those are INTERNAL and must be logged, never shown.
+ * The refusal a thrown value stands for, or undefined for an unexpected failure (a bug): those
+ * are INTERNAL and must be logged, never shown. Storage faults are refusals the client can act
+ * on (retry, free space), but 500 STORAGE_FAILED is still logged by the front end: see
+ * `needsLogging`.
  */
 export function classifyError(error: unknown): AppError | ValidationError | undefined {
   if (error instanceof AppError || error instanceof ValidationError) return error;
-  if (isDatabaseBusy(error)) return errors.databaseBusy();
-  return undefined;
+  switch (storageFault(error)) {
+    case 'busy':
+      return errors.databaseBusy();
+    case 'full':
+      return errors.storageFull();
+    case 'failed':
+      return errors.storageFailed();
+    default:
+      return undefined;
+  }
+}
+
+/** Whether the cause of `error` belongs in the log: a bug, or a disk that is full or fails (a busy lock is not news). */
+export function needsLogging(error: unknown): boolean {
+  const refusal = classifyError(error);
+  return refusal === undefined || (refusal instanceof AppError && refusal.status >= 500 && refusal.status !== 503);
 }

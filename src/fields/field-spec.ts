@@ -26,7 +26,8 @@ export type FieldSpec = FieldBase &
     | { kind: 'date' }
     | { kind: 'datetime' }
     | { kind: 'uuid' }
-    | { kind: 'uuid_list' }
+    /** `maxItems`: the longest list accepted (too_long). */
+    | { kind: 'uuid_list'; maxItems?: number }
     /** `acceptsText`: also true/false/1/0 as text, as a query parameter arrives (else bool_parsing). */
     | { kind: 'boolean'; acceptsText?: boolean }
     | { kind: 'integer'; minimum?: number; maximum?: number }
@@ -35,8 +36,8 @@ export type FieldSpec = FieldBase &
     /** Number or decimal numeral string of money; normalised to integer cents. */
     | { kind: 'money'; exclusiveMinimum?: number; minimum?: number; maxWholeDigits: number; maxFractionDigits: number }
     | { kind: 'literal'; values: readonly string[] }
-    /** An object mapping string keys to arrays of strings. */
-    | { kind: 'string_list_map' }
+    /** An object mapping string keys to arrays of strings, each bounded (too_long, string_too_long). */
+    | { kind: 'string_list_map'; maxKeys: number; maxKeyLength: number; maxItems: number; maxItemLength: number }
     | { kind: 'object'; fields: readonly FieldSpec[] }
     /** An array of objects made of `fields` (response lists such as an appointment's services). */
     | { kind: 'object_list'; fields: readonly FieldSpec[] }
@@ -57,7 +58,7 @@ export const field = {
   decimal: (name: string, options: Options<'decimal'> = {}): FieldSpec => ({ name, kind: 'decimal', ...options }),
   money: (name: string, options: Options<'money'>): FieldSpec => ({ name, kind: 'money', ...options }),
   literal: (name: string, options: Options<'literal'>): FieldSpec => ({ name, kind: 'literal', ...options }),
-  stringListMap: (name: string, options: Options<'string_list_map'> = {}): FieldSpec => ({
+  stringListMap: (name: string, options: Options<'string_list_map'>): FieldSpec => ({
     name,
     kind: 'string_list_map',
     ...options,

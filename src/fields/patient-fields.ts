@@ -103,7 +103,15 @@ export const PATIENT_INPUT_FIELDS: readonly FieldSpec[] = [
   flag('appointments_blocked'),
   flag('consent_presentations'),
   flag('contact_consent'),
-  field.stringListMap('communication_prefs', { nullable: true }),
+  field.stringListMap('communication_prefs', {
+    nullable: true,
+    // Channels to lists of preferences: a few of each. Bounded so that one patient row stays small.
+    maxKeys: 32,
+    maxKeyLength: 64,
+    maxItems: 32,
+    maxItemLength: 200,
+    description: 'Channel → preferences: at most 32 keys of at most 64 characters, each a list of at most 32 strings of at most 200 characters',
+  }),
   field.object('portal_access', { fields: PORTAL_ACCESS_FIELDS }),
   // Accepted for compatibility; this program has no patient portal accounts to link, so it is
   // validated and otherwise has no effect (README, "Decisions").

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Db } from '../db/open-database.js';
 import { createApp } from './app.js';
 import type { ServerConfig } from './config.js';
+import { refuseHeaderOverflow } from './client-errors.js';
 import { continueWhenBodyIsRead } from './expect-continue.js';
 
 /** A listening server and the address it actually got (port 0 picks a free one). */
@@ -22,6 +23,7 @@ export async function startServer(db: Db, config: ServerConfig, host: string, po
   const handle = createApp(db, config).callback();
   // Koa's handler settles every request itself (errors included); node:http wants no promise back.
   const server = createServer((request, response) => void handle(request, response));
+  refuseHeaderOverflow(server);
   server.on('checkContinue', (request, response) => {
     continueWhenBodyIsRead(request, response);
     void handle(request, response);

@@ -198,7 +198,7 @@ describe('clinic backup and restore', { timeout: 60_000 }, () => {
     const empty = tempDir();
     const none = await runClinic(['backup', join(empty, 'x.tar.gz'), '--data', empty]);
     assert.equal(none.code, 1);
-    assert.match(none.stderr, /there is no database/);
+    assert.match(none.stderr, /NO_DATABASE: There is no clinic database at .*clinic\.db\. Point at the clinic.s data directory with --data DIR or the CLINIC_DATA environment variable/);
     assert.equal(existsSync(join(empty, 'clinic.db')), false);
   });
 });

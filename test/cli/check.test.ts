@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { chmodSync, mkdirSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { openDatabase, type Db } from '../../src/db/open-database.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
+import { damageDatabase } from '../helpers/faults.js';
 import { addDocument, addInvoice } from '../helpers/module-tables.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/test-server.js';
@@ -38,9 +39,7 @@ describe('clinic check', () => {
     const { code, report } = await check();
     assert.equal(code, 0);
     assert.equal(report.ok, true);
-    assert.deepEqual(report.checks.map((c) => c.name), ['integrity', 'foreign_keys', 'document_files', 'invoice_payments']);
-    assert.equal(report.checks[0]?.status, 'ok');
-    assert.equal(report.checks[1]?.status, 'ok');
+    assert.deepEqual(report.checks.map((c) => c.name), ['permissions', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments']);
     for (const c of report.checks) assert.equal(c.status, 'ok', c.name);
   });
 
@@ -51,7 +50,7 @@ describe('clinic check', () => {
     addInvoice(db, 0, []);
     const { code, report } = await check();
     assert.equal(code, 0, JSON.stringify(report));
-    assert.deepEqual(report.checks.map((c) => c.status), ['ok', 'ok', 'ok', 'ok']);
+    assert.deepEqual(report.checks.map((c) => c.status), ['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
   });
 
   it('finds a corrupted, a truncated and a missing document file and exits 1, naming each', async () => {
@@ -102,9 +101,48 @@ describe('clinic check', () => {
     try {
       const result = await runClinic(['check', '--data', empty]);
       assert.equal(result.code, 1);
-      assert.match(result.stderr, /there is no database/);
+      assert.match(result.stderr, /NO_DATABASE: There is no clinic database at .*clinic\.db\. Point at the clinic.s data directory with --data DIR or the CLINIC_DATA environment variable/);
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }
+  });
+
+  it('reports a database with 512 bytes overwritten mid-file as findings, each check on its own line, and as JSON', async () => {
+    for (let i = 0; i < 200; i++) createPatient(db, buildPatient({ notes: 'x'.repeat(500) }));
+    db.close();
+    damageDatabase(dataDir);
+    const { code, report, stderr } = await check();
+    assert.equal(code, 1);
+    assert.equal(report.ok, false);
+    const integrity = report.checks.find((c) => c.name === 'integrity')!;
+    assert.equal(integrity.status, 'failed');
+    assert.ok(integrity.findings.length > 0);
+    assert.match(stderr, /CHECK_FAILED/);
+    const human = await runClinic(['check', '--data', dataDir]);
+    assert.equal(human.code, 1);
+    for (const name of ['permissions', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments']) {
+      assert.match(human.stdout, new RegExp(`^(OK|FAILED)\\s+${name}: `, 'm'), name);
+    }
+    assert.doesNotMatch(human.stderr, /^error: database disk image is malformed/m);
+  });
+
+  it('reports a data directory other users can read, and database files that are not private', async () => {
+    chmodSync(dataDir, 0o755);
+    const { code, report } = await check();
+    assert.equal(code, 1);
+    assert.deepEqual(findingsOf(report, 'permissions'), [
+      `the data directory ${dataDir} has mode 0755: other users of this computer can reach patient data; run chmod 700 on it`,
+    ]);
+  });
+
+  it('reports an upload left in tmp/ by a writer that is gone, with its size', async () => {
+    const stale = join(dataDir, 'tmp', `${randomUUID()}.999999999.part`);
+    mkdirSync(join(dataDir, 'tmp'), { recursive: true });
+    writeFileSync(stale, Buffer.alloc(4096));
+    const { code, report } = await check();
+    assert.equal(code, 1);
+    assert.deepEqual(findingsOf(report, 'upload_temp_files'), [
+      `abandoned upload, 4096 bytes, left by an interrupted upload; the next \`clinic serve\` removes it: ${stale}`,
+    ]);
   });
 });

@@ -136,6 +136,7 @@ describe('clinic command line', () => {
 
   it('reads the data directory from CLINIC_DATA', async () => {
     const other = makeDataDir();
+    assert.equal((await runClinic(['init'], { env: { CLINIC_DATA: other } })).code, 0);
     const result = await runClinic(['doctor', 'list', '--json'], { env: { CLINIC_DATA: other } });
     assert.equal(result.code, 0, result.stderr);
     assert.deepEqual(JSON.parse(result.stdout), []);

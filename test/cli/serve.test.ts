@@ -20,6 +20,7 @@ after(() => {
 async function dataDirWithKey(): Promise<{ dataDir: string; key: string }> {
   const dataDir = makeDataDir();
   dirs.push(dataDir);
+  assert.equal((await runClinic(['init', '--data', dataDir])).code, 0);
   const created = await runClinic(['api-key', 'create', '--name', 'test', '--json', '--data', dataDir]);
   assert.equal(created.code, 0, created.stderr);
   return { dataDir, key: (JSON.parse(created.stdout) as { key: string }).key };
@@ -142,7 +143,7 @@ describe('clinic serve', { timeout: 60_000 }, () => {
     try {
       const second = await runClinic(['serve', '--port', '0', '--data', dataDir]);
       assert.equal(second.code, 1);
-      assert.match(second.stderr, /another clinic server is already running on the data directory/);
+      assert.match(second.stderr, /SERVER_ALREADY_RUNNING: Another clinic server is already running on the data directory/);
       assert.equal((await checkedFetch(`${first.baseUrl}/payment-methods`)).status, 200);
     } finally {
       first.child.kill('SIGTERM');

@@ -42,20 +42,24 @@ describe('recoverInterruptedUploads', () => {
     const before = await runChecks(db, dataDir);
     assert.match(before.find((c) => c.name === 'document_files')!.findings[0]!, /waits in tmp\/; the next `clinic serve` puts it in place/);
 
-    assert.deepEqual(await recoverInterruptedUploads(db, dataDir), { completed: 1, removed: 0 });
+    assert.deepEqual(await recoverInterruptedUploads(db, dataDir), { completed: 1, removed: 0, removedBytes: 0 });
     assert.deepEqual(readFileSync(documentFilePath(dataDir, patientId, id)), content);
     assert.equal(existsSync(tempFilePath(dataDir, id)), false);
     for (const outcome of await runChecks(db, dataDir)) assert.deepEqual(outcome.findings, [], outcome.name);
   });
 
-  it('removes temporary files without a row once they are abandoned, and keeps recent ones', async () => {
-    const recent = orphan(dataDir, `${randomUUID()}.part`, 1000);
-    const abandoned = orphan(dataDir, `${randomUUID()}.part`, ABANDONED_UPLOAD_AGE_MS + 60_000);
+  it('removes temporary files without a row whose writer is gone, however young, and keeps those of a running writer', async () => {
+    const running = orphan(dataDir, `${randomUUID()}.${process.ppid}.part`, 1000);
+    const crashed = orphan(dataDir, `${randomUUID()}.999999999.part`, 1000);
+    const ownBeforeStart = orphan(dataDir, `${randomUUID()}.${process.pid}.part`, 1000);
+    const recentOld = orphan(dataDir, `${randomUUID()}.part`, 1000);
+    const abandonedOld = orphan(dataDir, `${randomUUID()}.part`, ABANDONED_UPLOAD_AGE_MS + 60_000);
     const foreign = orphan(dataDir, 'upload-from-an-older-version.part', ABANDONED_UPLOAD_AGE_MS + 60_000);
-    assert.deepEqual(await recoverInterruptedUploads(db, dataDir), { completed: 0, removed: 2 });
-    assert.deepEqual(readdirSync(join(dataDir, 'tmp')), [recent.split('/').at(-1)]);
-    assert.equal(existsSync(abandoned) || existsSync(foreign), false);
-    rmSync(recent);
+    assert.deepEqual(await recoverInterruptedUploads(db, dataDir), { completed: 0, removed: 4, removedBytes: 4 * 'partial'.length });
+    assert.deepEqual(readdirSync(join(dataDir, 'tmp')).sort(), [running, recentOld].map((path) => path.split('/').at(-1)).sort());
+    assert.equal([crashed, ownBeforeStart, abandonedOld, foreign].some((path) => existsSync(path)), false);
+    rmSync(running);
+    rmSync(recentOld);
   });
 
   it('lets an upload that finds its file already moved by a recovery finish without error', async () => {
@@ -71,7 +75,7 @@ describe('recoverInterruptedUploads', () => {
     const empty = makeDataDir();
     const other = openDatabase(empty);
     try {
-      assert.deepEqual(await recoverInterruptedUploads(other, empty), { completed: 0, removed: 0 });
+      assert.deepEqual(await recoverInterruptedUploads(other, empty), { completed: 0, removed: 0, removedBytes: 0 });
     } finally {
       other.close();
       rmSync(empty, { recursive: true, force: true });

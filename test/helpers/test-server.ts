@@ -74,10 +74,12 @@ function requester(baseUrl: string, key: string): TestServer['request'] {
   };
 }
 
-/** The real server in this process, on an ephemeral loopback port over a new data directory. */
-async function startInProcessServer(config: Partial<ServerConfig>): Promise<TestServer> {
-  const dataDir = makeDataDir();
-  const db = openDatabase(dataDir);
+/**
+ * The real server in this process, on an ephemeral loopback port over a new data directory. Its
+ * connection waits for other processes' locks by timer, as `clinic serve`'s does.
+ */
+async function startInProcessServer(config: Partial<ServerConfig>, dataDir = makeDataDir()): Promise<TestServer> {
+  const db = openDatabase(dataDir, { busyWait: 'fail' });
   const running = await startServer(
     db,
     {
@@ -112,10 +114,11 @@ async function startInProcessServer(config: Partial<ServerConfig>): Promise<Test
  * `$CLINIC_BIN api-key create`; the test process opens the same database file for tests that
  * read or prepare data directly (WAL lets both processes use it).
  */
-async function startExecutableServer(config: Partial<ServerConfig>): Promise<TestServer> {
+async function startExecutableServer(config: Partial<ServerConfig>, dataDir = makeDataDir()): Promise<TestServer> {
   const { documentLimitBytes, ...rest } = config;
   if (Object.keys(rest).length > 0) throw new Error(`with CLINIC_BIN only documentLimitBytes can be configured, not ${Object.keys(rest).join(', ')}`);
-  const dataDir = makeDataDir();
+  const init = await runClinic(['init', '--data', dataDir]);
+  if (init.code !== 0) throw new Error(`init failed: ${init.stderr}`);
   const created = await runClinic(['api-key', 'create', '--name', 'test', '--json', '--data', dataDir]);
   if (created.code !== 0) throw new Error(`api-key create failed: ${created.stderr}`);
   const key = (JSON.parse(created.stdout) as { key: string }).key;
@@ -143,6 +146,6 @@ async function startExecutableServer(config: Partial<ServerConfig>): Promise<Tes
  * The real server on an ephemeral loopback port over a new database in a temporary directory:
  * in this process, or with CLINIC_BIN set, that executable's `serve`.
  */
-export async function startTestServer(config: Partial<ServerConfig> = {}): Promise<TestServer> {
-  return testingExecutable ? startExecutableServer(config) : startInProcessServer(config);
+export async function startTestServer(config: Partial<ServerConfig> = {}, dataDir?: string): Promise<TestServer> {
+  return testingExecutable ? startExecutableServer(config, dataDir) : startInProcessServer(config, dataDir);
 }

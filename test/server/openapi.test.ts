@@ -146,7 +146,10 @@ describe('GET /openapi.json', () => {
       return variants.flatMap((s: Json) => s.properties?.detail?.properties?.code?.enum ?? []);
     };
     const appointments = document.paths['/appointments'].post.responses;
-    assert.deepEqual(Object.keys(appointments).sort(), ['201', '401', '403', '413', '415', '422', '500', '503']);
+    assert.deepEqual(Object.keys(appointments).sort(), ['201', '401', '403', '413', '415', '422', '500', '503', '507']);
+    assert.deepEqual(codes(appointments['507']), ['STORAGE_FULL']);
+    assert.deepEqual(codes(appointments['500']), ['INTERNAL', 'STORAGE_FAILED']);
+    assert.equal(document.paths['/invoices'].get.responses['507'], undefined, 'a read is answered on a full disk');
     assert.deepEqual(codes(appointments['422']), ['PATIENT_NOT_FOUND', 'DOCTOR_NOT_FOUND', 'SERVICE_NOT_FOUND']);
     const upload = document.paths['/patients/{patient_id}/documents'].post.responses;
     assert.deepEqual(codes(upload['404']), ['PATIENT_NOT_FOUND']);

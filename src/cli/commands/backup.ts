@@ -1,6 +1,5 @@
 import type { Command } from 'commander';
 import { createBackup, restoreBackup } from '../../domain/maintenance/backup.js';
-import { requireExistingDatabase } from '../../domain/maintenance/data-dir.js';
 import { withDatabase } from '../database.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
@@ -11,7 +10,6 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
   subcommand(program, 'backup', 'write the database and the documents to one verified archive (safe while the server runs)')
     .argument('<file>', 'the archive to write (a .tar.gz); never overwritten')
     .action(async (file: string, options: CommonOptions) => {
-      requireExistingDatabase(options.data);
       await withDatabase(options, async (db) => {
         const summary = await createBackup(db, options.data, file);
         emit(io, options, summary, () =>

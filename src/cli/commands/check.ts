@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { runChecks, type CheckOutcome } from '../../domain/maintenance/check.js';
+import { errors } from '../../domain/errors.js';
+import { checkDataDirectory, type CheckOutcome } from '../../domain/maintenance/check.js';
 import { requireExistingDatabase } from '../../domain/maintenance/data-dir.js';
-import { withDatabase } from '../database.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -16,13 +16,13 @@ function describe(outcomes: readonly CheckOutcome[]): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `clinic check`: prints every finding; exits 1 when there is any. */
+/** `clinic check`: prints every check and its findings; exits 1 when there is any. */
 export function registerCheckCommand(program: Command, io: CliIo): void {
   subcommand(program, 'check', "check the database and the documents' files; exit 1 on any finding").action(async (options: CommonOptions) => {
     requireExistingDatabase(options.data);
-    const outcomes = await withDatabase(options, (db) => runChecks(db, resolve(options.data)));
+    const outcomes = await checkDataDirectory(resolve(options.data), { nativeBinding: options.nativeBinding });
     const findings = outcomes.reduce((count, outcome) => count + outcome.findings.length, 0);
     emit(io, options, { ok: findings === 0, checks: outcomes }, () => describe(outcomes));
-    if (findings > 0) throw new Error(`check found ${findings} problem(s)`);
+    if (findings > 0) throw errors.checkFailed(findings);
   });
 }

@@ -13,7 +13,7 @@ export function registerInitCommand(program: Command, io: CliIo): void {
       await withDatabase(options, () => {
         const result = { data_dir: resolve(options.data), schema_version: SCHEMA_VERSION };
         emit(io, options, result, () => `data directory ${result.data_dir} is ready (schema version ${SCHEMA_VERSION})\n`);
-      });
+      }, { create: true });
     },
   );
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { createTempFile, moveIntoPlace, persistTempFile, removeFile, writeChunk, type TempFile } from '../../db/document-files.js';
+import { waitWhileBusy } from '../../db/busy-wait.js';
 import { deleteDocument, insertDocument, type DocumentRow } from '../../db/documents.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
@@ -215,7 +216,7 @@ export class DocumentUpload {
       type: values.type,
       created_at: nowIso(),
     };
-    insertDocument(this.db, row);
+    await waitWhileBusy(() => insertDocument(this.db, row));
     // A crash from here until the rename is done leaves the row and tmp/<id>.part: the next
     // `clinic serve` finishes the move (recover-uploads.ts).
     try {
@@ -223,7 +224,7 @@ export class DocumentUpload {
     } catch (error) {
       // Committed first so that a file in documents/ always has its row; a row whose file
       // never arrived must not remain either.
-      deleteDocument(this.db, row.id);
+      await waitWhileBusy(() => deleteDocument(this.db, row.id));
       throw error;
     }
     this.received = undefined;

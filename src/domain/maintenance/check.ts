@@ -1,8 +1,13 @@
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { listDocumentFiles, listInvoicePaymentMismatches } from '../../db/check-queries.js';
-import { documentFilePath, tempFilePath } from '../../db/document-files.js';
+import { documentFilePath, listTempFiles, type TempEntry } from '../../db/document-files.js';
+import { LOCK_FILE } from '../../db/instance-lock.js';
 import { foreignKeyViolations, integrityProblems } from '../../db/maintenance.js';
-import type { Db } from '../../db/open-database.js';
+import { DATABASE_FILE, openDatabase, type Db, type OpenDatabaseOptions } from '../../db/open-database.js';
+import { findDocument } from '../../db/documents.js';
+import { isAbandonedUpload } from '../documents/recover-uploads.js';
 import { digestFile } from './data-dir.js';
 
 /** The outcome of one named check: what it found. */
@@ -17,14 +22,51 @@ export interface CheckOutcome {
 interface NamedCheck {
   name: string;
   description: string;
-  run(db: Db, dataDir: string): Promise<string[]> | string[];
+  /** Whether it reads the database (and so cannot run when the database cannot be opened). */
+  needsDatabase: boolean;
+  run(db: Db | undefined, dataDir: string): Promise<string[]> | string[];
 }
 
 /** Ids are UUIDs; anything else in a path-forming column is reported, never used as a path. */
 const SAFE_ID = /^[0-9A-Za-z-]{1,64}$/;
 
+/** Files of the data directory that hold patient data or guard it, and must be private. */
+const PRIVATE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, LOCK_FILE];
+
+/** A failure as a finding: its code (SQLITE_CORRUPT, EACCES, ...) and SQLite's or the system's words. */
+export function describeFailure(error: unknown): string {
+  const code = error instanceof Database.SqliteError ? error.code : (error as NodeJS.ErrnoException | null)?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  return code === undefined ? message : `${message} (${code})`;
+}
+
+/**
+ * The modes of the data directory and its private files. The directory is made 0700 and the
+ * files 0600; one that a group or everyone may read or enter exposes patient data to other
+ * users of the computer (`chmod 700 DIR`, `chmod 600 FILE` closes it).
+ */
+export function permissionFindings(dataDir: string): string[] {
+  const findings: string[] = [];
+  if (process.platform === 'win32') return findings;
+  const mode = statSync(dataDir).mode & 0o777;
+  if ((mode & 0o077) !== 0) {
+    findings.push(`the data directory ${dataDir} has mode ${mode.toString(8).padStart(4, '0')}: other users of this computer can reach patient data; run chmod 700 on it`);
+  }
+  for (const name of PRIVATE_FILES) {
+    let fileMode;
+    try {
+      fileMode = statSync(join(dataDir, name)).mode & 0o777;
+    } catch {
+      continue;
+    }
+    if ((fileMode & 0o077) !== 0) findings.push(`${join(dataDir, name)} has mode ${fileMode.toString(8).padStart(4, '0')}; run chmod 600 on it`);
+  }
+  return findings;
+}
+
 /** Every document row's file, checked for presence, size and SHA-256. */
-async function checkDocumentFiles(db: Db, dataDir: string): Promise<string[]> {
+async function checkDocumentFiles(db: Db, dataDir: string, temps: readonly TempEntry[]): Promise<string[]> {
+  const waiting = new Set(temps.map((entry) => entry.documentId));
   const findings: string[] = [];
   for (const row of listDocumentFiles(db)) {
     const label = `document ${row.id} of patient ${row.patient_id}`;
@@ -38,7 +80,7 @@ async function checkDocumentFiles(db: Db, dataDir: string): Promise<string[]> {
       digest = await digestFile(path);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' && existsSync(tempFilePath(dataDir, row.id))) {
+      if (code === 'ENOENT' && waiting.has(row.id)) {
         findings.push(`${label}: file is missing: its upload was cut off and waits in tmp/; the next \`clinic serve\` puts it in place: ${path}`);
       } else {
         findings.push(`${label}: ${code === 'ENOENT' ? 'file is missing' : `file cannot be read (${code ?? String(error)})`}: ${path}`);
@@ -51,41 +93,96 @@ async function checkDocumentFiles(db: Db, dataDir: string): Promise<string[]> {
   return findings;
 }
 
+/** Temporary files in tmp/ that no upload will finish: left by crashes; the next `clinic serve` removes them. */
+function staleUploadFindings(db: Db, temps: readonly TempEntry[]): string[] {
+  return temps
+    .filter((entry) => (entry.documentId === undefined || findDocument(db, entry.documentId) === undefined) && isAbandonedUpload(entry))
+    .map((entry) => `abandoned upload, ${entry.size} bytes, left by an interrupted upload; the next \`clinic serve\` removes it: ${entry.path}`);
+}
+
 /** The checks `clinic check` runs, in order. */
 export const CHECKS: readonly NamedCheck[] = [
   {
+    name: 'permissions',
+    description: 'the data directory and its database files are private to their owner',
+    needsDatabase: false,
+    run: (_db, dataDir) => permissionFindings(dataDir),
+  },
+  {
     name: 'integrity',
     description: 'SQLite integrity_check: the database file is sound',
-    run: (db) => integrityProblems(db),
+    needsDatabase: true,
+    run: (db) => integrityProblems(db!),
   },
   {
     name: 'foreign_keys',
     description: 'SQLite foreign_key_check: no row refers to a missing row',
+    needsDatabase: true,
     run: (db) =>
-      foreignKeyViolations(db).map((v) => `${v.table} row ${v.rowid ?? '(without rowid)'} refers to a missing row of ${v.parent}`),
+      foreignKeyViolations(db!).map((v) => `${v.table} row ${v.rowid ?? '(without rowid)'} refers to a missing row of ${v.parent}`),
   },
   {
     name: 'document_files',
     description: 'every document row has its file, with the recorded size and SHA-256',
-    run: checkDocumentFiles,
+    needsDatabase: true,
+    run: async (db, dataDir) => checkDocumentFiles(db!, dataDir, await listTempFiles(dataDir)),
+  },
+  {
+    name: 'upload_temp_files',
+    description: 'no abandoned upload is left in tmp/',
+    needsDatabase: true,
+    run: async (db, dataDir) => staleUploadFindings(db!, await listTempFiles(dataDir)),
   },
   {
     name: 'invoice_payments',
     description: "every invoice's amount paid equals the sum of its payments",
+    needsDatabase: true,
     run: (db) =>
-      listInvoicePaymentMismatches(db).map(
+      listInvoicePaymentMismatches(db!).map(
         (m) => `invoice ${m.invoice_id}: amount paid is ${m.amount_paid_cents} cents, its payments add up to ${m.payments_cents} cents`,
       ),
   },
 ];
 
-/** Runs every check over a data directory's database and files; nothing is changed. */
-export async function runChecks(db: Db, dataDir: string): Promise<CheckOutcome[]> {
+/**
+ * Runs every check over a data directory's database and files; nothing is changed. `database` is
+ * an open connection or a function that opens one, called only once a check needs it (after the
+ * permissions were read: opening narrows the files' modes). A check that fails to run (a damaged
+ * database, an unreadable file) reports that as its finding, so the others still run and every
+ * problem is named.
+ */
+export async function runChecks(database: Db | (() => Db), dataDir: string): Promise<CheckOutcome[]> {
+  let db = typeof database === 'function' ? undefined : database;
+  let openError: unknown;
   const outcomes: CheckOutcome[] = [];
   for (const check of CHECKS) {
     const { name, description } = check;
-    const findings = await check.run(db, dataDir);
+    let findings: string[];
+    try {
+      if (check.needsDatabase && db === undefined && openError === undefined) db = (database as () => Db)();
+    } catch (error) {
+      openError = error;
+    }
+    if (check.needsDatabase && db === undefined) {
+      findings = [`not run: the database cannot be opened: ${describeFailure(openError)}`];
+    } else {
+      try {
+        findings = await check.run(db, dataDir);
+      } catch (error) {
+        findings = [`the check could not finish: ${describeFailure(error)}`];
+      }
+    }
     outcomes.push({ name, description, status: findings.length === 0 ? 'ok' : 'failed', findings });
   }
   return outcomes;
+}
+
+/** Opens the database of `dataDir` when a check first needs it and runs every check; a database that cannot be opened is a finding too. */
+export async function checkDataDirectory(dataDir: string, options: OpenDatabaseOptions = {}): Promise<CheckOutcome[]> {
+  let db: Db | undefined;
+  try {
+    return await runChecks(() => (db = openDatabase(dataDir, options)), dataDir);
+  } finally {
+    db?.close();
+  }
 }

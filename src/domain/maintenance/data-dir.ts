@@ -3,11 +3,16 @@ import { createReadStream, existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DATABASE_FILE } from '../../db/open-database.js';
+import { errors } from '../errors.js';
 
-/** Refuses a data directory without a database, rather than back up or check a new, empty one. */
+/**
+ * Refuses a data directory without a clinic database (NO_DATABASE), naming the path: a mistyped
+ * `--data`, or the default `./data` in the wrong folder, must not quietly start a second, empty
+ * clinic. Only `clinic init` and `clinic serve` create one.
+ */
 export function requireExistingDatabase(dataDir: string): void {
   const path = join(resolve(dataDir), DATABASE_FILE);
-  if (!existsSync(path)) throw new Error(`there is no database at ${path}`);
+  if (!existsSync(path)) throw errors.noDatabase(path);
 }
 
 /** A file's size and SHA-256 (lowercase hex). */

@@ -76,6 +76,15 @@ export const problems = {
   },
   dictType: (): Problem => ({ type: 'dict_type', msg: 'Input should be a valid dictionary' }),
   listType: (): Problem => ({ type: 'list_type', msg: 'Input should be a valid list' }),
+  tooLong: (fieldType: 'List' | 'Dictionary', max: number, actual: number): Problem => ({
+    type: 'too_long',
+    msg: `${fieldType} should have at most ${plural(max, 'item')} after validation, not ${actual}`,
+    ctx: { field_type: fieldType, max_length: max, actual_length: actual },
+  }),
+  stringUnicode: (): Problem => ({
+    type: 'string_unicode',
+    msg: 'Input should be a valid string, unable to parse raw data as a unicode string',
+  }),
   modelAttributesType: (): Problem => ({
     type: 'model_attributes_type',
     msg: 'Input should be a valid dictionary or object to extract fields from',

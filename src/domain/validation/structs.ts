@@ -57,11 +57,17 @@ export function decimalPartsOf(value: unknown): DecimalParts | undefined {
   return undefined;
 }
 
+/** Matches a surrogate code unit that is not half of a pair (with the u flag, pairs are one code point). */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 function checkString(spec: Extract<FieldSpec, { kind: 'string' }>): Check {
   const { pattern } = spec;
   const matcher = pattern === undefined ? undefined : new RegExp(pattern, 'u');
   return (value) => {
     if (typeof value !== 'string') return problems.stringType();
+    // A lone surrogate (JSON's "\ud800") is no Unicode text: SQLite would store it as three
+    // U+FFFD, longer than the value that passed the length check.
+    if (LONE_SURROGATE.test(value)) return problems.stringUnicode();
     if (spec.minLength !== undefined && codePointLength(value, spec.minLength) < spec.minLength) {
       return problems.stringTooShort(spec.minLength);
     }
@@ -173,6 +179,14 @@ function container(
 const isObjectCheck = (problem: () => Problem): Check => (value) => (isPlainObject(value) ? undefined : problem());
 const isArrayCheck: Check = (value) => (Array.isArray(value) ? undefined : problems.listType());
 
+/** A list of at most `maxItems` (no bound when undefined). */
+const isListCheck =
+  (maxItems: number | undefined): Check =>
+  (value) => {
+    if (!Array.isArray(value)) return problems.listType();
+    return maxItems !== undefined && value.length > maxItems ? problems.tooLong('List', maxItems, value.length) : undefined;
+  };
+
 /**
  * The struct of an object made of `fields`. Unknown keys are ignored (decisions.md §3).
  * `notObject` is the problem reported for a value that is not an object.
@@ -197,7 +211,7 @@ export function structFor(spec: FieldSpec): Structure {
       return objectStruct(spec.name, spec.fields, spec);
     case 'uuid_list': {
       const item = structFor({ name: 'item', kind: 'uuid', required: true });
-      return container(spec.name, spec, isArrayCheck, function* (value) {
+      return container(spec.name, spec, isListCheck(spec.maxItems), function* (value) {
         for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
       });
     }
@@ -208,12 +222,22 @@ export function structFor(spec: FieldSpec): Structure {
       });
     }
     case 'string_list_map': {
-      const text = structFor({ name: 'item', kind: 'string', required: true });
-      const list = container('list', { required: true }, isArrayCheck, function* (value) {
+      const text = structFor({ name: 'item', kind: 'string', required: true, maxLength: spec.maxItemLength });
+      const list = container('list', { required: true }, isListCheck(spec.maxItems), function* (value) {
         for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, text];
       });
-      return container(spec.name, spec, isObjectCheck(problems.dictType), function* (value) {
-        for (const [key, entry] of Object.entries(value as Record<string, unknown>)) yield [key, entry, list];
+      // A key is checked as pydantic reports it: at [..., key, '[key]'].
+      const keyHolder = objectStruct('key', [{ name: '[key]', kind: 'string', required: true, maxLength: spec.maxKeyLength }]);
+      const isMap: Check = (value) => {
+        if (!isPlainObject(value)) return problems.dictType();
+        const keys = Object.keys(value).length;
+        return keys > spec.maxKeys ? problems.tooLong('Dictionary', spec.maxKeys, keys) : undefined;
+      };
+      return container(spec.name, spec, isMap, function* (value) {
+        for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
+          yield [key, { '[key]': key }, keyHolder];
+          yield [key, entry, list];
+        }
       });
     }
     default:

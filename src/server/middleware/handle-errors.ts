@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
-import { classifyError, errors, ValidationError } from '../../domain/errors.js';
+import { classifyError, errors, needsLogging, ValidationError } from '../../domain/errors.js';
 import type { Logger } from '../logger.js';
 import type { ClinicContext } from '../state.js';
 
@@ -8,9 +8,21 @@ import type { ClinicContext } from '../state.js';
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
+ * The status logged for a request whose client went away before its answer (nginx's convention;
+ * nothing is sent, since nobody is listening).
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
+/** Whether `thrown` is node:http reporting that the client closed its connection mid-request. */
+function clientWentAway(ctx: ClinicContext, thrown: unknown): boolean {
+  const code = (thrown as NodeJS.ErrnoException | null)?.code;
+  return (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') && ctx.req.socket.destroyed;
+}
+
+/**
  * Mounted first: gives every response an X-Request-Id and renders every error in the shapes of
  * decisions.md §1. A 500 says nothing of its cause to the client; the cause is logged with the
- * request id instead.
+ * request id instead. A client that disconnects mid-request is logged as aborted, not as an error.
  */
 export function handleErrors(logger: Logger) {
   return async function handleErrorsMiddleware(ctx: ClinicContext, next: Next): Promise<void> {
@@ -20,17 +32,20 @@ export function handleErrors(logger: Logger) {
     try {
       await next();
     } catch (thrown) {
-      let error = classifyError(thrown);
-      if (!error) {
+      if (clientWentAway(ctx, thrown)) {
+        ctx.status = CLIENT_CLOSED_REQUEST;
+        return;
+      }
+      if (needsLogging(thrown)) {
         logger.error({
-          event: 'unhandled_error',
+          event: classifyError(thrown) === undefined ? 'unhandled_error' : 'storage_fault',
           request_id: ctx.state.requestId,
           method: ctx.method,
           path: ctx.path,
           error: thrown instanceof Error ? (thrown.stack ?? thrown.message) : String(thrown),
         });
-        error = errors.internal();
       }
+      const error = classifyError(thrown) ?? errors.internal();
       if (error instanceof ValidationError) {
         ctx.status = 422;
         ctx.body = { detail: error.issues };

@@ -1,11 +1,13 @@
 import type { Next } from 'koa';
 import type { Logger } from '../logger.js';
+import { CLIENT_CLOSED_REQUEST } from './handle-errors.js';
 import type { ClinicContext } from '../state.js';
 
 /**
  * One JSON line per request: request id, method, route template, status and duration. The route
  * template (`/patients/:patient_id/documents`) is logged rather than the path, and never a body,
- * so no patient data reaches the log.
+ * so no patient data reaches the log. A request whose client disconnected before sending all of
+ * it is logged as `request_aborted` with status 499.
  */
 export function logRequests(logger: Logger) {
   return async function logRequestsMiddleware(ctx: ClinicContext, next: Next): Promise<void> {
@@ -14,7 +16,7 @@ export function logRequests(logger: Logger) {
       await next();
     } finally {
       logger.info({
-        event: 'request',
+        event: ctx.status === CLIENT_CLOSED_REQUEST ? 'request_aborted' : 'request',
         request_id: ctx.state.requestId,
         method: ctx.method,
         route: (ctx as ClinicContext & { _matchedRoute?: string })._matchedRoute ?? null,

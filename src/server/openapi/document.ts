@@ -1,6 +1,7 @@
 import { errors, type ValidationIssue } from '../../domain/errors.js';
 import { fieldsValidator } from '../../domain/validation/validate.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
+import { MAX_HEADER_BYTES } from '../client-errors.js';
 import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../config.js';
 import { VERSION_INFO } from './info.js';
 import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unprocessableResponse } from './error-responses.js';
@@ -93,6 +94,8 @@ function responses(op: OperationSpec, limits: DocumentLimits): Record<string, Js
   const validation = validationExample(op);
   if (validation.length > 0 || byStatus(422).length > 0) out['422'] = unprocessableResponse(validation, byStatus(422));
   if (op.scope) out['503'] = ref('responses', 'DatabaseBusy');
+  // Only writes need room on the disk; reads are answered on a full disk.
+  if (op.method === 'post') out['507'] = ref('responses', 'StorageFull');
   out['500'] = ref('responses', 'InternalError');
   return out;
 }
@@ -119,7 +122,15 @@ function responseComponents(): Record<string, JsonSchema> {
   return {
     Unauthenticated: codedResponse([errors.unauthenticated()], 'UNAUTHENTICATED: no valid `Authorization: Bearer <key>`'),
     DatabaseBusy: codedResponse([errors.databaseBusy()], 'DATABASE_BUSY: another process held the database; nothing was changed'),
-    InternalError: codedResponse([errors.internal()], 'INTERNAL: an unexpected failure, logged with the request id'),
+    InternalError: codedResponse(
+      [errors.internal(), errors.storageFailed()],
+      'INTERNAL: an unexpected failure; STORAGE_FAILED: the disk or the database file failed (nothing was stored). Both are logged with the request id',
+    ),
+    StorageFull: codedResponse([errors.storageFull()], 'STORAGE_FULL: the disk of the data directory is full; nothing was stored. Retry once space is freed'),
+    HeadersTooLarge: codedResponse(
+      [errors.headersTooLarge(MAX_HEADER_BYTES)],
+      'HEADERS_TOO_LARGE: the request headers together exceed 16 KiB (any path); the request was not read',
+    ),
     NotFound: codedResponse([errors.notFound()], 'NOT_FOUND: no such path (any path not in this document)'),
     MethodNotAllowed: codedResponse([errors.methodNotAllowed(['GET'])], 'METHOD_NOT_ALLOWED: a path of this document with another method'),
   };

@@ -20,6 +20,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   methodNotAllowed: [['GET']],
   payloadTooLarge: [4 * 1024 * 1024],
   documentTooLarge: [25 * 1024 * 1024],
+  headersTooLarge: [16384],
   unsupportedMediaType: ['application/json'],
   patientContactRequired: [],
   documentTypeInvalid: [['other']],
@@ -28,6 +29,14 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   idempotencyKeyReused: [],
   invoiceCurrencyMismatch: ['EUR'],
   databaseBusy: [],
+  storageFull: [],
+  storageFailed: [],
+  noDatabase: ['/var/lib/clinic/data/clinic.db'],
+  serverAlreadyRunning: ['/var/lib/clinic/data', 'clinic.lock'],
+  dataDirectoryUnusable: ['/var/lib/clinic/data', 'it is not writable (EROFS)'],
+  databaseDamaged: ['/var/lib/clinic/data/clinic.db', 'database disk image is malformed'],
+  cannotListen: ['127.0.0.1:8080', 'the address is already in use (EADDRINUSE)'],
+  checkFailed: [1],
   internal: [],
 };
 

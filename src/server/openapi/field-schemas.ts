@@ -47,7 +47,7 @@ function kindSchema(spec: FieldSpec, direction: Direction): JsonSchema {
     case 'uuid':
       return { type: 'string', format: 'uuid' };
     case 'uuid_list':
-      return { type: 'array', items: { type: 'string', format: 'uuid' } };
+      return { type: 'array', items: { type: 'string', format: 'uuid' }, ...(spec.maxItems === undefined ? {} : { maxItems: spec.maxItems }) };
     case 'boolean':
       return { type: 'boolean' };
     case 'integer':
@@ -70,7 +70,12 @@ function kindSchema(spec: FieldSpec, direction: Direction): JsonSchema {
     case 'literal':
       return { type: 'string', enum: [...spec.values] };
     case 'string_list_map':
-      return { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } };
+      return {
+        type: 'object',
+        maxProperties: spec.maxKeys,
+        propertyNames: { maxLength: spec.maxKeyLength },
+        additionalProperties: { type: 'array', maxItems: spec.maxItems, items: { type: 'string', maxLength: spec.maxItemLength } },
+      };
     case 'object':
       return objectSchema(spec.fields, direction);
     case 'object_list':

@@ -12,7 +12,10 @@ needs \`Authorization: Bearer <key>\` with the scope the operation names. Keys a
 **Errors.** A 422 whose \`detail\` is a list reports every failing value at once (pydantic v2 shape: \`type\`, \`loc\`,
 \`msg\`, \`input\`, \`ctx\`). Every other refusal is \`{"detail": {"code", "message"}}\` with a stable code (\`ErrorCode\`).
 A path not in this description is a 404 \`NOT_FOUND\`; a path of it with another method is a 405 \`METHOD_NOT_ALLOWED\`
-with an \`Allow\` header (components \`NotFound\` and \`MethodNotAllowed\`), both before any key is checked.
+with an \`Allow\` header (components \`NotFound\` and \`MethodNotAllowed\`), both before any key is checked. Request
+headers over 16 KiB in all are a 431 \`HEADERS_TOO_LARGE\` on any path (component \`HeadersTooLarge\`); no header is
+ever dropped. A write refused because the disk is full is a 507 \`STORAGE_FULL\`; a failing disk or database file is a
+500 \`STORAGE_FAILED\`; in both cases nothing was stored and the same request may be sent again.
 
 **Values.** Ids are lowercase UUIDs (read case-insensitively). A date-time without an offset is clinic local time;
 responses give UTC with \`Z\`. Money is a JSON number in responses; requests may send it as a number or a decimal string.

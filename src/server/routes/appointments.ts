@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { waitWhileBusy } from '../../db/busy-wait.js';
 import type { Db } from '../../db/open-database.js';
 import { bookAppointment } from '../../domain/appointments/book-appointment.js';
 import { API_PREFIX, type ServerConfig } from '../config.js';
@@ -9,9 +10,9 @@ import type { ClinicState } from '../state.js';
 /** POST /appointments. */
 export function appointmentsRouter(db: Db, config: ServerConfig): Router<ClinicState> {
   const router = new Router<ClinicState>({ prefix: API_PREFIX });
-  router.post('/appointments', authorize(db, 'appointments:write'), jsonBody(config.jsonBodyLimitBytes), (ctx) => {
+  router.post('/appointments', authorize(db, 'appointments:write'), jsonBody(config.jsonBodyLimitBytes), async (ctx) => {
+    ctx.body = await waitWhileBusy(() => bookAppointment(db, ctx.state.body, 'api'));
     ctx.status = 201;
-    ctx.body = bookAppointment(db, ctx.state.body, 'api');
   });
   return router;
 }

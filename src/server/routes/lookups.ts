@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { waitWhileBusy } from '../../db/busy-wait.js';
 import type { Db } from '../../db/open-database.js';
 import { listDoctors, listServices } from '../../domain/catalog.js';
 import { listDocumentTypes, listPaymentMethods } from '../../domain/lookups.js';
@@ -18,11 +19,11 @@ export function lookupsRouter(db: Db): Router<ClinicState> {
   router.get('/payment-methods', (ctx) => {
     ctx.body = listPaymentMethods();
   });
-  router.get('/services', authorize(db, 'lookups:read'), (ctx) => {
-    ctx.body = listServices(db);
+  router.get('/services', authorize(db, 'lookups:read'), async (ctx) => {
+    ctx.body = await waitWhileBusy(() => listServices(db));
   });
-  router.get('/doctors', authorize(db, 'lookups:read'), (ctx) => {
-    ctx.body = listDoctors(db);
+  router.get('/doctors', authorize(db, 'lookups:read'), async (ctx) => {
+    ctx.body = await waitWhileBusy(() => listDoctors(db));
   });
   return router;
 }

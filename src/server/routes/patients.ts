@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { waitWhileBusy } from '../../db/busy-wait.js';
 import type { Db } from '../../db/open-database.js';
 import { createPatient } from '../../domain/patients/create-patient.js';
 import { API_PREFIX, type ServerConfig } from '../config.js';
@@ -9,9 +10,9 @@ import type { ClinicState } from '../state.js';
 /** POST /patients. */
 export function patientsRouter(db: Db, config: ServerConfig): Router<ClinicState> {
   const router = new Router<ClinicState>({ prefix: API_PREFIX });
-  router.post('/patients', authorize(db, 'patients:write'), jsonBody(config.jsonBodyLimitBytes), (ctx) => {
+  router.post('/patients', authorize(db, 'patients:write'), jsonBody(config.jsonBodyLimitBytes), async (ctx) => {
+    ctx.body = await waitWhileBusy(() => createPatient(db, ctx.state.body));
     ctx.status = 201;
-    ctx.body = createPatient(db, ctx.state.body);
   });
   return router;
 }

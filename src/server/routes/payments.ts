@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { waitWhileBusy } from '../../db/busy-wait.js';
 import type { Db } from '../../db/open-database.js';
 import { recordPayment } from '../../domain/payments/record-payment.js';
 import { API_PREFIX, type ServerConfig } from '../config.js';
@@ -15,8 +16,9 @@ export function paymentsRouter(db: Db, config: ServerConfig): Router<ClinicState
     authorize(db, 'payments:write'),
     requireModule(db, 'payments'),
     jsonBody(config.jsonBodyLimitBytes),
-    (ctx) => {
-      const { payment, replayed } = recordPayment(db, { path: ctx.params, headers: ctx.headers, body: ctx.state.body });
+    async (ctx) => {
+      const request = { path: ctx.params, headers: ctx.headers, body: ctx.state.body };
+      const { payment, replayed } = await waitWhileBusy(() => recordPayment(db, request));
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
       ctx.status = 200;
       ctx.body = payment;

@@ -1,0 +1,174 @@
+import { closeSync, existsSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instance-lock.js';
+import { quickCheckProblems } from '../db/maintenance.js';
+import { DATABASE_FILE, openDatabase, type Db, type OpenDatabaseOptions } from '../db/open-database.js';
+import { storageFault } from '../db/storage-errors.js';
+import { createApiKey, hasApiKeys, type CreatedApiKey } from '../domain/api-keys.js';
+import { recoverInterruptedUploads } from '../domain/documents/recover-uploads.js';
+import { errors } from '../domain/errors.js';
+import { describeFailure, permissionFindings } from '../domain/maintenance/check.js';
+import { startDeliveryWorker, type DeliveryWorker } from '../notifications/delivery-worker.js';
+import { createSmtpMailer } from '../notifications/smtp-mailer.js';
+import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
+import type { Logger } from './logger.js';
+import { startServer, type RunningServer } from './start-server.js';
+
+/** Everything `clinic serve` decides before the server starts. */
+export interface ClinicServerConfig {
+  /** An absolute path. */
+  dataDir: string;
+  host: string;
+  port: number;
+  documentLimitBytes: number;
+  /** Email delivery of notifications; none: they stay pending. */
+  smtp?: { url: string; from: string };
+  logger: Logger;
+  /** How long requests in flight get to finish at stop before their connections are cut. */
+  shutdownGraceMs?: number;
+  /** The better-sqlite3 addon the single executable carries. */
+  nativeBinding?: OpenDatabaseOptions['nativeBinding'];
+}
+
+/** A started server. */
+export interface ClinicServer {
+  /** The API's base URL, e.g. http://127.0.0.1:8080/api/public/v1. */
+  address: string;
+  host: string;
+  port: number;
+  /** The key made because none existed (the first start): to be shown once. */
+  firstKey?: CreatedApiKey;
+  /** Finishes requests in flight (at most the grace period), stops the delivery worker, closes the database, releases the lock. */
+  stop(): Promise<void>;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/**
+ * Makes sure the data directory can be read and written by this user, before anything depends on
+ * it: a new file is created and removed again (a read-only file system or a directory of another
+ * user fails here, with the reason, instead of every write failing later).
+ */
+function probeDataDirectory(dataDir: string): void {
+  const probe = join(dataDir, `.write-probe-${process.pid}`);
+  try {
+    closeSync(openSync(probe, 'wx', 0o600));
+    unlinkSync(probe);
+  } catch (error) {
+    throw errors.dataDirectoryUnusable(dataDir, `it is not writable (${describeFailure(error)})`);
+  }
+}
+
+/** Opens the database for the server (busy waits by timer), refusing a damaged or unusable one with its path and reason. */
+function openServerDatabase(dataDir: string, nativeBinding: ClinicServerConfig['nativeBinding']): Db {
+  const path = join(dataDir, DATABASE_FILE);
+  let db: Db;
+  try {
+    db = openDatabase(dataDir, { nativeBinding, busyWait: 'fail' });
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw errors.databaseDamaged(path, describeFailure(error));
+    if (storageFault(error) === 'failed' || storageFault(error) === 'full') throw errors.dataDirectoryUnusable(path, describeFailure(error));
+    throw error;
+  }
+  try {
+    // Reads every page: a damaged file is refused now, not discovered by a patient's request.
+    const problems = quickCheckProblems(db, 1);
+    if (problems.length > 0) throw errors.databaseDamaged(path, problems[0]!);
+  } catch (error) {
+    db.close();
+    const code = (error as { code?: unknown }).code;
+    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw errors.databaseDamaged(path, describeFailure(error));
+    throw error;
+  }
+  return db;
+}
+
+/** Listens, turning "address in use" and the like into a coded refusal. */
+async function listen(db: Db, config: ClinicServerConfig): Promise<RunningServer> {
+  try {
+    return await startServer(
+      db,
+      { dataDir: config.dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: config.documentLimitBytes, logger: config.logger },
+      config.host,
+      config.port,
+    );
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EADDRNOTAVAIL' || code === 'EACCES') {
+      throw errors.cannotListen(`${config.host}:${config.port}`, describeFailure(error));
+    }
+    throw error;
+  }
+}
+
+/**
+ * Starts the whole server over a data directory: checks the directory, takes its instance lock,
+ * opens and quick-checks the database, finishes uploads a crash cut off, listens, and only then
+ * issues the first API key if none exists (a start that fails creates nothing), and starts the
+ * delivery of email notifications. Logs what it did and what looks wrong.
+ */
+export async function startClinicServer(config: ClinicServerConfig): Promise<ClinicServer> {
+  const { dataDir, logger } = config;
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  probeDataDirectory(dataDir);
+  for (const finding of permissionFindings(dataDir)) logger.error({ event: 'warning', warning: finding });
+
+  const lock: InstanceLock | undefined = acquireInstanceLock(dataDir, { nativeBinding: config.nativeBinding });
+  if (lock === undefined) throw errors.serverAlreadyRunning(dataDir, LOCK_FILE);
+  const created = !existsSync(join(dataDir, DATABASE_FILE));
+  let db: Db | undefined;
+  let worker: DeliveryWorker | undefined;
+  try {
+    db = openServerDatabase(dataDir, config.nativeBinding);
+    if (created) {
+      logger.info({
+        event: 'database_created',
+        data_dir: dataDir,
+        note: 'no clinic database was here, so a new, empty one was made; if the clinic\'s data is elsewhere, stop and start again with --data',
+      });
+    }
+    const recovery = await recoverInterruptedUploads(db, dataDir);
+    if (recovery.completed + recovery.removed > 0) {
+      logger.info({ event: 'uploads_recovered', completed: recovery.completed, removed_abandoned: recovery.removed, removed_bytes: recovery.removedBytes });
+    }
+    const running = await listen(db, config);
+    const firstKey = hasApiKeys(db) ? undefined : createApiKey(db, { name: 'first key' });
+    const host = running.host.includes(':') ? `[${running.host}]` : running.host;
+    const address = `http://${host}:${running.port}${API_PREFIX}`;
+    if (config.smtp !== undefined) worker = startDeliveryWorker(db, createSmtpMailer(config.smtp.url, config.smtp.from), { logger });
+    const openDb = db;
+    let stopping: Promise<void> | undefined;
+    return {
+      address,
+      host: running.host,
+      port: running.port,
+      ...(firstKey === undefined ? {} : { firstKey }),
+      stop() {
+        stopping ??= (async () => {
+          try {
+            await running.close(config.shutdownGraceMs);
+            // After the server, whose last requests may have queued notifications; before the
+            // database, which a pass in progress still writes to.
+            await worker?.stop();
+          } finally {
+            // Closing the last connection checkpoints the WAL into clinic.db and removes it.
+            openDb.close();
+            lock.release();
+          }
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await worker?.stop();
+    db?.close();
+    lock.release();
+    throw error;
+  }
+}
+
+/** Whether `host` keeps the API on this computer. */
+export function isLoopback(host: string): boolean {
+  return LOOPBACK.has(host);
+}

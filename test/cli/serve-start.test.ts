@@ -1,0 +1,106 @@
+import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
+import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runClinic, startServeProcess } from '../helpers/run-cli.js';
+import { makeDataDir } from '../helpers/test-server.js';
+
+const dirs: string[] = [];
+const newDir = () => {
+  const dir = makeDataDir();
+  dirs.push(dir);
+  return dir;
+};
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('clinic serve: start-up', { timeout: 60_000 }, () => {
+  it('creates the first API key only once it listens: a start on a busy port creates none, the next prints one', async () => {
+    const dataDir = newDir();
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as { port: number }).port;
+    try {
+      const failed = await runClinic(['serve', '--port', String(port), '--data', dataDir]);
+      assert.equal(failed.code, 1);
+      assert.match(failed.stderr, new RegExp(`^error: CANNOT_LISTEN: The server cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`, 'm'));
+      assert.doesNotMatch(failed.stdout, /clinic_/);
+    } finally {
+      busy.close();
+    }
+    const keys = await runClinic(['api-key', 'list', '--json', '--data', dataDir]);
+    assert.deepEqual(JSON.parse(keys.stdout), []);
+    const serve = await startServeProcess(['--data', dataDir]);
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    assert.match(serve.output().stdout, /one was created\. Store it now; it is not shown again:\n\n {2}clinic_/);
+  });
+
+  it('makes the database, its WAL and SHM and the lock 0600, and warns of a data directory others can enter', async () => {
+    const dataDir = newDir();
+    chmodSync(dataDir, 0o755);
+    const serve = await startServeProcess(['--data', dataDir]);
+    try {
+      for (const name of ['clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.lock']) {
+        assert.equal((statSync(join(dataDir, name)).mode & 0o777).toString(8), '600', name);
+      }
+      assert.match(serve.output().stderr, /"event":"warning","warning":"the data directory .* has mode 0755: other users of this computer can reach patient data; run chmod 700 on it"/);
+      assert.ok(serve.logLines.some((line) => line.event === 'database_created'));
+    } finally {
+      serve.child.kill('SIGTERM');
+      await serve.exited;
+    }
+  });
+
+  it('logs a client that disconnects mid-body as an aborted request, not an error', async () => {
+    const dataDir = newDir();
+    const serve = await startServeProcess(['--data', dataDir]);
+    const url = new URL(serve.baseUrl);
+    const key = /(clinic_[A-Za-z0-9_-]{43})/.exec(serve.output().stdout)![1]!;
+    const socket = connect(Number(url.port), url.hostname);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(
+      `POST ${url.pathname}/patients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"first_name":`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    socket.destroy();
+    const deadline = Date.now() + 5000;
+    while (!serve.logLines.some((line) => line.event === 'request_aborted') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    const aborted = serve.logLines.find((line) => line.event === 'request_aborted');
+    assert.equal(aborted?.status, 499);
+    assert.equal(aborted?.route, '/api/public/v1/patients');
+    assert.doesNotMatch(serve.output().stderr, /unhandled_error/);
+  });
+
+  it('removes an upload left in tmp/ by a crashed writer at start, however young', async () => {
+    const dataDir = newDir();
+    assert.equal((await runClinic(['init', '--data', dataDir])).code, 0);
+    mkdirSync(join(dataDir, 'tmp'));
+    writeFileSync(join(dataDir, 'tmp', '0b0c6a38-5d4b-4b51-9f5e-3d6f0a1e2c4d.999999999.part'), Buffer.alloc(1000));
+    const serve = await startServeProcess(['--data', dataDir]);
+    serve.child.kill('SIGTERM');
+    await serve.exited;
+    assert.deepEqual(readdirSync(join(dataDir, 'tmp')), []);
+    assert.ok(serve.logLines.some((line) => line.event === 'uploads_recovered' && line.removed_abandoned === 1 && line.removed_bytes === 1000));
+  });
+});
+
+describe('commands on a data directory without a database', () => {
+  it('refuses, naming the path and how to point at the right one, and creates nothing', async () => {
+    const missing = join(newDir(), 'mistyped');
+    const result = await runClinic(['create-patient', '--first-name', 'A', '--last-name', 'B', '--email', 'a@b.example', '--mobile', '1', '--data', missing]);
+    assert.equal(result.code, 1);
+    assert.equal(
+      result.stderr,
+      `error: NO_DATABASE: There is no clinic database at ${missing}/clinic.db. Point at the clinic's data directory with --data DIR or the CLINIC_DATA environment variable; \`clinic init --data DIR\` creates a new, empty one.\n`,
+    );
+    assert.equal(existsSync(missing), false);
+    const json = await runClinic(['doctor', 'list', '--json', '--data', missing]);
+    assert.equal(JSON.parse(json.stderr).detail.code, 'NO_DATABASE');
+  });
+});

@@ -1,0 +1,140 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
+import { createPatient } from '../../src/domain/patients/create-patient.js';
+import { buildPatient, buildPayment } from '../helpers/builders.js';
+import { damageDatabase, dataDirOn, mountTmpfs, type Tmpfs } from '../helpers/faults.js';
+import { multipartBody } from '../helpers/multipart.js';
+import { runClinic, startServeProcess } from '../helpers/run-cli.js';
+import { startTestServer, type ApiResponse, type TestServer } from '../helpers/test-server.js';
+
+const STORAGE_FULL = {
+  detail: {
+    code: 'STORAGE_FULL',
+    message: "The clinic computer's disk is full; nothing was stored. Free space on the data directory's disk, then retry.",
+  },
+};
+
+function assertFull(response: ApiResponse, what: string): void {
+  assert.equal(response.status, 507, `${what}: ${response.status} ${response.text}`);
+  assert.deepEqual(response.body, STORAGE_FULL, what);
+}
+
+describe('a full disk (the data directory on a tmpfs filled to its last block)', { timeout: 120_000 }, () => {
+  let tmpfs: Tmpfs | undefined;
+  let server: TestServer;
+  let invoiceId: string;
+  let patientId: string;
+  const acknowledged: { id: string; patient_number: string }[] = [];
+
+  before(async (t) => {
+    tmpfs = mountTmpfs(t as never, 16 * 1024);
+    if (tmpfs === undefined) return;
+    server = await startTestServer({}, dataDirOn(tmpfs));
+    const first = await server.request('POST', '/patients', { body: buildPatient() });
+    assert.equal(first.status, 201);
+    acknowledged.push(first.body);
+    patientId = first.body.id;
+    invoiceId = createInvoice(server.db, { patient_id: patientId, total: '50.00' }).id;
+  });
+  after(async () => {
+    if (tmpfs === undefined) return;
+    await server.close();
+    tmpfs.unmount();
+  });
+
+  const upload = () => {
+    const form = multipartBody([
+      { name: 'type', data: 'xrays' },
+      { name: 'file', filename: 'pano.png', contentType: 'image/png', data: Buffer.alloc(200 * 1024, 9) },
+    ]);
+    return server.request('POST', `/patients/${patientId}/documents`, { rawBody: form.body, headers: { 'content-type': form.contentType } });
+  };
+
+  it('refuses every write with 507 STORAGE_FULL, stores nothing, and keeps answering reads', async (t) => {
+    if (tmpfs === undefined) return t.skip('no tmpfs');
+    const count = (table: string) => (server.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const before = { patients: count('patients'), payments: count('payments'), documents: count('documents') };
+    tmpfs.fill();
+    // Before the fix this was a 201 with an id and a number for a row that was never stored.
+    assertFull(await server.request('POST', '/patients', { body: buildPatient({ first_name: 'Lost' }) }), 'patient');
+    assertFull(await server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment(), headers: { 'idempotency-key': 'full-1' } }), 'payment');
+    assertFull(await upload(), 'upload');
+    assert.equal((await server.request('GET', '/doctors')).status, 200);
+    assert.equal((await server.request('GET', `/invoices?patient_id=${patientId}`)).status, 200);
+    assert.deepEqual({ patients: count('patients'), payments: count('payments'), documents: count('documents') }, before);
+    assert.deepEqual(readdirSync(join(server.dataDir, 'tmp')), []);
+
+    const cli = await runClinic(['create-patient', '--first-name', 'Cli', '--last-name', 'Full', '--email', 'c@f.example', '--mobile', '1', '--data', server.dataDir]);
+    assert.equal(cli.code, 1);
+    assert.match(cli.stderr, /^error: STORAGE_FULL: /);
+    assert.equal(count('patients'), before.patients);
+  });
+
+  it('takes the same requests once space is back, handing out no number twice', async (t) => {
+    if (tmpfs === undefined) return t.skip('no tmpfs');
+    tmpfs.free();
+    const patient = await server.request('POST', '/patients', { body: buildPatient({ first_name: 'Lost' }) });
+    assert.equal(patient.status, 201);
+    acknowledged.push(patient.body);
+    const payment = await server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment(), headers: { 'idempotency-key': 'full-1' } });
+    assert.equal(payment.status, 200);
+    assert.equal(payment.headers.get('idempotent-replayed'), null);
+    assert.equal((await upload()).status, 201);
+    const cli = await runClinic(['create-patient', '--first-name', 'Cli', '--last-name', 'Full', '--email', 'c@f.example', '--mobile', '1', '--json', '--data', server.dataDir]);
+    assert.equal(cli.code, 0, cli.stderr);
+    acknowledged.push(JSON.parse(cli.stdout));
+    for (const { id, patient_number } of acknowledged) {
+      const row = server.db.prepare('SELECT patient_number FROM patients WHERE id = ?').get(id) as { patient_number: string } | undefined;
+      assert.equal(row?.patient_number, patient_number, `acknowledged patient ${patient_number} is stored`);
+    }
+    assert.equal(new Set(acknowledged.map((p) => p.patient_number)).size, acknowledged.length);
+    const check = await runClinic(['check', '--data', server.dataDir]);
+    assert.equal(check.code, 0, check.stdout);
+  });
+});
+
+describe('clinic serve refuses a data directory it cannot use', { timeout: 60_000 }, () => {
+  it('names the path and the reason for a read-only data directory', async (t) => {
+    const tmpfs = mountTmpfs(t, 4 * 1024);
+    if (tmpfs === undefined) return;
+    try {
+      const dataDir = dataDirOn(tmpfs);
+      assert.equal((await runClinic(['init', '--data', dataDir])).code, 0);
+      tmpfs.remount('ro');
+      const served = await runClinic(['serve', '--port', '0', '--data', dataDir]);
+      assert.equal(served.code, 1);
+      assert.match(served.stderr, new RegExp(`^error: DATA_DIRECTORY_UNUSABLE: The server cannot use ${dataDir}: it is not writable \\(.*EROFS\\)`, 'm'));
+      assert.doesNotMatch(served.stdout, /listening|API key/);
+      tmpfs.remount('rw');
+    } finally {
+      tmpfs.unmount();
+    }
+  });
+
+  it('refuses a damaged database, and starts once it is restored', async () => {
+    const served = await startServeAndStop();
+    damageDatabase(served);
+    const refused = await runClinic(['serve', '--port', '0', '--data', served]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, new RegExp(`^error: DATABASE_DAMAGED: The database ${served}/clinic\\.db is damaged \\(`, 'm'));
+    assert.doesNotMatch(refused.stdout, /"event":"listening"/);
+  });
+});
+
+/** A data directory with a few hundred patients, written by a server that then stopped cleanly. */
+async function startServeAndStop(): Promise<string> {
+  const { makeDataDir } = await import('../helpers/test-server.js');
+  const { openDatabase } = await import('../../src/db/open-database.js');
+  const dataDir = makeDataDir();
+  const db = openDatabase(dataDir);
+  for (let i = 0; i < 200; i++) createPatient(db, buildPatient({ notes: 'n'.repeat(500) }));
+  db.close();
+  const serve = await startServeProcess(['--data', dataDir]);
+  serve.child.kill('SIGTERM');
+  assert.equal((await serve.exited).code, 0);
+  assert.equal(existsSync(join(dataDir, 'clinic.db-wal')), false);
+  return dataDir;
+}
