@@ -103,18 +103,27 @@ describe(`another process holding the write lock past busy_timeout (${BUSY_TIMEO
       const started = performance.now();
       const pending = writes();
       // The writes wait by timer, so reads are answered at once the whole time; before, each
-      // waiting write stopped the server for up to 5 s.
-      const slowest: Record<string, number> = {};
+      // waiting write stopped the server for up to 5 s, and a read waited behind it.
+      const took: Record<string, number[]> = {};
       while (performance.now() - started < BUSY_TIMEOUT_MS - 500) {
         for (const path of ['/document-types', '/doctors', `/invoices?patient_id=${patientId}`]) {
           const sent = performance.now();
           assert.equal((await server.request('GET', path)).status, 200);
-          slowest[path] = Math.max(slowest[path] ?? 0, performance.now() - sent);
+          (took[path] ??= []).push(performance.now() - sent);
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
-      for (const [path, ms] of Object.entries(slowest)) assert.ok(ms < 100, `GET ${path} took ${ms.toFixed(0)} ms while writes waited`);
-      for (const [what, response] of Object.entries(pending)) assertBusy(await response, what);
+      const answers = await Promise.all(Object.values(pending));
+      // Within 100 ms, allowing one answer in ten to be late by the machine's own scheduling (two
+      // test files, the server and the lock holder share two cores), never by a second.
+      for (const [path, ms] of Object.entries(took)) {
+        const sorted = [...ms].sort((a, b) => a - b);
+        const summary = `GET ${path} while writes waited: ${sorted.map((t) => t.toFixed(0)).join(', ')} ms`;
+        assert.ok(sorted.length >= 10, summary);
+        assert.ok(sorted[Math.floor(sorted.length * 0.9) - 1]! < 100, summary);
+        assert.ok(sorted.at(-1)! < 1000, summary);
+      }
+      for (const [index, what] of Object.keys(pending).entries()) assertBusy(answers[index]!, what);
       const waited = performance.now() - started;
       assert.ok(waited >= BUSY_TIMEOUT_MS - 100 && waited < BUSY_TIMEOUT_MS + 2000, `the writes were refused after ${waited.toFixed(0)} ms`);
     } finally {

@@ -35,9 +35,12 @@ export interface Tmpfs {
   unmount(): void;
 }
 
+/** The system's own tools: test:dist runs with a PATH that holds only the executable under test. */
+const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
 function run(command: string, args: string[]): { ok: boolean; output: string } {
-  const result = spawnSync(command, args, { encoding: 'utf8' });
-  return { ok: result.status === 0, output: `${result.stdout}${result.stderr}`.trim() };
+  const result = spawnSync(command, args, { encoding: 'utf8', env: { ...process.env, PATH: SYSTEM_PATH } });
+  return { ok: result.status === 0, output: `${result.error?.message ?? ''}${result.stdout ?? ''}${result.stderr ?? ''}`.trim() };
 }
 
 /**
