@@ -1,6 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { API_PREFIX } from '../../src/server/config.js';
+import { OPERATIONS } from '../../src/server/operations.js';
 import { buildOpenApiDocument } from '../../src/server/openapi/document.js';
 
 /**
@@ -22,7 +23,7 @@ export interface ReceivedResponse {
 }
 
 const DOCUMENT_ID = 'urn:clinic:openapi';
-export const openApiDocument = buildOpenApiDocument();
+export const openApiDocument = buildOpenApiDocument(OPERATIONS);
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);

@@ -3,9 +3,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser } from 'playwright-core';
-import { OPERATIONS } from '../../src/server/openapi/operations.js';
+import { OPERATIONS } from '../../src/server/operations.js';
 import { assertMatchesContract } from '../helpers/contract.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
 
 /** Debian's chromium; .ci/run installs it. Never a browser downloaded by Playwright. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -14,11 +14,10 @@ const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 const missing = !existsSync(CHROMIUM) && !process.env.CI && `needs ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`;
 
 describe('the docs page in a browser', { skip: missing, timeout: 60_000 }, () => {
-  let server: TestServer;
+  const server = useTestServer();
   let browser: Browser;
 
   before(async () => {
-    server = await startTestServer();
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--no-sandbox', '--headless', '--disable-gpu', '--disable-background-networking'],
@@ -28,7 +27,6 @@ describe('the docs page in a browser', { skip: missing, timeout: 60_000 }, () =>
   });
   after(async () => {
     await browser?.close();
-    await server?.close();
   });
 
   it('lists every operation offline and calls GET /document-types through "Try it out"', async () => {

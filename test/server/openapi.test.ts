@@ -1,15 +1,22 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
+import { SCOPES, type Scope } from '../../src/domain/api-keys.js';
 import { fieldsValidator } from '../../src/domain/validation/validate.js';
+import { createApp } from '../../src/server/app.js';
 import { PATIENT_INPUT_FIELDS } from '../../src/fields/patient-fields.js';
-import { createRouters } from '../../src/server/app.js';
+import { operationsRouter } from '../../src/server/mount-operations.js';
 import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../../src/server/config.js';
 import { silentLogger } from '../../src/server/logger.js';
 import { fieldsIn } from '../../src/server/openapi/field-schemas.js';
 import { MODELS } from '../../src/server/openapi/models.js';
-import { OPERATIONS } from '../../src/server/openapi/operations.js';
+import { OPERATIONS } from '../../src/server/operations.js';
+import { buildPatient } from '../helpers/builders.js';
+import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 type Json = Record<string, any>;
@@ -57,7 +64,7 @@ describe('GET /openapi.json', () => {
 
   it('describes every route the app registers, and no other', () => {
     const config = { dataDir: server.dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES, logger: silentLogger };
-    const routes = createRouters(server.db, config).flatMap((router) =>
+    const routes = [operationsRouter({ db: server.db, config, operations: OPERATIONS })].flatMap((router) =>
       router.stack.flatMap((layer) =>
         layer.methods
           .filter((method) => method !== 'HEAD')
@@ -67,18 +74,45 @@ describe('GET /openapi.json', () => {
     assert.deepEqual([...routes].sort(), operations().map((o) => o.key).sort());
   });
 
-  it('requires a bearer key with the operation\'s scope everywhere but the public operations', () => {
+  it('serves the scope each operation documents: a key without it is refused 403, a key with only it gets past', async () => {
     for (const { key, op } of operations()) {
+      const [method, template] = key.split(' ') as [string, string];
+      const path = template.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'asset' ? 'init.js' : randomUUID()));
       if (PUBLIC.includes(key)) {
         assert.deepEqual(op.security, [], key);
         assert.equal(op.responses['401'], undefined, key);
-      } else {
-        const scope = OPERATIONS.find((o) => `${o.method.toUpperCase()} ${o.path}` === key)?.scope;
-        assert.deepEqual(op.security, [{ bearer: [scope] }], key);
-        assert.deepEqual(op.responses['401'], { $ref: '#/components/responses/Unauthenticated' }, key);
+        assert.notEqual((await server.request(method, path, { key: null })).status, 401, key);
+        continue;
       }
+      const [scope] = op.security[0].bearer as [Scope];
+      assert.deepEqual(op.responses['401'], { $ref: '#/components/responses/Unauthenticated' }, key);
+      const body = method === 'POST' ? { body: {} } : {};
+      const without = await server.request(method, path, { key: server.createKey(SCOPES.filter((s) => s !== scope)), ...body });
+      assert.equal(without.status, 403, key);
+      assert.deepEqual(without.body.detail.code, 'FORBIDDEN', key);
+      const only = await server.request(method, path, { key: server.createKey([scope]), ...body });
+      assert.ok(![401, 403].includes(only.status), `${key} with only ${scope}: ${only.status}`);
     }
     assert.deepEqual(document.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer', description: 'An API key from `clinic api-key create`' });
+  });
+
+  it('changes the served scope and the documented one together when a declaration changes', async () => {
+    const changed = OPERATIONS.map((op) => (op.operationId === 'createPatient' ? { ...op, scope: 'lookups:read' as const } : op));
+    const config = { dataDir: server.dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES, logger: silentLogger };
+    const handle = createApp(server.db, config, changed).callback();
+    const http = createServer((request, response) => void handle(request, response));
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(http.address() as AddressInfo).port}${API_PREFIX}`;
+      const described = (await (await fetch(`${base}/openapi.json`)).json()) as Json;
+      assert.deepEqual(described.paths['/patients'].post.security, [{ bearer: ['lookups:read'] }]);
+      const post = (key: string) =>
+        fetch(`${base}/patients`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(buildPatient()) });
+      assert.equal((await post(server.createKey(['patients:write']))).status, 403);
+      assert.equal((await post(server.createKey(['lookups:read']))).status, 201);
+    } finally {
+      http.close();
+    }
   });
 
   it('lists every code the error factories of src/domain/errors.ts produce', () => {
@@ -86,6 +120,25 @@ describe('GET /openapi.json', () => {
     const codes = [...source.matchAll(/new AppError\(\s*[\w|. ]+,\s*'([A-Z_]+)'/g)].map((m) => m[1]);
     assert.ok(codes.length >= 20, `found ${codes.length} codes in errors.ts`);
     assert.deepEqual([...document.components.schemas.ErrorCode.enum].sort(), [...new Set(codes)].sort());
+  });
+
+  it('marks required every response field the specification requires (its own lists, not the field descriptions)', () => {
+    const patientExtras = ['id', 'patient_number', 'is_active', 'created_at', 'updated_at'];
+    const required: Record<string, string[]> = {
+      Patient: ['first_name', 'last_name', ...patientExtras],
+      Appointment: ['id', 'appointment_number', 'booking_source', 'resource_id', 'patient_id', 'service_id', 'title', 'start_at', 'end_at', 'status', 'appointment_type', 'color', 'notes', 'created_at', 'updated_at', 'confirmation_state'],
+      Service: ['id', 'name', 'duration_min', 'price', 'color'],
+      Doctor: ['id', 'name', 'color'],
+      Invoice: ['id', 'invoice_number', 'patient_id', 'status', 'currency', 'total', 'amount_paid', 'balance', 'issued_at'],
+      PaymentResult: ['payment_id', 'invoice_id', 'patient_id', 'amount', 'method', 'currency', 'created_at', 'invoice_status', 'invoice_total', 'invoice_amount_paid', 'invoice_balance'],
+      Document: ['id', 'filename', 'content_type', 'size', 'created_at', 'type'],
+      DocumentType: ['key', 'label'],
+      PaymentMethod: ['key', 'requires_note'],
+    };
+    for (const [model, fields] of Object.entries(required)) {
+      const missing = fields.filter((name) => !(document.components.schemas[model].required as string[]).includes(name));
+      assert.deepEqual(missing, [], model);
+    }
   });
 
   it('derives every schema\'s fields, types and limits from the field descriptions', () => {
@@ -165,11 +218,7 @@ describe('GET /openapi.json', () => {
 });
 
 describe('the description and docs page files', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = useTestServer();
 
   it('answers a current If-None-Match with 304 and no body', async () => {
     for (const path of ['/openapi.json', '/docs', '/docs/swagger-ui-bundle.js']) {

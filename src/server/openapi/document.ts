@@ -7,7 +7,7 @@ import { VERSION_INFO } from './info.js';
 import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unprocessableResponse } from './error-responses.js';
 import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
 import { MODELS } from './models.js';
-import { OPERATIONS, TAGS, type OperationSpec } from './operations.js';
+import { TAGS, type OperationSpec } from './operations.js';
 import { curlExample, headerName } from './curl-example.js';
 import { parameterExamples } from './examples.js';
 
@@ -137,14 +137,15 @@ function responseComponents(): Record<string, JsonSchema> {
 }
 
 /**
- * The OpenAPI 3.1 document of the whole API, built from the operation registry and the field
- * descriptions. Built once when the app starts, never per request.
+ * The OpenAPI 3.1 document of `operations` (the app's own, src/server/operations.ts), built from
+ * their declarations and the field descriptions. Built once when the app starts, never per request.
  */
 export function buildOpenApiDocument(
+  operations: readonly OperationSpec[],
   limits: DocumentLimits = { jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES },
 ): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
-  for (const op of OPERATIONS) paths[op.path] = { ...paths[op.path], [op.method]: operation(op, limits) };
+  for (const op of operations) paths[op.path] = { ...paths[op.path], [op.method]: operation(op, limits) };
   const models = Object.entries(MODELS).map(([name, model]) => [name, { ...objectSchema(model.fields, model.direction), description: model.description }]);
   return {
     openapi: '3.1.0',

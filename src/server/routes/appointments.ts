@@ -1,18 +1,21 @@
-import Router from '@koa/router';
-import { waitWhileBusy } from '../../db/busy-wait.js';
-import type { Db } from '../../db/open-database.js';
 import { bookAppointment } from '../../domain/appointments/book-appointment.js';
-import { API_PREFIX, type ServerConfig } from '../config.js';
-import { authorize } from '../middleware/authorize.js';
-import { jsonBody } from '../middleware/json-body.js';
-import type { ClinicState } from '../state.js';
+import { errors } from '../../domain/errors.js';
+import * as examples from '../openapi/examples.js';
+import type { Operation } from '../operation.js';
 
 /** POST /appointments. */
-export function appointmentsRouter(db: Db, config: ServerConfig): Router<ClinicState> {
-  const router = new Router<ClinicState>({ prefix: API_PREFIX });
-  router.post('/appointments', authorize(db, 'appointments:write'), jsonBody(config.jsonBodyLimitBytes), async (ctx) => {
-    ctx.body = await waitWhileBusy(() => bookAppointment(db, ctx.state.body, 'api'));
-    ctx.status = 201;
-  });
-  return router;
-}
+export const appointmentOperations: readonly Operation[] = [
+  {
+    method: 'post',
+    path: '/appointments',
+    operationId: 'bookAppointment',
+    summary: 'Book an appointment for an existing patient',
+    description: 'A date-time without an offset is clinic local time; responses give UTC. `end_at` must be after `start_at`.',
+    tag: 'appointments',
+    scope: 'appointments:write',
+    body: { kind: 'json', model: 'AppointmentInput', example: examples.appointmentInputExample },
+    refusals: [errors.patientNotFound(422), errors.doctorNotFound(), errors.serviceNotFound()],
+    result: { kind: 'model', status: 201, model: 'Appointment', description: 'The appointment was booked', example: examples.appointmentExample },
+    handler: ({ db }) => (ctx) => bookAppointment(db, ctx.state.body, 'api'),
+  },
+];

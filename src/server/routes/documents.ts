@@ -1,17 +1,22 @@
-import Router from '@koa/router';
-import type { Db } from '../../db/open-database.js';
-import { API_PREFIX, type ServerConfig } from '../config.js';
-import { authorize } from '../middleware/authorize.js';
-import { receiveDocumentUpload } from '../middleware/document-upload.js';
-import type { ClinicState } from '../state.js';
+import { errors } from '../../domain/errors.js';
+import { DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
+import * as examples from '../openapi/examples.js';
+import type { Operation } from '../operation.js';
 
-/** POST /patients/{patient_id}/documents. */
-export function documentsRouter(db: Db, config: ServerConfig): Router<ClinicState> {
-  const router = new Router<ClinicState>({ prefix: API_PREFIX });
-  router.post('/patients/:patient_id/documents', authorize(db, 'documents:write'), receiveDocumentUpload(db, config), async (ctx) => {
-    const upload = ctx.state.upload!;
-    ctx.body = await upload.complete(ctx.state.form ?? {});
-    ctx.status = 201;
-  });
-  return router;
-}
+/** POST /patients/{patient_id}/documents: the form is read by receiveDocumentUpload (mount-operations.ts). */
+export const documentOperations: readonly Operation[] = [
+  {
+    method: 'post',
+    path: '/patients/{patient_id}/documents',
+    operationId: 'uploadDocument',
+    summary: 'Upload a document for a patient',
+    description: 'The file is streamed to disk, never held in memory; an empty `type` or `title` counts as absent.',
+    tag: 'documents',
+    scope: 'documents:write',
+    pathFields: DOCUMENT_PATH_FIELDS,
+    body: { kind: 'multipart', fields: DOCUMENT_FORM_FIELDS, file: 'file', example: examples.documentFormExample },
+    refusals: [errors.patientNotFound(404), errors.documentTypeInvalid(examples.documentTypesExample.map((t) => t.key)), errors.documentEmpty()],
+    result: { kind: 'model', status: 201, model: 'Document', description: 'The document was stored', example: examples.documentExample },
+    handler: () => (ctx) => ctx.state.upload!.complete(ctx.state.form ?? {}),
+  },
+];

@@ -1,17 +1,21 @@
-import Router from '@koa/router';
-import { waitWhileBusy } from '../../db/busy-wait.js';
-import type { Db } from '../../db/open-database.js';
 import { listInvoices } from '../../domain/invoices/list-invoices.js';
-import { API_PREFIX } from '../config.js';
-import { authorize } from '../middleware/authorize.js';
-import { requireModule } from '../middleware/require-module.js';
-import type { ClinicState } from '../state.js';
+import { INVOICE_QUERY_FIELDS } from '../../fields/billing-fields.js';
+import * as examples from '../openapi/examples.js';
+import type { Operation } from '../operation.js';
 
 /** GET /invoices (billing module). */
-export function invoicesRouter(db: Db): Router<ClinicState> {
-  const router = new Router<ClinicState>({ prefix: API_PREFIX });
-  router.get('/invoices', authorize(db, 'invoices:read'), requireModule(db, 'billing'), async (ctx) => {
-    ctx.body = await waitWhileBusy(() => listInvoices(db, ctx.query));
-  });
-  return router;
-}
+export const invoiceOperations: readonly Operation[] = [
+  {
+    method: 'get',
+    path: '/invoices',
+    operationId: 'listInvoices',
+    summary: 'List invoices with their outstanding balance',
+    description: 'Newest first. An unknown `patient_id` matches nothing. Requires the billing module.',
+    tag: 'billing',
+    scope: 'invoices:read',
+    module: 'billing',
+    queryFields: INVOICE_QUERY_FIELDS,
+    result: { kind: 'model', status: 200, model: 'Invoice', list: true, description: 'The matching invoices', example: examples.invoiceListExample },
+    handler: ({ db }) => (ctx) => listInvoices(db, ctx.query),
+  },
+];

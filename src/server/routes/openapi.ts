@@ -1,25 +1,80 @@
-import Router from '@koa/router';
 import { errors } from '../../domain/errors.js';
-import { API_PREFIX, type ServerConfig } from '../config.js';
+import { field } from '../../fields/field-spec.js';
 import { buildOpenApiDocument } from '../openapi/document.js';
 import { docsPage } from '../openapi/docs-page.js';
+import type { Operation } from '../operation.js';
 import { sendStaticFile, staticFile } from '../static-file.js';
-import type { ClinicState } from '../state.js';
+
+/** The docs page and its files, loaded once per process however many apps serve them (they never change). */
+let docs: ReturnType<typeof docsPage> | undefined;
+const loadDocs = () => (docs ??= docsPage());
+
+/** The path parameter of a docs page asset; an unknown name is a 404. */
+const ASSET_PATH_FIELDS = [field.string('asset', { required: true, description: 'A file of the docs page' })];
 
 /**
  * GET /openapi.json and the docs page rendered from it (GET /docs and its files), all public.
- * The document and the page are made once, when the app is created, never per request.
+ * The document and the page are made once, when the app is created, never per request; the
+ * document describes exactly the operations the app serves.
  */
-export function openApiRouter(config: ServerConfig): Router<ClinicState> {
-  const document = staticFile('application/json; charset=utf-8', JSON.stringify(buildOpenApiDocument(config)));
-  const { page, assets } = docsPage();
-  const router = new Router<ClinicState>({ prefix: API_PREFIX });
-  router.get('/openapi.json', (ctx) => sendStaticFile(ctx, document));
-  router.get('/docs', (ctx) => sendStaticFile(ctx, page));
-  router.get('/docs/:asset', (ctx) => {
-    const asset = assets.get(ctx.params.asset ?? '');
-    if (!asset) throw errors.notFound();
-    sendStaticFile(ctx, asset);
-  });
-  return router;
-}
+export const openApiOperations: readonly Operation[] = [
+  {
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    summary: 'This interface description (OpenAPI 3.1)',
+    tag: 'interface',
+    result: {
+      kind: 'static',
+      description: 'The OpenAPI document',
+      media: {
+        'application/json': {
+          type: 'object',
+          required: ['openapi', 'info', 'paths'],
+          properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+        },
+      },
+      example: { openapi: '3.1.0', info: { title: 'Clinic public API', version: '1.0.0' }, paths: {} },
+    },
+    handler: ({ config, operations }) => {
+      const document = staticFile('application/json; charset=utf-8', JSON.stringify(buildOpenApiDocument(operations, config)));
+      return (ctx) => sendStaticFile(ctx, document);
+    },
+  },
+  {
+    method: 'get',
+    path: '/docs',
+    operationId: 'getDocsPage',
+    summary: 'The interactive reference rendered from this description',
+    description: 'Works offline: its scripts and styles are served by the program itself.',
+    tag: 'interface',
+    result: { kind: 'static', description: 'The docs page', media: { 'text/html': { type: 'string' } }, example: '<!doctype html>…' },
+    handler: () => {
+      const { page } = loadDocs();
+      return (ctx) => sendStaticFile(ctx, page);
+    },
+  },
+  {
+    method: 'get',
+    path: '/docs/{asset}',
+    operationId: 'getDocsAsset',
+    summary: 'A script, style sheet or licence of the docs page',
+    tag: 'interface',
+    pathFields: ASSET_PATH_FIELDS,
+    refusals: [errors.notFound()],
+    result: {
+      kind: 'static',
+      description: 'The file',
+      media: { 'text/css': { type: 'string' }, 'text/javascript': { type: 'string' }, 'text/plain': { type: 'string' } },
+      example: '.swagger-ui{…}',
+    },
+    handler: () => {
+      const { assets } = loadDocs();
+      return (ctx) => {
+        const asset = assets.get(ctx.params.asset ?? '');
+        if (!asset) throw errors.notFound();
+        sendStaticFile(ctx, asset);
+      };
+    },
+  },
+];

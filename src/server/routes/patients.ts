@@ -1,18 +1,21 @@
-import Router from '@koa/router';
-import { waitWhileBusy } from '../../db/busy-wait.js';
-import type { Db } from '../../db/open-database.js';
+import { errors } from '../../domain/errors.js';
 import { createPatient } from '../../domain/patients/create-patient.js';
-import { API_PREFIX, type ServerConfig } from '../config.js';
-import { authorize } from '../middleware/authorize.js';
-import { jsonBody } from '../middleware/json-body.js';
-import type { ClinicState } from '../state.js';
+import * as examples from '../openapi/examples.js';
+import type { Operation } from '../operation.js';
 
 /** POST /patients. */
-export function patientsRouter(db: Db, config: ServerConfig): Router<ClinicState> {
-  const router = new Router<ClinicState>({ prefix: API_PREFIX });
-  router.post('/patients', authorize(db, 'patients:write'), jsonBody(config.jsonBodyLimitBytes), async (ctx) => {
-    ctx.body = await waitWhileBusy(() => createPatient(db, ctx.state.body));
-    ctx.status = 201;
-  });
-  return router;
-}
+export const patientOperations: readonly Operation[] = [
+  {
+    method: 'post',
+    path: '/patients',
+    operationId: 'createPatient',
+    summary: 'Create a patient',
+    description: 'The returned `id` is used to book appointments and upload documents.',
+    tag: 'patients',
+    scope: 'patients:write',
+    body: { kind: 'json', model: 'PatientInput', example: examples.patientInputExample },
+    refusals: [errors.patientContactRequired()],
+    result: { kind: 'model', status: 201, model: 'Patient', description: 'The patient was created', example: examples.patientExample },
+    handler: ({ db }) => (ctx) => createPatient(db, ctx.state.body),
+  },
+];

@@ -1,28 +1,47 @@
-import Router from '@koa/router';
-import { waitWhileBusy } from '../../db/busy-wait.js';
-import type { Db } from '../../db/open-database.js';
+import { errors } from '../../domain/errors.js';
 import { recordPayment } from '../../domain/payments/record-payment.js';
-import { API_PREFIX, type ServerConfig } from '../config.js';
-import { authorize } from '../middleware/authorize.js';
-import { jsonBody } from '../middleware/json-body.js';
-import { requireModule } from '../middleware/require-module.js';
-import type { ClinicState } from '../state.js';
+import { PAYMENT_HEADER_FIELDS, PAYMENT_PATH_FIELDS } from '../../fields/billing-fields.js';
+import * as examples from '../openapi/examples.js';
+import type { Operation } from '../operation.js';
 
 /** POST /invoices/{invoice_id}/payments (payments module): 200, not 201 (spec 4). */
-export function paymentsRouter(db: Db, config: ServerConfig): Router<ClinicState> {
-  const router = new Router<ClinicState>({ prefix: API_PREFIX });
-  router.post(
-    '/invoices/:invoice_id/payments',
-    authorize(db, 'payments:write'),
-    requireModule(db, 'payments'),
-    jsonBody(config.jsonBodyLimitBytes),
-    async (ctx) => {
-      const request = { path: ctx.params, headers: ctx.headers, body: ctx.state.body };
-      const { payment, replayed } = await waitWhileBusy(() => recordPayment(db, request));
-      if (replayed) ctx.set('Idempotent-Replayed', 'true');
-      ctx.status = 200;
-      ctx.body = payment;
+export const paymentOperations: readonly Operation[] = [
+  {
+    method: 'post',
+    path: '/invoices/{invoice_id}/payments',
+    operationId: 'recordPayment',
+    summary: 'Record a payment against an invoice',
+    description:
+      'Final: a recorded payment is never edited or removed. Partial payments are allowed up to the remaining balance; ' +
+      'when the balance reaches zero the invoice becomes `paid` and the patient is notified. Repeating an ' +
+      '`Idempotency-Key` with the same request returns the original result (200, `Idempotent-Replayed: true`) and ' +
+      'records nothing; with a different request it is refused. Requires the payments module.',
+    tag: 'billing',
+    scope: 'payments:write',
+    module: 'payments',
+    pathFields: PAYMENT_PATH_FIELDS,
+    headerFields: PAYMENT_HEADER_FIELDS,
+    body: { kind: 'json', model: 'PaymentRequest', example: examples.paymentRequestExample },
+    refusals: [errors.invoiceNotFound(), errors.paymentExceedsBalance(), errors.idempotencyKeyReused()],
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'PaymentResult',
+      description: 'The payment was recorded, or an earlier one with this Idempotency-Key is replayed (200, not 201)',
+      example: examples.paymentResultExample,
+      headers: {
+        'Idempotent-Replayed': {
+          description: 'Present, and `true`, when this answer replays an earlier payment with the same Idempotency-Key',
+          schema: { type: 'string', enum: ['true'] },
+        },
+      },
     },
-  );
-  return router;
-}
+    handler:
+      ({ db }) =>
+      (ctx) => {
+        const { payment, replayed } = recordPayment(db, { path: ctx.params, headers: ctx.headers, body: ctx.state.body });
+        if (replayed) ctx.set('Idempotent-Replayed', 'true');
+        return payment;
+      },
+  },
+];

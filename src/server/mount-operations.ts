@@ -1,0 +1,45 @@
+import Router, { type RouterMiddleware } from '@koa/router';
+import { waitWhileBusy } from '../db/busy-wait.js';
+import { API_PREFIX } from './config.js';
+import { authorize } from './middleware/authorize.js';
+import { receiveDocumentUpload } from './middleware/document-upload.js';
+import { jsonBody } from './middleware/json-body.js';
+import { requireModule } from './middleware/require-module.js';
+import type { Operation, OperationDeps } from './operation.js';
+import type { ClinicState } from './state.js';
+
+/** `/invoices/{invoice_id}/payments` → `/invoices/:invoice_id/payments`. */
+const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
+
+/**
+ * The middleware chain of one operation, in the order of checks of decisions.md §1: the key and
+ * its scope (401, 403), the module (403), the body (415, 413, then the handler's 422s). The
+ * handler's database work waits out another process's lock by timer (waitWhileBusy); a handler
+ * that returns a promise (the upload) waits for its own writes.
+ */
+function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicState>[] {
+  const { db, config } = deps;
+  const chain: RouterMiddleware<ClinicState>[] = [];
+  if (op.scope) chain.push(authorize(db, op.scope));
+  if (op.module) chain.push(requireModule(db, op.module));
+  if (op.body?.kind === 'json') chain.push(jsonBody(config.jsonBodyLimitBytes));
+  // The one multipart form of the API is the document upload.
+  if (op.body?.kind === 'multipart') chain.push(receiveDocumentUpload(db, config));
+  const handle = op.handler(deps);
+  const result = op.result;
+  chain.push(async function answer(ctx) {
+    const body = await waitWhileBusy(() => handle(ctx));
+    if (result.kind === 'model') {
+      ctx.body = body;
+      ctx.status = result.status;
+    }
+  });
+  return chain;
+}
+
+/** One router serving every operation of `deps.operations` from its declaration. */
+export function operationsRouter(deps: OperationDeps): Router<ClinicState> {
+  const router = new Router<ClinicState>({ prefix: API_PREFIX });
+  for (const op of deps.operations) router.register(routePath(op.path), [op.method.toUpperCase()], chainOf(op, deps), { name: op.operationId });
+  return router;
+}
