@@ -1,4 +1,4 @@
-import type { InvoiceStatus } from '../fields/billing-fields.js';
+import type { InvoiceStatus, PaymentMethodKey } from '../fields/billing-fields.js';
 import { preparedFor, type Db } from './open-database.js';
 
 /**
@@ -9,7 +9,7 @@ export interface PaymentRow {
   id: string;
   invoice_id: string;
   amount_cents: number;
-  method: string;
+  method: PaymentMethodKey;
   note: string | null;
   idempotency_key: string | null;
   request_fingerprint: string;

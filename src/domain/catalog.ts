@@ -1,28 +1,18 @@
 import type { Db } from '../db/open-database.js';
 import { insertDoctor, listDoctorRows, type DoctorRow } from '../db/doctors.js';
 import { insertService, listServiceRows, type ServiceRow } from '../db/services.js';
-import { DOCTOR_FIELDS, DOCTOR_INPUT_FIELDS, SERVICE_INPUT_FIELDS } from '../fields/catalog-fields.js';
+import { DOCTOR_FIELDS, DOCTOR_INPUT_FIELDS, SERVICE_INPUT_FIELDS, type SERVICE_FIELDS } from '../fields/catalog-fields.js';
+import type { ResponseOf } from '../fields/field-spec.js';
 import { presentColumns } from '../fields/columns.js';
 import { newId, nowIso } from './clock.js';
 import { centsToNumber } from './validation/decimal.js';
-import { fieldsValidator, throwIfIssues } from './validation/validate.js';
-import { normalizeFields } from './validation/values.js';
+import { fieldsValidator } from './validation/validate.js';
 
 /** Doctor of spec 2.7. */
-export interface Doctor {
-  id: string;
-  name: string;
-  color: string;
-}
+export type Doctor = ResponseOf<typeof DOCTOR_FIELDS>;
 
 /** Service of spec 2.6; `price` in the clinic currency. */
-export interface Service {
-  id: string;
-  name: string;
-  duration_min: number;
-  price: number;
-  color: string;
-}
+export type Service = ResponseOf<typeof SERVICE_FIELDS>;
 
 const doctorInput = fieldsValidator(DOCTOR_INPUT_FIELDS, 'body');
 const serviceInput = fieldsValidator(SERVICE_INPUT_FIELDS, 'body');
@@ -40,9 +30,8 @@ export function presentService(row: ServiceRow): Service {
 
 /** Adds a doctor (a bookable calendar resource). */
 export function addDoctor(db: Db, input: unknown): Doctor {
-  throwIfIssues(doctorInput.issues(input));
-  const values = normalizeFields(DOCTOR_INPUT_FIELDS, input as Record<string, unknown>, NO_TIME_FIELDS);
-  const row: DoctorRow = { id: newId(), name: values.name as string, color: values.color as string, created_at: nowIso() };
+  const values = doctorInput.parse(input, NO_TIME_FIELDS);
+  const row: DoctorRow = { id: newId(), name: values.name, color: values.color, created_at: nowIso() };
   insertDoctor(db, row);
   return presentDoctor(row);
 }
@@ -54,14 +43,13 @@ export function listDoctors(db: Db): Doctor[] {
 
 /** Adds a bookable service with its default duration and price. */
 export function addService(db: Db, input: unknown): Service {
-  throwIfIssues(serviceInput.issues(input));
-  const values = normalizeFields(SERVICE_INPUT_FIELDS, input as Record<string, unknown>, NO_TIME_FIELDS);
+  const values = serviceInput.parse(input, NO_TIME_FIELDS);
   const row: ServiceRow = {
     id: newId(),
-    name: values.name as string,
-    duration_min: values.duration_min as number,
-    price_cents: values.price as number,
-    color: values.color as string,
+    name: values.name,
+    duration_min: values.duration_min,
+    price_cents: values.price,
+    color: values.color,
     created_at: nowIso(),
   };
   insertService(db, row);

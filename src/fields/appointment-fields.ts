@@ -8,7 +8,7 @@ export const MAX_SERVICES_PER_APPOINTMENT = 20;
  * order. `patient_id` is nullable in the schema, as the specification types it, and `required`
  * so that an absent one is a 422 `missing` (decisions.md §5); the domain refuses a null one too.
  */
-export const APPOINTMENT_INPUT_FIELDS: readonly FieldSpec[] = [
+export const APPOINTMENT_INPUT_FIELDS = [
   field.datetime('start_at', { required: true, description: 'Start, ISO 8601; without an offset in clinic local time' }),
   field.datetime('end_at', { required: true, description: 'End, after start_at; ISO 8601' }),
   field.uuid('patient_id', { required: true, nullable: true, description: 'The patient (from create-patient)' }),
@@ -20,18 +20,18 @@ export const APPOINTMENT_INPUT_FIELDS: readonly FieldSpec[] = [
   optionalText('appointment_type', 64),
   optionalText('color', 16),
   optionalText('notes'),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** The request fields that are columns of `appointments`; `service_ids` lives in `appointment_services`. */
-export const APPOINTMENT_STORED_FIELDS: readonly FieldSpec[] = APPOINTMENT_INPUT_FIELDS.filter(
-  (spec) => spec.name !== 'service_ids',
+export const APPOINTMENT_STORED_FIELDS = APPOINTMENT_INPUT_FIELDS.filter(
+  (spec): spec is Exclude<(typeof APPOINTMENT_INPUT_FIELDS)[number], { name: 'service_ids' }> => spec.name !== 'service_ids',
 );
 
 /**
  * Columns only the response carries (spec 2.5): confirmation and rescheduling state, set by
  * workflows other than booking. Booking sets `clinic_confirmed_at` and leaves the rest null.
  */
-export const APPOINTMENT_READ_ONLY_FIELDS: readonly FieldSpec[] = [
+export const APPOINTMENT_READ_ONLY_FIELDS = [
   field.datetime('clinic_confirmed_at', { nullable: true }),
   field.datetime('patient_confirmed_at', { nullable: true }),
   field.datetime('reschedule_from_start_at', { nullable: true }),
@@ -39,34 +39,38 @@ export const APPOINTMENT_READ_ONLY_FIELDS: readonly FieldSpec[] = [
   field.datetime('reschedule_at', { nullable: true }),
   optionalText('reschedule_by_role'),
   field.datetime('confirmation_reminder_sent_at', { nullable: true }),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** Who still owes a confirmation of an appointment (spec 2.5, decisions.md §5). */
 export const CONFIRMATION_STATES = ['awaiting_patient', 'awaiting_clinic', 'confirmed', 'n_a'] as const;
 
 /** AppointmentServiceBrief of spec 2.5. */
-export const APPOINTMENT_SERVICE_BRIEF_FIELDS: readonly FieldSpec[] = [
+export const APPOINTMENT_SERVICE_BRIEF_FIELDS = [
   field.uuid('id'),
   field.string('name'),
   field.string('color'),
   field.integer('default_duration_min'),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** The Appointment response (spec 2.5): every field presentAppointment returns, each always present. */
-export const APPOINTMENT_RESPONSE_FIELDS: readonly FieldSpec[] = [
+export const APPOINTMENT_RESPONSE_FIELDS = [
   field.uuid('id'),
   field.string('appointment_number', { description: 'Unique, never reused, e.g. A-000001' }),
   field.string('booking_source', { description: 'api or cli for bookings made by this program' }),
   ...APPOINTMENT_STORED_FIELDS,
   field.datetime('created_at'),
   field.datetime('updated_at'),
-  ...['first_name', 'last_name', 'number', 'email', 'mobile', 'cave', 'classification'].map((name) =>
-    optionalText(`patient_${name}`),
-  ),
+  optionalText('patient_first_name'),
+  optionalText('patient_last_name'),
+  optionalText('patient_number'),
+  optionalText('patient_email'),
+  optionalText('patient_mobile'),
+  optionalText('patient_cave'),
+  optionalText('patient_classification'),
   optionalText('service_name'),
   optionalText('service_color'),
   field.uuidList('service_ids', { description: 'The services booked, in order' }),
   field.objectList('services', { fields: APPOINTMENT_SERVICE_BRIEF_FIELDS, description: 'The services of service_ids, in that order' }),
   ...APPOINTMENT_READ_ONLY_FIELDS,
   field.literal('confirmation_state', { values: CONFIRMATION_STATES, description: 'Read-only: who still owes a confirmation' }),
-];
+] as const satisfies readonly FieldSpec[];

@@ -12,6 +12,7 @@ const MONEY_LIMITS = { exclusiveMinimum: 0, ...MONEY_DIGITS } as const;
 
 /** The payment method keys of GET /payment-methods, in the order the specification lists them. */
 export const PAYMENT_METHOD_KEYS = ['cash', 'card', 'bank', 'other'] as const;
+export type PaymentMethodKey = (typeof PAYMENT_METHOD_KEYS)[number];
 
 /** The states of spec 3 an invoice passes through, in order. */
 export const INVOICE_STATUSES = ['issued', 'partially_paid', 'paid'] as const;
@@ -21,22 +22,22 @@ export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 const currency = (description?: string) => field.string('currency', { pattern: '^[A-Z]{3}$', ...(description ? { description } : {}) });
 
 /** Money in a response: a JSON number in the invoice's currency, never negative (decisions.md §3). */
-const amount = (name: string, description?: string) =>
+const amount = <const N extends string>(name: N, description?: string) =>
   field.money(name, { minimum: 0, ...MONEY_DIGITS, ...(description ? { description } : {}) });
 
 /**
  * `clinic invoice create`: staff issue invoices from the command line only (decisions.md §7).
  * The currency defaults to the clinic setting and `issued_at` to now, both decided at creation.
  */
-export const INVOICE_INPUT_FIELDS: readonly FieldSpec[] = [
+export const INVOICE_INPUT_FIELDS = [
   field.uuid('patient_id', { required: true, description: 'The patient the invoice is for' }),
   field.money('total', { required: true, ...MONEY_LIMITS, description: 'Amount due, e.g. 120.50' }),
   currency('ISO 4217 code (default: the clinic currency)'),
   field.datetime('issued_at', { description: 'When it was issued, ISO 8601 date-time or date (default: now)' }),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** The Invoice item of spec 2.8, as GET /invoices and `clinic invoice list --json` give it. */
-export const INVOICE_FIELDS: readonly FieldSpec[] = [
+export const INVOICE_FIELDS = [
   field.uuid('id', { description: 'Used to record a payment' }),
   field.string('invoice_number', { description: 'Unique, never reused, e.g. INV-2026-000001' }),
   field.uuid('patient_id'),
@@ -46,35 +47,35 @@ export const INVOICE_FIELDS: readonly FieldSpec[] = [
   amount('amount_paid'),
   amount('balance', 'What remains to be paid'),
   field.datetime('issued_at', { nullable: true }),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** Query parameters of GET /invoices (spec 4). */
-export const INVOICE_QUERY_FIELDS: readonly FieldSpec[] = [
+export const INVOICE_QUERY_FIELDS = [
   field.uuid('patient_id', { description: 'Only this patient\'s invoices' }),
   field.boolean('unpaid', { default: false, acceptsText: true, description: 'Only invoices with a balance' }),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** Path of POST /invoices/{invoice_id}/payments. */
-export const PAYMENT_PATH_FIELDS: readonly FieldSpec[] = [field.uuid('invoice_id', { required: true })];
+export const PAYMENT_PATH_FIELDS = [field.uuid('invoice_id', { required: true })] as const satisfies readonly FieldSpec[];
 
 /**
  * Headers of POST /invoices/{invoice_id}/payments, named as HTTP names them (lowercase).
  * An Idempotency-Key is 1–255 visible ASCII characters (decisions.md §7).
  */
-export const PAYMENT_HEADER_FIELDS: readonly FieldSpec[] = [
+export const PAYMENT_HEADER_FIELDS = [
   field.string('idempotency-key', { minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' }),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** The Payment request of spec 2.9. */
-export const PAYMENT_INPUT_FIELDS: readonly FieldSpec[] = [
+export const PAYMENT_INPUT_FIELDS = [
   field.money('amount', { required: true, ...MONEY_LIMITS, description: 'Amount paid, at most the invoice balance' }),
   // A literal check also refuses anything longer than the spec's 16 characters.
   field.literal('method', { required: true, values: PAYMENT_METHOD_KEYS, description: 'How it was paid' }),
   field.string('note', { nullable: true, maxLength: 500, description: 'Recommended when method is other' }),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** The Payment result of spec 2.10: the payment and the invoice's state as the payment left it. */
-export const PAYMENT_RESULT_FIELDS: readonly FieldSpec[] = [
+export const PAYMENT_RESULT_FIELDS = [
   field.uuid('payment_id'),
   field.uuid('invoice_id'),
   field.uuid('patient_id'),
@@ -86,7 +87,7 @@ export const PAYMENT_RESULT_FIELDS: readonly FieldSpec[] = [
   amount('invoice_total'),
   amount('invoice_amount_paid'),
   amount('invoice_balance'),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** How a patient is notified: email when they have an address, else SMS to their mobile. */
 export const NOTIFICATION_CHANNELS = ['email', 'sms'] as const;
@@ -97,6 +98,6 @@ export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 
 /** Filter of `clinic notifications list`. */
-export const NOTIFICATION_QUERY_FIELDS: readonly FieldSpec[] = [
+export const NOTIFICATION_QUERY_FIELDS = [
   field.literal('status', { values: NOTIFICATION_STATUSES, description: 'Only rows in this status' }),
-];
+] as const satisfies readonly FieldSpec[];

@@ -2,24 +2,24 @@ import { field, type FieldSpec } from './field-spec.js';
 import { DOCUMENT_TYPE_KEYS } from './patient-fields.js';
 
 /** The path parameter of POST /patients/{patient_id}/documents. */
-export const DOCUMENT_PATH_FIELDS: readonly FieldSpec[] = [field.uuid('patient_id', { required: true, description: 'The patient (from create-patient)' })];
+export const DOCUMENT_PATH_FIELDS = [field.uuid('patient_id', { required: true, description: 'The patient (from create-patient)' })] as const satisfies readonly FieldSpec[];
 
 /**
  * The text fields of the upload form (spec 4, POST /patients/{patient_id}/documents). The `file`
  * part is not described here: it is a stream, never a value. `type` is a plain string in the
  * schema because an unknown key is the coded DOCUMENT_TYPE_INVALID, not a schema error.
  */
-export const DOCUMENT_FORM_FIELDS: readonly FieldSpec[] = [
+export const DOCUMENT_FORM_FIELDS = [
   field.string('title', { nullable: true, description: 'A title for people' }),
   field.string('type', { default: 'other', description: `Document type: ${DOCUMENT_TYPE_KEYS.join(', ')}` }),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** The Document upload response of spec 2.11 (decisions.md §6 for filename and content_type). */
-export const DOCUMENT_FIELDS: readonly FieldSpec[] = [
+export const DOCUMENT_FIELDS = [
   field.uuid('id'),
   field.string('filename', { minLength: 1, maxLength: 255, description: "The client's file name reduced to its base name" }),
   field.string('content_type', { description: "The part's Content-Type, else application/octet-stream" }),
   field.integer('size', { minimum: 1, description: 'Bytes' }),
   field.datetime('created_at'),
   field.literal('type', { values: DOCUMENT_TYPE_KEYS }),
-];
+] as const satisfies readonly FieldSpec[];

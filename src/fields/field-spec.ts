@@ -46,28 +46,78 @@ export type FieldSpec = FieldBase &
 export type FieldKind = FieldSpec['kind'];
 type Options<K extends FieldKind> = Omit<Extract<FieldSpec, { kind: K }>, 'kind' | 'name'>;
 
-/** Builders that keep field lists short and readable. */
+/** The spec a builder makes: the name and options exactly as written, so that ValuesOf can read them. */
+type Built<K extends FieldKind, N extends string, O> = { name: N; kind: K } & O;
+
+/** A builder of kind K whose options may all be omitted. */
+const builder =
+  <K extends FieldKind>(kind: K) =>
+  <const N extends string, const O extends Options<K> = Options<K>>(name: N, options?: O): Built<K, N, O> =>
+    ({ name, kind, ...options }) as Built<K, N, O>;
+
+/** A builder of kind K whose options must be given (limits without a sensible default). */
+const builderWithOptions =
+  <K extends FieldKind>(kind: K) =>
+  <const N extends string, const O extends Options<K>>(name: N, options: O): Built<K, N, O> =>
+    ({ name, kind, ...options }) as Built<K, N, O>;
+
+/** Builders that keep field lists short and readable, and keep each field's name and options in its type. */
 export const field = {
-  string: (name: string, options: Options<'string'> = {}): FieldSpec => ({ name, kind: 'string', ...options }),
-  date: (name: string, options: Options<'date'> = {}): FieldSpec => ({ name, kind: 'date', ...options }),
-  datetime: (name: string, options: Options<'datetime'> = {}): FieldSpec => ({ name, kind: 'datetime', ...options }),
-  uuid: (name: string, options: Options<'uuid'> = {}): FieldSpec => ({ name, kind: 'uuid', ...options }),
-  uuidList: (name: string, options: Options<'uuid_list'> = {}): FieldSpec => ({ name, kind: 'uuid_list', ...options }),
-  boolean: (name: string, options: Options<'boolean'> = {}): FieldSpec => ({ name, kind: 'boolean', ...options }),
-  integer: (name: string, options: Options<'integer'> = {}): FieldSpec => ({ name, kind: 'integer', ...options }),
-  decimal: (name: string, options: Options<'decimal'> = {}): FieldSpec => ({ name, kind: 'decimal', ...options }),
-  money: (name: string, options: Options<'money'>): FieldSpec => ({ name, kind: 'money', ...options }),
-  literal: (name: string, options: Options<'literal'>): FieldSpec => ({ name, kind: 'literal', ...options }),
-  stringListMap: (name: string, options: Options<'string_list_map'>): FieldSpec => ({
-    name,
-    kind: 'string_list_map',
-    ...options,
-  }),
-  object: (name: string, options: Options<'object'>): FieldSpec => ({ name, kind: 'object', ...options }),
-  objectList: (name: string, options: Options<'object_list'>): FieldSpec => ({ name, kind: 'object_list', ...options }),
+  string: builder('string'),
+  date: builder('date'),
+  datetime: builder('datetime'),
+  uuid: builder('uuid'),
+  uuidList: builder('uuid_list'),
+  boolean: builder('boolean'),
+  integer: builder('integer'),
+  decimal: builder('decimal'),
+  money: builderWithOptions('money'),
+  literal: builderWithOptions('literal'),
+  stringListMap: builderWithOptions('string_list_map'),
+  object: builderWithOptions('object'),
+  objectList: builderWithOptions('object_list'),
 } as const;
 
 /** Nullable text with an optional maximum length: the commonest patient field. */
-export function optionalText(name: string, maxLength?: number): FieldSpec {
-  return field.string(name, { nullable: true, ...(maxLength === undefined ? {} : { maxLength }) });
+export function optionalText<const N extends string, const M extends number | undefined = undefined>(
+  name: N,
+  maxLength?: M,
+): Built<'string', N, { nullable: true; maxLength: M }> {
+  return field.string(name, { nullable: true, ...(maxLength === undefined ? {} : { maxLength }) }) as Built<'string', N, { nullable: true; maxLength: M }>;
 }
+
+/** The value of a field of `Spec` once validated and normalised (values.ts): ids and dates as text, money in cents. */
+type BaseValue<Spec> = Spec extends { kind: 'string' | 'date' | 'datetime' | 'uuid' | 'decimal' }
+  ? string
+  : Spec extends { kind: 'uuid_list' }
+    ? string[]
+    : Spec extends { kind: 'boolean' }
+      ? boolean
+      : Spec extends { kind: 'integer' | 'money' }
+        ? number
+        : Spec extends { kind: 'literal'; values: readonly (infer V)[] }
+          ? V
+          : Spec extends { kind: 'string_list_map' }
+            ? Record<string, string[]>
+            : Spec extends { kind: 'object'; fields: infer F extends readonly FieldSpec[] }
+              ? ValuesOf<F>
+              : Spec extends { kind: 'object_list'; fields: infer F extends readonly FieldSpec[] }
+                ? ValuesOf<F>[]
+                : unknown;
+
+/**
+ * What a normalised field holds: its value, null if nullable, and undefined only when it may be
+ * absent with neither a default nor null to stand in (values.ts fills those in).
+ */
+type ValueOf<Spec> =
+  | BaseValue<Spec>
+  | (Spec extends { nullable: true } ? null : never)
+  | (Spec extends { required: true } | { default: unknown } | { nullable: true } | { kind: 'object' } ? never : undefined);
+
+/** The normalised values of a field list, by name: what parseFields returns. A misspelt name is a compile error. */
+export type ValuesOf<Fields extends readonly FieldSpec[]> = { -readonly [Spec in Fields[number] as Spec['name']]: ValueOf<Spec> };
+
+/** A response made of a field list: every field present, null where it is nullable (the presenters' type). */
+export type ResponseOf<Fields extends readonly FieldSpec[]> = {
+  -readonly [Spec in Fields[number] as Spec['name']]: BaseValue<Spec> | (Spec extends { nullable: true } ? null : never);
+};

@@ -25,7 +25,7 @@ const nullableInteger = (name: string) => field.integer(name, { nullable: true }
  * Every field of the Patient request (spec 2.1, limits of section 8), in the specification's
  * order. Each is a column of the `patients` table of the same name unless `requestOnly`.
  */
-export const PATIENT_INPUT_FIELDS: readonly FieldSpec[] = [
+export const PATIENT_INPUT_FIELDS = [
   field.string('first_name', { required: true, minLength: 1, maxLength: 128 }),
   field.string('last_name', { required: true, minLength: 1, maxLength: 128 }),
   optionalText('salutation'),
@@ -116,22 +116,22 @@ export const PATIENT_INPUT_FIELDS: readonly FieldSpec[] = [
   // Accepted for compatibility; this program has no patient portal accounts to link, so it is
   // validated and otherwise has no effect (README, "Decisions").
   field.boolean('link_existing_portal_user', { default: false, requestOnly: true }),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** Stored input fields: the request fields less the request-only ones. */
-export const PATIENT_STORED_FIELDS: readonly FieldSpec[] = PATIENT_INPUT_FIELDS.filter((spec) => !spec.requestOnly);
+export const PATIENT_STORED_FIELDS: readonly FieldSpec[] = PATIENT_INPUT_FIELDS.filter((spec: FieldSpec) => !spec.requestOnly);
 
 /** Fields only the response carries, stored as columns but never set through the API (spec 2.2). */
-export const PATIENT_READ_ONLY_FIELDS: readonly FieldSpec[] = [
+export const PATIENT_READ_ONLY_FIELDS = [
   optionalText('insurer_code'),
   nullableDate('last_panoramic_date'),
-];
+] as const satisfies readonly FieldSpec[];
 
 /**
  * What the response adds to those (spec 2.2, decisions.md §4): identity, state and what the
  * patient owes, the sum of their open invoice balances as a decimal string.
  */
-export const PATIENT_RESPONSE_EXTRA_FIELDS: readonly FieldSpec[] = [
+export const PATIENT_RESPONSE_EXTRA_FIELDS = [
   field.uuid('id', { description: 'Used to book appointments and upload documents' }),
   field.string('patient_number', { description: 'Unique, never reused, e.g. P-000001' }),
   field.boolean('is_active'),
@@ -139,11 +139,11 @@ export const PATIENT_RESPONSE_EXTRA_FIELDS: readonly FieldSpec[] = [
   field.datetime('updated_at'),
   field.decimal('outstanding_balance', { default: '0', description: 'Sum of the open invoice balances' }),
   field.string('outstanding_currency', { nullable: true, description: 'Currency of the open invoices; null while there are none' }),
-];
+] as const satisfies readonly FieldSpec[];
 
 /** The Patient response (spec 2.2): every field presentPatient returns, each always present. */
-export const PATIENT_RESPONSE_FIELDS: readonly FieldSpec[] = [
+export const PATIENT_RESPONSE_FIELDS = [
   ...PATIENT_RESPONSE_EXTRA_FIELDS,
   ...PATIENT_STORED_FIELDS,
   ...PATIENT_READ_ONLY_FIELDS,
-];
+] as const satisfies readonly FieldSpec[];

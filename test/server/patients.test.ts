@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import type { FieldSpec } from '../../src/fields/field-spec.js';
+import { describe, it } from 'node:test';
 import { PATIENT_INPUT_FIELDS } from '../../src/fields/patient-fields.js';
 import { buildPatient, text } from '../helpers/builders.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
 
 const PORTAL_KEYS = ['invoices', 'quotations', 'xrays', 'scans', 'prescriptions', 'consent', 'communications', 'other'];
 
@@ -35,11 +36,7 @@ function valueOfLength(field: string, length: number): string {
 }
 
 describe('POST /patients', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = useTestServer();
 
   const post = (body: unknown, options = {}) => server.request('POST', '/patients', { body, ...options });
 
@@ -63,7 +60,7 @@ describe('POST /patients', () => {
     assert.equal(patient.communication_prefs, null);
     assert.deepEqual(patient.portal_access, Object.fromEntries(PORTAL_KEYS.map((k) => [k, false])));
     assert.equal('link_existing_portal_user' in patient, false);
-    for (const spec of PATIENT_INPUT_FIELDS.filter((s) => !s.requestOnly)) {
+    for (const spec of PATIENT_INPUT_FIELDS.filter((s: FieldSpec) => !s.requestOnly)) {
       assert.ok(spec.name in patient, `response lacks ${spec.name}`);
     }
   });
@@ -157,7 +154,7 @@ describe('POST /patients', () => {
       communication_prefs: { email: ['invoices', 'recalls'], sms: [] },
       portal_access: Object.fromEntries(PORTAL_KEYS.map((k) => [k, true])),
     };
-    const sent = PATIENT_INPUT_FIELDS.filter((s) => !s.requestOnly).map((s) => s.name);
+    const sent = PATIENT_INPUT_FIELDS.filter((s: FieldSpec) => !s.requestOnly).map((s) => s.name);
     assert.deepEqual(Object.keys(body).sort(), [...sent].sort(), 'the test sends every field');
     const response = await post({ ...body, link_existing_portal_user: true });
     assert.equal(response.status, 201, response.text);

@@ -12,6 +12,7 @@ import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
 import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
 import { normalizeFields } from '../validation/values.js';
+import type { ValuesOf } from '../../fields/field-spec.js';
 import { presentAppointment, type Appointment } from './present-appointment.js';
 
 /** Where a booking was made: this program books over its HTTP API or its command line. */
@@ -19,8 +20,10 @@ export type BookingSource = 'api' | 'cli';
 
 const appointmentInput = fieldsValidator(APPOINTMENT_INPUT_FIELDS, 'body');
 
+type AppointmentValues = ValuesOf<typeof APPOINTMENT_INPUT_FIELDS>;
+
 /** The two fields `end_at` after `start_at` compares, normalised on their own. */
-const TIME_FIELDS = APPOINTMENT_INPUT_FIELDS.filter((spec) => spec.name === 'start_at' || spec.name === 'end_at');
+const TIME_FIELDS = [APPOINTMENT_INPUT_FIELDS[0], APPOINTMENT_INPUT_FIELDS[1]] as const;
 
 /**
  * Checks that need more than one field or go beyond the schema's types, reported with the schema
@@ -35,7 +38,7 @@ function crossFieldIssues(input: unknown, schemaIssues: readonly ValidationIssue
   const failed = new Set(schemaIssues.map((i) => i.loc[1]));
   if (!failed.has('start_at') && !failed.has('end_at')) {
     const times = normalizeFields(TIME_FIELDS, input, { timeZone });
-    if (Date.parse(times.end_at as string) <= Date.parse(times.start_at as string)) {
+    if (Date.parse(times.end_at) <= Date.parse(times.start_at)) {
       found.push(issue(['body', 'end_at'], problems.valueError('end_at must be after start_at'), input.end_at));
     }
   }
@@ -46,10 +49,10 @@ function crossFieldIssues(input: unknown, schemaIssues: readonly ValidationIssue
  * The appointment's services in order: the request's `service_ids`, else `[service_id]` when
  * only that was given, else none. An empty `service_ids` counts as not given (README, "Decisions").
  */
-function serviceList(values: Record<string, unknown>): string[] {
-  const listed = values.service_ids as string[] | undefined;
+function serviceList(values: AppointmentValues): string[] {
+  const listed = values.service_ids;
   if (listed !== undefined && listed.length > 0) return listed;
-  return typeof values.service_id === 'string' ? [values.service_id] : [];
+  return values.service_id === null ? [] : [values.service_id];
 }
 
 /**
@@ -62,22 +65,25 @@ export function bookAppointment(db: Db, input: unknown, bookingSource: BookingSo
   const timeZone = clinicTimeZone(db);
   const schemaIssues = appointmentInput.issues(input);
   throwIfIssues(schemaIssues, crossFieldIssues(input, schemaIssues, timeZone));
-  const values = normalizeFields(APPOINTMENT_INPUT_FIELDS, input as Record<string, unknown>, { timeZone });
+  const values = appointmentInput.normalize(input, { timeZone });
+  // Refused above when null (crossFieldIssues).
+  const patientId = values.patient_id!;
   const serviceIds = serviceList(values);
 
   const id = newId();
   // IMMEDIATE: the existence checks and the inserts see one state of the database, and a
   // concurrent writer waits instead of interleaving.
   db.transaction(() => {
-    if (!patientExists(db, values.patient_id as string)) throw errors.patientNotFound(422);
-    if (typeof values.resource_id === 'string' && !findDoctor(db, values.resource_id)) throw errors.doctorNotFound();
+    if (!patientExists(db, patientId)) throw errors.patientNotFound(422);
+    if (values.resource_id !== null && !findDoctor(db, values.resource_id)) throw errors.doctorNotFound();
     // service_id alone is also the whole of serviceIds: each id is looked up once.
-    const named = new Set(typeof values.service_id === 'string' ? [values.service_id, ...serviceIds] : serviceIds);
+    const named = new Set(values.service_id === null ? serviceIds : [values.service_id, ...serviceIds]);
     if ([...named].some((serviceId) => !findService(db, serviceId))) throw errors.serviceNotFound();
 
     const now = nowIso();
     const columns: Record<string, unknown> = { id, booking_source: bookingSource, created_at: now, updated_at: now };
-    for (const spec of APPOINTMENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, values[spec.name]);
+    const byName: Readonly<Record<string, unknown>> = values;
+    for (const spec of APPOINTMENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, byName[spec.name]);
     for (const spec of APPOINTMENT_READ_ONLY_FIELDS) columns[spec.name] = null;
     columns.clinic_confirmed_at = now;
     insertAppointment(db, columns);

@@ -1,52 +1,14 @@
 import type { AppointmentRow, AppointmentServiceRow } from '../../db/appointments.js';
 import type { ServiceRow } from '../../db/services.js';
-import { confirmationState, type ConfirmationState } from './confirmation-state.js';
+import type { APPOINTMENT_RESPONSE_FIELDS, APPOINTMENT_SERVICE_BRIEF_FIELDS } from '../../fields/appointment-fields.js';
+import type { ResponseOf } from '../../fields/field-spec.js';
+import { confirmationState } from './confirmation-state.js';
 
 /** AppointmentServiceBrief of spec 2.5. */
-export interface AppointmentServiceBrief {
-  id: string;
-  name: string;
-  color: string;
-  default_duration_min: number;
-}
+export type AppointmentServiceBrief = ResponseOf<typeof APPOINTMENT_SERVICE_BRIEF_FIELDS>;
 
 /** The Appointment of spec 2.5, fields in the specification's order. */
-export interface Appointment {
-  id: string;
-  appointment_number: string;
-  booking_source: string;
-  resource_id: string | null;
-  patient_id: string | null;
-  service_id: string | null;
-  title: string | null;
-  appointment_type: string | null;
-  color: string | null;
-  notes: string | null;
-  start_at: string;
-  end_at: string;
-  status: string;
-  created_at: string;
-  updated_at: string;
-  patient_first_name: string | null;
-  patient_last_name: string | null;
-  patient_number: string | null;
-  patient_email: string | null;
-  patient_mobile: string | null;
-  patient_cave: string | null;
-  patient_classification: string | null;
-  service_name: string | null;
-  service_color: string | null;
-  service_ids: string[];
-  services: AppointmentServiceBrief[];
-  clinic_confirmed_at: string | null;
-  patient_confirmed_at: string | null;
-  reschedule_from_start_at: string | null;
-  reschedule_from_end_at: string | null;
-  reschedule_at: string | null;
-  reschedule_by_role: string | null;
-  confirmation_reminder_sent_at: string | null;
-  confirmation_state: ConfirmationState;
-}
+export type Appointment = ResponseOf<typeof APPOINTMENT_RESPONSE_FIELDS>;
 
 const text = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 

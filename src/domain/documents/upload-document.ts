@@ -6,13 +6,13 @@ import { deleteDocument, insertDocument, type DocumentRow } from '../../db/docum
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
 import { presentColumns } from '../../fields/columns.js';
+import type { ResponseOf } from '../../fields/field-spec.js';
 import { DOCUMENT_FIELDS, DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
 import { DOCUMENT_TYPE_KEYS } from '../../fields/patient-fields.js';
 import { newId, nowIso } from '../clock.js';
 import { errors, ValidationError, type ValidationIssue } from '../errors.js';
 import { problems } from '../validation/problems.js';
 import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
-import { normalizeFields } from '../validation/values.js';
 import { documentFilename } from './document-filename.js';
 
 /** Where documents are kept and how large one may be. */
@@ -24,14 +24,7 @@ export interface DocumentStorage {
 }
 
 /** The Document upload response of spec 2.11. */
-export interface Document {
-  id: string;
-  filename: string;
-  content_type: string;
-  size: number;
-  created_at: string;
-  type: string;
-}
+export type Document = ResponseOf<typeof DOCUMENT_FIELDS>;
 
 /** A file as it arrives: its bytes as a stream, read once, and what its sender said about it. */
 export interface IncomingFile {
@@ -199,7 +192,7 @@ export class DocumentUpload {
     const given = givenFields(fields);
     throwIfIssues(this.pathIssues, formInput.issues(given), this.fileIssues(fields));
     if (this.patientId === undefined) throw errors.patientNotFound(404);
-    const values = normalizeFields(DOCUMENT_FORM_FIELDS, given, NO_TIME_FIELDS);
+    const values = formInput.normalize(given, NO_TIME_FIELDS);
     if (!isDocumentType(values.type)) throw errors.documentTypeInvalid(DOCUMENT_TYPE_KEYS);
     const file = this.received as ReceivedFile;
     if (file.size === 0) throw errors.documentEmpty();
@@ -212,7 +205,7 @@ export class DocumentUpload {
       content_type: file.contentType || 'application/octet-stream',
       size: file.size,
       sha256: file.sha256,
-      title: (values.title as string | null) ?? null,
+      title: values.title,
       type: values.type,
       created_at: nowIso(),
     };

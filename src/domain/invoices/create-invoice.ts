@@ -7,8 +7,7 @@ import { errors } from '../errors.js';
 import { clinicCurrency, clinicTimeZone } from '../settings.js';
 import { dateError } from '../validation/calendar.js';
 import { isPlainObject } from '../validation/structs.js';
-import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
-import { normalizeFields } from '../validation/values.js';
+import { fieldsValidator } from '../validation/validate.js';
 import { presentInvoice, type Invoice } from './present-invoice.js';
 
 const invoiceInput = fieldsValidator(INVOICE_INPUT_FIELDS, 'body');
@@ -34,13 +33,12 @@ function yearIn(timeZone: string, isoInstant: string): number {
  */
 export function createInvoice(db: Db, input: unknown): Invoice {
   const body = withIssuedDateAsMidnight(input);
-  throwIfIssues(invoiceInput.issues(body));
   const timeZone = clinicTimeZone(db);
-  const values = normalizeFields(INVOICE_INPUT_FIELDS, body as Record<string, unknown>, { timeZone });
-  const patientId = values.patient_id as string;
-  const currency = (values.currency as string | undefined) ?? clinicCurrency(db);
+  const values = invoiceInput.parse(body, { timeZone });
+  const patientId = values.patient_id;
+  const currency = values.currency ?? clinicCurrency(db);
   const now = nowIso();
-  const issuedAt = (values.issued_at as string | undefined) ?? now;
+  const issuedAt = values.issued_at ?? now;
 
   return db
     .transaction(() => {
@@ -48,7 +46,7 @@ export function createInvoice(db: Db, input: unknown): Invoice {
       const owed = sumOpenBalances(db, patientId)[0];
       if (owed !== undefined && owed.currency !== currency) throw errors.invoiceCurrencyMismatch(owed.currency);
       const year = yearIn(timeZone, issuedAt);
-      const totalCents = values.total as number;
+      const totalCents = values.total;
       const row: InvoiceRow = {
         id: newId(),
         invoice_number: `INV-${year}-${String(takeInvoiceNumber(db, year)).padStart(6, '0')}`,

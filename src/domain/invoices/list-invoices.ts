@@ -1,8 +1,7 @@
 import { listInvoiceRows } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { INVOICE_QUERY_FIELDS } from '../../fields/billing-fields.js';
-import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
-import { normalizeFields } from '../validation/values.js';
+import { fieldsValidator } from '../validation/validate.js';
 import { presentInvoice, type Invoice } from './present-invoice.js';
 
 const invoiceQuery = fieldsValidator(INVOICE_QUERY_FIELDS, 'query');
@@ -13,8 +12,6 @@ const invoiceQuery = fieldsValidator(INVOICE_QUERY_FIELDS, 'query');
  * filter that matches nothing, not an error.
  */
 export function listInvoices(db: Db, query: unknown): Invoice[] {
-  throwIfIssues(invoiceQuery.issues(query));
-  const values = normalizeFields(INVOICE_QUERY_FIELDS, query as Record<string, unknown>, { timeZone: 'UTC' });
-  const patientId = (values.patient_id as string | null | undefined) ?? null;
-  return listInvoiceRows(db, { patientId, unpaid: values.unpaid as boolean }).map(presentInvoice);
+  const values = invoiceQuery.parse(query, { timeZone: 'UTC' });
+  return listInvoiceRows(db, { patientId: values.patient_id ?? null, unpaid: values.unpaid }).map(presentInvoice);
 }

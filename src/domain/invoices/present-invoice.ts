@@ -1,18 +1,10 @@
 import type { InvoiceRow } from '../../db/invoices.js';
+import type { INVOICE_FIELDS } from '../../fields/billing-fields.js';
+import type { ResponseOf } from '../../fields/field-spec.js';
 import { centsToNumber } from '../validation/decimal.js';
 
 /** The Invoice item of spec 2.8; money as JSON numbers in the invoice's currency. */
-export interface Invoice {
-  id: string;
-  invoice_number: string;
-  patient_id: string;
-  status: string;
-  currency: string;
-  total: number;
-  amount_paid: number;
-  balance: number;
-  issued_at: string | null;
-}
+export type Invoice = ResponseOf<typeof INVOICE_FIELDS>;
 
 /** The API shape of an invoice row, shared by GET /invoices and `clinic invoice`. */
 export function presentInvoice(row: InvoiceRow): Invoice {

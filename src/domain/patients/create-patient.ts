@@ -6,13 +6,12 @@ import { newId, nowIso } from '../clock.js';
 import { errors } from '../errors.js';
 import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { clinicTimeZone } from '../settings.js';
-import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
-import { normalizeFields } from '../validation/values.js';
+import { fieldsValidator } from '../validation/validate.js';
 import { presentPatient, type Patient } from './present-patient.js';
 
 const patientInput = fieldsValidator(PATIENT_INPUT_FIELDS, 'body');
 
-const isBlank = (value: unknown) => typeof value !== 'string' || value.trim() === '';
+const isBlank = (value: string | null) => value === null || value.trim() === '';
 
 /**
  * Creates a patient (POST /patients, `clinic create-patient`). Schema first, every failing
@@ -20,13 +19,13 @@ const isBlank = (value: unknown) => typeof value !== 'string' || value.trim() ==
  * (absent, null and blank all count as missing).
  */
 export function createPatient(db: Db, input: unknown): Patient {
-  throwIfIssues(patientInput.issues(input));
-  const values = normalizeFields(PATIENT_INPUT_FIELDS, input as Record<string, unknown>, { timeZone: clinicTimeZone(db) });
+  const values = patientInput.parse(input, { timeZone: clinicTimeZone(db) });
   if (isBlank(values.email) || isBlank(values.mobile)) throw errors.patientContactRequired();
 
   const now = nowIso();
   const columns: Record<string, unknown> = { id: newId(), created_at: now, updated_at: now };
-  for (const spec of PATIENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, values[spec.name]);
+  const byName: Readonly<Record<string, unknown>> = values;
+  for (const spec of PATIENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, byName[spec.name]);
   const row = insertPatient(db, columns);
   // A patient created a moment ago has no invoices, so this is "0" with no currency; asked all
   // the same, so every presented patient has its balance from the one place that computes it.

@@ -1,21 +1,11 @@
 import type { InvoiceRow } from '../../db/invoices.js';
 import type { PaymentRow } from '../../db/payments.js';
+import type { PAYMENT_RESULT_FIELDS } from '../../fields/billing-fields.js';
+import type { ResponseOf } from '../../fields/field-spec.js';
 import { centsToNumber } from '../validation/decimal.js';
 
 /** The Payment result of spec 2.10. */
-export interface PaymentResult {
-  payment_id: string;
-  invoice_id: string;
-  patient_id: string;
-  amount: number;
-  method: string;
-  currency: string;
-  created_at: string;
-  invoice_status: string;
-  invoice_total: number;
-  invoice_amount_paid: number;
-  invoice_balance: number;
-}
+export type PaymentResult = ResponseOf<typeof PAYMENT_RESULT_FIELDS>;
 
 /**
  * The result of a payment: the invoice fields that never change (patient, currency, total) come

@@ -2,12 +2,11 @@ import { createHash } from 'node:crypto';
 import { findInvoice, updateInvoiceAfterPayment } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { findPaymentByIdempotencyKey, insertPayment, type PaymentRow } from '../../db/payments.js';
-import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_PATH_FIELDS } from '../../fields/billing-fields.js';
+import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_PATH_FIELDS, type PaymentMethodKey } from '../../fields/billing-fields.js';
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../errors.js';
 import { queuePaidInvoiceNotification } from '../notifications/queue-notification.js';
 import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
-import { normalizeFields } from '../validation/values.js';
 import { presentPayment, type PaymentResult } from './present-payment.js';
 
 /** A payment request as it arrives, over HTTP or from the command line: not yet validated. */
@@ -29,7 +28,7 @@ export interface RecordedPayment {
 interface ValidPayment {
   invoiceId: string;
   amountCents: number;
-  method: string;
+  method: PaymentMethodKey;
   note: string | null;
   idempotencyKey: string | null;
 }
@@ -41,15 +40,15 @@ const NO_TIME_FIELDS = { timeZone: 'UTC' };
 
 function validate(request: PaymentRequest): ValidPayment {
   throwIfIssues(pathInput.issues(request.path), headerInput.issues(request.headers), paymentInput.issues(request.body));
-  const path = normalizeFields(PAYMENT_PATH_FIELDS, request.path as Record<string, unknown>, NO_TIME_FIELDS);
-  const headers = normalizeFields(PAYMENT_HEADER_FIELDS, request.headers as Record<string, unknown>, NO_TIME_FIELDS);
-  const body = normalizeFields(PAYMENT_INPUT_FIELDS, request.body as Record<string, unknown>, NO_TIME_FIELDS);
+  const path = pathInput.normalize(request.path, NO_TIME_FIELDS);
+  const headers = headerInput.normalize(request.headers, NO_TIME_FIELDS);
+  const body = paymentInput.normalize(request.body, NO_TIME_FIELDS);
   return {
-    invoiceId: path.invoice_id as string,
-    amountCents: body.amount as number,
-    method: body.method as string,
-    note: body.note as string | null,
-    idempotencyKey: (headers['idempotency-key'] as string | undefined) ?? null,
+    invoiceId: path.invoice_id,
+    amountCents: body.amount,
+    method: body.method,
+    note: body.note,
+    idempotencyKey: headers['idempotency-key'] ?? null,
   };
 }
 

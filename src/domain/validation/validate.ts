@@ -2,7 +2,8 @@ import type { Failure, Struct } from 'superstruct';
 import { ValidationError, type LocSource, type ValidationIssue } from '../errors.js';
 import { problems, type Problem } from './problems.js';
 import { isPlainObject, objectStruct } from './structs.js';
-import type { FieldSpec } from '../../fields/field-spec.js';
+import type { FieldSpec, ValuesOf } from '../../fields/field-spec.js';
+import { normalizeFields, type NormalizeContext } from './values.js';
 
 /** Nesting deeper than this is cut from an echoed `input`, so rendering an error can never overflow the stack. */
 const MAX_ECHO_DEPTH = 16;
@@ -72,15 +73,25 @@ export function collectIssues(struct: AnyStruct, value: unknown, source: LocSour
 }
 
 /**
- * The struct of each field list, built once: validators are derived at start-up, not per request.
+ * The validator and parser of one field list, built once (at module load, not per request):
+ * `issues` reports what is wrong; `parse` validates and returns the normalised, typed values
+ * (ValuesOf), so a use case reads `values.total` and a misspelt name does not compile.
  */
-export function fieldsValidator(fields: readonly FieldSpec[], source: LocSource) {
+export function fieldsValidator<const Fields extends readonly FieldSpec[]>(fields: Fields, source: LocSource) {
   const struct = objectStruct(source, fields);
+  const issues = (value: unknown): ValidationIssue[] => {
+    if (!isPlainObject(value)) return [issue([source], problems.modelAttributesType(), value)];
+    return collectIssues(struct, value, source);
+  };
   return {
     /** Issues for `value`, or an empty list. */
-    issues(value: unknown): ValidationIssue[] {
-      if (!isPlainObject(value)) return [issue([source], problems.modelAttributesType(), value)];
-      return collectIssues(struct, value, source);
+    issues,
+    /** The normalised values of `value`, which must have passed `issues` (several request parts are checked together first). */
+    normalize: (value: unknown, context: NormalizeContext): ValuesOf<Fields> => normalizeFields(fields, value as Record<string, unknown>, context),
+    /** Throws the ValidationError of `value`, or returns its normalised values. */
+    parse(value: unknown, context: NormalizeContext): ValuesOf<Fields> {
+      throwIfIssues(issues(value));
+      return normalizeFields(fields, value as Record<string, unknown>, context);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { parseDateTime, toUtcIso } from './calendar.js';
 import { decimalToCents, formatDecimal } from './decimal.js';
-import type { FieldSpec } from '../../fields/field-spec.js';
+import type { FieldSpec, ValuesOf } from '../../fields/field-spec.js';
 import { decimalPartsOf, textBoolean } from './structs.js';
 
 /** What normalising needs to know about the clinic. */
@@ -41,18 +41,18 @@ function normalizeValue(spec: FieldSpec, value: unknown, context: NormalizeConte
  * The validated input with every field present: absent fields take their default (or null),
  * present ones their canonical form. Unknown keys are dropped.
  */
-export function normalizeFields(
-  fields: readonly FieldSpec[],
+export function normalizeFields<const Fields extends readonly FieldSpec[]>(
+  fields: Fields,
   input: Record<string, unknown>,
   context: NormalizeContext,
-): Record<string, unknown> {
+): ValuesOf<Fields> {
   const output: Record<string, unknown> = {};
-  for (const spec of fields) {
+  for (const spec of fields as readonly FieldSpec[]) {
     const value = input[spec.name];
     if (value === undefined) output[spec.name] = defaultOf(spec, context);
     else output[spec.name] = normalizeValue(spec, value, context);
   }
-  return output;
+  return output as ValuesOf<Fields>;
 }
 
 function defaultOf(spec: FieldSpec, context: NormalizeContext): unknown {
