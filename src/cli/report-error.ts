@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { classifyError, ValidationError } from '../domain/errors.js';
+import { classifyError, errors, ValidationError } from '../domain/errors.js';
 import type { CliIo } from './io.js';
 
 /** Exit codes of decisions.md §8. */
@@ -16,7 +16,11 @@ export function reportError(io: CliIo, error: unknown, json: boolean): number {
   }
   const refusal = classifyError(error);
   if (refusal === undefined) {
-    io.stderr(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    // A bug, not a refusal: the INTERNAL code like the API's, and what went wrong for whoever reports it.
+    const internal = errors.internal();
+    const cause = error instanceof Error ? (error.stack ?? error.message) : String(error);
+    if (json) io.stderr(`${JSON.stringify({ detail: { code: internal.code, message: `${internal.message} ${cause.split('\n')[0]}` } })}\n`);
+    else io.stderr(`error: ${internal.code}: this is a bug in clinic, please report it with what follows:\n${cause}\n`);
     return EXIT.refused;
   }
   if (refusal instanceof ValidationError) {

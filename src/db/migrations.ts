@@ -17,6 +17,17 @@ export const MIGRATIONS: readonly Migration[] = [];
 /** The user_version of a database that is fully up to date. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 1);
 
+/** A database written by a newer program (src/domain/errors.ts makes it DATABASE_TOO_NEW). */
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly found: number,
+    readonly supported: number,
+  ) {
+    super(`the database has schema version ${found}, newer than this program understands (${supported})`);
+    this.name = 'SchemaTooNewError';
+  }
+}
+
 /**
  * Creates the schema on an empty database or applies the pending migrations, all in one
  * transaction so that a crash leaves either the old or the new schema, never half of one.
@@ -24,11 +35,7 @@ export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, 
  */
 export function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > SCHEMA_VERSION) {
-    throw new Error(
-      `the database has schema version ${current}, newer than this program understands (${SCHEMA_VERSION}); use a newer clinic program`,
-    );
-  }
+  if (current > SCHEMA_VERSION) throw new SchemaTooNewError(current, SCHEMA_VERSION);
   if (current === SCHEMA_VERSION) return;
   db.transaction(() => {
     if (current === 0) {

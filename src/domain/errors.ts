@@ -1,3 +1,4 @@
+import { SchemaTooNewError } from '../db/migrations.js';
 import { storageFault } from '../db/storage-errors.js';
 
 /**
@@ -124,6 +125,21 @@ export const errors = {
     ),
   cannotListen: (address: string, reason: string) =>
     new AppError(500, 'CANNOT_LISTEN', `The server cannot listen on ${address}: ${reason}. Choose another --port, or stop the program using it.`),
+  backupFileExists: (path: string) =>
+    new AppError(409, 'BACKUP_FILE_EXISTS', `${path} already exists; a backup never overwrites a file. Choose a new file name.`),
+  backupNotFound: (path: string) => new AppError(404, 'BACKUP_NOT_FOUND', `There is no backup file ${path}.`),
+  backupDamaged: (reason: string) =>
+    new AppError(422, 'BACKUP_DAMAGED', `The backup cannot be used: ${reason}. Nothing was restored; try another backup file.`),
+  backupFailed: (reason: string) =>
+    new AppError(500, 'BACKUP_FAILED', `The backup could not be written as it should: ${reason}. No backup file was left under the name given.`),
+  dataDirectoryNotEmpty: (path: string) =>
+    new AppError(409, 'DATA_DIRECTORY_NOT_EMPTY', `${path} is not empty; restore only into an empty or new data directory.`),
+  databaseTooNew: (found: number, supported: number) =>
+    new AppError(
+      409,
+      'DATABASE_TOO_NEW',
+      `The database has schema version ${found}, newer than this program understands (${supported}); use a newer clinic program.`,
+    ),
   checkFailed: (findings: number) =>
     new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),
   internal: () => new AppError(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.'),
@@ -137,6 +153,7 @@ export const errors = {
  */
 export function classifyError(error: unknown): AppError | ValidationError | undefined {
   if (error instanceof AppError || error instanceof ValidationError) return error;
+  if (error instanceof SchemaTooNewError) return errors.databaseTooNew(error.found, error.supported);
   switch (storageFault(error)) {
     case 'busy':
       return errors.databaseBusy();

@@ -149,7 +149,7 @@ describe('clinic backup and restore', { timeout: 60_000 }, () => {
     writeFileSync(join(occupied, 'notes.txt'), 'keep me');
     const result = await runClinic(['restore', file, '--data', occupied]);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /is not empty; restore only into an empty or new data directory/);
+    assert.match(result.stderr, /^error: DATA_DIRECTORY_NOT_EMPTY: .* is not empty; restore only into an empty or new data directory/m);
     assert.deepEqual(readdirSync(occupied), ['notes.txt']);
   });
 
@@ -173,7 +173,7 @@ describe('clinic backup and restore', { timeout: 60_000 }, () => {
     const restoredDir = join(work, 'restored');
     const result = await runClinic(['restore', tampered, '--data', restoredDir]);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, new RegExp(`the backup is damaged or was altered: ${document} does not match its SHA-256`));
+    assert.match(result.stderr, new RegExp(`^error: BACKUP_DAMAGED: The backup cannot be used: it is damaged or was altered: ${document} does not match its SHA-256`, "m"));
     assert.deepEqual(readdirSync(restoredDir), []);
   });
 
@@ -184,7 +184,7 @@ describe('clinic backup and restore', { timeout: 60_000 }, () => {
     await create({ file, gzip: true, cwd: work }, ['readme.txt']);
     const result = await runClinic(['restore', file, '--data', join(work, 'restored')]);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /not a clinic backup/);
+    assert.match(result.stderr, /^error: BACKUP_DAMAGED: .*not a clinic backup/m);
   });
 
   it('never overwrites an existing file, and never backs up a directory without a database', async () => {
@@ -193,7 +193,7 @@ describe('clinic backup and restore', { timeout: 60_000 }, () => {
     writeFileSync(file, 'yesterday');
     const result = await runClinic(['backup', file, '--data', dataDir]);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /already exists; a backup never overwrites a file/);
+    assert.match(result.stderr, /^error: BACKUP_FILE_EXISTS: .* already exists; a backup never overwrites a file/m);
     assert.equal(readFileSync(file, 'utf8'), 'yesterday');
     const empty = tempDir();
     const none = await runClinic(['backup', join(empty, 'x.tar.gz'), '--data', empty]);

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { create, list, type ReadEntry, type WriteEntry } from 'tar';
 import { DATABASE_FILE } from '../../db/open-database.js';
+import { errors } from '../errors.js';
 import type { FileDigest } from './data-dir.js';
 
 // A backup is a gzipped tar (readable with `tar tzf` on any PC) of:
@@ -50,17 +51,17 @@ export function parseManifest(text: string | undefined): BackupManifest {
     manifest = undefined;
   }
   if (manifest?.format !== FORMAT || !Array.isArray(manifest.entries)) {
-    throw new Error(`the archive has no readable ${MANIFEST_FILE}: it is not a clinic backup`);
+    throw errors.backupDamaged(`the archive has no readable ${MANIFEST_FILE}: it is not a clinic backup`);
   }
   if (manifest.format_version !== FORMAT_VERSION) {
-    throw new Error(`the backup has format version ${String(manifest.format_version)}; this program reads version ${FORMAT_VERSION}`);
+    throw errors.backupDamaged(`it has format version ${String(manifest.format_version)}; this program reads version ${FORMAT_VERSION}`);
   }
   for (const entry of manifest.entries) {
     const valid =
       typeof entry?.path === 'string' && isArchivablePath(entry.path) && Number.isSafeInteger(entry.size) && /^[0-9a-f]{64}$/.test(String(entry.sha256));
-    if (!valid) throw new Error(`${MANIFEST_FILE} lists an entry this program does not accept: ${JSON.stringify(entry)}`);
+    if (!valid) throw errors.backupDamaged(`${MANIFEST_FILE} lists an entry this program does not accept: ${JSON.stringify(entry)}`);
   }
-  if (!manifest.entries.some((entry) => entry.path === DATABASE_FILE)) throw new Error(`the backup holds no ${DATABASE_FILE}`);
+  if (!manifest.entries.some((entry) => entry.path === DATABASE_FILE)) throw errors.backupDamaged(`it holds no ${DATABASE_FILE}`);
   return manifest as BackupManifest;
 }
 

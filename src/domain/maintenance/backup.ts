@@ -8,6 +8,7 @@ import { SCHEMA_VERSION } from '../../db/migrations.js';
 import { DATABASE_FILE, openDatabase, type Db, type OpenDatabaseOptions } from '../../db/open-database.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { nowIso } from '../clock.js';
+import { errors } from '../errors.js';
 import {
   buildManifest,
   differencesFromManifest,
@@ -45,7 +46,7 @@ export interface RestoreSummary {
  */
 export async function createBackup(db: Db, dataDir: string, file: string): Promise<BackupSummary> {
   const target = resolve(file);
-  if (existsSync(target)) throw new Error(`${target} already exists; a backup never overwrites a file`);
+  if (existsSync(target)) throw errors.backupFileExists(target);
   // Beside the target, not in /tmp: the database copy may be large, and a rename must not cross file systems.
   const staging = await mkdtemp(join(dirname(target), '.clinic-backup-'));
   try {
@@ -69,9 +70,9 @@ export async function createBackup(db: Db, dataDir: string, file: string): Promi
     // A backup that cannot be restored is worse than none: prove it reads back as written.
     const written = await readArchive(archive);
     const problems = !written.hasManifest ? [`${MANIFEST_FILE} is missing`] : differencesFromManifest(manifest, written.files);
-    if (problems.length > 0) throw new Error(`the backup did not read back as written: ${problems.join('; ')}`);
+    if (problems.length > 0) throw errors.backupFailed(`the archive did not read back as written: ${problems.join('; ')}`);
     await syncPath(archive);
-    if (existsSync(target)) throw new Error(`${target} appeared while the backup was written; it was left alone`);
+    if (existsSync(target)) throw errors.backupFailed(`${target} appeared while the backup was written; it was left alone`);
     await rename(archive, target);
     await syncPath(dirname(target));
     return {
@@ -94,9 +95,9 @@ export async function createBackup(db: Db, dataDir: string, file: string): Promi
 export async function restoreBackup(file: string, dataDir: string, options: OpenDatabaseOptions = {}): Promise<RestoreSummary> {
   const source = resolve(file);
   const target = resolve(dataDir);
-  if (!existsSync(source)) throw new Error(`there is no backup file ${source}`);
+  if (!existsSync(source)) throw errors.backupNotFound(source);
   if (existsSync(target) && (await readdir(target)).length > 0) {
-    throw new Error(`${target} is not empty; restore only into an empty or new data directory`);
+    throw errors.dataDirectoryNotEmpty(target);
   }
   await mkdir(target, { recursive: true, mode: 0o700 });
   try {
@@ -116,7 +117,7 @@ export async function restoreBackup(file: string, dataDir: string, options: Open
       if (path !== MANIFEST_FILE) found.set(path, await digestFile(join(staging, path)));
     }
     const problems = differencesFromManifest(manifest, found);
-    if (problems.length > 0) throw new Error(`the backup is damaged or was altered: ${problems.join('; ')}`);
+    if (problems.length > 0) throw errors.backupDamaged(`it is damaged or was altered: ${problems.join('; ')}`);
 
     await rename(join(staging, DATABASE_FILE), join(target, DATABASE_FILE));
     if (existsSync(join(staging, DOCUMENTS_DIR))) await rename(join(staging, DOCUMENTS_DIR), join(target, DOCUMENTS_DIR));
@@ -124,7 +125,7 @@ export async function restoreBackup(file: string, dataDir: string, options: Open
     const db = openDatabase(target, options);
     try {
       const damage = integrityProblems(db);
-      if (damage.length > 0) throw new Error(`the restored database fails integrity_check: ${damage.join('; ')}`);
+      if (damage.length > 0) throw errors.backupDamaged(`the restored database fails integrity_check: ${damage.join('; ')}`);
     } finally {
       db.close();
     }

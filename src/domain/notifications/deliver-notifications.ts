@@ -6,6 +6,7 @@ import {
   scheduleNotificationRetry,
   type NotificationRow,
 } from '../../db/notifications.js';
+import { waitWhileBusy } from '../../db/busy-wait.js';
 import type { Db } from '../../db/open-database.js';
 
 /** An email to send: plain text, one recipient. */
@@ -88,14 +89,15 @@ async function deliverOne(db: Db, mailer: Mailer, row: NotificationRow, policy: 
   } catch (error) {
     const reason = describeError(error);
     if (row.attempts >= policy.maxAttempts) {
-      markNotificationFailed(db, row.id, reason);
+      await waitWhileBusy(() => markNotificationFailed(db, row.id, reason));
       return { ...base, outcome: 'failed', error: reason };
     }
     const nextAttemptAt = new Date(now() + retryDelayMs(policy, row.attempts)).toISOString();
-    scheduleNotificationRetry(db, row.id, nextAttemptAt, reason);
+    await waitWhileBusy(() => scheduleNotificationRetry(db, row.id, nextAttemptAt, reason));
     return { ...base, outcome: 'retry', error: reason };
   }
-  markNotificationSent(db, row.id, new Date(now()).toISOString());
+  // Waits out another process's lock: a sent email left unmarked would be sent again after its lease.
+  await waitWhileBusy(() => markNotificationSent(db, row.id, new Date(now()).toISOString()));
   return { ...base, outcome: 'sent' };
 }
 
@@ -114,7 +116,9 @@ export async function deliverDueNotifications(
   const outcomes: DeliveryOutcome[] = [];
   while (outcomes.length < policy.batchSize) {
     const started = now();
-    const row = claimDueNotification(db, 'email', new Date(started).toISOString(), new Date(started + policy.leaseMs).toISOString());
+    const row = await waitWhileBusy(() =>
+      claimDueNotification(db, 'email', new Date(started).toISOString(), new Date(started + policy.leaseMs).toISOString()),
+    );
     if (row === undefined) break;
     outcomes.push(await deliverOne(db, mailer, row, policy, now));
   }

@@ -36,6 +36,12 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   dataDirectoryUnusable: ['/var/lib/clinic/data', 'it is not writable (EROFS)'],
   databaseDamaged: ['/var/lib/clinic/data/clinic.db', 'database disk image is malformed'],
   cannotListen: ['127.0.0.1:8080', 'the address is already in use (EADDRINUSE)'],
+  backupFileExists: ['/var/backups/clinic/clinic-2026-11-23.tar.gz'],
+  backupNotFound: ['/media/usb/clinic-2026-11-23.tar.gz'],
+  backupDamaged: ['the backup is damaged or was altered'],
+  backupFailed: ['the archive did not read back as written'],
+  dataDirectoryNotEmpty: ['/var/lib/clinic/data'],
+  databaseTooNew: [3, 2],
   checkFailed: [1],
   internal: [],
 };
