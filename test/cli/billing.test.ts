@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { findInvoice } from '../../src/db/invoices.js';
 import { listPaymentRows } from '../../src/db/payments.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
@@ -7,17 +7,15 @@ import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
 import { assertLedgerConsistent } from '../helpers/ledger.js';
 import { runClinic, type CliResult } from '../helpers/run-cli.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
 import { assertMatchesSchema } from '../helpers/contract.js';
 
 describe('clinic invoice, record-payment and notifications', () => {
-  let server: TestServer;
+  const server = useTestServer();
   let patientId: string;
   before(async () => {
-    server = await startTestServer();
     patientId = createPatient(server.db, buildPatient()).id;
   });
-  after(() => server.close());
 
   const clinic = (...args: string[]) => runClinic([...args, '--data', server.dataDir]);
   const json = (result: CliResult) => {

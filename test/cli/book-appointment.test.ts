@@ -1,39 +1,30 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { rmSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
-import { openDatabase } from '../../src/db/open-database.js';
+import { before, describe, it } from 'node:test';
 import { addService, type Service } from '../../src/domain/catalog.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { setClinicTimeZone } from '../../src/domain/settings.js';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useTestDatabase } from '../helpers/fixtures.js';
 import { assertMatchesSchema } from '../helpers/contract.js';
 
 describe('clinic book-appointment', () => {
-  let dataDir: string;
+  const data = useTestDatabase();
   let patientId: string;
   let cleaning: Service;
   let filling: Service;
 
   before(() => {
-    dataDir = makeDataDir();
-    const db = openDatabase(dataDir);
-    try {
-      setClinicTimeZone(db, 'Europe/Berlin');
-      patientId = createPatient(db, buildPatient()).id;
-      cleaning = addService(db, { name: 'Cleaning', duration_min: 45, price: 80, color: '#00ff00' });
-      filling = addService(db, { name: 'Filling', duration_min: 30, price: 120, color: '#ff0000' });
-    } finally {
-      db.close();
-    }
+    setClinicTimeZone(data.db, 'Europe/Berlin');
+    patientId = createPatient(data.db, buildPatient()).id;
+    cleaning = addService(data.db, { name: 'Cleaning', duration_min: 45, price: 80, color: '#00ff00' });
+    filling = addService(data.db, { name: 'Filling', duration_min: 30, price: 120, color: '#ff0000' });
   });
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
 
   const bookArgs = (...extra: string[]) => [
     'book-appointment',
-    '--data', dataDir,
+    '--data', data.dataDir,
     '--patient-id', patientId,
     '--start-at', '2026-12-01T09:00',
     '--end-at', '2026-12-01T09:30',
@@ -67,13 +58,13 @@ describe('clinic book-appointment', () => {
   });
 
   it('exits 1 with the API error code for an unknown patient', async () => {
-    const result = await runClinic(['book-appointment', '--data', dataDir, '--patient-id', randomUUID(), '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T10:00']);
+    const result = await runClinic(['book-appointment', '--data', data.dataDir, '--patient-id', randomUUID(), '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T10:00']);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /PATIENT_NOT_FOUND/);
   });
 
   it('exits 1 with the API error body under --json for end_at not after start_at', async () => {
-    const result = await runClinic(['book-appointment', '--json', '--data', dataDir, '--patient-id', patientId, '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T09:00']);
+    const result = await runClinic(['book-appointment', '--json', '--data', data.dataDir, '--patient-id', patientId, '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T09:00']);
     assert.equal(result.code, 1);
     const body = JSON.parse(result.stderr);
     assert.equal(body.detail[0].type, 'value_error');
@@ -87,7 +78,7 @@ describe('clinic book-appointment', () => {
   });
 
   it('exits 2 when a required option is missing', async () => {
-    const result = await runClinic(['book-appointment', '--data', dataDir, '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T10:00']);
+    const result = await runClinic(['book-appointment', '--data', data.dataDir, '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T10:00']);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--patient-id/);
   });

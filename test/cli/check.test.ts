@@ -2,13 +2,13 @@ import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { chmodSync, mkdirSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
-import { openDatabase, type Db } from '../../src/db/open-database.js';
+import { describe, it } from 'node:test';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { damageDatabase } from '../helpers/faults.js';
 import { addDocument, addInvoice } from '../helpers/module-tables.js';
 import { runClinic } from '../helpers/run-cli.js';
+import { useTestDatabase } from '../helpers/fixtures.js';
 import { makeDataDir } from '../helpers/test-server.js';
 
 interface CheckReport {
@@ -17,25 +17,16 @@ interface CheckReport {
 }
 
 describe('clinic check', () => {
-  let dataDir: string;
-  let db: Db;
-  beforeEach(() => {
-    dataDir = makeDataDir();
-    db = openDatabase(dataDir);
-  });
-  afterEach(() => {
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const data = useTestDatabase({ each: true });
 
   async function check(): Promise<{ code: number; report: CheckReport; stderr: string }> {
-    const result = await runClinic(['check', '--json', '--data', dataDir]);
+    const result = await runClinic(['check', '--json', '--data', data.dataDir]);
     return { code: result.code, report: JSON.parse(result.stdout) as CheckReport, stderr: result.stderr };
   }
   const findingsOf = (report: CheckReport, name: string) => report.checks.find((c) => c.name === name)?.findings ?? [];
 
   it('passes a sound data directory', async () => {
-    createPatient(db, buildPatient());
+    createPatient(data.db, buildPatient());
     const { code, report } = await check();
     assert.equal(code, 0);
     assert.equal(report.ok, true);
@@ -44,24 +35,24 @@ describe('clinic check', () => {
   });
 
   it('passes documents whose files match their rows and invoices whose payments add up', async () => {
-    const patient = createPatient(db, buildPatient());
-    addDocument(db, dataDir, patient.id, randomBytes(70_000));
-    addInvoice(db, 12_050, [10_000, 2_050]);
-    addInvoice(db, 0, []);
+    const patient = createPatient(data.db, buildPatient());
+    addDocument(data.db, data.dataDir, patient.id, randomBytes(70_000));
+    addInvoice(data.db, 12_050, [10_000, 2_050]);
+    addInvoice(data.db, 0, []);
     const { code, report } = await check();
     assert.equal(code, 0, JSON.stringify(report));
     assert.deepEqual(report.checks.map((c) => c.status), ['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
   });
 
   it('finds a corrupted, a truncated and a missing document file and exits 1, naming each', async () => {
-    const patient = createPatient(db, buildPatient());
-    const corrupted = addDocument(db, dataDir, patient.id, Buffer.from('the original x-ray'));
-    const truncated = addDocument(db, dataDir, patient.id, Buffer.from('a consent form'));
-    const missing = addDocument(db, dataDir, patient.id, Buffer.from('a prescription'));
-    addDocument(db, dataDir, patient.id, Buffer.from('an intact letter'));
-    writeFileSync(join(dataDir, 'documents', patient.id, corrupted), 'the 0riginal x-ray');
-    truncateSync(join(dataDir, 'documents', patient.id, truncated), 3);
-    unlinkSync(join(dataDir, 'documents', patient.id, missing));
+    const patient = createPatient(data.db, buildPatient());
+    const corrupted = addDocument(data.db, data.dataDir, patient.id, Buffer.from('the original x-ray'));
+    const truncated = addDocument(data.db, data.dataDir, patient.id, Buffer.from('a consent form'));
+    const missing = addDocument(data.db, data.dataDir, patient.id, Buffer.from('a prescription'));
+    addDocument(data.db, data.dataDir, patient.id, Buffer.from('an intact letter'));
+    writeFileSync(join(data.dataDir, 'documents', patient.id, corrupted), 'the 0riginal x-ray');
+    truncateSync(join(data.dataDir, 'documents', patient.id, truncated), 3);
+    unlinkSync(join(data.dataDir, 'documents', patient.id, missing));
     const { code, report, stderr } = await check();
     assert.equal(code, 1);
     assert.equal(report.ok, false);
@@ -74,23 +65,23 @@ describe('clinic check', () => {
   });
 
   it("finds an invoice whose amount paid was tampered with, and prints the finding for a person", async () => {
-    const invoice = addInvoice(db, 5_000, [2_000, 2_000]);
-    addInvoice(db, 1_000, [1_000]);
+    const invoice = addInvoice(data.db, 5_000, [2_000, 2_000]);
+    addInvoice(data.db, 1_000, [1_000]);
     const { code, report } = await check();
     assert.equal(code, 1);
     assert.deepEqual(findingsOf(report, 'invoice_payments'), [
       `invoice ${invoice}: amount paid is 5000 cents, its payments add up to 4000 cents`,
     ]);
-    const human = await runClinic(['check', '--data', dataDir]);
+    const human = await runClinic(['check', '--data', data.dataDir]);
     assert.equal(human.code, 1);
     assert.match(human.stdout, /FAILED\s+invoice_payments/);
     assert.ok(human.stdout.includes(`invoice ${invoice}: amount paid is 5000 cents`));
   });
 
   it('finds a row that refers to a missing row', async () => {
-    db.exec('CREATE TABLE check_parent (id INTEGER PRIMARY KEY); CREATE TABLE check_child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES check_parent (id))');
-    db.pragma('foreign_keys = OFF');
-    db.prepare('INSERT INTO check_child (id, parent_id) VALUES (1, 42)').run();
+    data.db.exec('CREATE TABLE check_parent (id INTEGER PRIMARY KEY); CREATE TABLE check_child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES check_parent (id))');
+    data.db.pragma('foreign_keys = OFF');
+    data.db.prepare('INSERT INTO check_child (id, parent_id) VALUES (1, 42)').run();
     const { code, report } = await check();
     assert.equal(code, 1);
     assert.deepEqual(findingsOf(report, 'foreign_keys'), ['check_child row 1 refers to a missing row of check_parent']);
@@ -108,9 +99,9 @@ describe('clinic check', () => {
   });
 
   it('reports a database with 512 bytes overwritten mid-file as findings, each check on its own line, and as JSON', async () => {
-    for (let i = 0; i < 200; i++) createPatient(db, buildPatient({ notes: 'x'.repeat(500) }));
-    db.close();
-    damageDatabase(dataDir);
+    for (let i = 0; i < 200; i++) createPatient(data.db, buildPatient({ notes: 'x'.repeat(500) }));
+    data.db.close();
+    damageDatabase(data.dataDir);
     const { code, report, stderr } = await check();
     assert.equal(code, 1);
     assert.equal(report.ok, false);
@@ -118,7 +109,7 @@ describe('clinic check', () => {
     assert.equal(integrity.status, 'failed');
     assert.ok(integrity.findings.length > 0);
     assert.match(stderr, /CHECK_FAILED/);
-    const human = await runClinic(['check', '--data', dataDir]);
+    const human = await runClinic(['check', '--data', data.dataDir]);
     assert.equal(human.code, 1);
     for (const name of ['permissions', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments']) {
       assert.match(human.stdout, new RegExp(`^(OK|FAILED)\\s+${name}: `, 'm'), name);
@@ -127,17 +118,17 @@ describe('clinic check', () => {
   });
 
   it('reports a data directory other users can read, and database files that are not private', async () => {
-    chmodSync(dataDir, 0o755);
+    chmodSync(data.dataDir, 0o755);
     const { code, report } = await check();
     assert.equal(code, 1);
     assert.deepEqual(findingsOf(report, 'permissions'), [
-      `the data directory ${dataDir} has mode 0755: other users of this computer can reach patient data; run chmod 700 on it`,
+      `the data directory ${data.dataDir} has mode 0755: other users of this computer can reach patient data; run chmod 700 on it`,
     ]);
   });
 
   it('reports an upload left in tmp/ by a writer that is gone, with its size', async () => {
-    const stale = join(dataDir, 'tmp', `${randomUUID()}.999999999.part`);
-    mkdirSync(join(dataDir, 'tmp'), { recursive: true });
+    const stale = join(data.dataDir, 'tmp', `${randomUUID()}.999999999.part`);
+    mkdirSync(join(data.dataDir, 'tmp'), { recursive: true });
     writeFileSync(stale, Buffer.alloc(4096));
     const { code, report } = await check();
     assert.equal(code, 1);

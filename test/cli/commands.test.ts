@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
-import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
+import { makeDataDir } from '../helpers/test-server.js';
 import { assertMatchesSchema } from '../helpers/contract.js';
 
 describe('clinic command line', () => {
@@ -144,11 +145,7 @@ describe('clinic command line', () => {
 });
 
 describe('the CLI and the server share one database', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = useTestServer();
 
   it('a key issued by the CLI authenticates on the running server, and revoking it applies at once', async () => {
     const created = JSON.parse((await runClinic(['api-key', 'create', '--name', 'cli', '--json', '--data', server.dataDir])).stdout);

@@ -1,52 +1,37 @@
 import assert from 'node:assert/strict';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { openDatabase } from '../../src/db/open-database.js';
+import { before, describe, it } from 'node:test';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useTestDatabase } from '../helpers/fixtures.js';
 import { assertMatchesSchema } from '../helpers/contract.js';
 
 describe('clinic upload-document', () => {
-  let dataDir: string;
+  const data = useTestDatabase();
   let patientId: string;
   let scan: string;
   let scanBytes: Buffer;
 
   before(() => {
-    dataDir = makeDataDir();
-    const db = openDatabase(dataDir);
-    try {
-      patientId = createPatient(db, buildPatient()).id;
-    } finally {
-      db.close();
-    }
+    patientId = createPatient(data.db, buildPatient()).id;
     scanBytes = randomBytes(200_000);
-    scan = join(dataDir, 'scan 2026.pdf');
+    scan = join(data.dataDir, 'scan 2026.pdf');
     writeFileSync(scan, scanBytes);
-    writeFileSync(join(dataDir, 'empty.pdf'), '');
+    writeFileSync(join(data.dataDir, 'empty.pdf'), '');
   });
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const documentRows = () => {
-    const db = openDatabase(dataDir);
-    try {
-      return db.prepare('SELECT * FROM documents').all() as Record<string, unknown>[];
-    } finally {
-      db.close();
-    }
-  };
+  const documentRows = () => data.db.prepare('SELECT * FROM documents').all() as Record<string, unknown>[];
   const leftovers = () => ({
     rows: documentRows().length,
-    temp: existsSync(join(dataDir, 'tmp')) ? readdirSync(join(dataDir, 'tmp')).length : 0,
+    temp: existsSync(join(data.dataDir, 'tmp')) ? readdirSync(join(data.dataDir, 'tmp')).length : 0,
   });
 
   it('streams the file into the data directory and prints the Document with --json', async () => {
     const result = await runClinic([
-      'upload-document', '--data', dataDir, '--json', '--patient-id', patientId, '--file', scan,
+      'upload-document', '--data', data.dataDir, '--json', '--patient-id', patientId, '--file', scan,
       '--type', 'scans', '--title', 'Scan', '--content-type', 'application/pdf',
     ]);
     assert.equal(result.code, 0, result.stderr);
@@ -57,14 +42,14 @@ describe('clinic upload-document', () => {
     assert.equal(document.content_type, 'application/pdf');
     assert.equal(document.size, scanBytes.length);
     assert.equal(document.type, 'scans');
-    assert.ok(readFileSync(join(dataDir, 'documents', patientId, document.id)).equals(scanBytes));
+    assert.ok(readFileSync(join(data.dataDir, 'documents', patientId, document.id)).equals(scanBytes));
     const row = documentRows().find((r) => r.id === document.id)!;
     assert.equal(row.sha256, createHash('sha256').update(scanBytes).digest('hex'));
     assert.equal(row.title, 'Scan');
   });
 
   it('defaults the type to other and the content type to application/octet-stream', async () => {
-    const result = await runClinic(['upload-document', '--data', dataDir, '--json', '--patient-id', patientId, '--file', scan]);
+    const result = await runClinic(['upload-document', '--data', data.dataDir, '--json', '--patient-id', patientId, '--file', scan]);
     assert.equal(result.code, 0, result.stderr);
     const document = JSON.parse(result.stdout);
     assert.equal(document.type, 'other');
@@ -74,14 +59,14 @@ describe('clinic upload-document', () => {
   const refusals: { title: string; args: () => string[]; code: string }[] = [
     { title: 'an unknown patient', args: () => ['--patient-id', randomUUID(), '--file', scan], code: 'PATIENT_NOT_FOUND' },
     { title: 'an unknown type', args: () => ['--patient-id', patientId, '--file', scan, '--type', 'selfie'], code: 'DOCUMENT_TYPE_INVALID' },
-    { title: 'an empty file', args: () => ['--patient-id', patientId, '--file', join(dataDir, 'empty.pdf')], code: 'DOCUMENT_EMPTY' },
+    { title: 'an empty file', args: () => ['--patient-id', patientId, '--file', join(data.dataDir, 'empty.pdf')], code: 'DOCUMENT_EMPTY' },
     { title: 'a file over the limit', args: () => ['--patient-id', patientId, '--file', scan, '--document-limit-mb', '0.1'], code: 'DOCUMENT_TOO_LARGE' },
     { title: 'a malformed patient id', args: () => ['--patient-id', 'P-000001', '--file', scan], code: 'uuid_parsing' },
   ];
   for (const { title, args, code } of refusals) {
     it(`exits 1 with ${code} for ${title}, storing nothing`, async () => {
       const before = leftovers();
-      const result = await runClinic(['upload-document', '--data', dataDir, ...args()]);
+      const result = await runClinic(['upload-document', '--data', data.dataDir, ...args()]);
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, new RegExp(code));
       assert.deepEqual(leftovers(), { rows: before.rows, temp: 0 });
@@ -89,28 +74,28 @@ describe('clinic upload-document', () => {
   }
 
   it('exits 2 for a --file that does not exist', async () => {
-    const result = await runClinic(['upload-document', '--data', dataDir, '--patient-id', patientId, '--file', join(dataDir, 'nope.pdf')]);
+    const result = await runClinic(['upload-document', '--data', data.dataDir, '--patient-id', patientId, '--file', join(data.dataDir, 'nope.pdf')]);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /no such file/);
   });
 
   it('exits 2 without --patient-id', async () => {
-    const result = await runClinic(['upload-document', '--data', dataDir, '--file', scan]);
+    const result = await runClinic(['upload-document', '--data', data.dataDir, '--file', scan]);
     assert.equal(result.code, 2);
   });
 
   it('takes its limit from CLINIC_DOCUMENT_LIMIT_MB, and a bad value stops only the commands that read it', async () => {
     const before = leftovers();
-    const tooSmall = await runClinic(['upload-document', '--data', dataDir, '--patient-id', patientId, '--file', scan], { env: { CLINIC_DOCUMENT_LIMIT_MB: '0.1' } });
+    const tooSmall = await runClinic(['upload-document', '--data', data.dataDir, '--patient-id', patientId, '--file', scan], { env: { CLINIC_DOCUMENT_LIMIT_MB: '0.1' } });
     assert.equal(tooSmall.code, 1, tooSmall.stderr);
     assert.match(tooSmall.stderr, /DOCUMENT_TOO_LARGE/);
     assert.deepEqual(leftovers(), { rows: before.rows, temp: 0 });
 
     const bad = { env: { CLINIC_DOCUMENT_LIMIT_MB: 'lots' } };
-    const refused = await runClinic(['upload-document', '--data', dataDir, '--patient-id', patientId, '--file', scan], bad);
+    const refused = await runClinic(['upload-document', '--data', data.dataDir, '--patient-id', patientId, '--file', scan], bad);
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /CLINIC_DOCUMENT_LIMIT_MB/);
-    const unaffected = await runClinic(['doctor', 'list', '--data', dataDir, '--json'], bad);
+    const unaffected = await runClinic(['doctor', 'list', '--data', data.dataDir, '--json'], bad);
     assert.equal(unaffected.code, 0, unaffected.stderr);
   });
 });

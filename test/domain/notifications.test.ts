@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { listNotificationRows, type NotificationRow } from '../../src/db/notifications.js';
-import { openDatabase, type Db } from '../../src/db/open-database.js';
 import { ValidationError } from '../../src/domain/errors.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
@@ -21,42 +19,37 @@ import { createSmtpMailer } from '../../src/notifications/smtp-mailer.js';
 import { silentLogger } from '../../src/server/logger.js';
 import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
 import { closedPort, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useTestDatabase } from '../helpers/fixtures.js';
 
 describe('notification delivery', () => {
-  let db: Db;
-  let dataDir: string;
+  const data = useTestDatabase();
   let smtp: SmtpSink;
   before(async () => {
-    dataDir = makeDataDir();
-    db = openDatabase(dataDir);
     smtp = await startSmtpSink();
   });
   after(async () => {
     await smtp.close();
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   /** Pays a new invoice of a new patient in full, which queues its notification. */
   function paidInvoice(patient: Record<string, unknown> = {}, { withoutEmail = false } = {}): { invoice: Invoice; notification: NotificationRow } {
-    const patientId = createPatient(db, buildPatient(patient)).id;
+    const patientId = createPatient(data.db, buildPatient(patient)).id;
     // The API insists on an email; a patient without one (imported, say) can only be made by hand.
-    if (withoutEmail) db.prepare('UPDATE patients SET email = NULL WHERE id = ?').run(patientId);
-    const invoice = createInvoice(db, buildInvoice(patientId, { total: '42.00' }));
-    recordPayment(db, { path: { invoice_id: invoice.id }, headers: {}, body: buildPayment({ amount: '42.00' }) });
-    const notification = listNotificationRows(db).find((n) => n.invoice_id === invoice.id)!;
+    if (withoutEmail) data.db.prepare('UPDATE patients SET email = NULL WHERE id = ?').run(patientId);
+    const invoice = createInvoice(data.db, buildInvoice(patientId, { total: '42.00' }));
+    recordPayment(data.db, { path: { invoice_id: invoice.id }, headers: {}, body: buildPayment({ amount: '42.00' }) });
+    const notification = listNotificationRows(data.db).find((n) => n.invoice_id === invoice.id)!;
     return { invoice, notification };
   }
-  const rowOf = (id: string) => listNotificationRows(db).find((n) => n.id === id)!;
+  const rowOf = (id: string) => listNotificationRows(data.db).find((n) => n.id === id)!;
   /** Leaves only this row due, so a pass touches nothing else. */
   const onlyDue = (id: string) =>
-    db.prepare(`UPDATE notification_outbox SET next_attempt_at = CASE WHEN id = ? THEN '2000-01-01T00:00:00.000Z' ELSE '9999-01-01T00:00:00.000Z' END`).run(id);
+    data.db.prepare(`UPDATE notification_outbox SET next_attempt_at = CASE WHEN id = ? THEN '2000-01-01T00:00:00.000Z' ELSE '9999-01-01T00:00:00.000Z' END`).run(id);
 
   it('delivers a pending email through SMTP, naming the invoice and nothing more sensitive', async () => {
     const { invoice, notification } = paidInvoice({ first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.org' });
     onlyDue(notification.id);
-    const outcomes = await deliverDueNotifications(db, createSmtpMailer(smtp.url, 'clinic@example.org'));
+    const outcomes = await deliverDueNotifications(data.db, createSmtpMailer(smtp.url, 'clinic@example.org'));
     assert.deepEqual(outcomes, [{ notification_id: notification.id, outcome: 'sent', attempts: 1 }]);
     const [mail] = await smtp.waitFor(1);
     assert.equal(mail?.from, 'clinic@example.org');
@@ -74,7 +67,7 @@ describe('notification delivery', () => {
     onlyDue(notification.id);
     const started = Date.now();
     const mailer = createSmtpMailer(`smtp://127.0.0.1:${await closedPort()}`, 'clinic@example.org');
-    const [outcome] = await deliverDueNotifications(db, mailer);
+    const [outcome] = await deliverDueNotifications(data.db, mailer);
     assert.equal(outcome?.outcome, 'retry');
     const row = rowOf(notification.id);
     assert.deepEqual([row.status, row.attempts, row.sent_at], ['pending', 1, null]);
@@ -82,7 +75,7 @@ describe('notification delivery', () => {
     const wait = Date.parse(row.next_attempt_at) - started;
     assert.ok(wait >= DEFAULT_RETRY_POLICY.firstDelayMs - 1000 && wait <= DEFAULT_RETRY_POLICY.firstDelayMs + 5000, `waits ${wait} ms`);
     // Not due again yet: a second pass leaves it alone.
-    assert.deepEqual(await deliverDueNotifications(db, mailer), []);
+    assert.deepEqual(await deliverDueNotifications(data.db, mailer), []);
     assert.equal(rowOf(notification.id).attempts, 1);
   });
 
@@ -94,7 +87,7 @@ describe('notification delivery', () => {
     let clock = Date.now();
     const waits: number[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const [outcome] = await deliverDueNotifications(db, failing, policy, () => clock);
+      const [outcome] = await deliverDueNotifications(data.db, failing, policy, () => clock);
       assert.equal(outcome?.outcome, attempt < 3 ? 'retry' : 'failed');
       const row = rowOf(notification.id);
       assert.equal(row.attempts, attempt);
@@ -117,7 +110,7 @@ describe('notification delivery', () => {
     const { notification } = paidInvoice({}, { withoutEmail: true });
     assert.equal(notification.channel, 'sms');
     onlyDue(notification.id);
-    assert.deepEqual(await deliverDueNotifications(db, { send: () => assert.fail('no SMS by email') }), []);
+    assert.deepEqual(await deliverDueNotifications(data.db, { send: () => assert.fail('no SMS by email') }), []);
     assert.deepEqual([rowOf(notification.id).status, rowOf(notification.id).attempts], ['pending', 0]);
   });
 
@@ -126,7 +119,7 @@ describe('notification delivery', () => {
     onlyDue(notification.id);
     let sends = 0;
     const slow: Mailer = { send: () => new Promise((resolve) => setTimeout(() => resolve(void sends++), 50)) };
-    const [a, b] = await Promise.all([deliverDueNotifications(db, slow), deliverDueNotifications(db, slow)]);
+    const [a, b] = await Promise.all([deliverDueNotifications(data.db, slow), deliverDueNotifications(data.db, slow)]);
     assert.equal(sends, 1);
     assert.equal((a?.length ?? 0) + (b?.length ?? 0), 1);
     assert.equal(rowOf(notification.id).status, 'sent');
@@ -136,7 +129,7 @@ describe('notification delivery', () => {
     const { notification } = paidInvoice({ email: 'worker@example.org' });
     onlyDue(notification.id);
     const before = smtp.messages.length;
-    const worker = startDeliveryWorker(db, createSmtpMailer(smtp.url, 'clinic@example.org'), { logger: silentLogger, intervalMs: 50 });
+    const worker = startDeliveryWorker(data.db, createSmtpMailer(smtp.url, 'clinic@example.org'), { logger: silentLogger, intervalMs: 50 });
     try {
       const messages = await smtp.waitFor(before + 1);
       assert.deepEqual(messages.at(-1)?.to, ['worker@example.org']);
@@ -148,23 +141,16 @@ describe('notification delivery', () => {
 });
 
 describe('listing notifications', () => {
-  let db: Db;
-  let dataDir: string;
+  const data = useTestDatabase();
   before(() => {
-    dataDir = makeDataDir();
-    db = openDatabase(dataDir);
     for (let i = 0; i < 2; i++) {
-      const invoice = createInvoice(db, buildInvoice(createPatient(db, buildPatient()).id, { total: 1 }));
-      recordPayment(db, { path: { invoice_id: invoice.id }, headers: {}, body: buildPayment({ amount: 1 }) });
+      const invoice = createInvoice(data.db, buildInvoice(createPatient(data.db, buildPatient()).id, { total: 1 }));
+      recordPayment(data.db, { path: { invoice_id: invoice.id }, headers: {}, body: buildPayment({ amount: 1 }) });
     }
-  });
-  after(() => {
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('lists every row with its delivery state, without the recipient\'s address', () => {
-    const rows = listNotifications(db);
+    const rows = listNotifications(data.db);
     assert.equal(rows.length, 2);
     assert.deepEqual(Object.keys(rows[0]!), [
       'id', 'patient_id', 'invoice_id', 'channel', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at', 'sent_at',
@@ -173,10 +159,10 @@ describe('listing notifications', () => {
   });
 
   it('filters by status and refuses an unknown one', () => {
-    assert.equal(listNotifications(db, { status: 'pending' }).length, 2);
-    assert.equal(listNotifications(db, { status: 'sent' }).length, 0);
+    assert.equal(listNotifications(data.db, { status: 'pending' }).length, 2);
+    assert.equal(listNotifications(data.db, { status: 'sent' }).length, 0);
     assert.throws(
-      () => listNotifications(db, { status: 'lost' }),
+      () => listNotifications(data.db, { status: 'lost' }),
       (e) => e instanceof ValidationError && e.issues[0]?.type === 'literal_error' && e.issues[0].loc.join('.') === 'query.status',
     );
   });

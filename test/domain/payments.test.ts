@@ -1,34 +1,26 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { findInvoice } from '../../src/db/invoices.js';
 import { listNotificationRows } from '../../src/db/notifications.js';
-import { openDatabase, type Db } from '../../src/db/open-database.js';
+import { openDatabase } from '../../src/db/open-database.js';
 import { listPaymentRows } from '../../src/db/payments.js';
 import { AppError } from '../../src/domain/errors.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { recordPayment, type PaymentRequest } from '../../src/domain/payments/record-payment.js';
-import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { buildInvoice, buildPatient, buildPayment, createTestInvoice } from '../helpers/builders.js';
+import { useTestDatabase } from '../helpers/fixtures.js';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
 
 describe('recording payments (domain)', () => {
-  let db: Db;
-  let dataDir: string;
-  before(() => {
-    dataDir = makeDataDir();
-    db = openDatabase(dataDir);
-  });
-  after(() => {
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
-  });
+  const data = useTestDatabase();
 
-  const newInvoice = (total: unknown = '100.00', patient: Record<string, unknown> = {}) =>
-    createInvoice(db, buildInvoice(createPatient(db, buildPatient(patient)).id, { total }));
   const pay = (invoiceId: string, body: Record<string, unknown> = {}, key?: string): ReturnType<typeof recordPayment> =>
-    recordPayment(db, request(invoiceId, body, key));
+    recordPayment(data.db, request(invoiceId, body, key));
   const request = (invoiceId: string, body: Record<string, unknown> = {}, key?: string): PaymentRequest => ({
     path: { invoice_id: invoiceId },
     headers: key === undefined ? {} : { 'idempotency-key': key },
@@ -36,15 +28,15 @@ describe('recording payments (domain)', () => {
   });
 
   it('moves an invoice issued → partially_paid → paid, and queues one email notification when paid', () => {
-    const invoice = newInvoice('30.00');
+    const invoice = createTestInvoice(data.db, { total: '30.00' });
     const first = pay(invoice.id, { amount: 10 }).payment;
     assert.deepEqual([first.invoice_status, first.invoice_amount_paid, first.invoice_balance], ['partially_paid', 10, 20]);
-    assert.equal(listNotificationRows(db).filter((n) => n.invoice_id === invoice.id).length, 0);
+    assert.equal(listNotificationRows(data.db).filter((n) => n.invoice_id === invoice.id).length, 0);
     const second = pay(invoice.id, { amount: '19.99' }).payment;
     assert.deepEqual([second.invoice_status, second.invoice_amount_paid, second.invoice_balance], ['partially_paid', 29.99, 0.01]);
     const last = pay(invoice.id, { amount: 0.01 }).payment;
     assert.deepEqual([last.invoice_status, last.invoice_amount_paid, last.invoice_balance], ['paid', 30, 0]);
-    const notifications = listNotificationRows(db).filter((n) => n.invoice_id === invoice.id);
+    const notifications = listNotificationRows(data.db).filter((n) => n.invoice_id === invoice.id);
     assert.equal(notifications.length, 1);
     assert.deepEqual(
       [notifications[0]?.channel, notifications[0]?.recipient, notifications[0]?.status, notifications[0]?.attempts],
@@ -53,52 +45,52 @@ describe('recording payments (domain)', () => {
   });
 
   it('notifies by SMS to the mobile when the patient has no email address', () => {
-    const invoice = newInvoice('5');
-    db.prepare('UPDATE patients SET email = NULL WHERE id = ?').run(invoice.patient_id);
+    const invoice = createTestInvoice(data.db, { total: '5' });
+    data.db.prepare('UPDATE patients SET email = NULL WHERE id = ?').run(invoice.patient_id);
     pay(invoice.id, { amount: 5 });
-    const [row] = listNotificationRows(db).filter((n) => n.invoice_id === invoice.id);
+    const [row] = listNotificationRows(data.db).filter((n) => n.invoice_id === invoice.id);
     assert.deepEqual([row?.channel, row?.recipient, row?.status], ['sms', '+43 660 1234567', 'pending']);
   });
 
   it('refuses any amount on a paid invoice and more than the balance, changing nothing', () => {
-    const invoice = newInvoice('10');
+    const invoice = createTestInvoice(data.db, { total: '10' });
     for (const amount of ['10.01', 11]) {
       assert.throws(() => pay(invoice.id, { amount }), (e) => e instanceof AppError && e.code === 'PAYMENT_EXCEEDS_BALANCE');
     }
-    assert.equal(findInvoice(db, invoice.id)?.status, 'issued');
+    assert.equal(findInvoice(data.db, invoice.id)?.status, 'issued');
     pay(invoice.id, { amount: 10 });
     assert.throws(() => pay(invoice.id, { amount: 0.01 }), (e) => e instanceof AppError && e.code === 'PAYMENT_EXCEEDS_BALANCE');
-    assert.equal(listPaymentRows(db, invoice.id).length, 1);
+    assert.equal(listPaymentRows(data.db, invoice.id).length, 1);
   });
 
   it('commits all of a payment or none of it: a failing outbox insert leaves no payment and no used key', () => {
-    const invoice = newInvoice('10');
-    db.exec(`CREATE TEMP TRIGGER outbox_down BEFORE INSERT ON notification_outbox BEGIN SELECT RAISE(ABORT, 'outbox down'); END`);
+    const invoice = createTestInvoice(data.db, { total: '10' });
+    data.db.exec(`CREATE TEMP TRIGGER outbox_down BEFORE INSERT ON notification_outbox BEGIN SELECT RAISE(ABORT, 'outbox down'); END`);
     try {
       assert.throws(() => pay(invoice.id, { amount: 10 }, 'atomic-1'), /outbox down/);
     } finally {
-      db.exec('DROP TRIGGER temp.outbox_down');
+      data.db.exec('DROP TRIGGER temp.outbox_down');
     }
-    const row = findInvoice(db, invoice.id)!;
+    const row = findInvoice(data.db, invoice.id)!;
     assert.deepEqual([row.status, row.amount_paid_cents, row.balance_cents], ['issued', 0, 1000]);
-    assert.equal(listPaymentRows(db, invoice.id).length, 0);
+    assert.equal(listPaymentRows(data.db, invoice.id).length, 0);
     // The key was not consumed: the same request now records the payment, not a replay.
     assert.equal(pay(invoice.id, { amount: 10 }, 'atomic-1').replayed, false);
   });
 
   it('treats 10, 10.0 and "10.00" as the same request for an Idempotency-Key', () => {
-    const invoice = newInvoice('100');
+    const invoice = createTestInvoice(data.db, { total: '100' });
     const original = pay(invoice.id, { amount: 10 }, 'same-amount');
     for (const amount of [10.0, '10.00', '010.0']) {
       const again = pay(invoice.id, { amount }, 'same-amount');
       assert.equal(again.replayed, true);
       assert.deepEqual(again.payment, original.payment);
     }
-    assert.equal(listPaymentRows(db, invoice.id).length, 1);
+    assert.equal(listPaymentRows(data.db, invoice.id).length, 1);
   });
 
   it('refuses a key reused for another amount, method, note or invoice, before looking the invoice up', () => {
-    const invoice = newInvoice('100');
+    const invoice = createTestInvoice(data.db, { total: '100' });
     pay(invoice.id, { amount: 10, note: 'n' }, 'reuse');
     const reused = (e: unknown) => e instanceof AppError && e.code === 'IDEMPOTENCY_KEY_REUSED';
     assert.throws(() => pay(invoice.id, { amount: 11, note: 'n' }, 'reuse'), reused);
@@ -108,7 +100,7 @@ describe('recording payments (domain)', () => {
   });
 
   it('replays the original result even after later payments changed the invoice', () => {
-    const invoice = newInvoice('100');
+    const invoice = createTestInvoice(data.db, { total: '100' });
     const original = pay(invoice.id, { amount: 10 }, 'early').payment;
     pay(invoice.id, { amount: 90 });
     const replay = pay(invoice.id, { amount: 10 }, 'early');
@@ -118,9 +110,9 @@ describe('recording payments (domain)', () => {
   });
 
   it('replays a key through another connection (another process) to the same database', () => {
-    const invoice = newInvoice('100');
+    const invoice = createTestInvoice(data.db, { total: '100' });
     const original = pay(invoice.id, { amount: 25 }, 'cross-connection').payment;
-    const other = openDatabase(dataDir);
+    const other = openDatabase(data.dataDir);
     try {
       const replay = recordPayment(other, request(invoice.id, { amount: 25 }, 'cross-connection'));
       assert.deepEqual(replay, { payment: original, replayed: true });
@@ -130,27 +122,20 @@ describe('recording payments (domain)', () => {
   });
 
   it('stores the request fingerprint with the payment', () => {
-    const invoice = newInvoice('100');
+    const invoice = createTestInvoice(data.db, { total: '100' });
     pay(invoice.id, { amount: 1 }, 'fp');
-    const [row] = listPaymentRows(db, invoice.id);
+    const [row] = listPaymentRows(data.db, invoice.id);
     assert.match(row?.request_fingerprint ?? '', /^[0-9a-f]{64}$/);
     assert.equal(row?.idempotency_key, 'fp');
   });
 });
 
 describe('the database guards payments', () => {
-  let db: Db;
-  let dataDir: string;
+  const data = useTestDatabase();
   let invoiceId: string;
   before(() => {
-    dataDir = makeDataDir();
-    db = openDatabase(dataDir);
-    invoiceId = createInvoice(db, buildInvoice(createPatient(db, buildPatient()).id, { total: 50 })).id;
-    recordPayment(db, { path: { invoice_id: invoiceId }, headers: {}, body: buildPayment({ amount: 20 }) });
-  });
-  after(() => {
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    invoiceId = createInvoice(data.db, buildInvoice(createPatient(data.db, buildPatient()).id, { total: 50 })).id;
+    recordPayment(data.db, { path: { invoice_id: invoiceId }, headers: {}, body: buildPayment({ amount: 20 }) });
   });
 
   const sqlRefusals: [string, string, RegExp][] = [
@@ -163,23 +148,23 @@ describe('the database guards payments', () => {
   ];
   for (const [name, sql, message] of sqlRefusals) {
     it(`refuses ${name} in hand-run SQL`, () => {
-      assert.throws(() => db.exec(sql), (e) => e instanceof Database.SqliteError && message.test(e.message));
-      const [payment] = listPaymentRows(db, invoiceId);
+      assert.throws(() => data.db.exec(sql), (e) => e instanceof Database.SqliteError && message.test(e.message));
+      const [payment] = listPaymentRows(data.db, invoiceId);
       assert.deepEqual([payment?.amount_cents, payment?.note], [2000, null]);
-      const invoice = findInvoice(db, invoiceId)!;
+      const invoice = findInvoice(data.db, invoiceId)!;
       assert.deepEqual([invoice.status, invoice.amount_paid_cents, invoice.balance_cents], ['partially_paid', 2000, 3000]);
     });
   }
 
   it('refuses a second payment row with a used Idempotency-Key', () => {
-    db.prepare(
+    data.db.prepare(
       `INSERT INTO payments (id, invoice_id, amount_cents, method, idempotency_key, request_fingerprint, invoice_status,
          invoice_amount_paid_cents, invoice_balance_cents, created_at)
        VALUES (?, ?, 1, 'cash', 'dup', 'x', 'partially_paid', 0, 0, 'now')`,
     ).run('11111111-1111-4111-8111-111111111111', invoiceId);
     assert.throws(
       () =>
-        db.prepare(
+        data.db.prepare(
           `INSERT INTO payments (id, invoice_id, amount_cents, method, idempotency_key, request_fingerprint, invoice_status,
              invoice_amount_paid_cents, invoice_balance_cents, created_at)
            VALUES (?, ?, 1, 'cash', 'dup', 'x', 'partially_paid', 0, 0, 'now')`,
@@ -188,3 +173,29 @@ describe('the database guards payments', () => {
     );
   });
 });
+
+describe('payments from several processes at once', () => {
+  const data = useTestDatabase();
+
+  it('loses no update and refuses no write: BEGIN IMMEDIATE makes each wait its turn', async () => {
+    const invoice = createTestInvoice(data.db, { total: '10.00' });
+    const startAt = Date.now() + 2000;
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        new Promise<string>((resolve, reject) => {
+          const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/pay-in-loop.ts', data.dataDir, invoice.id, '150', String(startAt)], { cwd: root });
+          let out = '';
+          child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+          child.on('error', reject);
+          child.on('close', () => resolve(out));
+        }),
+      ),
+    );
+    const results = runs.map((out) => JSON.parse(out) as { recorded: number; refused: string[] });
+    assert.deepEqual(results.flatMap((r) => r.refused), [], 'no process was refused');
+    assert.equal(results.reduce((sum, r) => sum + r.recorded, 0), 600);
+    const stored = findInvoice(data.db, invoice.id)!;
+    assert.deepEqual([stored.amount_paid_cents, stored.balance_cents, listPaymentRows(data.db, invoice.id).length], [600, 400, 600]);
+  });
+});
+

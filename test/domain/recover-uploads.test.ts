@@ -2,14 +2,15 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { documentFilePath, moveIntoPlace, tempFilePath } from '../../src/db/document-files.js';
-import { openDatabase, type Db } from '../../src/db/open-database.js';
+import { openDatabase } from '../../src/db/open-database.js';
 import { ABANDONED_UPLOAD_AGE_MS, recoverInterruptedUploads } from '../../src/domain/documents/recover-uploads.js';
 import { runChecks } from '../../src/domain/maintenance/check.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { addInterruptedUpload } from '../helpers/module-tables.js';
+import { useTestDatabase } from '../helpers/fixtures.js';
 import { makeDataDir } from '../helpers/test-server.js';
 
 /** A temporary file with no row, last written `ageMs` ago. */
@@ -23,40 +24,33 @@ function orphan(dataDir: string, name: string, ageMs: number): string {
 }
 
 describe('recoverInterruptedUploads', () => {
-  let dataDir: string;
-  let db: Db;
+  const data = useTestDatabase();
   let patientId: string;
   before(() => {
-    dataDir = makeDataDir();
-    db = openDatabase(dataDir);
-    patientId = createPatient(db, buildPatient()).id;
-  });
-  after(() => {
-    db.close();
-    rmSync(dataDir, { recursive: true, force: true });
+    patientId = createPatient(data.db, buildPatient()).id;
   });
 
   it('moves the file of a committed upload into place, after which clinic check finds nothing', async () => {
     const content = Buffer.from('%PDF-1.7 committed before the crash');
-    const id = addInterruptedUpload(db, dataDir, patientId, content);
-    const before = await runChecks(db, dataDir);
+    const id = addInterruptedUpload(data.db, data.dataDir, patientId, content);
+    const before = await runChecks(data.db, data.dataDir);
     assert.match(before.find((c) => c.name === 'document_files')!.findings[0]!, /waits in tmp\/; the next `clinic serve` puts it in place/);
 
-    assert.deepEqual(await recoverInterruptedUploads(db, dataDir), { completed: 1, removed: 0, removedBytes: 0 });
-    assert.deepEqual(readFileSync(documentFilePath(dataDir, patientId, id)), content);
-    assert.equal(existsSync(tempFilePath(dataDir, id)), false);
-    for (const outcome of await runChecks(db, dataDir)) assert.deepEqual(outcome.findings, [], outcome.name);
+    assert.deepEqual(await recoverInterruptedUploads(data.db, data.dataDir), { completed: 1, removed: 0, removedBytes: 0 });
+    assert.deepEqual(readFileSync(documentFilePath(data.dataDir, patientId, id)), content);
+    assert.equal(existsSync(tempFilePath(data.dataDir, id)), false);
+    for (const outcome of await runChecks(data.db, data.dataDir)) assert.deepEqual(outcome.findings, [], outcome.name);
   });
 
   it('removes temporary files without a row whose writer is gone, however young, and keeps those of a running writer', async () => {
-    const running = orphan(dataDir, `${randomUUID()}.${process.ppid}.part`, 1000);
-    const crashed = orphan(dataDir, `${randomUUID()}.999999999.part`, 1000);
-    const ownBeforeStart = orphan(dataDir, `${randomUUID()}.${process.pid}.part`, 1000);
-    const recentOld = orphan(dataDir, `${randomUUID()}.part`, 1000);
-    const abandonedOld = orphan(dataDir, `${randomUUID()}.part`, ABANDONED_UPLOAD_AGE_MS + 60_000);
-    const foreign = orphan(dataDir, 'upload-from-an-older-version.part', ABANDONED_UPLOAD_AGE_MS + 60_000);
-    assert.deepEqual(await recoverInterruptedUploads(db, dataDir), { completed: 0, removed: 4, removedBytes: 4 * 'partial'.length });
-    assert.deepEqual(readdirSync(join(dataDir, 'tmp')).sort(), [running, recentOld].map((path) => path.split('/').at(-1)).sort());
+    const running = orphan(data.dataDir, `${randomUUID()}.${process.ppid}.part`, 1000);
+    const crashed = orphan(data.dataDir, `${randomUUID()}.999999999.part`, 1000);
+    const ownBeforeStart = orphan(data.dataDir, `${randomUUID()}.${process.pid}.part`, 1000);
+    const recentOld = orphan(data.dataDir, `${randomUUID()}.part`, 1000);
+    const abandonedOld = orphan(data.dataDir, `${randomUUID()}.part`, ABANDONED_UPLOAD_AGE_MS + 60_000);
+    const foreign = orphan(data.dataDir, 'upload-from-an-older-version.part', ABANDONED_UPLOAD_AGE_MS + 60_000);
+    assert.deepEqual(await recoverInterruptedUploads(data.db, data.dataDir), { completed: 0, removed: 4, removedBytes: 4 * 'partial'.length });
+    assert.deepEqual(readdirSync(join(data.dataDir, 'tmp')).sort(), [running, recentOld].map((path) => path.split('/').at(-1)).sort());
     assert.equal([crashed, ownBeforeStart, abandonedOld, foreign].some((path) => existsSync(path)), false);
     rmSync(running);
     rmSync(recentOld);
@@ -64,11 +58,11 @@ describe('recoverInterruptedUploads', () => {
 
   it('lets an upload that finds its file already moved by a recovery finish without error', async () => {
     const content = Buffer.from('moved by a server starting meanwhile');
-    const id = addInterruptedUpload(db, dataDir, patientId, content);
-    const temp = tempFilePath(dataDir, id);
-    await recoverInterruptedUploads(db, dataDir);
-    await moveIntoPlace(dataDir, temp, patientId, id);
-    assert.deepEqual(readFileSync(documentFilePath(dataDir, patientId, id)), content);
+    const id = addInterruptedUpload(data.db, data.dataDir, patientId, content);
+    const temp = tempFilePath(data.dataDir, id);
+    await recoverInterruptedUploads(data.db, data.dataDir);
+    await moveIntoPlace(data.dataDir, temp, patientId, id);
+    assert.deepEqual(readFileSync(documentFilePath(data.dataDir, patientId, id)), content);
   });
 
   it('does nothing without a tmp/ folder', async () => {

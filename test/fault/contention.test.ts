@@ -4,14 +4,15 @@ import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { BUSY_TIMEOUT_MS, DATABASE_FILE } from '../../src/db/open-database.js';
 import { addDoctor } from '../../src/domain/catalog.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient, buildPayment } from '../helpers/builders.js';
 import { multipartBody } from '../helpers/multipart.js';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
+import { type ApiResponse } from '../helpers/test-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -56,17 +57,15 @@ function assertBusy(response: ApiResponse, what: string): void {
 }
 
 describe(`another process holding the write lock past busy_timeout (${BUSY_TIMEOUT_MS} ms)`, { timeout: 90_000 }, () => {
-  let server: TestServer;
+  const server = useTestServer();
   let patientId: string;
   let doctorId: string;
   let invoiceId: string;
   before(async () => {
-    server = await startTestServer();
     patientId = createPatient(server.db, buildPatient()).id;
     doctorId = addDoctor(server.db, { name: 'Dr. Wait', color: '#123456' }).id;
     invoiceId = createInvoice(server.db, { patient_id: patientId, total: '100.00' }).id;
   });
-  after(() => server.close());
 
   /** Every row count and file the four writes could change. */
   function snapshot() {

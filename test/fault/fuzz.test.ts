@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import type { OutgoingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
-import { after, afterEach, before, beforeEach, describe, it, type TestContext } from 'node:test';
+import { afterEach, before, beforeEach, describe, it, type TestContext } from 'node:test';
 import fc from 'fast-check';
 import { addDoctor, addService } from '../../src/domain/catalog.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
@@ -11,7 +11,7 @@ import { assertAppointment, assertDocument, assertErrorBody, assertInvoiceList, 
 import { buildPatient } from '../helpers/builders.js';
 import { multipartBody, type FormPart } from '../helpers/multipart.js';
 import { rawRequest, type RawRequest, type RawResponse } from '../helpers/raw-request.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
 
 // Property-based tests: generated bodies, query strings, headers, paths and multipart forms sent
 // to every endpoint. Whatever arrives, the answer is never a 5xx, always JSON of a documented
@@ -76,7 +76,7 @@ function idSegment(real: readonly string[]): fc.Arbitrary<string> {
 // ---- the server and what it stores ------------------------------------------------------
 
 describe('fuzzed requests to every endpoint', { timeout: 120_000 }, () => {
-  let server: TestServer;
+  const server = useTestServer();
   let patientIds: string[];
   let doctorId: string;
   let serviceId: string;
@@ -84,7 +84,6 @@ describe('fuzzed requests to every endpoint', { timeout: 120_000 }, () => {
   let narrowKey: string;
 
   before(async () => {
-    server = await startTestServer();
     patientIds = [createPatient(server.db, buildPatient()).id, createPatient(server.db, buildPatient({ email: 'b@example.org' })).id];
     doctorId = addDoctor(server.db, { name: 'Dr. Fuzz', color: '#abcdef' }).id;
     serviceId = addService(server.db, { name: 'Check-up', duration_min: 30, price: 80, color: '#00ff00' }).id;
@@ -94,7 +93,6 @@ describe('fuzzed requests to every endpoint', { timeout: 120_000 }, () => {
     ];
     narrowKey = server.createKey(['lookups:read']);
   });
-  after(() => server.close());
 
   /** How often each status was answered in the current test, reported as a diagnostic. */
   const statuses = new Map<number, number>();

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, beforeEach, describe, it } from 'node:test';
+import { before, beforeEach, describe, it } from 'node:test';
 import { addDoctor, addService, type Doctor, type Service } from '../../src/domain/catalog.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { setClinicTimeZone } from '../../src/domain/settings.js';
 import { buildPatient, text } from '../helpers/builders.js';
+import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Every field of the Appointment response (spec 2.5), in the specification's order. */
@@ -21,7 +22,7 @@ const countAppointments = (server: TestServer) =>
   (server.db.prepare('SELECT count(*) AS n FROM appointments').get() as { n: number }).n;
 
 describe('POST /appointments', () => {
-  let server: TestServer;
+  const server = useTestServer();
   let patient: Record<string, unknown> & { id: string };
   let doctor: Doctor;
   let cleaning: Service;
@@ -39,7 +40,6 @@ describe('POST /appointments', () => {
     server.request('POST', '/appointments', { body, ...options });
 
   before(async () => {
-    server = await startTestServer();
     setClinicTimeZone(server.db, 'UTC');
     patient = createPatient(server.db, buildPatient({ cave: 'Penicillin', classification: 'VIP' }));
     doctor = addDoctor(server.db, { name: 'Dr. Grey', color: '#123456' });
@@ -47,7 +47,6 @@ describe('POST /appointments', () => {
     filling = addService(server.db, { name: 'Filling', duration_min: 30, price: 120, color: '#ff0000' });
     xray = addService(server.db, { name: 'X-ray', duration_min: 10, price: 40, color: '#0000ff' });
   });
-  after(() => server.close());
   beforeEach(() => setClinicTimeZone(server.db, 'UTC'));
 
   describe('a valid booking', () => {

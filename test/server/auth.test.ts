@@ -1,16 +1,12 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { revokeApiKey, listApiKeys } from '../../src/domain/api-keys.js';
 import { buildPatient } from '../helpers/builders.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
 
 describe('API keys and scopes', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = useTestServer();
 
   const badHeaders: [string, Record<string, string>][] = [
     ['no Authorization header', {}],

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/db/open-database.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
@@ -13,7 +13,8 @@ import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { assertMatchesContract } from '../helpers/contract.js';
 import { formEnd, multipartBody, partHead, type FormPart } from '../helpers/multipart.js';
-import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
+import { makeDataDir } from '../helpers/test-server.js';
 
 const LIMIT = 1024 * 1024;
 const DOCUMENT_KEYS = ['id', 'filename', 'content_type', 'size', 'created_at', 'type'];
@@ -39,14 +40,12 @@ function filesUnder(dir: string): string[] {
 }
 
 describe('POST /patients/{patient_id}/documents', () => {
-  let server: TestServer;
+  const server = useTestServer({ documentLimitBytes: LIMIT });
   let patientId: string;
 
   before(async () => {
-    server = await startTestServer({ documentLimitBytes: LIMIT });
     patientId = createPatient(server.db, buildPatient()).id;
   });
-  after(() => server.close());
 
   const rows = () => server.db.prepare('SELECT * FROM documents ORDER BY created_at').all() as Record<string, unknown>[];
   const rowOf = (id: string) => server.db.prepare('SELECT * FROM documents WHERE id = ?').get(id) as Record<string, unknown> | undefined;

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { multipartBody } from '../helpers/multipart.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
 
 const DOCUMENT_LIMIT = 1024 * 1024;
 
@@ -99,7 +99,7 @@ class ExpectingClient {
 const contentLengthOf = (head: string) => Number(/^content-length: *(\d+)/im.exec(head)?.[1]);
 
 describe('Expect: 100-continue', () => {
-  let server: TestServer;
+  const server = useTestServer({ documentLimitBytes: DOCUMENT_LIMIT });
   let patientId: string;
   const clients: ExpectingClient[] = [];
   const open = async (method: string, path: string, headers: Record<string, string | number>) => {
@@ -109,12 +109,10 @@ describe('Expect: 100-continue', () => {
   };
 
   before(async () => {
-    server = await startTestServer({ documentLimitBytes: DOCUMENT_LIMIT });
     patientId = createPatient(server.db, buildPatient()).id;
   });
   after(async () => {
     for (const client of clients) client.destroy();
-    await server.close();
   });
 
   const documentCount = () => (server.db.prepare('SELECT count(*) AS n FROM documents').get() as { n: number }).n;

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { DATABASE_FILE } from '../../src/db/open-database.js';
 import { buildPatient, text } from '../helpers/builders.js';
 import { assertMatchesContract, checkedFetch } from '../helpers/contract.js';
+import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Sends a body with chunked encoding (no Content-Length), as a streaming client would. */
@@ -38,11 +39,7 @@ function postChunked(server: TestServer, path: string, chunks: Buffer[]): Promis
 }
 
 describe('HTTP error contract', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = useTestServer();
 
   it('answers malformed JSON with 422 json_invalid', async () => {
     const response = await server.request('POST', '/patients', { rawBody: '{"first_name": ', headers: { 'content-type': 'application/json' } });

@@ -1,22 +1,20 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient, buildPayment } from '../helpers/builders.js';
 import { assertMatchesContract } from '../helpers/contract.js';
 import { rawRequest } from '../helpers/raw-request.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
 
 describe('headers, text and list bounds', () => {
-  let server: TestServer;
+  const server = useTestServer();
   let invoiceId: string;
   before(async () => {
-    server = await startTestServer();
     const patient = createPatient(server.db, buildPatient());
     invoiceId = createInvoice(server.db, { patient_id: patient.id, total: '100.00' }).id;
   });
-  after(() => server.close());
 
   const pay = (headers: Record<string, string>) =>
     rawRequest(server.baseUrl, {

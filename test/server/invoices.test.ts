@@ -6,6 +6,7 @@ import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { recordPayment } from '../../src/domain/payments/record-payment.js';
 import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
+import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 describe('GET /invoices', () => {
@@ -154,11 +155,7 @@ describe('GET /invoices', () => {
 });
 
 describe('POST /patients outstanding balance', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = useTestServer();
 
   it('is "0" with a null currency for a new patient', async () => {
     const response = await server.request('POST', '/patients', { body: buildPatient() });

@@ -1,14 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { addDoctor, addService } from '../../src/domain/catalog.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
 
 describe('lookup endpoints', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => server.close());
+  const server = useTestServer();
 
   it('lists the eight document types publicly, in the specified order', async () => {
     const response = await server.request('GET', '/document-types', { key: null });

@@ -1,38 +1,28 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { afterEach, describe, it } from 'node:test';
 import { findInvoice } from '../../src/db/invoices.js';
 import { listNotificationRows } from '../../src/db/notifications.js';
 import { listPaymentRows } from '../../src/db/payments.js';
-import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
-import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
-import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { setModuleEnabled } from '../../src/domain/settings.js';
-import { buildInvoice, buildPatient, buildPayment, text } from '../helpers/builders.js';
+import { buildPayment, createTestInvoice, text } from '../helpers/builders.js';
 import { assertLedgerConsistent } from '../helpers/ledger.js';
 import { runClinic } from '../helpers/run-cli.js';
-import { startTestServer, type ApiResponse, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/fixtures.js';
+import { type ApiResponse } from '../helpers/test-server.js';
 
 const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
 
 describe('POST /invoices/{invoice_id}/payments', () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer();
-  });
-  after(() => {
-    assertLedgerConsistent(server.db);
-    return server.close();
-  });
+  const server = useTestServer();
+  afterEach(() => assertLedgerConsistent(server.db));
 
-  const newInvoice = (total: unknown = '100.00'): Invoice =>
-    createInvoice(server.db, buildInvoice(createPatient(server.db, buildPatient()).id, { total }));
   const pay = (invoiceId: string, body: unknown = buildPayment(), headers: Record<string, string> = {}, key?: string | null) =>
     server.request('POST', `/invoices/${invoiceId}/payments`, { body, headers, ...(key === undefined ? {} : { key }) });
   const codeOf = (response: ApiResponse) => [response.status, response.body?.detail?.code];
 
   describe('recording', () => {
     it('answers 200 (not 201) with the Payment result', async () => {
-      const invoice = newInvoice('120.50');
+      const invoice = createTestInvoice(server.db, { total: '120.50' });
       const response = await pay(invoice.id, { amount: 20.5, method: 'card', note: 'terminal 2' });
       assert.equal(response.status, 200);
       const { payment_id, created_at, ...rest } = response.body;
@@ -57,7 +47,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('takes an invoice issued → partially_paid → paid, shown by GET /invoices, and notifies the patient once', async () => {
-      const invoice = newInvoice('50');
+      const invoice = createTestInvoice(server.db, { total: '50' });
       assert.equal((await pay(invoice.id, buildPayment({ amount: '20' }))).body.invoice_status, 'partially_paid');
       assert.equal((await pay(invoice.id, buildPayment({ amount: '20' }))).body.invoice_status, 'partially_paid');
       assert.equal(listNotificationRows(server.db).filter((n) => n.invoice_id === invoice.id).length, 0);
@@ -73,13 +63,13 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('accepts an uppercase invoice id', async () => {
-      const invoice = newInvoice();
+      const invoice = createTestInvoice(server.db);
       const response = await pay(invoice.id.toUpperCase());
       assert.deepEqual([response.status, response.body.invoice_id], [200, invoice.id]);
     });
 
     it('refuses an amount above the balance with PAYMENT_EXCEEDS_BALANCE and changes nothing', async () => {
-      const invoice = newInvoice('10');
+      const invoice = createTestInvoice(server.db, { total: '10' });
       await pay(invoice.id, buildPayment({ amount: 4 }));
       const before = findInvoice(server.db, invoice.id);
       const response = await pay(invoice.id, buildPayment({ amount: '6.01' }));
@@ -92,7 +82,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('refuses any amount on a paid invoice', async () => {
-      const invoice = newInvoice('10');
+      const invoice = createTestInvoice(server.db, { total: '10' });
       await pay(invoice.id, buildPayment({ amount: 10 }));
       assert.deepEqual(codeOf(await pay(invoice.id, buildPayment({ amount: 0.01 }))), [422, 'PAYMENT_EXCEEDS_BALANCE']);
     });
@@ -123,7 +113,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     ];
     for (const [name, amount, type] of refused) {
       it(`refuses ${name} with ${type} at body.amount`, async () => {
-        const invoice = newInvoice('99999999.99');
+        const invoice = createTestInvoice(server.db, { total: '99999999.99' });
         const response = await pay(invoice.id, { amount, method: 'cash' });
         assert.equal(response.status, 422);
         assert.deepEqual(response.body.detail.map((d: { type: string; loc: unknown[]; input: unknown }) => [d.type, d.loc, d.input]), [
@@ -134,12 +124,12 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     }
 
     it('refuses a missing amount with missing', async () => {
-      const response = await pay(newInvoice().id, { method: 'cash' });
+      const response = await pay(createTestInvoice(server.db).id, { method: 'cash' });
       assert.deepEqual(response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [['missing', ['body', 'amount']]]);
     });
 
     it('renders greater_than as pydantic does', async () => {
-      const response = await pay(newInvoice().id, { amount: 0, method: 'cash' });
+      const response = await pay(createTestInvoice(server.db).id, { amount: 0, method: 'cash' });
       assert.deepEqual(response.body.detail, [
         { type: 'greater_than', loc: ['body', 'amount'], msg: 'Input should be greater than 0', input: 0, ctx: { gt: 0 } },
       ]);
@@ -157,14 +147,14 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     ];
     for (const [name, amount, expected] of accepted) {
       it(`accepts ${name} within the balance`, async () => {
-        const response = await pay(newInvoice('12345678.99').id, { amount, method: 'bank' });
+        const response = await pay(createTestInvoice(server.db, { total: '12345678.99' }).id, { amount, method: 'bank' });
         assert.equal(response.status, 200, response.text);
         assert.equal(response.body.amount, expected);
       });
     }
 
     it('refuses "12345678.99" when it is above the balance', async () => {
-      assert.deepEqual(codeOf(await pay(newInvoice('100').id, buildPayment({ amount: '12345678.99' }))), [422, 'PAYMENT_EXCEEDS_BALANCE']);
+      assert.deepEqual(codeOf(await pay(createTestInvoice(server.db, { total: '100' }).id, buildPayment({ amount: '12345678.99' }))), [422, 'PAYMENT_EXCEEDS_BALANCE']);
     });
   });
 
@@ -185,7 +175,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     ];
     for (const [name, method, type] of methods) {
       it(`${type ? `refuses ${name} with ${type}` : `accepts ${name}`}`, async () => {
-        const response = await pay(newInvoice().id, { amount: 1, method });
+        const response = await pay(createTestInvoice(server.db).id, { amount: 1, method });
         if (type === null) {
           assert.deepEqual([response.status, response.body.method], [200, method]);
         } else {
@@ -196,7 +186,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     }
 
     it('says which methods are allowed', async () => {
-      const response = await pay(newInvoice().id, { amount: 1, method: 'wire' });
+      const response = await pay(createTestInvoice(server.db).id, { amount: 1, method: 'wire' });
       assert.equal(response.body.detail[0].msg, "Input should be 'cash', 'card', 'bank' or 'other'");
     });
 
@@ -208,7 +198,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     ];
     for (const [name, note, type] of notes) {
       it(`${type ? `refuses a note of ${name} with ${type}` : `accepts a note of ${name}`}`, async () => {
-        const response = await pay(newInvoice().id, { amount: 1, method: 'other', note });
+        const response = await pay(createTestInvoice(server.db).id, { amount: 1, method: 'other', note });
         if (type === null) assert.equal(response.status, 200);
         else assert.deepEqual(response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [[type, ['body', 'note']]]);
       });
@@ -228,7 +218,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     ];
     for (const [name, value, type] of keys) {
       it(`${type ? `refuses ${name} with ${type} at header.idempotency-key` : `accepts ${name}`}`, async () => {
-        const invoice = newInvoice();
+        const invoice = createTestInvoice(server.db);
         const response = await pay(invoice.id, buildPayment(), { 'Idempotency-Key': value });
         if (type === null) {
           assert.equal(response.status, 200);
@@ -242,7 +232,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     }
 
     it('replays the same request: 200, the original result, Idempotent-Replayed: true, nothing recorded', async () => {
-      const invoice = newInvoice('100');
+      const invoice = createTestInvoice(server.db, { total: '100' });
       const first = await pay(invoice.id, buildPayment({ amount: 30, note: 'n' }), { 'Idempotency-Key': 'replay-1' });
       const again = await pay(invoice.id, buildPayment({ amount: '30.00', note: 'n' }), { 'Idempotency-Key': 'replay-1' });
       assert.equal(again.status, 200);
@@ -253,13 +243,13 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('refuses the same key for a different request with IDEMPOTENCY_KEY_REUSED, even naming an unknown invoice', async () => {
-      const invoice = newInvoice('100');
+      const invoice = createTestInvoice(server.db, { total: '100' });
       await pay(invoice.id, buildPayment({ amount: 30 }), { 'Idempotency-Key': 'reuse-1' });
       for (const [invoiceId, body] of [
         [invoice.id, buildPayment({ amount: 31 })],
         [invoice.id, buildPayment({ amount: 30, method: 'card' })],
         [invoice.id, buildPayment({ amount: 30, note: 'different' })],
-        [newInvoice().id, buildPayment({ amount: 30 })],
+        [createTestInvoice(server.db).id, buildPayment({ amount: 30 })],
         [UNKNOWN_ID, buildPayment({ amount: 30 })],
       ] as const) {
         const response = await pay(invoiceId, body, { 'Idempotency-Key': 'reuse-1' });
@@ -269,7 +259,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('treats keys as case-sensitive', async () => {
-      const invoice = newInvoice('100');
+      const invoice = createTestInvoice(server.db, { total: '100' });
       await pay(invoice.id, buildPayment(), { 'Idempotency-Key': 'Case' });
       const other = await pay(invoice.id, buildPayment(), { 'Idempotency-Key': 'case' });
       assert.deepEqual([other.status, other.headers.get('idempotent-replayed')], [200, null]);
@@ -277,7 +267,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('lets a refused request\'s key be used by the corrected request', async () => {
-      const invoice = newInvoice('10');
+      const invoice = createTestInvoice(server.db, { total: '10' });
       const tooMuch = await pay(invoice.id, buildPayment({ amount: 11 }), { 'Idempotency-Key': 'fix-me' });
       assert.deepEqual(codeOf(tooMuch), [422, 'PAYMENT_EXCEEDS_BALANCE']);
       const invalid = await pay(invoice.id, buildPayment({ amount: 'ten' }), { 'Idempotency-Key': 'fix-me' });
@@ -288,7 +278,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('replays a paying request after the invoice was paid instead of refusing it', async () => {
-      const invoice = newInvoice('10');
+      const invoice = createTestInvoice(server.db, { total: '10' });
       const first = await pay(invoice.id, buildPayment({ amount: 10 }), { 'Idempotency-Key': 'paid-replay' });
       const again = await pay(invoice.id, buildPayment({ amount: 10 }), { 'Idempotency-Key': 'paid-replay' });
       assert.deepEqual([again.status, again.body], [200, first.body]);
@@ -329,7 +319,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('refuses a body that is not an object, or not JSON', async () => {
-      const invoice = newInvoice();
+      const invoice = createTestInvoice(server.db);
       const list = await pay(invoice.id, [1]);
       assert.deepEqual(list.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [['model_attributes_type', ['body']]]);
       const broken = await server.request('POST', `/invoices/${invoice.id}/payments`, {
@@ -348,12 +338,12 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('answers 413 for a body over 4 MiB', async () => {
-      const response = await pay(newInvoice().id, { ...buildPayment(), note: text(4 * 1024 * 1024 + 1) });
+      const response = await pay(createTestInvoice(server.db).id, { ...buildPayment(), note: text(4 * 1024 * 1024 + 1) });
       assert.deepEqual(codeOf(response), [413, 'PAYLOAD_TOO_LARGE']);
     });
 
     it('answers 404 for an unknown route and 405 for another method, without a key', async () => {
-      const invoice = newInvoice();
+      const invoice = createTestInvoice(server.db);
       const missing = await server.request('POST', `/invoices/${invoice.id}/refunds`, { body: buildPayment(), key: null });
       assert.deepEqual(codeOf(missing), [404, 'NOT_FOUND']);
       const wrongMethod = await server.request('GET', `/invoices/${invoice.id}/payments`, { key: null });
@@ -362,7 +352,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('requires a key (401) with payments:write (403 FORBIDDEN)', async () => {
-      const invoice = newInvoice();
+      const invoice = createTestInvoice(server.db);
       const none = await pay(invoice.id, buildPayment(), {}, null);
       assert.deepEqual(codeOf(none), [401, 'UNAUTHENTICATED']);
       const revoked = await pay(invoice.id, buildPayment(), { authorization: 'Bearer clinic_nonsense' });
@@ -374,7 +364,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('answers 403 MODULE_DISABLED at once when payments are switched off on the running server, after credentials and scope', async () => {
-      const invoice = newInvoice();
+      const invoice = createTestInvoice(server.db);
       const off = await runClinic(['module', 'disable', 'payments', '--data', server.dataDir]);
       assert.equal(off.code, 0, off.stderr);
       try {
@@ -399,7 +389,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     it('is not affected by the billing module', async () => {
       setModuleEnabled(server.db, 'billing', false);
       try {
-        assert.equal((await pay(newInvoice().id, buildPayment())).status, 200);
+        assert.equal((await pay(createTestInvoice(server.db).id, buildPayment())).status, 200);
       } finally {
         setModuleEnabled(server.db, 'billing', true);
       }
@@ -408,7 +398,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
 
   describe('concurrency', () => {
     it('lands exactly as many of 30 concurrent equal payments as fit, leaving the balance at exactly 0', async () => {
-      const invoice = newInvoice('100.00');
+      const invoice = createTestInvoice(server.db, { total: '100.00' });
       const responses = await Promise.all(Array.from({ length: 30 }, () => pay(invoice.id, buildPayment({ amount: '10.00' }))));
       assert.equal(responses.filter((r) => r.status === 200).length, 10);
       assert.ok(responses.filter((r) => r.status !== 200).every((r) => r.status === 422 && r.body.detail.code === 'PAYMENT_EXCEEDS_BALANCE'));
@@ -421,7 +411,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('never lets concurrent payments that do not divide the total push the balance below zero', async () => {
-      const invoice = newInvoice('100.00');
+      const invoice = createTestInvoice(server.db, { total: '100.00' });
       const responses = await Promise.all(Array.from({ length: 30 }, () => pay(invoice.id, buildPayment({ amount: '7.00' }))));
       assert.equal(responses.filter((r) => r.status === 200).length, 14);
       const row = findInvoice(server.db, invoice.id)!;
@@ -430,7 +420,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     });
 
     it('records exactly one payment for 20 concurrent retries with one key, answering all of them with it', async () => {
-      const invoice = newInvoice('100.00');
+      const invoice = createTestInvoice(server.db, { total: '100.00' });
       const responses = await Promise.all(
         Array.from({ length: 20 }, () => pay(invoice.id, buildPayment({ amount: 25 }), { 'Idempotency-Key': 'retry-storm' })),
       );

@@ -1,0 +1,69 @@
+import { rmSync } from 'node:fs';
+import { after, afterEach, before, beforeEach } from 'node:test';
+import { openDatabase, type Db } from '../../src/db/open-database.js';
+import type { ServerConfig } from '../../src/server/config.js';
+import { makeDataDir, startTestServer, type TestServer } from './test-server.js';
+
+/**
+ * The one set-up of a test file's data: a temporary data directory with its database, or the
+ * real server over one, made before the suite's tests (or before each, with `each`) and removed
+ * after. Call at the top of a `describe`; read the fields inside tests and hooks.
+ */
+
+/** A data directory of the test's own, with an open database. */
+export interface TestDatabase {
+  readonly db: Db;
+  readonly dataDir: string;
+}
+
+/** A new data directory and database for the enclosing suite (or each of its tests), closed and removed after. */
+export function useTestDatabase(options: { each?: boolean } = {}): TestDatabase {
+  let current: { db: Db; dataDir: string } | undefined;
+  const setUp = () => {
+    const dataDir = makeDataDir();
+    current = { dataDir, db: openDatabase(dataDir) };
+  };
+  const tearDown = () => {
+    current?.db.close();
+    if (current) rmSync(current.dataDir, { recursive: true, force: true });
+    current = undefined;
+  };
+  if (options.each) {
+    beforeEach(setUp);
+    afterEach(tearDown);
+  } else {
+    before(setUp);
+    after(tearDown);
+  }
+  const get = () => {
+    if (!current) throw new Error('useTestDatabase: read its fields inside a test or hook');
+    return current;
+  };
+  return {
+    get db() {
+      return get().db;
+    },
+    get dataDir() {
+      return get().dataDir;
+    },
+  };
+}
+
+/** The real server (test-server.ts) for the enclosing suite: started before its tests, stopped after. */
+export function useTestServer(config: Partial<ServerConfig> = {}): TestServer {
+  let server: TestServer | undefined;
+  before(async () => {
+    server = await startTestServer(config);
+  });
+  after(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return new Proxy({} as TestServer, {
+    get(_target, name) {
+      if (!server) throw new Error('useTestServer: use the server inside a test or hook');
+      const value = server[name as keyof TestServer];
+      return typeof value === 'function' ? value.bind(server) : value;
+    },
+  });
+}
