@@ -41,7 +41,12 @@ function formStream(sizeBytes: number, boundary: string): { stream: Readable; le
 }
 
 /** Uploads `sizeBytes` as a document of `patientId`, sampling the server's VmRSS throughout. */
-export async function uploadLargeDocument(server: ServerProcess, key: string, patientId: string, sizeBytes: number): Promise<BigUploadResult> {
+export async function uploadLargeDocument(
+  server: ServerProcess,
+  key: string,
+  patientId: string,
+  sizeBytes: number,
+): Promise<BigUploadResult> {
   const boundary = 'clinic-bench-large';
   const form = formStream(sizeBytes, boundary);
   const rssBeforeMb = server.memory().rssMb;
@@ -58,7 +63,11 @@ export async function uploadLargeDocument(server: ServerProcess, key: string, pa
           port: server.port,
           method: 'POST',
           path: `${API}/patients/${patientId}/documents`,
-          headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}`, 'content-length': form.length },
+          headers: {
+            authorization: `Bearer ${key}`,
+            'content-type': `multipart/form-data; boundary=${boundary}`,
+            'content-length': form.length,
+          },
         },
         (res) => {
           res.resume();

@@ -83,7 +83,9 @@ export function fillInvoiceDatabase(db: Db, invoices: number, log: (line: string
     })();
   }
   db.pragma('optimize');
-  log(`${invoices.toLocaleString('en')} invoices (${Math.round(OPEN_SHARE * 100)} % open) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  log(
+    `${invoices.toLocaleString('en')} invoices (${Math.round(OPEN_SHARE * 100)} % open) in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+  );
   return { patientIds, openInvoiceIds };
 }
 

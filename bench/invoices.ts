@@ -89,11 +89,13 @@ try {
     console.log('\nHTTP (real server on loopback, sequential requests):');
     const overHttp: number[] = [];
     for (let i = 0; i < SAMPLES; i++) {
-      overHttp.push(await timeAsync(async () => {
-        const response = await fetch(`${base}/invoices?patient_id=${somePatient()}`, { headers });
-        if (response.status !== 200) throw new Error(`GET /invoices answered ${response.status}`);
-        await response.arrayBuffer();
-      }));
+      overHttp.push(
+        await timeAsync(async () => {
+          const response = await fetch(`${base}/invoices?patient_id=${somePatient()}`, { headers });
+          if (response.status !== 200) throw new Error(`GET /invoices answered ${response.status}`);
+          await response.arrayBuffer();
+        }),
+      );
     }
     console.log(`  GET /invoices?patient_id=…:    ${percentiles(overHttp)}`);
 
@@ -104,17 +106,27 @@ try {
     let index = 0;
     const pay = async () => {
       const invoiceId = payments[index++ % payments.length]!;
-      const response = await fetch(`${base}/invoices/${invoiceId}/payments`, { method: 'POST', headers, body: JSON.stringify({ amount: '0.01', method: 'cash' }) });
+      const response = await fetch(`${base}/invoices/${invoiceId}/payments`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ amount: '0.01', method: 'cash' }),
+      });
       if (response.status !== 200) throw new Error(`payment answered ${response.status}: ${await response.text()}`);
       await response.arrayBuffer();
     };
     let elapsed = await timeAsync(async () => {
       for (let i = 0; i < PAYMENTS; i++) await pay();
     });
-    console.log(`  POST payments, one client:     ${(PAYMENTS / (elapsed / 1000)).toFixed(0)} payments/s (${(elapsed / PAYMENTS).toFixed(2)} ms each)`);
-    elapsed = await timeAsync(() => Promise.all(Array.from({ length: 16 }, async () => {
-      for (let i = 0; i < PAYMENTS / 16; i++) await pay();
-    })));
+    console.log(
+      `  POST payments, one client:     ${(PAYMENTS / (elapsed / 1000)).toFixed(0)} payments/s (${(elapsed / PAYMENTS).toFixed(2)} ms each)`,
+    );
+    elapsed = await timeAsync(() =>
+      Promise.all(
+        Array.from({ length: 16 }, async () => {
+          for (let i = 0; i < PAYMENTS / 16; i++) await pay();
+        }),
+      ),
+    );
     console.log(`  POST payments, 16 clients:     ${(PAYMENTS / (elapsed / 1000)).toFixed(0)} payments/s`);
   } finally {
     await server.close();
@@ -123,9 +135,12 @@ try {
   console.log('\ndomain (recordPayment, no HTTP):');
   const domainPayments = openInvoiceIds.slice(-1000);
   const elapsed = time(() => {
-    for (const invoiceId of domainPayments) recordPayment(db, { path: { invoice_id: invoiceId }, headers: {}, body: { amount: '0.01', method: 'card' } });
+    for (const invoiceId of domainPayments)
+      recordPayment(db, { path: { invoice_id: invoiceId }, headers: {}, body: { amount: '0.01', method: 'card' } });
   });
-  console.log(`  recordPayment:                 ${(domainPayments.length / (elapsed / 1000)).toFixed(0)} payments/s (${(elapsed / domainPayments.length).toFixed(2)} ms each)`);
+  console.log(
+    `  recordPayment:                 ${(domainPayments.length / (elapsed / 1000)).toFixed(0)} payments/s (${(elapsed / domainPayments.length).toFixed(2)} ms each)`,
+  );
 } finally {
   db.close();
   rmSync(dataDir, { recursive: true, force: true });

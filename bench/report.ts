@@ -61,7 +61,9 @@ function perRound(results: RunResults, name: string, pick: (load: LoadResult) =>
 
 /** Each round's throughput of one scenario over its floor's in the same round. */
 function floorShares(results: RunResults, scenario: Scenario): number[] {
-  return results.clinic.map((round, i) => round.loads.get(scenario.name)!.requestsPerSec / results.floor[i]!.get(scenario.floor)!.requestsPerSec);
+  return results.clinic.map(
+    (round, i) => round.loads.get(scenario.name)!.requestsPerSec / results.floor[i]!.get(scenario.floor)!.requestsPerSec,
+  );
 }
 
 /** Every target with its verdict, in the order of the table. */
@@ -71,29 +73,55 @@ export function verdicts(results: RunResults): Verdict[] {
     const { floorShare, p99Ms } = scenario.targets;
     if (floorShare !== undefined) {
       const share = spread(floorShares(results, scenario)).median;
-      found.push({ target: `${scenario.title}: ≥ ${percent(floorShare)} of the floor's req/s`, measured: percent(share), met: share >= floorShare });
+      found.push({
+        target: `${scenario.title}: ≥ ${percent(floorShare)} of the floor's req/s`,
+        measured: percent(share),
+        met: share >= floorShare,
+      });
     }
     if (p99Ms !== undefined) {
       const p99 = spread(perRound(results, scenario.name, (load) => load.p99)).median;
-      found.push({ target: `${scenario.title}: p99 ≤ ${p99Ms} ms at ${scenario.connections} connection${scenario.connections === 1 ? '' : 's'}`, measured: `${p99.toFixed(2)} ms`, met: p99 <= p99Ms });
+      found.push({
+        target: `${scenario.title}: p99 ≤ ${p99Ms} ms at ${scenario.connections} connection${scenario.connections === 1 ? '' : 's'}`,
+        measured: `${p99.toFixed(2)} ms`,
+        met: p99 <= p99Ms,
+      });
     }
-    const failed = results.clinic.some((round) => Object.keys(round.loads.get(scenario.name)!.failures).length > 0 || round.loads.get(scenario.name)!.errors > 0);
+    const failed = results.clinic.some(
+      (round) => Object.keys(round.loads.get(scenario.name)!.failures).length > 0 || round.loads.get(scenario.name)!.errors > 0,
+    );
     if (failed) found.push({ target: `${scenario.title}: every answer 2xx`, measured: 'some were not', met: false });
   }
   if (results.clinic.length > 0) {
     const after = Math.max(...results.clinic.map((round) => round.memoryAfter.rssMb));
-    found.push({ target: `server RSS ≤ ${RSS_AFTER_RUN_MAX_MB} MiB after the whole run`, measured: `${after.toFixed(0)} MiB (highest of the rounds)`, met: after <= RSS_AFTER_RUN_MAX_MB });
+    found.push({
+      target: `server RSS ≤ ${RSS_AFTER_RUN_MAX_MB} MiB after the whole run`,
+      measured: `${after.toFixed(0)} MiB (highest of the rounds)`,
+      met: after <= RSS_AFTER_RUN_MAX_MB,
+    });
   }
   const uploads = results.clinic.map((round) => round.bigUpload).filter((upload): upload is BigUploadResult => upload !== undefined);
   if (uploads.length > 0) {
     const rise = Math.max(...uploads.map((upload) => upload.rssRiseMb));
     const allStored = uploads.every((upload) => upload.status === 201);
-    found.push({ target: `RSS rises < ${RSS_RISE_DURING_UPLOAD_MAX_MB} MiB during the ${results.bigUploadMb} MiB upload`, measured: `${rise.toFixed(1)} MiB (highest of the rounds)`, met: rise < RSS_RISE_DURING_UPLOAD_MAX_MB });
-    found.push({ target: `the ${results.bigUploadMb} MiB upload is stored (201)`, measured: uploads.map((upload) => upload.status).join(', '), met: allStored });
+    found.push({
+      target: `RSS rises < ${RSS_RISE_DURING_UPLOAD_MAX_MB} MiB during the ${results.bigUploadMb} MiB upload`,
+      measured: `${rise.toFixed(1)} MiB (highest of the rounds)`,
+      met: rise < RSS_RISE_DURING_UPLOAD_MAX_MB,
+    });
+    found.push({
+      target: `the ${results.bigUploadMb} MiB upload is stored (201)`,
+      measured: uploads.map((upload) => upload.status).join(', '),
+      met: allStored,
+    });
   }
   if (results.startup) {
     const median = spread(results.startup.samplesMs).median;
-    found.push({ target: `dist/clinic serve: start to first answer ≤ ${STARTUP_MAX_MS} ms`, measured: `${median.toFixed(0)} ms (median)`, met: median <= STARTUP_MAX_MS });
+    found.push({
+      target: `dist/clinic serve: start to first answer ≤ ${STARTUP_MAX_MS} ms`,
+      measured: `${median.toFixed(0)} ms (median)`,
+      met: median <= STARTUP_MAX_MS,
+    });
   }
   return found;
 }
@@ -102,29 +130,73 @@ export function verdicts(results: RunResults): Verdict[] {
 export function formatFigures(results: RunResults): string {
   const lines: string[] = [];
   if (results.clinic.length > 0) {
-    lines.push(
-      '| scenario | conns | req/s | p50 ms | p99 ms | × its floor |',
-      '|---|---:|---:|---:|---:|---:|',
-    );
+    lines.push('| scenario | conns | req/s | p50 ms | p99 ms | × its floor |', '|---|---:|---:|---:|---:|---:|');
     for (const floor of results.floors) {
       const loads = results.floor.map((round) => round.get(floor.name)!);
-      lines.push(`| ${floor.title} | 10 | ${show(loads.map((f) => f.requestsPerSec), 0)} | ${show(loads.map((f) => f.p50), 2)} | ${show(loads.map((f) => f.p99), 2)} | 1 |`);
+      lines.push(
+        `| ${floor.title} | 10 | ${show(
+          loads.map((f) => f.requestsPerSec),
+          0,
+        )} | ${show(
+          loads.map((f) => f.p50),
+          2,
+        )} | ${show(
+          loads.map((f) => f.p99),
+          2,
+        )} | 1 |`,
+      );
     }
     for (const scenario of results.scenarios) {
       lines.push(
-        `| ${scenario.title} | ${scenario.connections} | ${show(perRound(results, scenario.name, (l) => l.requestsPerSec), 0)} | ${show(perRound(results, scenario.name, (l) => l.p50), 2)} | ${show(perRound(results, scenario.name, (l) => l.p99), 2)} | ${show(floorShares(results, scenario), 2)} |`,
+        `| ${scenario.title} | ${scenario.connections} | ${show(
+          perRound(results, scenario.name, (l) => l.requestsPerSec),
+          0,
+        )} | ${show(
+          perRound(results, scenario.name, (l) => l.p50),
+          2,
+        )} | ${show(
+          perRound(results, scenario.name, (l) => l.p99),
+          2,
+        )} | ${show(floorShares(results, scenario), 2)} |`,
       );
     }
     lines.push('');
     const uploads = results.clinic.map((round) => round.bigUpload).filter((upload): upload is BigUploadResult => upload !== undefined);
     if (uploads.length > 0) {
       lines.push(
-        `- ${results.bigUploadMb} MiB upload: ${show(uploads.map((u) => u.seconds), 2)} s, ${show(uploads.map((u) => u.megabytesPerSec), 0)} MiB/s; ` +
-          `server RSS before ${show(uploads.map((u) => u.rssBeforeMb), 0)} MiB, highest during ${show(uploads.map((u) => u.rssPeakDuringMb), 0)} MiB, rise ${show(uploads.map((u) => u.rssRiseMb), 1)} MiB`,
+        `- ${results.bigUploadMb} MiB upload: ${show(
+          uploads.map((u) => u.seconds),
+          2,
+        )} s, ${show(
+          uploads.map((u) => u.megabytesPerSec),
+          0,
+        )} MiB/s; ` +
+          `server RSS before ${show(
+            uploads.map((u) => u.rssBeforeMb),
+            0,
+          )} MiB, highest during ${show(
+            uploads.map((u) => u.rssPeakDuringMb),
+            0,
+          )} MiB, rise ${show(
+            uploads.map((u) => u.rssRiseMb),
+            1,
+          )} MiB`,
       );
     }
     lines.push(
-      `- server memory after the whole round: RSS ${show(results.clinic.map((r) => r.memoryAfter.rssMb), 0)} MiB, of which anonymous ${show(results.clinic.map((r) => r.memoryAfter.anonMb), 0)} MiB and mapped files (the executable, libraries) ${show(results.clinic.map((r) => r.memoryAfter.fileMb), 0)} MiB; peak (VmHWM) ${show(results.clinic.map((r) => r.memoryAfter.peakRssMb), 0)} MiB`,
+      `- server memory after the whole round: RSS ${show(
+        results.clinic.map((r) => r.memoryAfter.rssMb),
+        0,
+      )} MiB, of which anonymous ${show(
+        results.clinic.map((r) => r.memoryAfter.anonMb),
+        0,
+      )} MiB and mapped files (the executable, libraries) ${show(
+        results.clinic.map((r) => r.memoryAfter.fileMb),
+        0,
+      )} MiB; peak (VmHWM) ${show(
+        results.clinic.map((r) => r.memoryAfter.peakRssMb),
+        0,
+      )} MiB`,
     );
   }
   if (results.startup) {

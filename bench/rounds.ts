@@ -53,7 +53,14 @@ function prepareClinicData(dataDir: string, data: InvoiceData): ClinicFixture {
     // The largest total there is, so that it takes every payment of a run.
     const hotPatient = data.patientIds[0]!;
     const hotInvoiceId = createInvoice(db, { patient_id: hotPatient, total: '99999999.99', currency: 'EUR' }).id;
-    return { key, doctorId: doctors[0]!.id, serviceId: service.id, patientIds: data.patientIds, openInvoiceIds: data.openInvoiceIds, hotInvoiceId };
+    return {
+      key,
+      doctorId: doctors[0]!.id,
+      serviceId: service.id,
+      patientIds: data.patientIds,
+      openInvoiceIds: data.openInvoiceIds,
+      hotInvoiceId,
+    };
   } finally {
     db.close();
   }
@@ -69,12 +76,15 @@ async function measure(server: ServerProcess, request: LoadRequest, connections:
 async function startClinic(dataDir: string, name: string, settings: RoundSettings): Promise<ServerProcess> {
   const port = await freePort();
   const limitMb = Math.ceil(settings.bigUploadBytes / 1024 / 1024) + 16;
-  return startPinnedServer([...settings.clinicCommand, 'serve', '--data', dataDir, '--port', String(port), '--document-limit-mb', String(limitMb)], {
-    port,
-    readyPath: `${API}/document-types`,
-    logFile: join(settings.workDir, `${name}.log`),
-    env: settings.clinicEnv,
-  });
+  return startPinnedServer(
+    [...settings.clinicCommand, 'serve', '--data', dataDir, '--port', String(port), '--document-limit-mb', String(limitMb)],
+    {
+      port,
+      readyPath: `${API}/document-types`,
+      logFile: join(settings.workDir, `${name}.log`),
+      env: settings.clinicEnv,
+    },
+  );
 }
 
 /**
@@ -83,7 +93,12 @@ async function startClinic(dataDir: string, name: string, settings: RoundSetting
  * from a server's first state (memory the scenarios grew and left free would absorb it) and its
  * 200 MiB on the disk cannot slow the scenarios.
  */
-export async function runClinicRound(round: number, scenarios: readonly Scenario[], settings: RoundSettings, log: (line: string) => void): Promise<ClinicRound> {
+export async function runClinicRound(
+  round: number,
+  scenarios: readonly Scenario[],
+  settings: RoundSettings,
+  log: (line: string) => void,
+): Promise<ClinicRound> {
   const dataDir = join(settings.workDir, `clinic-${round}`);
   copyDatabase(settings.database, dataDir);
   const fixture = prepareClinicData(dataDir, settings.data);
@@ -93,11 +108,15 @@ export async function runClinicRound(round: number, scenarios: readonly Scenario
   try {
     for (const scenario of scenarios) {
       const result = await measure(server, scenario.request(fixture), scenario.connections, settings);
-      log(`  ${scenario.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`);
+      log(
+        `  ${scenario.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`,
+      );
       loads.set(scenario.name, result);
     }
     memoryAfter = server.memory();
-    log(`  server memory after the round: RSS ${memoryAfter.rssMb.toFixed(0)} MiB (${memoryAfter.anonMb.toFixed(0)} anonymous, ${memoryAfter.fileMb.toFixed(0)} mapped files), peak ${memoryAfter.peakRssMb.toFixed(0)} MiB`);
+    log(
+      `  server memory after the round: RSS ${memoryAfter.rssMb.toFixed(0)} MiB (${memoryAfter.anonMb.toFixed(0)} anonymous, ${memoryAfter.fileMb.toFixed(0)} mapped files), peak ${memoryAfter.peakRssMb.toFixed(0)} MiB`,
+    );
   } finally {
     await server.stop();
   }
@@ -106,7 +125,9 @@ export async function runClinicRound(round: number, scenarios: readonly Scenario
     const fresh = await startClinic(dataDir, `clinic-${round}-upload`, settings);
     try {
       bigUpload = await uploadLargeDocument(fresh, fixture.key, fixture.patientIds[1]!, settings.bigUploadBytes);
-      log(`  ${`POST documents, ${settings.bigUploadBytes / 1024 / 1024} MiB (fresh server)`.padEnd(42)} ${bigUpload.status} in ${bigUpload.seconds.toFixed(2)} s (${bigUpload.megabytesPerSec.toFixed(0)} MiB/s), RSS ${bigUpload.rssBeforeMb.toFixed(0)} → ${bigUpload.rssPeakDuringMb.toFixed(0)} MiB`);
+      log(
+        `  ${`POST documents, ${settings.bigUploadBytes / 1024 / 1024} MiB (fresh server)`.padEnd(42)} ${bigUpload.status} in ${bigUpload.seconds.toFixed(2)} s (${bigUpload.megabytesPerSec.toFixed(0)} MiB/s), RSS ${bigUpload.rssBeforeMb.toFixed(0)} → ${bigUpload.rssPeakDuringMb.toFixed(0)} MiB`,
+      );
     } finally {
       await fresh.stop();
     }
@@ -115,7 +136,12 @@ export async function runClinicRound(round: number, scenarios: readonly Scenario
 }
 
 /** The floor server through each of `floors`. */
-export async function runFloorRound(round: number, floors: readonly Floor[], settings: RoundSettings, log: (line: string) => void): Promise<Map<FloorName, LoadResult>> {
+export async function runFloorRound(
+  round: number,
+  floors: readonly Floor[],
+  settings: RoundSettings,
+  log: (line: string) => void,
+): Promise<Map<FloorName, LoadResult>> {
   const dataDir = join(settings.workDir, `floor-${round}`);
   copyDatabase(settings.database, dataDir);
   const port = await freePort();
@@ -129,7 +155,9 @@ export async function runFloorRound(round: number, floors: readonly Floor[], set
     const results = new Map<FloorName, LoadResult>();
     for (const floor of floors) {
       const result = await measure(server, floor.request(), 10, settings);
-      log(`  ${floor.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`);
+      log(
+        `  ${floor.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`,
+      );
       results.set(floor.name, result);
     }
     return results;

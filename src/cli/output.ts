@@ -19,7 +19,11 @@ export function formatTable(rows: readonly object[], columns: readonly string[])
   if (rows.length === 0) return '(none)\n';
   const cells = rows.map((row) => columns.map((column) => cell((row as Record<string, unknown>)[column]).replace(/\s+/g, ' ')));
   const widths = columns.map((column, i) => Math.max(column.length, ...cells.map((r) => (r[i] ?? '').length)));
-  const line = (values: readonly string[]) => values.map((v, i) => v.padEnd(widths[i] ?? 0)).join('  ').trimEnd();
+  const line = (values: readonly string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i] ?? 0))
+      .join('  ')
+      .trimEnd();
   return `${[line(columns), ...cells.map(line)].join('\n')}\n`;
 }
 

@@ -30,7 +30,7 @@ export function subcommand(parent: Command, name: string, description: string): 
     .command(name)
     .description(description)
     .option('--data <dir>', 'data directory (env CLINIC_DATA)', defaultDataDir())
-    .option('--json', 'print machine-readable JSON in the API\'s own shape');
+    .option('--json', "print machine-readable JSON in the API's own shape");
 }
 
 /** What the process running the program brings besides its streams. */

@@ -16,8 +16,7 @@ export interface NotificationRow {
   sent_at: string | null;
 }
 
-const COLUMNS =
-  'id, patient_id, invoice_id, channel, recipient, status, attempts, next_attempt_at, last_error, created_at, sent_at';
+const COLUMNS = 'id, patient_id, invoice_id, channel, recipient, status, attempts, next_attempt_at, last_error, created_at, sent_at';
 
 const statements = preparedFor((db) => ({
   insert: db.prepare<NotificationRow>(
@@ -44,9 +43,7 @@ const statements = preparedFor((db) => ({
     `UPDATE notification_outbox SET status = 'failed', last_error = @last_error WHERE id = @id`,
   ),
   all: db.prepare<[], NotificationRow>(`SELECT ${COLUMNS} FROM notification_outbox ORDER BY seq`),
-  byStatus: db.prepare<[NotificationStatus], NotificationRow>(
-    `SELECT ${COLUMNS} FROM notification_outbox WHERE status = ? ORDER BY seq`,
-  ),
+  byStatus: db.prepare<[NotificationStatus], NotificationRow>(`SELECT ${COLUMNS} FROM notification_outbox WHERE status = ? ORDER BY seq`),
 }));
 
 /** Queues a notification. */
@@ -71,12 +68,7 @@ const claimTransaction = preparedFor((db) =>
  * winner pushes next_attempt_at past `now` before anyone else can look. A worker that dies
  * mid-send leaves the row to be retried once the lease ends.
  */
-export function claimDueNotification(
-  db: Db,
-  channel: NotificationChannel,
-  now: string,
-  leaseUntil: string,
-): NotificationRow | undefined {
+export function claimDueNotification(db: Db, channel: NotificationChannel, now: string, leaseUntil: string): NotificationRow | undefined {
   return claimTransaction(db).immediate(channel, now, leaseUntil);
 }
 

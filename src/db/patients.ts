@@ -11,7 +11,15 @@ export interface PatientRow extends Record<string, unknown> {
 }
 
 const STORED_COLUMNS = PATIENT_STORED_FIELDS.map((spec) => spec.name);
-const SELECT_COLUMNS = ['id', 'patient_number', 'is_active', 'created_at', 'updated_at', ...STORED_COLUMNS, ...PATIENT_READ_ONLY_FIELDS.map((spec) => spec.name)];
+const SELECT_COLUMNS = [
+  'id',
+  'patient_number',
+  'is_active',
+  'created_at',
+  'updated_at',
+  ...STORED_COLUMNS,
+  ...PATIENT_READ_ONLY_FIELDS.map((spec) => spec.name),
+];
 
 // The column lists come from the field descriptions (constants), never from a request.
 const statements = preparedFor((db) => ({

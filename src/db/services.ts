@@ -12,9 +12,7 @@ export interface ServiceRow {
 const COLUMNS = 'id, name, duration_min, price_cents, color, created_at';
 
 const statements = preparedFor((db) => ({
-  insert: db.prepare<ServiceRow>(
-    `INSERT INTO services (${COLUMNS}) VALUES (@id, @name, @duration_min, @price_cents, @color, @created_at)`,
-  ),
+  insert: db.prepare<ServiceRow>(`INSERT INTO services (${COLUMNS}) VALUES (@id, @name, @duration_min, @price_cents, @color, @created_at)`),
   all: db.prepare<[], ServiceRow>(`SELECT ${COLUMNS} FROM services ORDER BY seq`),
   byId: db.prepare<[string], ServiceRow>(`SELECT ${COLUMNS} FROM services WHERE id = ?`),
 }));

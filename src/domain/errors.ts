@@ -45,12 +45,9 @@ export class ValidationError extends Error {
 export const errors = {
   unauthenticated: (message = 'A valid API key is required: send "Authorization: Bearer <key>".') =>
     new AppError(401, 'UNAUTHENTICATED', message, { 'WWW-Authenticate': 'Bearer' }),
-  forbidden: (scope: string) =>
-    new AppError(403, 'FORBIDDEN', `This API key lacks the scope "${scope}" that this endpoint needs.`),
-  moduleDisabled: (module: string) =>
-    new AppError(403, 'MODULE_DISABLED', `The ${module} module is disabled for this clinic.`),
-  patientNotFound: (status: 404 | 422 = 404) =>
-    new AppError(status, 'PATIENT_NOT_FOUND', 'No patient has this id.'),
+  forbidden: (scope: string) => new AppError(403, 'FORBIDDEN', `This API key lacks the scope "${scope}" that this endpoint needs.`),
+  moduleDisabled: (module: string) => new AppError(403, 'MODULE_DISABLED', `The ${module} module is disabled for this clinic.`),
+  patientNotFound: (status: 404 | 422 = 404) => new AppError(status, 'PATIENT_NOT_FOUND', 'No patient has this id.'),
   invoiceNotFound: () => new AppError(404, 'INVOICE_NOT_FOUND', 'No invoice has this id.'),
   doctorNotFound: () => new AppError(422, 'DOCTOR_NOT_FOUND', 'No doctor has this id.'),
   serviceNotFound: () => new AppError(422, 'SERVICE_NOT_FOUND', 'No service has this id.'),
@@ -60,23 +57,18 @@ export const errors = {
     new AppError(405, 'METHOD_NOT_ALLOWED', `This endpoint allows ${allowed.join(', ')} only.`, {
       Allow: allowed.join(', '),
     }),
-  payloadTooLarge: (limitBytes: number) =>
-    new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes} bytes.`),
+  payloadTooLarge: (limitBytes: number) => new AppError(413, 'PAYLOAD_TOO_LARGE', `The request body is larger than ${limitBytes} bytes.`),
   documentTooLarge: (limitBytes: number) =>
     new AppError(413, 'DOCUMENT_TOO_LARGE', `The document is larger than the limit of ${limitBytes} bytes.`),
   headersTooLarge: (limitBytes: number) =>
     new AppError(431, 'HEADERS_TOO_LARGE', `The request's headers are larger than ${limitBytes} bytes in all; the request was not read.`),
-  unsupportedMediaType: (expected: string) =>
-    new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be ${expected}.`),
-  patientContactRequired: () =>
-    new AppError(422, 'PATIENT_CONTACT_REQUIRED', 'A patient needs both an email address and a mobile number.'),
+  unsupportedMediaType: (expected: string) => new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be ${expected}.`),
+  patientContactRequired: () => new AppError(422, 'PATIENT_CONTACT_REQUIRED', 'A patient needs both an email address and a mobile number.'),
   documentTypeInvalid: (allowed: readonly string[]) =>
     new AppError(422, 'DOCUMENT_TYPE_INVALID', `The document type must be one of: ${allowed.join(', ')}.`),
   documentEmpty: () => new AppError(422, 'DOCUMENT_EMPTY', 'The uploaded file is empty.'),
-  paymentExceedsBalance: () =>
-    new AppError(422, 'PAYMENT_EXCEEDS_BALANCE', 'The amount is more than the invoice\'s remaining balance.'),
-  idempotencyKeyReused: () =>
-    new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
+  paymentExceedsBalance: () => new AppError(422, 'PAYMENT_EXCEEDS_BALANCE', "The amount is more than the invoice's remaining balance."),
+  idempotencyKeyReused: () => new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
   invoiceCurrencyMismatch: (owedCurrency: string) =>
     new AppError(
       422,
@@ -124,14 +116,22 @@ export const errors = {
       `The database ${path} is damaged (${finding}); the server did not start and nothing was changed. \`clinic check\` lists every finding; restore the latest backup with \`clinic restore\`.`,
     ),
   cannotListen: (address: string, reason: string) =>
-    new AppError(500, 'CANNOT_LISTEN', `The server cannot listen on ${address}: ${reason}. Choose another --port, or stop the program using it.`),
+    new AppError(
+      500,
+      'CANNOT_LISTEN',
+      `The server cannot listen on ${address}: ${reason}. Choose another --port, or stop the program using it.`,
+    ),
   backupFileExists: (path: string) =>
     new AppError(409, 'BACKUP_FILE_EXISTS', `${path} already exists; a backup never overwrites a file. Choose a new file name.`),
   backupNotFound: (path: string) => new AppError(404, 'BACKUP_NOT_FOUND', `There is no backup file ${path}.`),
   backupDamaged: (reason: string) =>
     new AppError(422, 'BACKUP_DAMAGED', `The backup cannot be used: ${reason}. Nothing was restored; try another backup file.`),
   backupFailed: (reason: string) =>
-    new AppError(500, 'BACKUP_FAILED', `The backup could not be written as it should: ${reason}. No backup file was left under the name given.`),
+    new AppError(
+      500,
+      'BACKUP_FAILED',
+      `The backup could not be written as it should: ${reason}. No backup file was left under the name given.`,
+    ),
   dataDirectoryNotEmpty: (path: string) =>
     new AppError(409, 'DATA_DIRECTORY_NOT_EMPTY', `${path} is not empty; restore only into an empty or new data directory.`),
   databaseTooNew: (found: number, supported: number) =>
@@ -140,8 +140,7 @@ export const errors = {
       'DATABASE_TOO_NEW',
       `The database has schema version ${found}, newer than this program understands (${supported}); use a newer clinic program.`,
     ),
-  checkFailed: (findings: number) =>
-    new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),
+  checkFailed: (findings: number) => new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),
   internal: () => new AppError(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.'),
 } as const;
 

@@ -1,6 +1,5 @@
 import { field, optionalText, type FieldSpec } from './field-spec.js';
 
-
 /** The most services one appointment may list: a visit is a handful of treatments, never a bulk import. */
 export const MAX_SERVICES_PER_APPOINTMENT = 20;
 /**
@@ -14,7 +13,10 @@ export const APPOINTMENT_INPUT_FIELDS = [
   field.uuid('patient_id', { required: true, nullable: true, description: 'The patient (from create-patient)' }),
   field.uuid('resource_id', { nullable: true, description: 'The doctor (from doctor list)' }),
   field.uuid('service_id', { nullable: true, description: 'The service (from service list)' }),
-  field.uuidList('service_ids', { maxItems: MAX_SERVICES_PER_APPOINTMENT, description: `Several services, in order (at most ${MAX_SERVICES_PER_APPOINTMENT})` }),
+  field.uuidList('service_ids', {
+    maxItems: MAX_SERVICES_PER_APPOINTMENT,
+    description: `Several services, in order (at most ${MAX_SERVICES_PER_APPOINTMENT})`,
+  }),
   optionalText('title', 200),
   field.string('status', { default: 'booked', description: 'Free text' }),
   optionalText('appointment_type', 64),

@@ -51,7 +51,7 @@ export const INVOICE_FIELDS = [
 
 /** Query parameters of GET /invoices (spec 4). */
 export const INVOICE_QUERY_FIELDS = [
-  field.uuid('patient_id', { description: 'Only this patient\'s invoices' }),
+  field.uuid('patient_id', { description: "Only this patient's invoices" }),
   field.boolean('unpaid', { default: false, acceptsText: true, description: 'Only invoices with a balance' }),
 ] as const satisfies readonly FieldSpec[];
 

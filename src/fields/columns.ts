@@ -1,7 +1,6 @@
 import type { FieldSpec } from './field-spec.js';
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** The SQLite value of a normalised field: booleans as 0/1, objects and lists as JSON text. */
 export function toColumn(spec: FieldSpec, value: unknown): unknown {

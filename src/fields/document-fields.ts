@@ -2,7 +2,9 @@ import { field, type FieldSpec } from './field-spec.js';
 import { DOCUMENT_TYPE_KEYS } from './patient-fields.js';
 
 /** The path parameter of POST /patients/{patient_id}/documents. */
-export const DOCUMENT_PATH_FIELDS = [field.uuid('patient_id', { required: true, description: 'The patient (from create-patient)' })] as const satisfies readonly FieldSpec[];
+export const DOCUMENT_PATH_FIELDS = [
+  field.uuid('patient_id', { required: true, description: 'The patient (from create-patient)' }),
+] as const satisfies readonly FieldSpec[];
 
 /**
  * The text fields of the upload form (spec 4, POST /patients/{patient_id}/documents). The `file`

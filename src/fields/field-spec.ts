@@ -20,8 +20,8 @@ interface FieldBase {
 }
 
 export type FieldSpec = FieldBase &
+  /** `pattern`: a regular expression (source text) the whole value must match, else string_pattern_mismatch. */
   (
-    /** `pattern`: a regular expression (source text) the whole value must match, else string_pattern_mismatch. */
     | { kind: 'string'; minLength?: number; maxLength?: number; format?: 'email'; pattern?: string }
     | { kind: 'date' }
     | { kind: 'datetime' }
@@ -83,7 +83,11 @@ export function optionalText<const N extends string, const M extends number | un
   name: N,
   maxLength?: M,
 ): Built<'string', N, { nullable: true; maxLength: M }> {
-  return field.string(name, { nullable: true, ...(maxLength === undefined ? {} : { maxLength }) }) as Built<'string', N, { nullable: true; maxLength: M }>;
+  return field.string(name, { nullable: true, ...(maxLength === undefined ? {} : { maxLength }) }) as Built<
+    'string',
+    N,
+    { nullable: true; maxLength: M }
+  >;
 }
 
 /** The value of a field of `Spec` once validated and normalised (values.ts): ids and dates as text, money in cents. */

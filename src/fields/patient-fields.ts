@@ -13,9 +13,7 @@ export const DOCUMENT_TYPE_KEYS = [
 ] as const;
 
 /** PortalAccess (spec 2.3): one boolean per document type, each false unless given. */
-export const PORTAL_ACCESS_FIELDS: readonly FieldSpec[] = DOCUMENT_TYPE_KEYS.map((key) =>
-  field.boolean(key, { default: false }),
-);
+export const PORTAL_ACCESS_FIELDS: readonly FieldSpec[] = DOCUMENT_TYPE_KEYS.map((key) => field.boolean(key, { default: false }));
 
 const flag = (name: string, fallback = false) => field.boolean(name, { default: fallback });
 const nullableDate = (name: string) => field.date(name, { nullable: true });
@@ -110,7 +108,8 @@ export const PATIENT_INPUT_FIELDS = [
     maxKeyLength: 64,
     maxItems: 32,
     maxItemLength: 200,
-    description: 'Channel → preferences: at most 32 keys of at most 64 characters, each a list of at most 32 strings of at most 200 characters',
+    description:
+      'Channel → preferences: at most 32 keys of at most 64 characters, each a list of at most 32 strings of at most 200 characters',
   }),
   field.object('portal_access', { fields: PORTAL_ACCESS_FIELDS }),
   // Accepted for compatibility; this program has no patient portal accounts to link, so it is

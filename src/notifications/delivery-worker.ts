@@ -1,5 +1,10 @@
 import type { Db } from '../db/open-database.js';
-import { deliverDueNotifications, DEFAULT_RETRY_POLICY, type Mailer, type RetryPolicy } from '../domain/notifications/deliver-notifications.js';
+import {
+  deliverDueNotifications,
+  DEFAULT_RETRY_POLICY,
+  type Mailer,
+  type RetryPolicy,
+} from '../domain/notifications/deliver-notifications.js';
 import type { Logger } from '../server/logger.js';
 
 /** A running delivery loop. */

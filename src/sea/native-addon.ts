@@ -1,5 +1,17 @@
 import { createHash } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync, type Stats } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+  type Stats,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { getRawAsset } from 'node:sea';
@@ -29,7 +41,9 @@ export function privateCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const stat = lstatSync(dir);
   if (!stat.isDirectory()) throw new Error(`${dir} is not a directory; remove it so clinic can keep its SQLite library there`);
   if (!isOurs(stat)) {
-    throw new Error(`${dir} belongs to another user; clinic loads code from it, so it must be this user's own (set XDG_CACHE_HOME to use another place)`);
+    throw new Error(
+      `${dir} belongs to another user; clinic loads code from it, so it must be this user's own (set XDG_CACHE_HOME to use another place)`,
+    );
   }
   if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
   return dir;
@@ -74,7 +88,8 @@ export function loadEmbeddedAddon(expectedSha256: string, dir = privateCacheDir(
   const path = join(dir, `better_sqlite3-${expectedSha256.slice(0, 16)}.node`);
   if (!isIntactCopy(path, expectedSha256)) {
     const asset = new Uint8Array(getRawAsset(ADDON_ASSET) as ArrayBuffer);
-    if (sha256(asset) !== expectedSha256) throw new Error('the SQLite library inside this program is damaged; reinstall the clinic program');
+    if (sha256(asset) !== expectedSha256)
+      throw new Error('the SQLite library inside this program is damaged; reinstall the clinic program');
     writeAtomically(path, asset);
     // Checked again on disk: what is loaded is the file, not the bytes we meant to write.
     if (!isIntactCopy(path, expectedSha256)) throw new Error(`could not write an intact copy of the SQLite library to ${path}`);

@@ -40,6 +40,7 @@ function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicSta
 /** One router serving every operation of `deps.operations` from its declaration. */
 export function operationsRouter(deps: OperationDeps): Router<ClinicState> {
   const router = new Router<ClinicState>({ prefix: API_PREFIX });
-  for (const op of deps.operations) router.register(routePath(op.path), [op.method.toUpperCase()], chainOf(op, deps), { name: op.operationId });
+  for (const op of deps.operations)
+    router.register(routePath(op.path), [op.method.toUpperCase()], chainOf(op, deps), { name: op.operationId });
   return router;
 }

@@ -68,7 +68,8 @@ function openServerDatabase(dataDir: string, nativeBinding: ClinicServerConfig['
   } catch (error) {
     const code = (error as { code?: unknown }).code;
     if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw errors.databaseDamaged(path, describeFailure(error));
-    if (storageFault(error) === 'failed' || storageFault(error) === 'full') throw errors.dataDirectoryUnusable(path, describeFailure(error));
+    if (storageFault(error) === 'failed' || storageFault(error) === 'full')
+      throw errors.dataDirectoryUnusable(path, describeFailure(error));
     throw error;
   }
   try {
@@ -89,7 +90,12 @@ async function listen(db: Db, config: ClinicServerConfig): Promise<RunningServer
   try {
     return await startServer(
       db,
-      { dataDir: config.dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: config.documentLimitBytes, logger: config.logger },
+      {
+        dataDir: config.dataDir,
+        jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
+        documentLimitBytes: config.documentLimitBytes,
+        logger: config.logger,
+      },
       config.host,
       config.port,
     );
@@ -125,12 +131,17 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
       logger.info({
         event: 'database_created',
         data_dir: dataDir,
-        note: 'no clinic database was here, so a new, empty one was made; if the clinic\'s data is elsewhere, stop and start again with --data',
+        note: "no clinic database was here, so a new, empty one was made; if the clinic's data is elsewhere, stop and start again with --data",
       });
     }
     const recovery = await recoverInterruptedUploads(db, dataDir);
     if (recovery.completed + recovery.removed > 0) {
-      logger.info({ event: 'uploads_recovered', completed: recovery.completed, removed_abandoned: recovery.removed, removed_bytes: recovery.removedBytes });
+      logger.info({
+        event: 'uploads_recovered',
+        completed: recovery.completed,
+        removed_abandoned: recovery.removed,
+        removed_bytes: recovery.removedBytes,
+      });
     }
     const running = await listen(db, config);
     const firstKey = hasApiKeys(db) ? undefined : createApiKey(db, { name: 'first key' });

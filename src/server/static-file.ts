@@ -13,7 +13,8 @@ export interface StaticFile {
 /** A StaticFile of `content` (text as UTF-8). */
 export function staticFile(contentType: string, content: string | Uint8Array, headers?: Readonly<Record<string, string>>): StaticFile {
   // Bytes are sent as they are, without a copy (the executable's docs assets are a view of its own file).
-  const body = typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
+  const body =
+    typeof content === 'string' ? Buffer.from(content, 'utf8') : Buffer.from(content.buffer, content.byteOffset, content.byteLength);
   let etag: string | undefined;
   return {
     contentType,

@@ -38,24 +38,47 @@ describe('clinic commands', () => {
 
   it('doctor and service add and list', async () => {
     assert.equal((await clinic('doctor', 'add', '--name', 'Dr. Grey', '--color', '#123456')).code, 0);
-    assert.equal((await clinic('service', 'add', '--name', 'Cleaning', '--duration-min', '45', '--price', '80.50', '--color', '#00ff00')).code, 0);
+    assert.equal(
+      (await clinic('service', 'add', '--name', 'Cleaning', '--duration-min', '45', '--price', '80.50', '--color', '#00ff00')).code,
+      0,
+    );
     const doctors = JSON.parse((await clinic('doctor', 'list', '--json')).stdout) as { name: string }[];
-    assert.deepEqual(doctors.map((d) => d.name), ['Dr. Grey']);
+    assert.deepEqual(
+      doctors.map((d) => d.name),
+      ['Dr. Grey'],
+    );
     const services = JSON.parse((await clinic('service', 'list', '--json')).stdout) as { name: string; price: number }[];
-    assert.deepEqual(services.map((s) => [s.name, s.price]), [['Cleaning', 80.5]]);
+    assert.deepEqual(
+      services.map((s) => [s.name, s.price]),
+      [['Cleaning', 80.5]],
+    );
   });
 
   it('module disable and list, settings set-timezone and show', async () => {
     assert.equal((await clinic('module', 'disable', 'payments')).code, 0);
     const modules = JSON.parse((await clinic('module', 'list', '--json')).stdout) as { module: string; enabled: boolean }[];
-    assert.deepEqual(modules, [{ module: 'billing', enabled: true }, { module: 'payments', enabled: false }]);
+    assert.deepEqual(modules, [
+      { module: 'billing', enabled: true },
+      { module: 'payments', enabled: false },
+    ]);
     assert.equal((await clinic('settings', 'set-timezone', 'Europe/Vienna')).code, 0);
     const settings = JSON.parse((await clinic('settings', 'show', '--json')).stdout) as { timezone: string };
     assert.equal(settings.timezone, 'Europe/Vienna');
   });
 
   it('create-patient prints a Patient, and a refusal exits 1 with the API error code', async () => {
-    const created = await clinic('create-patient', '--first-name', 'Ada', '--last-name', 'Lovelace', '--email', 'ada@example.org', '--mobile', '+43 660 1', '--json');
+    const created = await clinic(
+      'create-patient',
+      '--first-name',
+      'Ada',
+      '--last-name',
+      'Lovelace',
+      '--email',
+      'ada@example.org',
+      '--mobile',
+      '+43 660 1',
+      '--json',
+    );
     assert.equal(created.code, 0, created.stderr);
     assert.match((JSON.parse(created.stdout) as { patient_number: string }).patient_number, /^P-\d{6}$/);
     const refused = await clinic('create-patient', '--first-name', 'Ada', '--last-name', 'Lovelace');

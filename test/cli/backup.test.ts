@@ -29,7 +29,14 @@ function tempDir(): string {
 function dumpTables(db: Db): Record<string, string[]> {
   const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all();
   return Object.fromEntries(
-    tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}"`).all().map((row) => JSON.stringify(row)).sort()]),
+    tables.map(({ name }) => [
+      name,
+      db
+        .prepare(`SELECT * FROM "${name}"`)
+        .all()
+        .map((row) => JSON.stringify(row))
+        .sort(),
+    ]),
   );
 }
 
@@ -37,7 +44,8 @@ function dumpTables(db: Db): Record<string, string[]> {
 function filesUnder(dir: string): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile()) files.set(join(entry.parentPath, entry.name).slice(dir.length + 1), readFileSync(join(entry.parentPath, entry.name)));
+    if (entry.isFile())
+      files.set(join(entry.parentPath, entry.name).slice(dir.length + 1), readFileSync(join(entry.parentPath, entry.name)));
   }
   for (const name of [...files.keys()]) if (name.startsWith('clinic.')) files.delete(name);
   return files;
@@ -95,7 +103,10 @@ describe('clinic backup and restore', { timeout: 60_000 }, () => {
     try {
       const doctors = await checkedFetch(`${serve.baseUrl}/doctors`, { headers: { authorization: `Bearer ${key}` } });
       assert.equal(doctors.status, 200);
-      assert.deepEqual(((await doctors.json()) as { name: string }[]).map((d) => d.name), ['Dr. Grey']);
+      assert.deepEqual(
+        ((await doctors.json()) as { name: string }[]).map((d) => d.name),
+        ['Dr. Grey'],
+      );
     } finally {
       serve.child.kill('SIGTERM');
       await serve.exited;
@@ -173,7 +184,13 @@ describe('clinic backup and restore', { timeout: 60_000 }, () => {
     const restoredDir = join(work, 'restored');
     const result = await runClinic(['restore', tampered, '--data', restoredDir]);
     assert.equal(result.code, 1);
-    assert.match(result.stderr, new RegExp(`^error: BACKUP_DAMAGED: The backup cannot be used: it is damaged or was altered: ${document} does not match its SHA-256`, "m"));
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `^error: BACKUP_DAMAGED: The backup cannot be used: it is damaged or was altered: ${document} does not match its SHA-256`,
+        'm',
+      ),
+    );
     assert.deepEqual(readdirSync(restoredDir), []);
   });
 
@@ -198,7 +215,10 @@ describe('clinic backup and restore', { timeout: 60_000 }, () => {
     const empty = tempDir();
     const none = await runClinic(['backup', join(empty, 'x.tar.gz'), '--data', empty]);
     assert.equal(none.code, 1);
-    assert.match(none.stderr, /NO_DATABASE: There is no clinic database at .*clinic\.db\. Point at the clinic.s data directory with --data DIR or the CLINIC_DATA environment variable/);
+    assert.match(
+      none.stderr,
+      /NO_DATABASE: There is no clinic database at .*clinic\.db\. Point at the clinic.s data directory with --data DIR or the CLINIC_DATA environment variable/,
+    );
     assert.equal(existsSync(join(empty, 'clinic.db')), false);
   });
 });

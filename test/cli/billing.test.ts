@@ -28,17 +28,38 @@ describe('clinic invoice, record-payment and notifications', () => {
       const created = json(await clinic('invoice', 'create', '--patient-id', patientId, '--total', '120.50', '--json'));
       assertMatchesSchema('Invoice', created);
       assert.match(created.invoice_number, /^INV-\d{4}-\d{6}$/);
-      assert.deepEqual([created.status, created.currency, created.total, created.amount_paid, created.balance], ['issued', 'EUR', 120.5, 0, 120.5]);
+      assert.deepEqual(
+        [created.status, created.currency, created.total, created.amount_paid, created.balance],
+        ['issued', 'EUR', 120.5, 0, 120.5],
+      );
       const listed = await server.request('GET', `/invoices?patient_id=${patientId}`);
-      assert.deepEqual(listed.body.find((i: { id: string }) => i.id === created.id), created);
+      assert.deepEqual(
+        listed.body.find((i: { id: string }) => i.id === created.id),
+        created,
+      );
     });
 
     it('takes --currency and --issued-at', async () => {
       const other = createPatient(server.db, buildPatient()).id;
       const created = json(
-        await clinic('invoice', 'create', '--patient-id', other, '--total', '9', '--currency', 'CHF', '--issued-at', '2025-05-04T10:00:00Z', '--json'),
+        await clinic(
+          'invoice',
+          'create',
+          '--patient-id',
+          other,
+          '--total',
+          '9',
+          '--currency',
+          'CHF',
+          '--issued-at',
+          '2025-05-04T10:00:00Z',
+          '--json',
+        ),
       );
-      assert.deepEqual([created.currency, created.issued_at, created.invoice_number], ['CHF', '2025-05-04T10:00:00.000Z', 'INV-2025-000001']);
+      assert.deepEqual(
+        [created.currency, created.issued_at, created.invoice_number],
+        ['CHF', '2025-05-04T10:00:00.000Z', 'INV-2025-000001'],
+      );
     });
 
     it('prints a table for people', async () => {
@@ -52,9 +73,10 @@ describe('clinic invoice, record-payment and notifications', () => {
       assert.equal(usage.code, 2);
       const invalid = await clinic('invoice', 'create', '--patient-id', patientId, '--total', '0.001', '--json');
       assert.equal(invalid.code, 1);
-      assert.deepEqual(JSON.parse(invalid.stderr).detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [
-        ['decimal_max_places', ['body', 'total']],
-      ]);
+      assert.deepEqual(
+        JSON.parse(invalid.stderr).detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+        [['decimal_max_places', ['body', 'total']]],
+      );
       const unknown = await clinic('invoice', 'create', '--patient-id', '00000000-0000-4000-8000-000000000000', '--total', '1');
       assert.equal(unknown.code, 1);
       assert.match(unknown.stderr, /PATIENT_NOT_FOUND/);
@@ -78,7 +100,10 @@ describe('clinic invoice, record-payment and notifications', () => {
         assert.deepEqual(fromCli, fromApi.body, `invoice list ${args.join(' ')}`);
       }
       const unpaid = json(await clinic('invoice', 'list', '--patient-id', listed, '--unpaid', '--json'));
-      assert.deepEqual(unpaid.map((i: { id: string }) => i.id), [open.id]);
+      assert.deepEqual(
+        unpaid.map((i: { id: string }) => i.id),
+        [open.id],
+      );
     });
 
     it('refuses a malformed --patient-id', async () => {
@@ -91,7 +116,9 @@ describe('clinic invoice, record-payment and notifications', () => {
   describe('record-payment', () => {
     it('prints the Payment result of the shared recording function', async () => {
       const invoice = createInvoice(server.db, buildInvoice(patientId, { total: '20' }));
-      const payment = json(await clinic('record-payment', '--invoice-id', invoice.id, '--amount', '5.25', '--method', 'other', '--note', 'voucher', '--json'));
+      const payment = json(
+        await clinic('record-payment', '--invoice-id', invoice.id, '--amount', '5.25', '--method', 'other', '--note', 'voucher', '--json'),
+      );
       assertMatchesSchema('PaymentResult', payment);
       assert.deepEqual(
         [payment.invoice_id, payment.amount, payment.method, payment.invoice_status, payment.invoice_balance],
@@ -100,7 +127,7 @@ describe('clinic invoice, record-payment and notifications', () => {
       assert.equal(listPaymentRows(server.db, invoice.id)[0]?.note, 'voucher');
     });
 
-    it('refuses an overpayment with exit 1 and the API\'s error body', async () => {
+    it("refuses an overpayment with exit 1 and the API's error body", async () => {
       const invoice = createInvoice(server.db, buildInvoice(patientId, { total: '5' }));
       const result = await clinic('record-payment', '--invoice-id', invoice.id, '--amount', '6', '--method', 'cash', '--json');
       assert.equal(result.code, 1);
@@ -110,20 +137,47 @@ describe('clinic invoice, record-payment and notifications', () => {
     });
 
     it('reports invalid options as the API would, and missing ones as bad usage', async () => {
-      const invalid = await clinic('record-payment', '--invoice-id', 'x', '--amount', '1e3', '--method', 'wire', '--idempotency-key', 'a b', '--json');
+      const invalid = await clinic(
+        'record-payment',
+        '--invoice-id',
+        'x',
+        '--amount',
+        '1e3',
+        '--method',
+        'wire',
+        '--idempotency-key',
+        'a b',
+        '--json',
+      );
       assert.equal(invalid.code, 1);
-      assert.deepEqual(JSON.parse(invalid.stderr).detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc.join('.')]), [
-        ['uuid_parsing', 'path.invoice_id'],
-        ['string_pattern_mismatch', 'header.idempotency-key'],
-        ['decimal_parsing', 'body.amount'],
-        ['literal_error', 'body.method'],
-      ]);
+      assert.deepEqual(
+        JSON.parse(invalid.stderr).detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc.join('.')]),
+        [
+          ['uuid_parsing', 'path.invoice_id'],
+          ['string_pattern_mismatch', 'header.idempotency-key'],
+          ['decimal_parsing', 'body.amount'],
+          ['literal_error', 'body.method'],
+        ],
+      );
       assert.equal((await clinic('record-payment', '--invoice-id', 'x', '--method', 'cash')).code, 2);
     });
 
     it('shares Idempotency-Keys with the API: a key used by the CLI replays over HTTP, and the other way round', async () => {
       const invoice = createInvoice(server.db, buildInvoice(patientId, { total: '100' }));
-      const fromCli = json(await clinic('record-payment', '--invoice-id', invoice.id, '--amount', '40', '--method', 'card', '--idempotency-key', 'cli-first', '--json'));
+      const fromCli = json(
+        await clinic(
+          'record-payment',
+          '--invoice-id',
+          invoice.id,
+          '--amount',
+          '40',
+          '--method',
+          'card',
+          '--idempotency-key',
+          'cli-first',
+          '--json',
+        ),
+      );
       const overHttp = await server.request('POST', `/invoices/${invoice.id}/payments`, {
         body: buildPayment({ amount: 40, method: 'card' }),
         headers: { 'Idempotency-Key': 'cli-first' },
@@ -134,11 +188,31 @@ describe('clinic invoice, record-payment and notifications', () => {
         body: buildPayment({ amount: 10 }),
         headers: { 'Idempotency-Key': 'http-first' },
       });
-      const replayedByCli = await clinic('record-payment', '--invoice-id', invoice.id, '--amount', '10.00', '--method', 'cash', '--idempotency-key', 'http-first');
+      const replayedByCli = await clinic(
+        'record-payment',
+        '--invoice-id',
+        invoice.id,
+        '--amount',
+        '10.00',
+        '--method',
+        'cash',
+        '--idempotency-key',
+        'http-first',
+      );
       assert.equal(replayedByCli.code, 0, replayedByCli.stderr);
       assert.match(replayedByCli.stdout, new RegExp(`payment_id\\s+${fromHttp.body.payment_id}`));
       assert.match(replayedByCli.stdout, /already used for this payment: nothing new was recorded/);
-      const reused = await clinic('record-payment', '--invoice-id', invoice.id, '--amount', '11', '--method', 'cash', '--idempotency-key', 'http-first');
+      const reused = await clinic(
+        'record-payment',
+        '--invoice-id',
+        invoice.id,
+        '--amount',
+        '11',
+        '--method',
+        'cash',
+        '--idempotency-key',
+        'http-first',
+      );
       assert.deepEqual([reused.code, /IDEMPOTENCY_KEY_REUSED/.test(reused.stderr)], [1, true]);
       assert.equal(listPaymentRows(server.db, invoice.id).length, 2);
     });
@@ -149,7 +223,9 @@ describe('clinic invoice, record-payment and notifications', () => {
       // 8 processes pay 10.00 by card; from the moment the first of them has paid, 4 HTTP lanes
       // pay 2.50 in cash each until refused, so the server's writes race the other processes'.
       const cliRuns = Promise.all(
-        Array.from({ length: 8 }, () => clinic('record-payment', '--invoice-id', invoice.id, '--amount', '10.00', '--method', 'card', '--json')),
+        Array.from({ length: 8 }, () =>
+          clinic('record-payment', '--invoice-id', invoice.id, '--amount', '10.00', '--method', 'card', '--json'),
+        ),
       );
       while (!payments().some((p) => p.method === 'card')) await new Promise((resolve) => setTimeout(resolve, 2));
       const lane = async () => {
@@ -172,7 +248,10 @@ describe('clinic invoice, record-payment and notifications', () => {
       assert.equal(recorded.filter((p) => p.method === 'card').length, cliResults.filter((r) => r.code === 0).length);
       assert.equal(recorded.filter((p) => p.method === 'cash').length, lanes.flat().filter((status) => status === 200).length);
       const row = findInvoice(server.db, invoice.id)!;
-      assert.equal(row.amount_paid_cents, recorded.reduce((sum, p) => sum + p.amount_cents, 0));
+      assert.equal(
+        row.amount_paid_cents,
+        recorded.reduce((sum, p) => sum + p.amount_cents, 0),
+      );
       // 2.50 divides every balance the 10.00 payments can leave, so the lanes fill the invoice exactly.
       assert.deepEqual([row.amount_paid_cents, row.balance_cents, row.status], [10000, 0, 'paid']);
       // The two kinds of writer really overlapped: a server payment lies between two CLI payments.

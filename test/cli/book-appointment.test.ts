@@ -24,10 +24,14 @@ describe('clinic book-appointment', () => {
 
   const bookArgs = (...extra: string[]) => [
     'book-appointment',
-    '--data', data.dataDir,
-    '--patient-id', patientId,
-    '--start-at', '2026-12-01T09:00',
-    '--end-at', '2026-12-01T09:30',
+    '--data',
+    data.dataDir,
+    '--patient-id',
+    patientId,
+    '--start-at',
+    '2026-12-01T09:00',
+    '--end-at',
+    '2026-12-01T09:30',
     ...extra,
   ];
 
@@ -58,13 +62,34 @@ describe('clinic book-appointment', () => {
   });
 
   it('exits 1 with the API error code for an unknown patient', async () => {
-    const result = await runClinic(['book-appointment', '--data', data.dataDir, '--patient-id', randomUUID(), '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T10:00']);
+    const result = await runClinic([
+      'book-appointment',
+      '--data',
+      data.dataDir,
+      '--patient-id',
+      randomUUID(),
+      '--start-at',
+      '2026-12-01T09:00',
+      '--end-at',
+      '2026-12-01T10:00',
+    ]);
     assert.equal(result.code, 1);
     assert.match(result.stderr, /PATIENT_NOT_FOUND/);
   });
 
   it('exits 1 with the API error body under --json for end_at not after start_at', async () => {
-    const result = await runClinic(['book-appointment', '--json', '--data', data.dataDir, '--patient-id', patientId, '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T09:00']);
+    const result = await runClinic([
+      'book-appointment',
+      '--json',
+      '--data',
+      data.dataDir,
+      '--patient-id',
+      patientId,
+      '--start-at',
+      '2026-12-01T09:00',
+      '--end-at',
+      '2026-12-01T09:00',
+    ]);
     assert.equal(result.code, 1);
     const body = JSON.parse(result.stderr);
     assert.equal(body.detail[0].type, 'value_error');
@@ -78,7 +103,15 @@ describe('clinic book-appointment', () => {
   });
 
   it('exits 2 when a required option is missing', async () => {
-    const result = await runClinic(['book-appointment', '--data', data.dataDir, '--start-at', '2026-12-01T09:00', '--end-at', '2026-12-01T10:00']);
+    const result = await runClinic([
+      'book-appointment',
+      '--data',
+      data.dataDir,
+      '--start-at',
+      '2026-12-01T09:00',
+      '--end-at',
+      '2026-12-01T10:00',
+    ]);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--patient-id/);
   });

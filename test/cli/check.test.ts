@@ -30,7 +30,10 @@ describe('clinic check', () => {
     const { code, report } = await check();
     assert.equal(code, 0);
     assert.equal(report.ok, true);
-    assert.deepEqual(report.checks.map((c) => c.name), ['permissions', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments']);
+    assert.deepEqual(
+      report.checks.map((c) => c.name),
+      ['permissions', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments'],
+    );
     for (const c of report.checks) assert.equal(c.status, 'ok', c.name);
   });
 
@@ -41,7 +44,10 @@ describe('clinic check', () => {
     addInvoice(data.db, 0, []);
     const { code, report } = await check();
     assert.equal(code, 0, JSON.stringify(report));
-    assert.deepEqual(report.checks.map((c) => c.status), ['ok', 'ok', 'ok', 'ok', 'ok', 'ok']);
+    assert.deepEqual(
+      report.checks.map((c) => c.status),
+      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+    );
   });
 
   it('finds a corrupted, a truncated and a missing document file and exits 1, naming each', async () => {
@@ -64,7 +70,7 @@ describe('clinic check', () => {
     assert.match(findings.find((f) => f.includes(missing)) ?? '', /file is missing/);
   });
 
-  it("finds an invoice whose amount paid was tampered with, and prints the finding for a person", async () => {
+  it('finds an invoice whose amount paid was tampered with, and prints the finding for a person', async () => {
     const invoice = addInvoice(data.db, 5_000, [2_000, 2_000]);
     addInvoice(data.db, 1_000, [1_000]);
     const { code, report } = await check();
@@ -79,7 +85,9 @@ describe('clinic check', () => {
   });
 
   it('finds a row that refers to a missing row', async () => {
-    data.db.exec('CREATE TABLE check_parent (id INTEGER PRIMARY KEY); CREATE TABLE check_child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES check_parent (id))');
+    data.db.exec(
+      'CREATE TABLE check_parent (id INTEGER PRIMARY KEY); CREATE TABLE check_child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES check_parent (id))',
+    );
     data.db.pragma('foreign_keys = OFF');
     data.db.prepare('INSERT INTO check_child (id, parent_id) VALUES (1, 42)').run();
     const { code, report } = await check();
@@ -92,7 +100,10 @@ describe('clinic check', () => {
     try {
       const result = await runClinic(['check', '--data', empty]);
       assert.equal(result.code, 1);
-      assert.match(result.stderr, /NO_DATABASE: There is no clinic database at .*clinic\.db\. Point at the clinic.s data directory with --data DIR or the CLINIC_DATA environment variable/);
+      assert.match(
+        result.stderr,
+        /NO_DATABASE: There is no clinic database at .*clinic\.db\. Point at the clinic.s data directory with --data DIR or the CLINIC_DATA environment variable/,
+      );
     } finally {
       rmSync(empty, { recursive: true, force: true });
     }

@@ -66,7 +66,19 @@ describe('clinic command line', () => {
   });
 
   it('service add --json prints a Service with a numeric price', async () => {
-    const result = await clinic('service', 'add', '--name', 'Filling', '--duration-min', '30', '--price', '120.50', '--color', 'red', '--json');
+    const result = await clinic(
+      'service',
+      'add',
+      '--name',
+      'Filling',
+      '--duration-min',
+      '30',
+      '--price',
+      '120.50',
+      '--color',
+      'red',
+      '--json',
+    );
     assert.equal(result.code, 0, result.stderr);
     const service = JSON.parse(result.stdout);
     assertMatchesSchema('Service', service);
@@ -87,7 +99,24 @@ describe('clinic command line', () => {
   });
 
   it('create-patient --json prints the same Patient shape the API returns', async () => {
-    const result = await clinic('create-patient', '--first-name', 'Grace', '--last-name', 'Hopper', '--email', 'grace@example.org', '--mobile', '+1 555', '--gdpr-consent', 'true', '--portal-access', '{"xrays":true}', '--discount-percent', '.5', '--json');
+    const result = await clinic(
+      'create-patient',
+      '--first-name',
+      'Grace',
+      '--last-name',
+      'Hopper',
+      '--email',
+      'grace@example.org',
+      '--mobile',
+      '+1 555',
+      '--gdpr-consent',
+      'true',
+      '--portal-access',
+      '{"xrays":true}',
+      '--discount-percent',
+      '.5',
+      '--json',
+    );
     assert.equal(result.code, 0, result.stderr);
     const patient = JSON.parse(result.stdout);
     assertMatchesSchema('Patient', patient);
@@ -155,7 +184,9 @@ describe('the CLI and the server share one database', () => {
   });
 
   it('a doctor added by the CLI is listed by the API', async () => {
-    const doctor = JSON.parse((await runClinic(['doctor', 'add', '--name', 'Dr. CLI', '--color', 'teal', '--json', '--data', server.dataDir])).stdout);
+    const doctor = JSON.parse(
+      (await runClinic(['doctor', 'add', '--name', 'Dr. CLI', '--color', 'teal', '--json', '--data', server.dataDir])).stdout,
+    );
     const listed = await server.request('GET', '/doctors');
     assert.deepEqual(listed.body.at(-1), doctor);
   });

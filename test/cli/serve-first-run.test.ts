@@ -36,6 +36,14 @@ describe('clinic serve on an empty data directory', () => {
     assert.equal(code, 0);
     const requestLine = stdout.split('\n').find((line) => line.includes('"event":"request"'));
     assert.ok(requestLine, 'requests are logged');
-    assert.deepEqual(Object.keys(JSON.parse(requestLine)).sort(), ['duration_ms', 'event', 'method', 'request_id', 'route', 'status', 'time']);
+    assert.deepEqual(Object.keys(JSON.parse(requestLine)).sort(), [
+      'duration_ms',
+      'event',
+      'method',
+      'request_id',
+      'route',
+      'status',
+      'time',
+    ]);
   });
 });

@@ -106,7 +106,9 @@ describe('clinic serve delivers notifications', () => {
       assert.deepEqual([mail?.from, mail?.to], ['front-desk@example.org', ['payer@example.org']]);
       assert.match(mail?.raw ?? '', new RegExp(`Subject: Invoice ${invoice.invoice_number} is paid`));
       const sent = await eventually(() => {
-        const row = db.prepare<[string], { status: string; attempts: number }>('SELECT status, attempts FROM notification_outbox WHERE invoice_id = ?').get(invoice.id);
+        const row = db
+          .prepare<[string], { status: string; attempts: number }>('SELECT status, attempts FROM notification_outbox WHERE invoice_id = ?')
+          .get(invoice.id);
         return row?.status === 'sent' ? row : undefined;
       });
       assert.equal(sent.attempts, 1);
@@ -132,7 +134,9 @@ describe('clinic serve delivers notifications', () => {
       });
       assert.equal(response.status, 200);
       await new Promise((resolve) => setTimeout(resolve, 300));
-      const row = db.prepare<[string], { status: string; attempts: number }>('SELECT status, attempts FROM notification_outbox WHERE invoice_id = ?').get(invoice.id);
+      const row = db
+        .prepare<[string], { status: string; attempts: number }>('SELECT status, attempts FROM notification_outbox WHERE invoice_id = ?')
+        .get(invoice.id);
       assert.deepEqual(row, { status: 'pending', attempts: 0 });
     } finally {
       assert.equal(await serve.stop(), 0);

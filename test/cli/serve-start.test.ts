@@ -26,7 +26,10 @@ describe('clinic serve: start-up', { timeout: 60_000 }, () => {
     try {
       const failed = await runClinic(['serve', '--port', String(port), '--data', dataDir]);
       assert.equal(failed.code, 1);
-      assert.match(failed.stderr, new RegExp(`^error: CANNOT_LISTEN: The server cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`, 'm'));
+      assert.match(
+        failed.stderr,
+        new RegExp(`^error: CANNOT_LISTEN: The server cannot listen on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`, 'm'),
+      );
       assert.doesNotMatch(failed.stdout, /clinic_/);
     } finally {
       busy.close();
@@ -47,7 +50,10 @@ describe('clinic serve: start-up', { timeout: 60_000 }, () => {
       for (const name of ['clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.lock']) {
         assert.equal((statSync(join(dataDir, name)).mode & 0o777).toString(8), '600', name);
       }
-      assert.match(serve.output().stderr, /"event":"warning","warning":"the data directory .* has mode 0755: other users of this computer can reach patient data; run chmod 700 on it"/);
+      assert.match(
+        serve.output().stderr,
+        /"event":"warning","warning":"the data directory .* has mode 0755: other users of this computer can reach patient data; run chmod 700 on it"/,
+      );
       assert.ok(serve.logLines.some((line) => line.event === 'database_created'));
     } finally {
       serve.child.kill('SIGTERM');
@@ -68,7 +74,8 @@ describe('clinic serve: start-up', { timeout: 60_000 }, () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     socket.destroy();
     const deadline = Date.now() + 5000;
-    while (!serve.logLines.some((line) => line.event === 'request_aborted') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (!serve.logLines.some((line) => line.event === 'request_aborted') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     serve.child.kill('SIGTERM');
     await serve.exited;
     const aborted = serve.logLines.find((line) => line.event === 'request_aborted');
@@ -86,14 +93,28 @@ describe('clinic serve: start-up', { timeout: 60_000 }, () => {
     serve.child.kill('SIGTERM');
     await serve.exited;
     assert.deepEqual(readdirSync(join(dataDir, 'tmp')), []);
-    assert.ok(serve.logLines.some((line) => line.event === 'uploads_recovered' && line.removed_abandoned === 1 && line.removed_bytes === 1000));
+    assert.ok(
+      serve.logLines.some((line) => line.event === 'uploads_recovered' && line.removed_abandoned === 1 && line.removed_bytes === 1000),
+    );
   });
 });
 
 describe('commands on a data directory without a database', () => {
   it('refuses, naming the path and how to point at the right one, and creates nothing', async () => {
     const missing = join(newDir(), 'mistyped');
-    const result = await runClinic(['create-patient', '--first-name', 'A', '--last-name', 'B', '--email', 'a@b.example', '--mobile', '1', '--data', missing]);
+    const result = await runClinic([
+      'create-patient',
+      '--first-name',
+      'A',
+      '--last-name',
+      'B',
+      '--email',
+      'a@b.example',
+      '--mobile',
+      '1',
+      '--data',
+      missing,
+    ]);
     assert.equal(result.code, 1);
     assert.equal(
       result.stderr,

@@ -77,7 +77,11 @@ describe('clinic serve', { timeout: 60_000 }, () => {
     const answer = new Promise<{ status: number; text: string }>((resolve, reject) => {
       const outgoing = request(
         url,
-        { method: 'POST', agent: false, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': body.length } },
+        {
+          method: 'POST',
+          agent: false,
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': body.length },
+        },
         (response) => {
           let text = '';
           response.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -89,15 +93,17 @@ describe('clinic serve', { timeout: 60_000 }, () => {
       setTimeout(() => {
         const signalled = Date.now();
         serve.child.kill('SIGTERM');
-        void waitUntil(() => hasLogged(serve, 'stopping')).then(async () => {
-          // Stopped accepting: a new connection is refused while the old request is still open.
-          await assert.rejects(checkedFetch(`${serve.baseUrl}/payment-methods`));
-          outgoing.end(body.subarray(20));
-          const { code, signal } = await serve.exited;
-          assert.equal(signal, null);
-          assert.equal(code, 0);
-          assert.ok(Date.now() - signalled < 10_000, 'exited within 10 s');
-        }).catch(reject);
+        void waitUntil(() => hasLogged(serve, 'stopping'))
+          .then(async () => {
+            // Stopped accepting: a new connection is refused while the old request is still open.
+            await assert.rejects(checkedFetch(`${serve.baseUrl}/payment-methods`));
+            outgoing.end(body.subarray(20));
+            const { code, signal } = await serve.exited;
+            assert.equal(signal, null);
+            assert.equal(code, 0);
+            assert.ok(Date.now() - signalled < 10_000, 'exited within 10 s');
+          })
+          .catch(reject);
       }, 300);
     });
     const { status, text } = await answer;

@@ -31,8 +31,20 @@ describe('clinic upload-document', () => {
 
   it('streams the file into the data directory and prints the Document with --json', async () => {
     const result = await runClinic([
-      'upload-document', '--data', data.dataDir, '--json', '--patient-id', patientId, '--file', scan,
-      '--type', 'scans', '--title', 'Scan', '--content-type', 'application/pdf',
+      'upload-document',
+      '--data',
+      data.dataDir,
+      '--json',
+      '--patient-id',
+      patientId,
+      '--file',
+      scan,
+      '--type',
+      'scans',
+      '--title',
+      'Scan',
+      '--content-type',
+      'application/pdf',
     ]);
     assert.equal(result.code, 0, result.stderr);
     const document = JSON.parse(result.stdout);
@@ -58,9 +70,17 @@ describe('clinic upload-document', () => {
 
   const refusals: { title: string; args: () => string[]; code: string }[] = [
     { title: 'an unknown patient', args: () => ['--patient-id', randomUUID(), '--file', scan], code: 'PATIENT_NOT_FOUND' },
-    { title: 'an unknown type', args: () => ['--patient-id', patientId, '--file', scan, '--type', 'selfie'], code: 'DOCUMENT_TYPE_INVALID' },
+    {
+      title: 'an unknown type',
+      args: () => ['--patient-id', patientId, '--file', scan, '--type', 'selfie'],
+      code: 'DOCUMENT_TYPE_INVALID',
+    },
     { title: 'an empty file', args: () => ['--patient-id', patientId, '--file', join(data.dataDir, 'empty.pdf')], code: 'DOCUMENT_EMPTY' },
-    { title: 'a file over the limit', args: () => ['--patient-id', patientId, '--file', scan, '--document-limit-mb', '0.1'], code: 'DOCUMENT_TOO_LARGE' },
+    {
+      title: 'a file over the limit',
+      args: () => ['--patient-id', patientId, '--file', scan, '--document-limit-mb', '0.1'],
+      code: 'DOCUMENT_TOO_LARGE',
+    },
     { title: 'a malformed patient id', args: () => ['--patient-id', 'P-000001', '--file', scan], code: 'uuid_parsing' },
   ];
   for (const { title, args, code } of refusals) {
@@ -74,7 +94,15 @@ describe('clinic upload-document', () => {
   }
 
   it('exits 2 for a --file that does not exist', async () => {
-    const result = await runClinic(['upload-document', '--data', data.dataDir, '--patient-id', patientId, '--file', join(data.dataDir, 'nope.pdf')]);
+    const result = await runClinic([
+      'upload-document',
+      '--data',
+      data.dataDir,
+      '--patient-id',
+      patientId,
+      '--file',
+      join(data.dataDir, 'nope.pdf'),
+    ]);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /no such file/);
   });
@@ -86,7 +114,9 @@ describe('clinic upload-document', () => {
 
   it('takes its limit from CLINIC_DOCUMENT_LIMIT_MB, and a bad value stops only the commands that read it', async () => {
     const before = leftovers();
-    const tooSmall = await runClinic(['upload-document', '--data', data.dataDir, '--patient-id', patientId, '--file', scan], { env: { CLINIC_DOCUMENT_LIMIT_MB: '0.1' } });
+    const tooSmall = await runClinic(['upload-document', '--data', data.dataDir, '--patient-id', patientId, '--file', scan], {
+      env: { CLINIC_DOCUMENT_LIMIT_MB: '0.1' },
+    });
     assert.equal(tooSmall.code, 1, tooSmall.stderr);
     assert.match(tooSmall.stderr, /DOCUMENT_TOO_LARGE/);
     assert.deepEqual(leftovers(), { rows: before.rows, temp: 0 });

@@ -10,10 +10,13 @@ import { makeDataDir } from '../helpers/test-server.js';
 describe('database', () => {
   it('has one patients column per stored patient field, and no other field columns', () => {
     const db = openDatabase(makeDataDir());
-    const columns = (db.prepare('SELECT name FROM pragma_table_xinfo(\'patients\')').all() as { name: string }[]).map((c) => c.name);
+    const columns = (db.prepare("SELECT name FROM pragma_table_xinfo('patients')").all() as { name: string }[]).map((c) => c.name);
     const bookkeeping = ['seq', 'id', 'patient_number', 'is_active', 'created_at', 'updated_at'];
     const fields = [...PATIENT_STORED_FIELDS, ...PATIENT_READ_ONLY_FIELDS].map((f) => f.name);
-    assert.deepEqual(columns.filter((c) => !bookkeeping.includes(c)), fields);
+    assert.deepEqual(
+      columns.filter((c) => !bookkeeping.includes(c)),
+      fields,
+    );
     db.close();
   });
 

@@ -32,7 +32,7 @@ describe('decimal numerals', () => {
     });
   }
 
-  it('describes the same numerals in the interface description\'s pattern', () => {
+  it("describes the same numerals in the interface description's pattern", () => {
     const pattern = new RegExp(DECIMAL_NUMERAL_PATTERN, 'u');
     for (const text of [...canonical.map(([t]) => t), '.', '+', '-5.', '12.345', '+.5', '5..', 'abc', '0x10', '１']) {
       assert.equal(pattern.test(text), parseDecimalNumeral(text) !== undefined, JSON.stringify(text));

@@ -46,7 +46,17 @@ describe('invoices (domain)', () => {
   it('issues an invoice with status issued, nothing paid, the clinic currency and now', () => {
     const before = new Date().toISOString();
     const invoice = createInvoice(data.db, buildInvoice(patientId, { total: '120.50' }));
-    assert.deepEqual(Object.keys(invoice), ['id', 'invoice_number', 'patient_id', 'status', 'currency', 'total', 'amount_paid', 'balance', 'issued_at']);
+    assert.deepEqual(Object.keys(invoice), [
+      'id',
+      'invoice_number',
+      'patient_id',
+      'status',
+      'currency',
+      'total',
+      'amount_paid',
+      'balance',
+      'issued_at',
+    ]);
     assert.equal(invoice.status, 'issued');
     assert.equal(invoice.currency, 'EUR');
     assert.equal(invoice.total, 120.5);
@@ -86,10 +96,13 @@ describe('invoices (domain)', () => {
     assert.equal(createInvoice(data.db, buildInvoice(third, { currency: 'USD' })).currency, 'USD');
   });
 
-  it('keeps a patient\'s open invoices in one currency', () => {
+  it("keeps a patient's open invoices in one currency", () => {
     const patient = createPatient(data.db, buildPatient()).id;
     const first = createInvoice(data.db, buildInvoice(patient, { total: 5 }));
-    assert.equal(codeOf(() => createInvoice(data.db, buildInvoice(patient, { currency: 'USD' }))), 'INVOICE_CURRENCY_MISMATCH');
+    assert.equal(
+      codeOf(() => createInvoice(data.db, buildInvoice(patient, { currency: 'USD' }))),
+      'INVOICE_CURRENCY_MISMATCH',
+    );
     recordPayment(data.db, { path: { invoice_id: first.id }, headers: {}, body: buildPayment({ amount: 5 }) });
     assert.equal(createInvoice(data.db, buildInvoice(patient, { currency: 'USD' })).currency, 'USD');
   });
@@ -120,17 +133,24 @@ describe('invoices (domain)', () => {
     it(`${type ? 'refuses' : 'accepts'} ${name} as total`, () => {
       const input = buildInvoice(createPatient(data.db, buildPatient()).id, { total });
       if (type === null) assert.equal(typeof createInvoice(data.db, input).total, 'number');
-      else assert.deepEqual(issuesOf(() => createInvoice(data.db, input)), [[type, 'body.total']]);
+      else
+        assert.deepEqual(
+          issuesOf(() => createInvoice(data.db, input)),
+          [[type, 'body.total']],
+        );
     });
   }
 
   it('reports every failing field of an invoice at once', () => {
-    assert.deepEqual(issuesOf(() => createInvoice(data.db, { patient_id: 'x', currency: 'eur', issued_at: 'soon' })), [
-      ['uuid_parsing', 'body.patient_id'],
-      ['missing', 'body.total'],
-      ['string_pattern_mismatch', 'body.currency'],
-      ['datetime_parsing', 'body.issued_at'],
-    ]);
+    assert.deepEqual(
+      issuesOf(() => createInvoice(data.db, { patient_id: 'x', currency: 'eur', issued_at: 'soon' })),
+      [
+        ['uuid_parsing', 'body.patient_id'],
+        ['missing', 'body.total'],
+        ['string_pattern_mismatch', 'body.currency'],
+        ['datetime_parsing', 'body.issued_at'],
+      ],
+    );
   });
 });
 
@@ -158,7 +178,10 @@ describe('listing invoices (domain)', () => {
     createInvoice(data.db, buildInvoice(other));
     recordPayment(data.db, { path: { invoice_id: paid.id }, headers: {}, body: buildPayment({ amount: 10 }) });
     assert.deepEqual(new Set(listInvoices(data.db, { patient_id: patient }).map((i) => i.id)), new Set([open.id, paid.id]));
-    assert.deepEqual(listInvoices(data.db, { patient_id: patient, unpaid: 'true' }).map((i) => i.id), [open.id]);
+    assert.deepEqual(
+      listInvoices(data.db, { patient_id: patient, unpaid: 'true' }).map((i) => i.id),
+      [open.id],
+    );
     assert.ok(listInvoices(data.db, { unpaid: '1' }).every((i) => i.balance > 0));
     assert.ok(listInvoices(data.db, {}).some((i) => i.id === paid.id));
     assert.deepEqual(listInvoices(data.db, { patient_id: '00000000-0000-4000-8000-000000000000' }), []);
@@ -170,7 +193,7 @@ describe('listing invoices (domain)', () => {
     { patientId: 'p', unpaid: false, index: 'invoices_by_patient' },
     { patientId: 'p', unpaid: true, index: 'invoices_by_patient' },
   ]) {
-    it(`reads ${filter.patientId ? 'one patient\'s' : 'all'} ${filter.unpaid ? 'open ' : ''}invoices from ${filter.index}, without sorting`, () => {
+    it(`reads ${filter.patientId ? "one patient's" : 'all'} ${filter.unpaid ? 'open ' : ''}invoices from ${filter.index}, without sorting`, () => {
       const plan = explainInvoiceList(data.db, filter).join('\n');
       assert.match(plan, new RegExp(`USING (COVERING )?INDEX ${filter.index}\\b`));
       assert.doesNotMatch(plan, /TEMP B-TREE/);
@@ -201,7 +224,7 @@ describe('outstanding balance', () => {
     assert.deepEqual([presented(id).outstanding_balance, presented(id).outstanding_currency], ['0', null]);
   });
 
-  it('counts only the patient\'s own invoices', () => {
+  it("counts only the patient's own invoices", () => {
     const id = createPatient(data.db, buildPatient()).id;
     const other = createPatient(data.db, buildPatient()).id;
     createInvoice(data.db, buildInvoice(other, { total: 7 }));

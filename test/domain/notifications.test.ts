@@ -32,7 +32,10 @@ describe('notification delivery', () => {
   });
 
   /** Pays a new invoice of a new patient in full, which queues its notification. */
-  function paidInvoice(patient: Record<string, unknown> = {}, { withoutEmail = false } = {}): { invoice: Invoice; notification: NotificationRow } {
+  function paidInvoice(
+    patient: Record<string, unknown> = {},
+    { withoutEmail = false } = {},
+  ): { invoice: Invoice; notification: NotificationRow } {
     const patientId = createPatient(data.db, buildPatient(patient)).id;
     // The API insists on an email; a patient without one (imported, say) can only be made by hand.
     if (withoutEmail) data.db.prepare('UPDATE patients SET email = NULL WHERE id = ?').run(patientId);
@@ -44,7 +47,11 @@ describe('notification delivery', () => {
   const rowOf = (id: string) => listNotificationRows(data.db).find((n) => n.id === id)!;
   /** Leaves only this row due, so a pass touches nothing else. */
   const onlyDue = (id: string) =>
-    data.db.prepare(`UPDATE notification_outbox SET next_attempt_at = CASE WHEN id = ? THEN '2000-01-01T00:00:00.000Z' ELSE '9999-01-01T00:00:00.000Z' END`).run(id);
+    data.db
+      .prepare(
+        `UPDATE notification_outbox SET next_attempt_at = CASE WHEN id = ? THEN '2000-01-01T00:00:00.000Z' ELSE '9999-01-01T00:00:00.000Z' END`,
+      )
+      .run(id);
 
   it('delivers a pending email through SMTP, naming the invoice and nothing more sensitive', async () => {
     const { invoice, notification } = paidInvoice({ first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.org' });
@@ -56,7 +63,15 @@ describe('notification delivery', () => {
     assert.deepEqual(mail?.to, ['grace@example.org']);
     assert.match(mail?.raw ?? '', new RegExp(`^Subject: Invoice ${invoice.invoice_number} is paid\\r?$`, 'm'));
     assert.match(mail?.raw ?? '', new RegExp(`invoice ${invoice.invoice_number} is now paid in full`));
-    for (const secret of ['Grace', 'Hopper', '42']) assert.ok(!mail?.raw.split(/\r?\n\r?\n/).slice(1).join('').includes(secret), secret);
+    for (const secret of ['Grace', 'Hopper', '42'])
+      assert.ok(
+        !mail?.raw
+          .split(/\r?\n\r?\n/)
+          .slice(1)
+          .join('')
+          .includes(secret),
+        secret,
+      );
     const row = rowOf(notification.id);
     assert.deepEqual([row.status, row.attempts, row.last_error], ['sent', 1, null]);
     assert.ok(row.sent_at !== null);
@@ -149,11 +164,20 @@ describe('listing notifications', () => {
     }
   });
 
-  it('lists every row with its delivery state, without the recipient\'s address', () => {
+  it("lists every row with its delivery state, without the recipient's address", () => {
     const rows = listNotifications(data.db);
     assert.equal(rows.length, 2);
     assert.deepEqual(Object.keys(rows[0]!), [
-      'id', 'patient_id', 'invoice_id', 'channel', 'status', 'attempts', 'next_attempt_at', 'last_error', 'created_at', 'sent_at',
+      'id',
+      'patient_id',
+      'invoice_id',
+      'channel',
+      'status',
+      'attempts',
+      'next_attempt_at',
+      'last_error',
+      'created_at',
+      'sent_at',
     ]);
     assert.ok(!JSON.stringify(rows).includes('ada@example.org'));
   });

@@ -55,11 +55,17 @@ describe('recording payments (domain)', () => {
   it('refuses any amount on a paid invoice and more than the balance, changing nothing', () => {
     const invoice = createTestInvoice(data.db, { total: '10' });
     for (const amount of ['10.01', 11]) {
-      assert.throws(() => pay(invoice.id, { amount }), (e) => e instanceof AppError && e.code === 'PAYMENT_EXCEEDS_BALANCE');
+      assert.throws(
+        () => pay(invoice.id, { amount }),
+        (e) => e instanceof AppError && e.code === 'PAYMENT_EXCEEDS_BALANCE',
+      );
     }
     assert.equal(findInvoice(data.db, invoice.id)?.status, 'issued');
     pay(invoice.id, { amount: 10 });
-    assert.throws(() => pay(invoice.id, { amount: 0.01 }), (e) => e instanceof AppError && e.code === 'PAYMENT_EXCEEDS_BALANCE');
+    assert.throws(
+      () => pay(invoice.id, { amount: 0.01 }),
+      (e) => e instanceof AppError && e.code === 'PAYMENT_EXCEEDS_BALANCE',
+    );
     assert.equal(listPaymentRows(data.db, invoice.id).length, 1);
   });
 
@@ -139,8 +145,8 @@ describe('the database guards payments', () => {
   });
 
   const sqlRefusals: [string, string, RegExp][] = [
-    ['updating a payment\'s amount', 'UPDATE payments SET amount_cents = 1', /payments are final/],
-    ['updating a payment\'s note', "UPDATE payments SET note = 'changed'", /payments are final/],
+    ["updating a payment's amount", 'UPDATE payments SET amount_cents = 1', /payments are final/],
+    ["updating a payment's note", "UPDATE payments SET note = 'changed'", /payments are final/],
     ['deleting a payment', 'DELETE FROM payments', /payments are final/],
     ['a negative balance', 'UPDATE invoices SET balance_cents = -1, amount_paid_cents = 5100', /CHECK constraint failed/],
     ['paid plus balance differing from the total', 'UPDATE invoices SET amount_paid_cents = 0', /CHECK constraint failed/],
@@ -148,7 +154,10 @@ describe('the database guards payments', () => {
   ];
   for (const [name, sql, message] of sqlRefusals) {
     it(`refuses ${name} in hand-run SQL`, () => {
-      assert.throws(() => data.db.exec(sql), (e) => e instanceof Database.SqliteError && message.test(e.message));
+      assert.throws(
+        () => data.db.exec(sql),
+        (e) => e instanceof Database.SqliteError && message.test(e.message),
+      );
       const [payment] = listPaymentRows(data.db, invoiceId);
       assert.deepEqual([payment?.amount_cents, payment?.note], [2000, null]);
       const invoice = findInvoice(data.db, invoiceId)!;
@@ -157,18 +166,22 @@ describe('the database guards payments', () => {
   }
 
   it('refuses a second payment row with a used Idempotency-Key', () => {
-    data.db.prepare(
-      `INSERT INTO payments (id, invoice_id, amount_cents, method, idempotency_key, request_fingerprint, invoice_status,
+    data.db
+      .prepare(
+        `INSERT INTO payments (id, invoice_id, amount_cents, method, idempotency_key, request_fingerprint, invoice_status,
          invoice_amount_paid_cents, invoice_balance_cents, created_at)
        VALUES (?, ?, 1, 'cash', 'dup', 'x', 'partially_paid', 0, 0, 'now')`,
-    ).run('11111111-1111-4111-8111-111111111111', invoiceId);
+      )
+      .run('11111111-1111-4111-8111-111111111111', invoiceId);
     assert.throws(
       () =>
-        data.db.prepare(
-          `INSERT INTO payments (id, invoice_id, amount_cents, method, idempotency_key, request_fingerprint, invoice_status,
+        data.db
+          .prepare(
+            `INSERT INTO payments (id, invoice_id, amount_cents, method, idempotency_key, request_fingerprint, invoice_status,
              invoice_amount_paid_cents, invoice_balance_cents, created_at)
            VALUES (?, ?, 1, 'cash', 'dup', 'x', 'partially_paid', 0, 0, 'now')`,
-        ).run('22222222-2222-4222-8222-222222222222', invoiceId),
+          )
+          .run('22222222-2222-4222-8222-222222222222', invoiceId),
       (e) => e instanceof Database.SqliteError && e.code === 'SQLITE_CONSTRAINT_UNIQUE',
     );
   });
@@ -181,21 +194,33 @@ describe('payments from several processes at once', () => {
     const invoice = createTestInvoice(data.db, { total: '10.00' });
     const startAt = Date.now() + 2000;
     const runs = await Promise.all(
-      Array.from({ length: 4 }, () =>
-        new Promise<string>((resolve, reject) => {
-          const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/pay-in-loop.ts', data.dataDir, invoice.id, '150', String(startAt)], { cwd: root });
-          let out = '';
-          child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-          child.on('error', reject);
-          child.on('close', () => resolve(out));
-        }),
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<string>((resolve, reject) => {
+            const child = spawn(
+              process.execPath,
+              ['--import', 'tsx', 'test/helpers/pay-in-loop.ts', data.dataDir, invoice.id, '150', String(startAt)],
+              { cwd: root },
+            );
+            let out = '';
+            child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+            child.on('error', reject);
+            child.on('close', () => resolve(out));
+          }),
       ),
     );
     const results = runs.map((out) => JSON.parse(out) as { recorded: number; refused: string[] });
-    assert.deepEqual(results.flatMap((r) => r.refused), [], 'no process was refused');
-    assert.equal(results.reduce((sum, r) => sum + r.recorded, 0), 600);
+    assert.deepEqual(
+      results.flatMap((r) => r.refused),
+      [],
+      'no process was refused',
+    );
+    assert.equal(
+      results.reduce((sum, r) => sum + r.recorded, 0),
+      600,
+    );
     const stored = findInvoice(data.db, invoice.id)!;
     assert.deepEqual([stored.amount_paid_cents, stored.balance_cents, listPaymentRows(data.db, invoice.id).length], [600, 400, 600]);
   });
 });
-

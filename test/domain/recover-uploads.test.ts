@@ -49,9 +49,16 @@ describe('recoverInterruptedUploads', () => {
     const recentOld = orphan(data.dataDir, `${randomUUID()}.part`, 1000);
     const abandonedOld = orphan(data.dataDir, `${randomUUID()}.part`, ABANDONED_UPLOAD_AGE_MS + 60_000);
     const foreign = orphan(data.dataDir, 'upload-from-an-older-version.part', ABANDONED_UPLOAD_AGE_MS + 60_000);
-    assert.deepEqual(await recoverInterruptedUploads(data.db, data.dataDir), { completed: 0, removed: 4, removedBytes: 4 * 'partial'.length });
+    assert.deepEqual(await recoverInterruptedUploads(data.db, data.dataDir), {
+      completed: 0,
+      removed: 4,
+      removedBytes: 4 * 'partial'.length,
+    });
     assert.deepEqual(readdirSync(join(data.dataDir, 'tmp')).sort(), [running, recentOld].map((path) => path.split('/').at(-1)).sort());
-    assert.equal([crashed, ownBeforeStart, abandonedOld, foreign].some((path) => existsSync(path)), false);
+    assert.equal(
+      [crashed, ownBeforeStart, abandonedOld, foreign].some((path) => existsSync(path)),
+      false,
+    );
     rmSync(running);
     rmSync(recentOld);
   });

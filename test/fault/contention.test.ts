@@ -42,7 +42,9 @@ async function release(holder: ChildProcess): Promise<void> {
 
 function filesUnder(dir: string): string[] {
   try {
-    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => join(e.parentPath, e.name));
   } catch {
     return [];
   }
@@ -91,8 +93,14 @@ describe(`another process holding the write lock past busy_timeout (${BUSY_TIMEO
     appointment: server.request('POST', '/appointments', {
       body: { patient_id: patientId, resource_id: doctorId, start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T09:30Z' },
     }),
-    payment: server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment({ amount: '100.00' }), headers: { 'idempotency-key': 'busy-1' } }),
-    upload: server.request('POST', `/patients/${patientId}/documents`, { rawBody: form.body, headers: { 'content-type': form.contentType } }),
+    payment: server.request('POST', `/invoices/${invoiceId}/payments`, {
+      body: buildPayment({ amount: '100.00' }),
+      headers: { 'idempotency-key': 'busy-1' },
+    }),
+    upload: server.request('POST', `/patients/${patientId}/documents`, {
+      rawBody: form.body,
+      headers: { 'content-type': form.contentType },
+    }),
   });
 
   it('answers every write 503 DATABASE_BUSY with Retry-After, leaves no row, file or temporary file, and serves reads meanwhile', async () => {
@@ -124,7 +132,10 @@ describe(`another process holding the write lock past busy_timeout (${BUSY_TIMEO
       }
       for (const [index, what] of Object.keys(pending).entries()) assertBusy(answers[index]!, what);
       const waited = performance.now() - started;
-      assert.ok(waited >= BUSY_TIMEOUT_MS - 100 && waited < BUSY_TIMEOUT_MS + 2000, `the writes were refused after ${waited.toFixed(0)} ms`);
+      assert.ok(
+        waited >= BUSY_TIMEOUT_MS - 100 && waited < BUSY_TIMEOUT_MS + 2000,
+        `the writes were refused after ${waited.toFixed(0)} ms`,
+      );
     } finally {
       await release(holder);
     }

@@ -10,6 +10,7 @@ import { buildPatient } from '../helpers/builders.js';
 import { assertLedgerConsistent } from '../helpers/ledger.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { runClinic, startServeProcess, type ServeProcess } from '../helpers/run-cli.js';
+import { seededRandom } from '../helpers/random.js';
 import { makeDataDir } from '../helpers/test-server.js';
 
 // A Jepsen-style crash test: clients record every request as ok (answered 2xx), failed (answered
@@ -58,7 +59,10 @@ async function attempt(url: string, init: RequestInit): Promise<Answer> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const pick = <T>(items: readonly T[]): T => items[Math.floor(Math.random() * items.length)]!;
+// Every random choice (amounts, sizes, targets, when to kill) comes from one seeded generator: a
+// failure names its seed, and TEST_SEED=<seed> makes the same choices again.
+const random = seededRandom();
+const pick = <T>(items: readonly T[]): T => random.pick(items);
 
 /** The server as the clients see it: where it listens, and a promise that holds while it restarts. */
 interface Target {
@@ -76,7 +80,7 @@ async function payLoop(target: Target, key: string, invoiceIds: readonly string[
   for (let i = 0; !target.stopping; i++) {
     await target.ready;
     const invoiceId = pick(invoiceIds);
-    const amountCents = 1 + Math.floor(Math.random() * 1500);
+    const amountCents = random.integer(1, 1500);
     const body = paymentBody(amountCents);
     const idempotencyKey = `crash-${client}-${i}`;
     const answer = await attempt(`${target.baseUrl}/invoices/${invoiceId}/payments`, {
@@ -92,7 +96,7 @@ async function uploadLoop(target: Target, key: string, patientIds: readonly stri
   while (!target.stopping) {
     await target.ready;
     const patientId = pick(patientIds);
-    const content = randomBytes(1024 + Math.floor(Math.random() * 768 * 1024));
+    const content = randomBytes(random.integer(1024, 1024 + 768 * 1024 - 1));
     const form = multipartBody([
       { name: 'type', data: 'scans' },
       { name: 'file', filename: 'scan.bin', contentType: 'application/octet-stream', data: content },
@@ -126,6 +130,7 @@ function countWhere(db: Db, sql: string, ...params: unknown[]): number {
 
 describe('a server killed with SIGKILL under payment and upload load', { timeout: 120_000 }, () => {
   it('loses no acknowledged payment or document, keeps every ledger whole, and leaves nothing for clinic check', async (t) => {
+    t.diagnostic(`TEST_SEED=${random.seed}`);
     const dataDir = makeDataDir();
     try {
       const { key, patientIds, invoiceIds } = prepare(dataDir);
@@ -140,7 +145,7 @@ describe('a server killed with SIGKILL under payment and upload load', { timeout
 
       let recovered = 0;
       for (let kill = 0; kill < KILLS; kill++) {
-        await sleep(250 + Math.random() * 550);
+        await sleep(random.integer(250, 800));
         let restarted!: () => void;
         target.ready = new Promise((resolve) => (restarted = resolve));
         server.child.kill('SIGKILL');
@@ -162,39 +167,62 @@ describe('a server killed with SIGKILL under payment and upload load', { timeout
           headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'idempotency-key': payment.key },
           body: JSON.stringify(payment.body_sent),
         });
-        assert.ok(answer.status === 200 || answer.body?.detail?.code === 'PAYMENT_EXCEEDS_BALANCE', `retry of ${payment.key}: ${answer.status} ${JSON.stringify(answer.body)}`);
+        assert.ok(
+          answer.status === 200 || answer.body?.detail?.code === 'PAYMENT_EXCEEDS_BALANCE',
+          `retry of ${payment.key}: ${answer.status} ${JSON.stringify(answer.body)}`,
+        );
         retries.set(payment.key, answer);
       }
       server.child.kill('SIGTERM');
       assert.equal((await server.exited).code, 0, server.output().stderr);
 
-      const tally = (log: Answer[]) => ['ok', 'failed', 'unknown'].map((o) => `${log.filter((a) => a.outcome === o).length} ${o}`).join(', ');
+      const tally = (log: Answer[]) =>
+        ['ok', 'failed', 'unknown'].map((o) => `${log.filter((a) => a.outcome === o).length} ${o}`).join(', ');
       const statuses = [...new Set(payments.map((p) => p.status ?? 'none'))].join('/');
-      t.diagnostic(`${KILLS} kills; payments: ${tally(payments)} (answers ${statuses}); uploads: ${tally(uploads)}, ${recovered} finished at restart`);
+      t.diagnostic(
+        `${KILLS} kills; payments: ${tally(payments)} (answers ${statuses}); uploads: ${tally(uploads)}, ${recovered} finished at restart`,
+      );
       assert.ok(payments.filter((p) => p.outcome === 'ok').length >= 20, 'too few payments went through to test anything');
       assert.ok(uploads.filter((u) => u.outcome === 'ok').length >= 2, 'too few uploads went through to test anything');
-      for (const answer of [...payments, ...uploads, ...retries.values()]) assert.ok((answer.status ?? 0) < 500, `answered ${answer.status}: ${JSON.stringify(answer.body)}`);
+      for (const answer of [...payments, ...uploads, ...retries.values()])
+        assert.ok((answer.status ?? 0) < 500, `answered ${answer.status}: ${JSON.stringify(answer.body)}`);
 
       const db = openDatabase(dataDir);
       try {
-        const byKey = db.prepare<[string], { id: string; invoice_id: string; amount_cents: number }>('SELECT id, invoice_id, amount_cents FROM payments WHERE idempotency_key = ?');
+        const byKey = db.prepare<[string], { id: string; invoice_id: string; amount_cents: number }>(
+          'SELECT id, invoice_id, amount_cents FROM payments WHERE idempotency_key = ?',
+        );
         for (const payment of payments) {
           const stored = byKey.all(payment.key);
           if (payment.outcome === 'ok') {
-            assert.deepEqual(stored, [{ id: payment.body.payment_id, invoice_id: payment.invoiceId, amount_cents: payment.amountCents }], `acknowledged ${payment.key}`);
+            assert.deepEqual(
+              stored,
+              [{ id: payment.body.payment_id, invoice_id: payment.invoiceId, amount_cents: payment.amountCents }],
+              `acknowledged ${payment.key}`,
+            );
           } else if (payment.outcome === 'failed') {
             assert.deepEqual(stored, [], `refused ${payment.key} left a payment`);
           } else {
             const retry = retries.get(payment.key)!;
-            assert.deepEqual(stored.map((row) => row.id), retry.status === 200 ? [retry.body.payment_id] : [], `unknown ${payment.key}`);
+            assert.deepEqual(
+              stored.map((row) => row.id),
+              retry.status === 200 ? [retry.body.payment_id] : [],
+              `unknown ${payment.key}`,
+            );
           }
         }
         assertLedgerConsistent(db);
         for (const invoiceId of invoiceIds) {
           const paid = countWhere(db, "SELECT count(*) AS n FROM invoices WHERE id = ? AND status = 'paid'", invoiceId);
-          assert.equal(countWhere(db, 'SELECT count(*) AS n FROM notification_outbox WHERE invoice_id = ?', invoiceId), paid, `notifications of ${invoiceId}`);
+          assert.equal(
+            countWhere(db, 'SELECT count(*) AS n FROM notification_outbox WHERE invoice_id = ?', invoiceId),
+            paid,
+            `notifications of ${invoiceId}`,
+          );
         }
-        const byId = db.prepare<[string], { patient_id: string; size: number; sha256: string }>('SELECT patient_id, size, sha256 FROM documents WHERE id = ?');
+        const byId = db.prepare<[string], { patient_id: string; size: number; sha256: string }>(
+          'SELECT patient_id, size, sha256 FROM documents WHERE id = ?',
+        );
         for (const upload of uploads.filter((u) => u.outcome === 'ok')) {
           assert.deepEqual(byId.get(upload.body.id), { patient_id: upload.patientId, size: upload.size, sha256: upload.sha256 });
         }
@@ -203,6 +231,9 @@ describe('a server killed with SIGKILL under payment and upload load', { timeout
       }
       const check = await runClinic(['check', '--data', dataDir]);
       assert.equal(check.code, 0, check.stdout + check.stderr);
+    } catch (error) {
+      // The kills land at other moments on every run, but the choices can be replayed.
+      throw new Error(`failed with TEST_SEED=${random.seed}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -50,7 +50,10 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
       { name: 'type', data: 'xrays' },
       { name: 'file', filename: 'pano.png', contentType: 'image/png', data: Buffer.alloc(200 * 1024, 9) },
     ]);
-    return server.request('POST', `/patients/${patientId}/documents`, { rawBody: form.body, headers: { 'content-type': form.contentType } });
+    return server.request('POST', `/patients/${patientId}/documents`, {
+      rawBody: form.body,
+      headers: { 'content-type': form.contentType },
+    });
   };
 
   it('refuses every write with 507 STORAGE_FULL, stores nothing, and keeps answering reads', async (t) => {
@@ -60,14 +63,29 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
     tmpfs.fill();
     // Before the fix this was a 201 with an id and a number for a row that was never stored.
     assertFull(await server.request('POST', '/patients', { body: buildPatient({ first_name: 'Lost' }) }), 'patient');
-    assertFull(await server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment(), headers: { 'idempotency-key': 'full-1' } }), 'payment');
+    assertFull(
+      await server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment(), headers: { 'idempotency-key': 'full-1' } }),
+      'payment',
+    );
     assertFull(await upload(), 'upload');
     assert.equal((await server.request('GET', '/doctors')).status, 200);
     assert.equal((await server.request('GET', `/invoices?patient_id=${patientId}`)).status, 200);
     assert.deepEqual({ patients: count('patients'), payments: count('payments'), documents: count('documents') }, before);
     assert.deepEqual(readdirSync(join(server.dataDir, 'tmp')), []);
 
-    const cli = await runClinic(['create-patient', '--first-name', 'Cli', '--last-name', 'Full', '--email', 'c@f.example', '--mobile', '1', '--data', server.dataDir]);
+    const cli = await runClinic([
+      'create-patient',
+      '--first-name',
+      'Cli',
+      '--last-name',
+      'Full',
+      '--email',
+      'c@f.example',
+      '--mobile',
+      '1',
+      '--data',
+      server.dataDir,
+    ]);
     assert.equal(cli.code, 1);
     assert.match(cli.stderr, /^error: STORAGE_FULL: /);
     assert.equal(count('patients'), before.patients);
@@ -79,11 +97,27 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
     const patient = await server.request('POST', '/patients', { body: buildPatient({ first_name: 'Lost' }) });
     assert.equal(patient.status, 201);
     acknowledged.push(patient.body);
-    const payment = await server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment(), headers: { 'idempotency-key': 'full-1' } });
+    const payment = await server.request('POST', `/invoices/${invoiceId}/payments`, {
+      body: buildPayment(),
+      headers: { 'idempotency-key': 'full-1' },
+    });
     assert.equal(payment.status, 200);
     assert.equal(payment.headers.get('idempotent-replayed'), null);
     assert.equal((await upload()).status, 201);
-    const cli = await runClinic(['create-patient', '--first-name', 'Cli', '--last-name', 'Full', '--email', 'c@f.example', '--mobile', '1', '--json', '--data', server.dataDir]);
+    const cli = await runClinic([
+      'create-patient',
+      '--first-name',
+      'Cli',
+      '--last-name',
+      'Full',
+      '--email',
+      'c@f.example',
+      '--mobile',
+      '1',
+      '--json',
+      '--data',
+      server.dataDir,
+    ]);
     assert.equal(cli.code, 0, cli.stderr);
     acknowledged.push(JSON.parse(cli.stdout));
     for (const { id, patient_number } of acknowledged) {
@@ -106,7 +140,10 @@ describe('clinic serve refuses a data directory it cannot use', { timeout: 60_00
       tmpfs.remount('ro');
       const served = await runClinic(['serve', '--port', '0', '--data', dataDir]);
       assert.equal(served.code, 1);
-      assert.match(served.stderr, new RegExp(`^error: DATA_DIRECTORY_UNUSABLE: The server cannot use ${dataDir}: it is not writable \\(.*EROFS\\)`, 'm'));
+      assert.match(
+        served.stderr,
+        new RegExp(`^error: DATA_DIRECTORY_UNUSABLE: The server cannot use ${dataDir}: it is not writable \\(.*EROFS\\)`, 'm'),
+      );
       assert.doesNotMatch(served.stdout, /listening|API key/);
       tmpfs.remount('rw');
     } finally {

@@ -15,7 +15,8 @@ function assertFields(body: Record<string, any>, fields: Record<string, string |
   for (const [name, type] of Object.entries(fields)) {
     const value = body[name];
     if (type instanceof RegExp) assert.match(String(value), type, `${what}.${name}: ${JSON.stringify(value)}`);
-    else if (type.endsWith('|null')) assert.ok(value === null || typeof value === type.slice(0, -5), `${what}.${name}: ${JSON.stringify(value)}`);
+    else if (type.endsWith('|null'))
+      assert.ok(value === null || typeof value === type.slice(0, -5), `${what}.${name}: ${JSON.stringify(value)}`);
     else assert.equal(typeof value, type, `${what}.${name}: ${JSON.stringify(value)}`);
   }
 }
@@ -46,35 +47,102 @@ export function assertErrorBody(status: number, body: unknown): void {
 
 /** The Patient of spec 2.2. */
 export function assertPatient(body: any): void {
-  assertFields(body, { id: UUID, patient_number: /^P-\d{6,}$/, is_active: 'boolean', created_at: DATE_TIME, updated_at: DATE_TIME, first_name: 'string', last_name: 'string', discount_percent: 'string', outstanding_balance: 'string' }, 'patient');
-  assert.ok(isObject(body.portal_access) && Object.values(body.portal_access).length === 8 && Object.values(body.portal_access).every((v) => typeof v === 'boolean'));
+  assertFields(
+    body,
+    {
+      id: UUID,
+      patient_number: /^P-\d{6,}$/,
+      is_active: 'boolean',
+      created_at: DATE_TIME,
+      updated_at: DATE_TIME,
+      first_name: 'string',
+      last_name: 'string',
+      discount_percent: 'string',
+      outstanding_balance: 'string',
+    },
+    'patient',
+  );
+  assert.ok(
+    isObject(body.portal_access) &&
+      Object.values(body.portal_access).length === 8 &&
+      Object.values(body.portal_access).every((v) => typeof v === 'boolean'),
+  );
   assert.equal('link_existing_portal_user' in body, false);
 }
 
 /** The Appointment of spec 2.5. */
 export function assertAppointment(body: any): void {
-  assertFields(body, { id: UUID, appointment_number: /^A-\d{6,}$/, booking_source: /^api$/, start_at: DATE_TIME, end_at: DATE_TIME, status: 'string', created_at: DATE_TIME, updated_at: DATE_TIME, patient_id: UUID, confirmation_state: /^(awaiting_patient|awaiting_clinic|confirmed|n_a)$/ }, 'appointment');
-  for (const name of ['resource_id', 'service_id', 'title', 'appointment_type', 'color', 'notes']) assert.ok(name in body, `appointment.${name}`);
+  assertFields(
+    body,
+    {
+      id: UUID,
+      appointment_number: /^A-\d{6,}$/,
+      booking_source: /^api$/,
+      start_at: DATE_TIME,
+      end_at: DATE_TIME,
+      status: 'string',
+      created_at: DATE_TIME,
+      updated_at: DATE_TIME,
+      patient_id: UUID,
+      confirmation_state: /^(awaiting_patient|awaiting_clinic|confirmed|n_a)$/,
+    },
+    'appointment',
+  );
+  for (const name of ['resource_id', 'service_id', 'title', 'appointment_type', 'color', 'notes'])
+    assert.ok(name in body, `appointment.${name}`);
   assert.ok(Array.isArray(body.service_ids) && Array.isArray(body.services));
 }
 
 /** The Payment result of spec 2.10. */
 export function assertPaymentResult(body: any): void {
-  assertFields(body, { payment_id: UUID, invoice_id: UUID, patient_id: UUID, amount: 'number', method: /^(cash|card|bank|other)$/, currency: /^[A-Z]{3}$/, created_at: DATE_TIME, invoice_status: /^(partially_paid|paid)$/, invoice_total: 'number', invoice_amount_paid: 'number', invoice_balance: 'number' }, 'payment');
+  assertFields(
+    body,
+    {
+      payment_id: UUID,
+      invoice_id: UUID,
+      patient_id: UUID,
+      amount: 'number',
+      method: /^(cash|card|bank|other)$/,
+      currency: /^[A-Z]{3}$/,
+      created_at: DATE_TIME,
+      invoice_status: /^(partially_paid|paid)$/,
+      invoice_total: 'number',
+      invoice_amount_paid: 'number',
+      invoice_balance: 'number',
+    },
+    'payment',
+  );
 }
 
 /** An array of Invoice items (spec 2.8). */
 export function assertInvoiceList(body: any): void {
   assert.ok(Array.isArray(body), 'an array of invoices');
   for (const invoice of body) {
-    assertFields(invoice, { id: UUID, invoice_number: /^INV-\d{4}-\d{6,}$/, patient_id: UUID, status: /^(issued|partially_paid|paid)$/, currency: /^[A-Z]{3}$/, total: 'number', amount_paid: 'number', balance: 'number' }, 'invoice');
+    assertFields(
+      invoice,
+      {
+        id: UUID,
+        invoice_number: /^INV-\d{4}-\d{6,}$/,
+        patient_id: UUID,
+        status: /^(issued|partially_paid|paid)$/,
+        currency: /^[A-Z]{3}$/,
+        total: 'number',
+        amount_paid: 'number',
+        balance: 'number',
+      },
+      'invoice',
+    );
     assert.ok(invoice.issued_at === null || DATE_TIME.test(invoice.issued_at));
   }
 }
 
 /** The Document upload response of spec 2.11. */
 export function assertDocument(body: any): void {
-  assertFields(body, { id: UUID, filename: 'string', content_type: 'string', size: 'number', created_at: DATE_TIME, type: 'string' }, 'document');
+  assertFields(
+    body,
+    { id: UUID, filename: 'string', content_type: 'string', size: 'number', created_at: DATE_TIME, type: 'string' },
+    'document',
+  );
   assert.ok(Number.isInteger(body.size) && body.size > 0);
   assert.ok((DOCUMENT_TYPE_KEYS as readonly string[]).includes(body.type));
 }

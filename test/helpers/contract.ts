@@ -49,7 +49,10 @@ function validatorAt(pointer: readonly string[]): ValidateFunction {
 function resolve(value: Json, pointer: string[]): [Json, string[]] {
   const target = value.$ref;
   if (typeof target !== 'string') return [value, pointer];
-  const path = target.replace(/^#\//, '').split('/').map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
+  const path = target
+    .replace(/^#\//, '')
+    .split('/')
+    .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
   const found = path.reduce<unknown>((node, key) => (node as Json)[key], openApiDocument);
   return [found as Json, path];
 }
@@ -72,12 +75,15 @@ function describedResponse(method: string, pathname: string, status: number): st
   const pathItem = openApiDocument.paths[match.template]!;
   const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
   if (!(verb in pathItem)) {
-    if (status !== 405) throw new Error(`contract: ${where}: a method the OpenAPI document does not list for ${match.template} must be a 405`);
+    if (status !== 405)
+      throw new Error(`contract: ${where}: a method the OpenAPI document does not list for ${match.template} must be a 405`);
     return ['components', 'responses', 'MethodNotAllowed'];
   }
   const responses = pathItem[verb]!.responses as Json;
   if (!(String(status) in responses)) {
-    throw new Error(`contract: ${method} ${match.template} answered ${status}, a status the OpenAPI document does not list (${Object.keys(responses).join(', ')})`);
+    throw new Error(
+      `contract: ${method} ${match.template} answered ${status}, a status the OpenAPI document does not list (${Object.keys(responses).join(', ')})`,
+    );
   }
   return ['paths', match.template, verb, 'responses', String(status)];
 }
@@ -111,8 +117,12 @@ export function assertMatchesContract(method: string, url: string, response: Rec
   const body = mediaType === 'application/json' ? parseJson(response.text, where) : response.text;
   const validate = validatorAt([...pointer, 'content', mediaType, 'schema']);
   if (!validate(body)) {
-    const problems = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
-    throw new Error(`contract: ${where}: the body does not match the OpenAPI document:\n  ${problems.join('\n  ')}\n  body: ${response.text.slice(0, 400)}`);
+    const problems = (validate.errors ?? [])
+      .slice(0, 10)
+      .map((e) => `${e.instancePath || '(body)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    throw new Error(
+      `contract: ${where}: the body does not match the OpenAPI document:\n  ${problems.join('\n  ')}\n  body: ${response.text.slice(0, 400)}`,
+    );
   }
 }
 
@@ -142,7 +152,9 @@ export function assertMatchesSchema(name: string, value: unknown): void {
   if (!(name in (openApiDocument.components as { schemas: Json }).schemas)) throw new Error(`contract: no schema ${name}`);
   const validate = validatorAt(['components', 'schemas', name]);
   if (!validate(value)) {
-    const problems = (validate.errors ?? []).slice(0, 10).map((e) => `${e.instancePath || '(value)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
+    const problems = (validate.errors ?? [])
+      .slice(0, 10)
+      .map((e) => `${e.instancePath || '(value)'} ${e.message ?? ''} ${JSON.stringify(e.params)}`);
     throw new Error(`contract: the value does not match the schema ${name}:\n  ${problems.join('\n  ')}`);
   }
 }

@@ -116,7 +116,8 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
  */
 async function startExecutableServer(config: Partial<ServerConfig>, dataDir = makeDataDir()): Promise<TestServer> {
   const { documentLimitBytes, ...rest } = config;
-  if (Object.keys(rest).length > 0) throw new Error(`with CLINIC_BIN only documentLimitBytes can be configured, not ${Object.keys(rest).join(', ')}`);
+  if (Object.keys(rest).length > 0)
+    throw new Error(`with CLINIC_BIN only documentLimitBytes can be configured, not ${Object.keys(rest).join(', ')}`);
   const init = await runClinic(['init', '--data', dataDir]);
   if (init.code !== 0) throw new Error(`init failed: ${init.stderr}`);
   const created = await runClinic(['api-key', 'create', '--name', 'test', '--json', '--data', dataDir]);

@@ -10,16 +10,43 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Every field of the Appointment response (spec 2.5), in the specification's order. */
 const APPOINTMENT_KEYS = [
-  'id', 'appointment_number', 'booking_source', 'resource_id', 'patient_id', 'service_id', 'title',
-  'appointment_type', 'color', 'notes', 'start_at', 'end_at', 'status', 'created_at', 'updated_at',
-  'patient_first_name', 'patient_last_name', 'patient_number', 'patient_email', 'patient_mobile',
-  'patient_cave', 'patient_classification', 'service_name', 'service_color', 'service_ids', 'services',
-  'clinic_confirmed_at', 'patient_confirmed_at', 'reschedule_from_start_at', 'reschedule_from_end_at',
-  'reschedule_at', 'reschedule_by_role', 'confirmation_reminder_sent_at', 'confirmation_state',
+  'id',
+  'appointment_number',
+  'booking_source',
+  'resource_id',
+  'patient_id',
+  'service_id',
+  'title',
+  'appointment_type',
+  'color',
+  'notes',
+  'start_at',
+  'end_at',
+  'status',
+  'created_at',
+  'updated_at',
+  'patient_first_name',
+  'patient_last_name',
+  'patient_number',
+  'patient_email',
+  'patient_mobile',
+  'patient_cave',
+  'patient_classification',
+  'service_name',
+  'service_color',
+  'service_ids',
+  'services',
+  'clinic_confirmed_at',
+  'patient_confirmed_at',
+  'reschedule_from_start_at',
+  'reschedule_from_end_at',
+  'reschedule_at',
+  'reschedule_by_role',
+  'confirmation_reminder_sent_at',
+  'confirmation_state',
 ];
 
-const countAppointments = (server: TestServer) =>
-  (server.db.prepare('SELECT count(*) AS n FROM appointments').get() as { n: number }).n;
+const countAppointments = (server: TestServer) => (server.db.prepare('SELECT count(*) AS n FROM appointments').get() as { n: number }).n;
 
 describe('POST /appointments', () => {
   const server = useTestServer();
@@ -51,7 +78,9 @@ describe('POST /appointments', () => {
 
   describe('a valid booking', () => {
     it('answers 201 with every field of the Appointment in the specified order', async () => {
-      const response = await book(buildAppointment({ resource_id: doctor.id, service_id: cleaning.id, title: 'Check-up', notes: 'Bring x-rays' }));
+      const response = await book(
+        buildAppointment({ resource_id: doctor.id, service_id: cleaning.id, title: 'Check-up', notes: 'Bring x-rays' }),
+      );
       assert.equal(response.status, 201);
       assert.deepEqual(Object.keys(response.body), APPOINTMENT_KEYS);
       const appointment = response.body;
@@ -100,7 +129,13 @@ describe('POST /appointments', () => {
       assert.equal(body.clinic_confirmed_at, body.created_at);
       assert.equal(body.patient_confirmed_at, null);
       assert.equal(body.confirmation_state, 'awaiting_patient');
-      for (const key of ['reschedule_from_start_at', 'reschedule_from_end_at', 'reschedule_at', 'reschedule_by_role', 'confirmation_reminder_sent_at']) {
+      for (const key of [
+        'reschedule_from_start_at',
+        'reschedule_from_end_at',
+        'reschedule_at',
+        'reschedule_by_role',
+        'confirmation_reminder_sent_at',
+      ]) {
         assert.equal(body[key], null, key);
       }
     });
@@ -131,7 +166,9 @@ describe('POST /appointments', () => {
     });
 
     it('accepts upper-case ids and returns them lower-case', async () => {
-      const { status, body } = await book(buildAppointment({ patient_id: patient.id.toUpperCase(), service_id: cleaning.id.toUpperCase() }));
+      const { status, body } = await book(
+        buildAppointment({ patient_id: patient.id.toUpperCase(), service_id: cleaning.id.toUpperCase() }),
+      );
       assert.equal(status, 201);
       assert.equal(body.patient_id, patient.id);
       assert.deepEqual(body.service_ids, [cleaning.id]);
@@ -243,7 +280,10 @@ describe('POST /appointments', () => {
       const before = countAppointments(server);
       const response = await book(buildAppointment({ start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T09:00:00.000Z' }));
       assert.equal(response.status, 422);
-      assert.deepEqual(response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]), [['value_error', ['body', 'end_at']]]);
+      assert.deepEqual(
+        response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]),
+        [['value_error', ['body', 'end_at']]],
+      );
       assert.equal(countAppointments(server), before);
     });
 
@@ -294,13 +334,44 @@ describe('POST /appointments', () => {
   describe('refusals', () => {
     const unknown = randomUUID();
     const schemaScenarios: { title: string; body: () => unknown; issues: [string, (string | number)[]][] }[] = [
-      { title: 'rejects a missing patient_id as missing', body: () => ({ start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T10:00Z' }), issues: [['missing', ['body', 'patient_id']]] },
-      { title: 'rejects a null patient_id as missing', body: () => buildAppointment({ patient_id: null }), issues: [['missing', ['body', 'patient_id']]] },
-      { title: 'rejects a malformed patient_id', body: () => buildAppointment({ patient_id: 'P-000001' }), issues: [['uuid_parsing', ['body', 'patient_id']]] },
-      { title: 'rejects missing start_at and end_at', body: () => ({ patient_id: patient.id }), issues: [['missing', ['body', 'start_at']], ['missing', ['body', 'end_at']]] },
-      { title: 'rejects a date-only start_at', body: () => buildAppointment({ start_at: '2026-12-01' }), issues: [['datetime_parsing', ['body', 'start_at']]] },
-      { title: 'rejects a service_ids that is not a list', body: () => buildAppointment({ service_ids: cleaning.id }), issues: [['list_type', ['body', 'service_ids']]] },
-      { title: 'rejects a malformed entry of service_ids at its index', body: () => buildAppointment({ service_ids: [cleaning.id, 'x'] }), issues: [['uuid_parsing', ['body', 'service_ids', 1]]] },
+      {
+        title: 'rejects a missing patient_id as missing',
+        body: () => ({ start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T10:00Z' }),
+        issues: [['missing', ['body', 'patient_id']]],
+      },
+      {
+        title: 'rejects a null patient_id as missing',
+        body: () => buildAppointment({ patient_id: null }),
+        issues: [['missing', ['body', 'patient_id']]],
+      },
+      {
+        title: 'rejects a malformed patient_id',
+        body: () => buildAppointment({ patient_id: 'P-000001' }),
+        issues: [['uuid_parsing', ['body', 'patient_id']]],
+      },
+      {
+        title: 'rejects missing start_at and end_at',
+        body: () => ({ patient_id: patient.id }),
+        issues: [
+          ['missing', ['body', 'start_at']],
+          ['missing', ['body', 'end_at']],
+        ],
+      },
+      {
+        title: 'rejects a date-only start_at',
+        body: () => buildAppointment({ start_at: '2026-12-01' }),
+        issues: [['datetime_parsing', ['body', 'start_at']]],
+      },
+      {
+        title: 'rejects a service_ids that is not a list',
+        body: () => buildAppointment({ service_ids: cleaning.id }),
+        issues: [['list_type', ['body', 'service_ids']]],
+      },
+      {
+        title: 'rejects a malformed entry of service_ids at its index',
+        body: () => buildAppointment({ service_ids: [cleaning.id, 'x'] }),
+        issues: [['uuid_parsing', ['body', 'service_ids', 1]]],
+      },
       { title: 'rejects a null status', body: () => buildAppointment({ status: null }), issues: [['string_type', ['body', 'status']]] },
       { title: 'rejects a numeric title', body: () => buildAppointment({ title: 5 }), issues: [['string_type', ['body', 'title']]] },
       { title: 'rejects a body that is not an object', body: () => [], issues: [['model_attributes_type', ['body']]] },
@@ -326,18 +397,45 @@ describe('POST /appointments', () => {
         const response = await book(body());
         assert.equal(response.status, 422, response.text);
         assert.ok(Array.isArray(response.body.detail), response.text);
-        assert.deepEqual(response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]), issues);
+        assert.deepEqual(
+          response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]),
+          issues,
+        );
         assert.equal(countAppointments(server), before);
       });
     }
 
     const codedScenarios: { title: string; body: () => unknown; code: string }[] = [
-      { title: 'refuses an unknown patient with 422 PATIENT_NOT_FOUND', body: () => buildAppointment({ patient_id: unknown }), code: 'PATIENT_NOT_FOUND' },
-      { title: 'refuses an unknown doctor with 422 DOCTOR_NOT_FOUND', body: () => buildAppointment({ resource_id: unknown }), code: 'DOCTOR_NOT_FOUND' },
-      { title: 'refuses an unknown service_id with 422 SERVICE_NOT_FOUND', body: () => buildAppointment({ service_id: unknown }), code: 'SERVICE_NOT_FOUND' },
-      { title: 'refuses an unknown entry of service_ids with 422 SERVICE_NOT_FOUND', body: () => buildAppointment({ service_ids: [cleaning.id, unknown] }), code: 'SERVICE_NOT_FOUND' },
-      { title: 'names the unknown patient before the unknown doctor', body: () => buildAppointment({ patient_id: unknown, resource_id: randomUUID() }), code: 'PATIENT_NOT_FOUND' },
-      { title: 'names the unknown doctor before the unknown service', body: () => buildAppointment({ resource_id: unknown, service_id: randomUUID() }), code: 'DOCTOR_NOT_FOUND' },
+      {
+        title: 'refuses an unknown patient with 422 PATIENT_NOT_FOUND',
+        body: () => buildAppointment({ patient_id: unknown }),
+        code: 'PATIENT_NOT_FOUND',
+      },
+      {
+        title: 'refuses an unknown doctor with 422 DOCTOR_NOT_FOUND',
+        body: () => buildAppointment({ resource_id: unknown }),
+        code: 'DOCTOR_NOT_FOUND',
+      },
+      {
+        title: 'refuses an unknown service_id with 422 SERVICE_NOT_FOUND',
+        body: () => buildAppointment({ service_id: unknown }),
+        code: 'SERVICE_NOT_FOUND',
+      },
+      {
+        title: 'refuses an unknown entry of service_ids with 422 SERVICE_NOT_FOUND',
+        body: () => buildAppointment({ service_ids: [cleaning.id, unknown] }),
+        code: 'SERVICE_NOT_FOUND',
+      },
+      {
+        title: 'names the unknown patient before the unknown doctor',
+        body: () => buildAppointment({ patient_id: unknown, resource_id: randomUUID() }),
+        code: 'PATIENT_NOT_FOUND',
+      },
+      {
+        title: 'names the unknown doctor before the unknown service',
+        body: () => buildAppointment({ resource_id: unknown, service_id: randomUUID() }),
+        code: 'DOCTOR_NOT_FOUND',
+      },
     ];
     for (const { title, body, code } of codedScenarios) {
       it(title, async () => {
@@ -363,7 +461,10 @@ describe('POST /appointments', () => {
     });
 
     it('refuses a body that is not JSON with 415', async () => {
-      const response = await server.request('POST', '/appointments', { rawBody: 'a=b', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+      const response = await server.request('POST', '/appointments', {
+        rawBody: 'a=b',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      });
       assert.equal(response.status, 415);
       assert.equal(response.body.detail.code, 'UNSUPPORTED_MEDIA_TYPE');
     });

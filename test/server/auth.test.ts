@@ -58,7 +58,11 @@ describe('API keys and scopes', () => {
 
   it('checks the scope before the body', async () => {
     const lookupsOnly = server.createKey(['lookups:read']);
-    const response = await server.request('POST', '/patients', { key: lookupsOnly, rawBody: 'not json', headers: { 'content-type': 'text/plain' } });
+    const response = await server.request('POST', '/patients', {
+      key: lookupsOnly,
+      rawBody: 'not json',
+      headers: { 'content-type': 'text/plain' },
+    });
     assert.equal(response.status, 403);
   });
 

@@ -47,7 +47,10 @@ describe('the docs page in a browser', { skip: missing, timeout: 60_000 }, () =>
 
     await page.goto(`${server.baseUrl}/docs`);
     // Every operation of the registry is rendered from the served document.
-    await page.locator('.opblock').nth(OPERATIONS.length - 1).waitFor();
+    await page
+      .locator('.opblock')
+      .nth(OPERATIONS.length - 1)
+      .waitFor();
     assert.equal(await page.locator('.opblock').count(), OPERATIONS.length);
     for (const op of OPERATIONS) {
       const block = page.locator(`#operations-${op.tag}-${op.operationId}`);

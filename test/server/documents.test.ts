@@ -159,7 +159,12 @@ describe('POST /patients/{patient_id}/documents', () => {
       // Other control characters cannot be written raw into a part header (busboy refuses the
       // header), but arrive percent-encoded in the RFC 5987 form filename*=.
       { title: 'removes percent-encoded control characters', sent: "utf-8''a%01b%7Fc%C2%85.pdf", stored: 'abc.pdf', star: true },
-      { title: 'names the document "document" when only control characters were sent', sent: "utf-8''%01%02", stored: 'document', star: true },
+      {
+        title: 'names the document "document" when only control characters were sent',
+        sent: "utf-8''%01%02",
+        stored: 'document',
+        star: true,
+      },
     ];
     for (const { title, sent, stored, star } of names) {
       it(`${title} (${JSON.stringify(sent)} → ${JSON.stringify(stored)})`, async () => {
@@ -192,7 +197,10 @@ describe('POST /patients/{patient_id}/documents', () => {
 
     it('refuses from Content-Length, without reading, a body far over the limit', async () => {
       const { body, contentType } = multipartBody([filePart(randomBytes(LIMIT * 3))]);
-      const response = await server.request('POST', `/patients/${patientId}/documents`, { rawBody: body, headers: { 'content-type': contentType } });
+      const response = await server.request('POST', `/patients/${patientId}/documents`, {
+        rawBody: body,
+        headers: { 'content-type': contentType },
+      });
       assert.equal(response.status, 413);
       assert.equal(response.body.detail.code, 'DOCUMENT_TOO_LARGE');
     });
@@ -210,7 +218,11 @@ describe('POST /patients/{patient_id}/documents', () => {
             res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
             res.on('end', () => {
               try {
-                assertMatchesContract('POST', `${server.baseUrl}/patients/${patientId}/documents`, { status: res.statusCode ?? 0, headers: res.headers, text });
+                assertMatchesContract('POST', `${server.baseUrl}/patients/${patientId}/documents`, {
+                  status: res.statusCode ?? 0,
+                  headers: res.headers,
+                  text,
+                });
                 resolve({ status: res.statusCode ?? 0, code: JSON.parse(text).detail.code, connection: res.headers.connection, sent });
               } catch (error) {
                 reject(error as Error);
@@ -223,7 +235,9 @@ describe('POST /patients/{patient_id}/documents', () => {
           if (error.code !== 'EPIPE' && error.code !== 'ECONNRESET') reject(error);
         });
         // Without an answer the promise would otherwise never settle.
-        req.on('close', () => setTimeout(() => reject(new Error(`the connection closed without a complete answer after ${sent} bytes`)), 1000));
+        req.on('close', () =>
+          setTimeout(() => reject(new Error(`the connection closed without a complete answer after ${sent} bytes`)), 1000),
+        );
         req.write(partHead({ name: 'file', filename: 'huge.bin', contentType: 'application/octet-stream' }));
         const chunk = Buffer.alloc(64 * 1024, 7);
         const pump = () => {
@@ -253,40 +267,119 @@ describe('POST /patients/{patient_id}/documents', () => {
 
   describe('refusals', () => {
     const unknownPatient = randomUUID();
-    const scenarios: { title: string; parts: () => FormPart[]; patient?: () => string; status: number; code?: string; issues?: [string, (string | number)[]][] }[] = [
+    const scenarios: {
+      title: string;
+      parts: () => FormPart[];
+      patient?: () => string;
+      status: number;
+      code?: string;
+      issues?: [string, (string | number)[]][];
+    }[] = [
       { title: 'refuses an empty file with 422 DOCUMENT_EMPTY', parts: () => [filePart('')], status: 422, code: 'DOCUMENT_EMPTY' },
-      { title: 'refuses an unknown type sent before the file with 422 DOCUMENT_TYPE_INVALID', parts: () => [{ name: 'type', data: 'selfie' }, filePart()], status: 422, code: 'DOCUMENT_TYPE_INVALID' },
-      { title: 'refuses an unknown type sent after the file with 422 DOCUMENT_TYPE_INVALID', parts: () => [filePart(), { name: 'type', data: 'selfie' }], status: 422, code: 'DOCUMENT_TYPE_INVALID' },
-      { title: 'refuses a type in the wrong case with 422 DOCUMENT_TYPE_INVALID', parts: () => [filePart(), { name: 'type', data: 'XRAYS' }], status: 422, code: 'DOCUMENT_TYPE_INVALID' },
-      { title: 'refuses an unknown patient with 404 PATIENT_NOT_FOUND', parts: () => [filePart()], patient: () => unknownPatient, status: 404, code: 'PATIENT_NOT_FOUND' },
-      { title: 'refuses a malformed patient id with 422 uuid_parsing', parts: () => [filePart()], patient: () => 'P-000001', status: 422, issues: [['uuid_parsing', ['path', 'patient_id']]] },
-      { title: 'refuses a form without a file part as missing', parts: () => [{ name: 'title', data: 'x' }], status: 422, issues: [['missing', ['body', 'file']]] },
+      {
+        title: 'refuses an unknown type sent before the file with 422 DOCUMENT_TYPE_INVALID',
+        parts: () => [{ name: 'type', data: 'selfie' }, filePart()],
+        status: 422,
+        code: 'DOCUMENT_TYPE_INVALID',
+      },
+      {
+        title: 'refuses an unknown type sent after the file with 422 DOCUMENT_TYPE_INVALID',
+        parts: () => [filePart(), { name: 'type', data: 'selfie' }],
+        status: 422,
+        code: 'DOCUMENT_TYPE_INVALID',
+      },
+      {
+        title: 'refuses a type in the wrong case with 422 DOCUMENT_TYPE_INVALID',
+        parts: () => [filePart(), { name: 'type', data: 'XRAYS' }],
+        status: 422,
+        code: 'DOCUMENT_TYPE_INVALID',
+      },
+      {
+        title: 'refuses an unknown patient with 404 PATIENT_NOT_FOUND',
+        parts: () => [filePart()],
+        patient: () => unknownPatient,
+        status: 404,
+        code: 'PATIENT_NOT_FOUND',
+      },
+      {
+        title: 'refuses a malformed patient id with 422 uuid_parsing',
+        parts: () => [filePart()],
+        patient: () => 'P-000001',
+        status: 422,
+        issues: [['uuid_parsing', ['path', 'patient_id']]],
+      },
+      {
+        title: 'refuses a form without a file part as missing',
+        parts: () => [{ name: 'title', data: 'x' }],
+        status: 422,
+        issues: [['missing', ['body', 'file']]],
+      },
       {
         title: 'refuses the part a browser sends when no file was chosen as missing',
         parts: () => [filePart('', { filename: '', contentType: 'application/octet-stream' })],
         status: 422,
         issues: [['missing', ['body', 'file']]],
       },
-      { title: 'refuses a `file` sent as a text field', parts: () => [{ name: 'file', data: 'just text' }], status: 422, issues: [['value_error', ['body', 'file']]] },
-      { title: 'refuses two files', parts: () => [filePart('one'), filePart('two')], status: 422, issues: [['value_error', ['body', 'file']]] },
-      { title: 'refuses a text field over 64 KiB', parts: () => [filePart(), { name: 'title', data: 'x'.repeat(64 * 1024 + 1) }], status: 422, issues: [['value_error', ['body', 'title']]] },
+      {
+        title: 'refuses a `file` sent as a text field',
+        parts: () => [{ name: 'file', data: 'just text' }],
+        status: 422,
+        issues: [['value_error', ['body', 'file']]],
+      },
+      {
+        title: 'refuses two files',
+        parts: () => [filePart('one'), filePart('two')],
+        status: 422,
+        issues: [['value_error', ['body', 'file']]],
+      },
+      {
+        title: 'refuses a text field over 64 KiB',
+        parts: () => [filePart(), { name: 'title', data: 'x'.repeat(64 * 1024 + 1) }],
+        status: 422,
+        issues: [['value_error', ['body', 'title']]],
+      },
       {
         title: 'refuses a form of more than 12 parts',
         parts: () => [filePart(), ...Array.from({ length: 12 }, (_, i) => ({ name: `extra${i}`, data: 'x' }))],
         status: 422,
         issues: [['value_error', ['body']]],
       },
-      { title: 'refuses a type sent twice', parts: () => [filePart(), { name: 'type', data: 'xrays' }, { name: 'type', data: 'scans' }], status: 422, issues: [['string_type', ['body', 'type']]] },
+      {
+        title: 'refuses a type sent twice',
+        parts: () => [filePart(), { name: 'type', data: 'xrays' }, { name: 'type', data: 'scans' }],
+        status: 422,
+        issues: [['string_type', ['body', 'type']]],
+      },
       {
         title: 'reports a malformed patient id and a missing file together',
         parts: () => [{ name: 'type', data: 'xrays' }],
         patient: () => 'nope',
         status: 422,
-        issues: [['uuid_parsing', ['path', 'patient_id']], ['missing', ['body', 'file']]],
+        issues: [
+          ['uuid_parsing', ['path', 'patient_id']],
+          ['missing', ['body', 'file']],
+        ],
       },
-      { title: 'reports a missing file before an unknown patient', parts: () => [], patient: () => unknownPatient, status: 422, issues: [['missing', ['body', 'file']]] },
-      { title: 'reports an unknown patient before an unknown type', parts: () => [{ name: 'type', data: 'selfie' }, filePart()], patient: () => unknownPatient, status: 404, code: 'PATIENT_NOT_FOUND' },
-      { title: 'reports an unknown type before an empty file', parts: () => [filePart(''), { name: 'type', data: 'selfie' }], status: 422, code: 'DOCUMENT_TYPE_INVALID' },
+      {
+        title: 'reports a missing file before an unknown patient',
+        parts: () => [],
+        patient: () => unknownPatient,
+        status: 422,
+        issues: [['missing', ['body', 'file']]],
+      },
+      {
+        title: 'reports an unknown patient before an unknown type',
+        parts: () => [{ name: 'type', data: 'selfie' }, filePart()],
+        patient: () => unknownPatient,
+        status: 404,
+        code: 'PATIENT_NOT_FOUND',
+      },
+      {
+        title: 'reports an unknown type before an empty file',
+        parts: () => [filePart(''), { name: 'type', data: 'selfie' }],
+        status: 422,
+        code: 'DOCUMENT_TYPE_INVALID',
+      },
     ];
     for (const scenario of scenarios) {
       it(`${scenario.title}, leaving nothing behind`, async () => {
@@ -294,13 +387,20 @@ describe('POST /patients/{patient_id}/documents', () => {
         const response = await upload(scenario.parts(), { patient: scenario.patient?.() ?? patientId });
         assert.equal(response.status, scenario.status, response.text);
         if (scenario.code) assert.equal(response.body.detail.code, scenario.code);
-        if (scenario.issues) assert.deepEqual(response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]), scenario.issues);
+        if (scenario.issues)
+          assert.deepEqual(
+            response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]),
+            scenario.issues,
+          );
         await assertNothingLeft(before);
       });
     }
 
     it('refuses a body that is not multipart with 415 UNSUPPORTED_MEDIA_TYPE', async () => {
-      for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'multipart/mixed; boundary=x' }, {}] as Record<string, string>[]) {
+      for (const headers of [{ 'content-type': 'application/json' }, { 'content-type': 'multipart/mixed; boundary=x' }, {}] as Record<
+        string,
+        string
+      >[]) {
         const response = await server.request('POST', `/patients/${patientId}/documents`, { rawBody: '{}', headers });
         assert.equal(response.status, 415);
         assert.equal(response.body.detail.code, 'UNSUPPORTED_MEDIA_TYPE');
@@ -316,10 +416,16 @@ describe('POST /patients/{patient_id}/documents', () => {
         // A raw control character is not allowed in a part header.
         { contentType: multipartBody([]).contentType, body: multipartBody([filePart('x', { filename: 'a\u0001b.pdf' })]).body },
         // Ends in the middle of the file, as a client that gives up would.
-        { contentType: multipartBody([]).contentType, body: Buffer.concat([partHead({ name: 'file', filename: 'a.pdf' }), Buffer.from('half a file')]) },
+        {
+          contentType: multipartBody([]).contentType,
+          body: Buffer.concat([partHead({ name: 'file', filename: 'a.pdf' }), Buffer.from('half a file')]),
+        },
       ];
       for (const { contentType, body } of bodies) {
-        const response = await server.request('POST', `/patients/${patientId}/documents`, { rawBody: body, headers: { 'content-type': contentType } });
+        const response = await server.request('POST', `/patients/${patientId}/documents`, {
+          rawBody: body,
+          headers: { 'content-type': contentType },
+        });
         assert.equal(response.status, 422, response.text);
         assert.deepEqual(response.body.detail[0].loc, ['body']);
       }
@@ -368,93 +474,110 @@ describe('uploading a large document', () => {
   /** The peak resident set size of a process, from Linux's /proc (VmHWM, in bytes). */
   const peakRss = (pid: number) => Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) * 1024;
 
-  it('streams 300 MB to disk while the server\'s peak memory rises by less than 64 MB', { skip: !existsSync('/proc/self/status') && 'needs Linux /proc', timeout: 60_000 }, async (t) => {
-    const dataDir = makeDataDir();
-    const db = openDatabase(dataDir);
-    const patientId = createPatient(db, buildPatient()).id;
-    const key = createApiKey(db, { name: 'memory test' }).key;
-    db.close();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dataDir, '--port', '0', '--document-limit-mb', '1024'], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    try {
-      const baseUrl = await new Promise<string>((resolve, reject) => {
-        let buffered = '';
-        child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-          buffered += chunk;
-          for (const line of buffered.split('\n')) {
-            if (line.includes('"listening"')) resolve(JSON.parse(line).address);
-          }
-        });
-        child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
-      });
-      const url = `${baseUrl}/patients/${patientId}/documents`;
-      const send = (size: number) =>
-        new Promise<{ status: number; body: Record<string, unknown>; sha256: string }>((resolve, reject) => {
-          const head = partHead({ name: 'file', filename: 'big.bin', contentType: 'application/octet-stream' });
-          const end = formEnd();
-          const req = httpRequest(
-            url,
-            {
-              method: 'POST',
-              headers: { authorization: `Bearer ${key}`, 'content-type': multipartBody([]).contentType, 'content-length': head.length + size + end.length },
-            },
-            (res) => {
-              let text = '';
-              res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-              res.on('end', () => {
-                try {
-                  assertMatchesContract('POST', url, { status: res.statusCode ?? 0, headers: res.headers, text });
-                  resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), sha256: hash.digest('hex') });
-                } catch (error) {
-                  reject(error as Error);
-                }
-              });
-            },
-          );
-          req.on('error', reject);
-          const hash = createHash('sha256');
-          const block = randomBytes(1024 * 1024);
-          let sent = 0;
-          req.write(head);
-          const pump = () => {
-            while (sent < size) {
-              const piece = block.subarray(0, Math.min(block.length, size - sent));
-              // Vary the bytes so that a lost or repeated block would change the hash.
-              piece.writeUInt32LE(sent / block.length, 0);
-              hash.update(piece);
-              sent += piece.length;
-              if (!req.write(Buffer.from(piece))) return void req.once('drain', pump);
-            }
-            req.end(end);
-          };
-          pump();
-        });
-
-      // Warm up, so that the baseline includes the code and buffers every upload uses.
-      assert.equal((await send(64 * 1024)).status, 201);
-      const baseline = peakRss(child.pid!);
-      const started = process.hrtime.bigint();
-      const result = await send(SIZE);
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      const rise = peakRss(child.pid!) - baseline;
-      t.diagnostic(`300 MB upload: peak RSS rose by ${(rise / 1024 / 1024).toFixed(1)} MB (baseline ${(baseline / 1024 / 1024).toFixed(0)} MB), ${(SIZE / 1024 / 1024 / seconds).toFixed(0)} MB/s`);
-
-      assert.equal(result.status, 201, JSON.stringify(result.body));
-      assert.equal(result.body.size, SIZE);
-      assert.ok(rise < ALLOWED_RISE, `peak RSS rose by ${rise} bytes`);
-      const check = openDatabase(dataDir);
+  it(
+    "streams 300 MB to disk while the server's peak memory rises by less than 64 MB",
+    { skip: !existsSync('/proc/self/status') && 'needs Linux /proc', timeout: 60_000 },
+    async (t) => {
+      const dataDir = makeDataDir();
+      const db = openDatabase(dataDir);
+      const patientId = createPatient(db, buildPatient()).id;
+      const key = createApiKey(db, { name: 'memory test' }).key;
+      db.close();
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dataDir, '--port', '0', '--document-limit-mb', '1024'],
+        {
+          cwd: root,
+          stdio: ['ignore', 'pipe', 'inherit'],
+        },
+      );
       try {
-        const row = check.prepare('SELECT size, sha256 FROM documents WHERE id = ?').get(result.body.id) as { size: number; sha256: string };
-        assert.deepEqual(row, { size: SIZE, sha256: result.sha256 });
+        const baseUrl = await new Promise<string>((resolve, reject) => {
+          let buffered = '';
+          child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+            buffered += chunk;
+            for (const line of buffered.split('\n')) {
+              if (line.includes('"listening"')) resolve(JSON.parse(line).address);
+            }
+          });
+          child.once('exit', (code) => reject(new Error(`the server exited with ${code}`)));
+        });
+        const url = `${baseUrl}/patients/${patientId}/documents`;
+        const send = (size: number) =>
+          new Promise<{ status: number; body: Record<string, unknown>; sha256: string }>((resolve, reject) => {
+            const head = partHead({ name: 'file', filename: 'big.bin', contentType: 'application/octet-stream' });
+            const end = formEnd();
+            const req = httpRequest(
+              url,
+              {
+                method: 'POST',
+                headers: {
+                  authorization: `Bearer ${key}`,
+                  'content-type': multipartBody([]).contentType,
+                  'content-length': head.length + size + end.length,
+                },
+              },
+              (res) => {
+                let text = '';
+                res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+                res.on('end', () => {
+                  try {
+                    assertMatchesContract('POST', url, { status: res.statusCode ?? 0, headers: res.headers, text });
+                    resolve({ status: res.statusCode ?? 0, body: JSON.parse(text), sha256: hash.digest('hex') });
+                  } catch (error) {
+                    reject(error as Error);
+                  }
+                });
+              },
+            );
+            req.on('error', reject);
+            const hash = createHash('sha256');
+            const block = randomBytes(1024 * 1024);
+            let sent = 0;
+            req.write(head);
+            const pump = () => {
+              while (sent < size) {
+                const piece = block.subarray(0, Math.min(block.length, size - sent));
+                // Vary the bytes so that a lost or repeated block would change the hash.
+                piece.writeUInt32LE(sent / block.length, 0);
+                hash.update(piece);
+                sent += piece.length;
+                if (!req.write(Buffer.from(piece))) return void req.once('drain', pump);
+              }
+              req.end(end);
+            };
+            pump();
+          });
+
+        // Warm up, so that the baseline includes the code and buffers every upload uses.
+        assert.equal((await send(64 * 1024)).status, 201);
+        const baseline = peakRss(child.pid!);
+        const started = process.hrtime.bigint();
+        const result = await send(SIZE);
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        const rise = peakRss(child.pid!) - baseline;
+        t.diagnostic(
+          `300 MB upload: peak RSS rose by ${(rise / 1024 / 1024).toFixed(1)} MB (baseline ${(baseline / 1024 / 1024).toFixed(0)} MB), ${(SIZE / 1024 / 1024 / seconds).toFixed(0)} MB/s`,
+        );
+
+        assert.equal(result.status, 201, JSON.stringify(result.body));
+        assert.equal(result.body.size, SIZE);
+        assert.ok(rise < ALLOWED_RISE, `peak RSS rose by ${rise} bytes`);
+        const check = openDatabase(dataDir);
+        try {
+          const row = check.prepare('SELECT size, sha256 FROM documents WHERE id = ?').get(result.body.id) as {
+            size: number;
+            sha256: string;
+          };
+          assert.deepEqual(row, { size: SIZE, sha256: result.sha256 });
+        } finally {
+          check.close();
+        }
       } finally {
-        check.close();
+        child.kill('SIGTERM');
+        await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+        rmSync(dataDir, { recursive: true, force: true });
       }
-    } finally {
-      child.kill('SIGTERM');
-      await new Promise((resolve) => (child.exitCode !== null ? resolve(undefined) : child.once('exit', resolve)));
-      rmSync(dataDir, { recursive: true, force: true });
-    }
-  });
+    },
+  );
 });

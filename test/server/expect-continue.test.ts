@@ -57,7 +57,8 @@ class ExpectingClient {
         return { status: Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1]), headers: head, rest: this.buffered };
       }
       if (this.closed) return undefined;
-      if (Date.now() > deadline) assert.fail(`no response head within ${timeoutMs} ms; received ${JSON.stringify(this.buffered.toString('latin1'))}`);
+      if (Date.now() > deadline)
+        assert.fail(`no response head within ${timeoutMs} ms; received ${JSON.stringify(this.buffered.toString('latin1'))}`);
       await new Promise<void>((resolve) => {
         this.waiter = resolve;
         setTimeout(resolve, 50);
@@ -134,7 +135,11 @@ describe('Expect: 100-continue', () => {
   });
 
   it('a request with a wrong key is answered 401 without 100 Continue', async () => {
-    const client = await open('POST', '/patients', { authorization: 'Bearer wrong', 'content-type': 'application/json', 'content-length': 100 });
+    const client = await open('POST', '/patients', {
+      authorization: 'Bearer wrong',
+      'content-type': 'application/json',
+      'content-length': 100,
+    });
     const head = await client.nextHead();
     assert.ok(head);
     assert.equal(head.status, 401, head.headers);
@@ -142,14 +147,22 @@ describe('Expect: 100-continue', () => {
   });
 
   it('a request to an unknown path is answered 404 without 100 Continue', async () => {
-    const client = await open('POST', '/no-such-thing', { authorization: `Bearer ${server.key}`, 'content-type': 'application/json', 'content-length': 10 });
+    const client = await open('POST', '/no-such-thing', {
+      authorization: `Bearer ${server.key}`,
+      'content-type': 'application/json',
+      'content-length': 10,
+    });
     const head = await client.nextHead();
     assert.ok(head);
     assert.equal(head.status, 404, head.headers);
   });
 
   it('a JSON body over its limit is refused with 413 without 100 Continue', async () => {
-    const client = await open('POST', '/patients', { authorization: `Bearer ${server.key}`, 'content-type': 'application/json', 'content-length': 64 * 1024 * 1024 });
+    const client = await open('POST', '/patients', {
+      authorization: `Bearer ${server.key}`,
+      'content-type': 'application/json',
+      'content-length': 64 * 1024 * 1024,
+    });
     const head = await client.nextHead();
     assert.ok(head);
     assert.equal(head.status, 413, head.headers);
@@ -172,13 +185,19 @@ describe('Expect: 100-continue', () => {
   }
 
   it('an accepted JSON request gets 100 Continue, then its answer once the body is sent', async () => {
-    const created = await createdAfterContinue<{ last_name: string }>('/patients', 'application/json', JSON.stringify(buildPatient({ last_name: 'Continued' })));
+    const created = await createdAfterContinue<{ last_name: string }>(
+      '/patients',
+      'application/json',
+      JSON.stringify(buildPatient({ last_name: 'Continued' })),
+    );
     assert.equal(created.last_name, 'Continued');
   });
 
   it('an accepted upload gets 100 Continue, then 201 once the form is sent', async () => {
     const before = documentCount();
-    const { body, contentType } = multipartBody([{ name: 'file', filename: 'scan.pdf', contentType: 'application/pdf', data: Buffer.alloc(200 * 1024, 7) }]);
+    const { body, contentType } = multipartBody([
+      { name: 'file', filename: 'scan.pdf', contentType: 'application/pdf', data: Buffer.alloc(200 * 1024, 7) },
+    ]);
     const stored = await createdAfterContinue<{ size: number }>(`/patients/${patientId}/documents`, contentType, body);
     assert.equal(stored.size, 200 * 1024);
     assert.equal(documentCount(), before + 1);

@@ -14,7 +14,13 @@ function postChunked(server: TestServer, path: string, chunks: Buffer[]): Promis
   return new Promise((resolve, reject) => {
     const url = new URL(server.baseUrl + path);
     const req = httpRequest(
-      { host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' } },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: { authorization: `Bearer ${server.key}`, 'content-type': 'application/json' },
+      },
       (res) => {
         let data = '';
         res.setEncoding('utf8').on('data', (c: string) => (data += c));
@@ -42,7 +48,10 @@ describe('HTTP error contract', () => {
   const server = useTestServer();
 
   it('answers malformed JSON with 422 json_invalid', async () => {
-    const response = await server.request('POST', '/patients', { rawBody: '{"first_name": ', headers: { 'content-type': 'application/json' } });
+    const response = await server.request('POST', '/patients', {
+      rawBody: '{"first_name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     assert.equal(response.status, 422);
     assert.equal(response.body.detail[0].type, 'json_invalid');
     assert.equal(response.body.detail[0].loc[0], 'body');
@@ -120,14 +129,21 @@ describe('HTTP error contract', () => {
 
   it('refuses a non-JSON content type with 415', async () => {
     for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
-      const response = await server.request('POST', '/patients', { rawBody: JSON.stringify(buildPatient()), headers: { 'content-type': type } });
+      const response = await server.request('POST', '/patients', {
+        rawBody: JSON.stringify(buildPatient()),
+        headers: { 'content-type': type },
+      });
       assert.equal(response.status, 415, type);
       assert.equal(response.body.detail.code, 'UNSUPPORTED_MEDIA_TYPE');
     }
   });
 
   it('accepts application/json with a charset, application/*+json and no content type', async () => {
-    const variants: Record<string, string>[] = [{ 'content-type': 'application/json; charset=utf-8' }, { 'content-type': 'application/vnd.clinic+json' }, {}];
+    const variants: Record<string, string>[] = [
+      { 'content-type': 'application/json; charset=utf-8' },
+      { 'content-type': 'application/vnd.clinic+json' },
+      {},
+    ];
     for (const headers of variants) {
       // Bytes, not a string: fetch would label a string body text/plain.
       const response = await server.request('POST', '/patients', { rawBody: Buffer.from(JSON.stringify(buildPatient())), headers });

@@ -49,7 +49,10 @@ describe('headers, text and list bounds', () => {
     const body = JSON.stringify(buildPatient()).replace('"Ada"', '"Ada\\ud800"');
     const response = await server.request('POST', '/patients', { rawBody: body, headers: { 'content-type': 'application/json' } });
     assert.equal(response.status, 422);
-    assert.deepEqual(response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]), [['string_unicode', ['body', 'first_name']]]);
+    assert.deepEqual(
+      response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]),
+      [['string_unicode', ['body', 'first_name']]],
+    );
     assert.equal((server.db.prepare('SELECT count(*) AS n FROM patients').get() as { n: number }).n, before);
     const paired = await server.request('POST', '/patients', { body: buildPatient({ first_name: `Ada 😀${'x'.repeat(123)}` }) });
     assert.equal(paired.status, 201);
@@ -59,7 +62,12 @@ describe('headers, text and list bounds', () => {
   it('bounds service_ids at 20 entries (too_long)', async () => {
     const patient = createPatient(server.db, buildPatient());
     const response = await server.request('POST', '/appointments', {
-      body: { patient_id: patient.id, start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T09:30Z', service_ids: Array.from({ length: 21 }, () => randomUUID()) },
+      body: {
+        patient_id: patient.id,
+        start_at: '2026-12-01T09:00Z',
+        end_at: '2026-12-01T09:30Z',
+        service_ids: Array.from({ length: 21 }, () => randomUUID()),
+      },
     });
     assert.equal(response.status, 422);
     assert.deepEqual(response.body.detail, [
@@ -83,7 +91,10 @@ describe('headers, text and list bounds', () => {
     for (const [prefs, type, loc] of cases) {
       const response = await server.request('POST', '/patients', { body: buildPatient({ communication_prefs: prefs }) });
       assert.equal(response.status, 422, type);
-      assert.deepEqual(response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]), [[type, loc]]);
+      assert.deepEqual(
+        response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]),
+        [[type, loc]],
+      );
     }
     const full = Object.fromEntries(Array.from({ length: 32 }, (_, i) => [`k${i}`.padEnd(64, 'k'), Array(32).fill('y'.repeat(200))]));
     assert.equal((await server.request('POST', '/patients', { body: buildPatient({ communication_prefs: full }) })).status, 201);

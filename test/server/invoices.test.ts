@@ -55,7 +55,10 @@ describe('GET /invoices', () => {
   it('filters to one patient, given in any letter case', async () => {
     const response = await server.request('GET', `/invoices?patient_id=${otherPatientId.toUpperCase()}`);
     assert.equal(response.status, 200);
-    assert.deepEqual(response.body.map((i: Invoice) => i.id), [other.id]);
+    assert.deepEqual(
+      response.body.map((i: Invoice) => i.id),
+      [other.id],
+    );
   });
 
   it('answers an unknown patient with an empty list', async () => {
@@ -74,7 +77,10 @@ describe('GET /invoices', () => {
       const response = await server.request('GET', `/invoices?patient_id=${patientId}&unpaid=${value}`);
       assert.equal(response.status, 200);
       const expected = onlyOpen ? [partly.id, open.id] : [paid.id, partly.id, open.id];
-      assert.deepEqual(response.body.map((i: Invoice) => i.id), expected);
+      assert.deepEqual(
+        response.body.map((i: Invoice) => i.id),
+        expected,
+      );
     });
   }
 

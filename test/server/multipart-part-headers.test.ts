@@ -37,7 +37,14 @@ describe('FilePartHeaderWatcher', () => {
   });
 
   it('gives the same answer for a body fed one byte at a time', () => {
-    assert.deepEqual(watch(body, Array.from({ length: body.length - 1 }, (_, i) => i + 1), 3), expected);
+    assert.deepEqual(
+      watch(
+        body,
+        Array.from({ length: body.length - 1 }, (_, i) => i + 1),
+        3,
+      ),
+      expected,
+    );
   });
 
   it('reads the boundary from a quoted or bare Content-Type parameter', () => {

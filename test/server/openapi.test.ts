@@ -35,7 +35,9 @@ describe('GET /openapi.json', () => {
   after(() => server.close());
 
   const operations = () =>
-    Object.entries(document.paths as Json).flatMap(([path, item]) => Object.entries(item as Json).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op: op as Json })));
+    Object.entries(document.paths as Json).flatMap(([path, item]) =>
+      Object.entries(item as Json).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op: op as Json })),
+    );
 
   it('serves an OpenAPI 3.1 document of version 1.0.0 without a key', async () => {
     const response = await server.request('GET', '/openapi.json', { key: null });
@@ -59,19 +61,37 @@ describe('GET /openapi.json', () => {
       },
     });
     const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: '/openapi.json', config });
-    assert.deepEqual(problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`), []);
+    assert.deepEqual(
+      problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
+      [],
+    );
   });
 
   it('describes every route the app registers, and no other', () => {
-    const config = { dataDir: server.dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES, logger: silentLogger };
+    const config = {
+      dataDir: server.dataDir,
+      jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
+      documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
+      logger: silentLogger,
+    };
     const routes = [operationsRouter({ db: server.db, config, operations: OPERATIONS })].flatMap((router) =>
       router.stack.flatMap((layer) =>
         layer.methods
           .filter((method) => method !== 'HEAD')
-          .map((method) => `${method} ${String(layer.path).slice(API_PREFIX.length).replace(/:(\w+)/g, '{$1}')}`),
+          .map(
+            (method) =>
+              `${method} ${String(layer.path)
+                .slice(API_PREFIX.length)
+                .replace(/:(\w+)/g, '{$1}')}`,
+          ),
       ),
     );
-    assert.deepEqual([...routes].sort(), operations().map((o) => o.key).sort());
+    assert.deepEqual(
+      [...routes].sort(),
+      operations()
+        .map((o) => o.key)
+        .sort(),
+    );
   });
 
   it('serves the scope each operation documents: a key without it is refused 403, a key with only it gets past', async () => {
@@ -93,12 +113,21 @@ describe('GET /openapi.json', () => {
       const only = await server.request(method, path, { key: server.createKey([scope]), ...body });
       assert.ok(![401, 403].includes(only.status), `${key} with only ${scope}: ${only.status}`);
     }
-    assert.deepEqual(document.components.securitySchemes.bearer, { type: 'http', scheme: 'bearer', description: 'An API key from `clinic api-key create`' });
+    assert.deepEqual(document.components.securitySchemes.bearer, {
+      type: 'http',
+      scheme: 'bearer',
+      description: 'An API key from `clinic api-key create`',
+    });
   });
 
   it('changes the served scope and the documented one together when a declaration changes', async () => {
     const changed = OPERATIONS.map((op) => (op.operationId === 'createPatient' ? { ...op, scope: 'lookups:read' as const } : op));
-    const config = { dataDir: server.dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES, logger: silentLogger };
+    const config = {
+      dataDir: server.dataDir,
+      jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
+      documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
+      logger: silentLogger,
+    };
     const handle = createApp(server.db, config, changed).callback();
     const http = createServer((request, response) => void handle(request, response));
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
@@ -107,7 +136,11 @@ describe('GET /openapi.json', () => {
       const described = (await (await fetch(`${base}/openapi.json`)).json()) as Json;
       assert.deepEqual(described.paths['/patients'].post.security, [{ bearer: ['lookups:read'] }]);
       const post = (key: string) =>
-        fetch(`${base}/patients`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(buildPatient()) });
+        fetch(`${base}/patients`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(buildPatient()),
+        });
       assert.equal((await post(server.createKey(['patients:write']))).status, 403);
       assert.equal((await post(server.createKey(['lookups:read']))).status, 201);
     } finally {
@@ -126,11 +159,40 @@ describe('GET /openapi.json', () => {
     const patientExtras = ['id', 'patient_number', 'is_active', 'created_at', 'updated_at'];
     const required: Record<string, string[]> = {
       Patient: ['first_name', 'last_name', ...patientExtras],
-      Appointment: ['id', 'appointment_number', 'booking_source', 'resource_id', 'patient_id', 'service_id', 'title', 'start_at', 'end_at', 'status', 'appointment_type', 'color', 'notes', 'created_at', 'updated_at', 'confirmation_state'],
+      Appointment: [
+        'id',
+        'appointment_number',
+        'booking_source',
+        'resource_id',
+        'patient_id',
+        'service_id',
+        'title',
+        'start_at',
+        'end_at',
+        'status',
+        'appointment_type',
+        'color',
+        'notes',
+        'created_at',
+        'updated_at',
+        'confirmation_state',
+      ],
       Service: ['id', 'name', 'duration_min', 'price', 'color'],
       Doctor: ['id', 'name', 'color'],
       Invoice: ['id', 'invoice_number', 'patient_id', 'status', 'currency', 'total', 'amount_paid', 'balance', 'issued_at'],
-      PaymentResult: ['payment_id', 'invoice_id', 'patient_id', 'amount', 'method', 'currency', 'created_at', 'invoice_status', 'invoice_total', 'invoice_amount_paid', 'invoice_balance'],
+      PaymentResult: [
+        'payment_id',
+        'invoice_id',
+        'patient_id',
+        'amount',
+        'method',
+        'currency',
+        'created_at',
+        'invoice_status',
+        'invoice_total',
+        'invoice_amount_paid',
+        'invoice_balance',
+      ],
       Document: ['id', 'filename', 'content_type', 'size', 'created_at', 'type'],
       DocumentType: ['key', 'label'],
       PaymentMethod: ['key', 'requires_note'],
@@ -141,14 +203,22 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('derives every schema\'s fields, types and limits from the field descriptions', () => {
+  it("derives every schema's fields, types and limits from the field descriptions", () => {
     for (const [name, model] of Object.entries(MODELS)) {
       const schema = document.components.schemas[name];
       const fields = fieldsIn(model.fields, model.direction);
-      assert.deepEqual(Object.keys(schema.properties), fields.map((f) => f.name), name);
+      assert.deepEqual(
+        Object.keys(schema.properties),
+        fields.map((f) => f.name),
+        name,
+      );
       if (model.direction === 'response') {
         assert.equal(schema.additionalProperties, false, name);
-        assert.deepEqual(schema.required, fields.map((f) => f.name), name);
+        assert.deepEqual(
+          schema.required,
+          fields.map((f) => f.name),
+          name,
+        );
       }
     }
     const patient = document.components.schemas.PatientInput;
@@ -172,7 +242,13 @@ describe('GET /openapi.json', () => {
     assert.equal(form.properties.file.format, 'binary');
     assert.deepEqual(Object.keys(form.properties), ['file', 'title', 'type']);
     const payment = document.paths['/invoices/{invoice_id}/payments'].post;
-    assert.deepEqual(payment.parameters.map((p: Json) => [p.in, p.name, p.required]), [['path', 'invoice_id', true], ['header', 'Idempotency-Key', false]]);
+    assert.deepEqual(
+      payment.parameters.map((p: Json) => [p.in, p.name, p.required]),
+      [
+        ['path', 'invoice_id', true],
+        ['header', 'Idempotency-Key', false],
+      ],
+    );
     assert.ok(payment.responses['200'].headers['Idempotent-Replayed']);
     assert.equal(payment.responses['201'], undefined);
   });
@@ -238,7 +314,11 @@ describe('the description and docs page files', () => {
     assert.match(page.headers.get('content-type')!, /^text\/html; charset=utf-8/);
     assert.match(page.headers.get('content-security-policy')!, /default-src 'none'; script-src 'self'/);
     const scripts = [...page.text.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!).filter((url) => url !== 'data:,');
-    assert.deepEqual(scripts, [`${API_PREFIX}/docs/swagger-ui.css`, `${API_PREFIX}/docs/swagger-ui-bundle.js`, `${API_PREFIX}/docs/init.js`]);
+    assert.deepEqual(scripts, [
+      `${API_PREFIX}/docs/swagger-ui.css`,
+      `${API_PREFIX}/docs/swagger-ui-bundle.js`,
+      `${API_PREFIX}/docs/init.js`,
+    ]);
     const types: Record<string, RegExp> = { css: /^text\/css/, js: /^text\/javascript/ };
     for (const url of scripts) {
       const response = await server.request('GET', url.slice(API_PREFIX.length), { key: null });

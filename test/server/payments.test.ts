@@ -40,8 +40,17 @@ describe('POST /invoices/{invoice_id}/payments', () => {
         invoice_balance: 100,
       });
       assert.deepEqual(Object.keys(response.body), [
-        'payment_id', 'invoice_id', 'patient_id', 'amount', 'method', 'currency', 'created_at',
-        'invoice_status', 'invoice_total', 'invoice_amount_paid', 'invoice_balance',
+        'payment_id',
+        'invoice_id',
+        'patient_id',
+        'amount',
+        'method',
+        'currency',
+        'created_at',
+        'invoice_status',
+        'invoice_total',
+        'invoice_amount_paid',
+        'invoice_balance',
       ]);
       assert.equal(response.headers.get('idempotent-replayed'), null);
     });
@@ -54,12 +63,12 @@ describe('POST /invoices/{invoice_id}/payments', () => {
       const last = await pay(invoice.id, buildPayment({ amount: '10' }));
       assert.deepEqual([last.body.invoice_status, last.body.invoice_amount_paid, last.body.invoice_balance], ['paid', 50, 0]);
       const listed = await server.request('GET', `/invoices?patient_id=${invoice.patient_id}`);
-      assert.deepEqual(
-        [listed.body[0].status, listed.body[0].amount_paid, listed.body[0].balance],
-        ['paid', 50, 0],
-      );
+      assert.deepEqual([listed.body[0].status, listed.body[0].amount_paid, listed.body[0].balance], ['paid', 50, 0]);
       const notifications = listNotificationRows(server.db).filter((n) => n.invoice_id === invoice.id);
-      assert.deepEqual(notifications.map((n) => [n.patient_id, n.channel, n.status]), [[invoice.patient_id, 'email', 'pending']]);
+      assert.deepEqual(
+        notifications.map((n) => [n.patient_id, n.channel, n.status]),
+        [[invoice.patient_id, 'email', 'pending']],
+      );
     });
 
     it('accepts an uppercase invoice id', async () => {
@@ -74,7 +83,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
       const before = findInvoice(server.db, invoice.id);
       const response = await pay(invoice.id, buildPayment({ amount: '6.01' }));
       assert.deepEqual(response.body, {
-        detail: { code: 'PAYMENT_EXCEEDS_BALANCE', message: 'The amount is more than the invoice\'s remaining balance.' },
+        detail: { code: 'PAYMENT_EXCEEDS_BALANCE', message: "The amount is more than the invoice's remaining balance." },
       });
       assert.equal(response.status, 422);
       assert.deepEqual(findInvoice(server.db, invoice.id), before);
@@ -116,16 +125,20 @@ describe('POST /invoices/{invoice_id}/payments', () => {
         const invoice = createTestInvoice(server.db, { total: '99999999.99' });
         const response = await pay(invoice.id, { amount, method: 'cash' });
         assert.equal(response.status, 422);
-        assert.deepEqual(response.body.detail.map((d: { type: string; loc: unknown[]; input: unknown }) => [d.type, d.loc, d.input]), [
-          [type, ['body', 'amount'], amount],
-        ]);
+        assert.deepEqual(
+          response.body.detail.map((d: { type: string; loc: unknown[]; input: unknown }) => [d.type, d.loc, d.input]),
+          [[type, ['body', 'amount'], amount]],
+        );
         assert.equal(listPaymentRows(server.db, invoice.id).length, 0);
       });
     }
 
     it('refuses a missing amount with missing', async () => {
       const response = await pay(createTestInvoice(server.db).id, { method: 'cash' });
-      assert.deepEqual(response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [['missing', ['body', 'amount']]]);
+      assert.deepEqual(
+        response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+        [['missing', ['body', 'amount']]],
+      );
     });
 
     it('renders greater_than as pydantic does', async () => {
@@ -154,7 +167,10 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     }
 
     it('refuses "12345678.99" when it is above the balance', async () => {
-      assert.deepEqual(codeOf(await pay(createTestInvoice(server.db, { total: '100' }).id, buildPayment({ amount: '12345678.99' }))), [422, 'PAYMENT_EXCEEDS_BALANCE']);
+      assert.deepEqual(codeOf(await pay(createTestInvoice(server.db, { total: '100' }).id, buildPayment({ amount: '12345678.99' }))), [
+        422,
+        'PAYMENT_EXCEEDS_BALANCE',
+      ]);
     });
   });
 
@@ -180,7 +196,10 @@ describe('POST /invoices/{invoice_id}/payments', () => {
           assert.deepEqual([response.status, response.body.method], [200, method]);
         } else {
           assert.equal(response.status, 422);
-          assert.deepEqual(response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [[type, ['body', 'method']]]);
+          assert.deepEqual(
+            response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+            [[type, ['body', 'method']]],
+          );
         }
       });
     }
@@ -200,7 +219,11 @@ describe('POST /invoices/{invoice_id}/payments', () => {
       it(`${type ? `refuses a note of ${name} with ${type}` : `accepts a note of ${name}`}`, async () => {
         const response = await pay(createTestInvoice(server.db).id, { amount: 1, method: 'other', note });
         if (type === null) assert.equal(response.status, 200);
-        else assert.deepEqual(response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [[type, ['body', 'note']]]);
+        else
+          assert.deepEqual(
+            response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+            [[type, ['body', 'note']]],
+          );
       });
     }
   });
@@ -225,7 +248,10 @@ describe('POST /invoices/{invoice_id}/payments', () => {
           assert.equal(listPaymentRows(server.db, invoice.id)[0]?.idempotency_key, value);
         } else {
           assert.equal(response.status, 422);
-          assert.deepEqual(response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [[type, ['header', 'idempotency-key']]]);
+          assert.deepEqual(
+            response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+            [[type, ['header', 'idempotency-key']]],
+          );
           assert.equal(listPaymentRows(server.db, invoice.id).length, 0);
         }
       });
@@ -266,7 +292,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
       assert.equal(listPaymentRows(server.db, invoice.id).length, 2);
     });
 
-    it('lets a refused request\'s key be used by the corrected request', async () => {
+    it("lets a refused request's key be used by the corrected request", async () => {
       const invoice = createTestInvoice(server.db, { total: '10' });
       const tooMuch = await pay(invoice.id, buildPayment({ amount: 11 }), { 'Idempotency-Key': 'fix-me' });
       assert.deepEqual(codeOf(tooMuch), [422, 'PAYMENT_EXCEEDS_BALANCE']);
@@ -290,13 +316,16 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     it('reports path, header and body issues together in one 422', async () => {
       const response = await pay('not-a-uuid', { amount: 0, method: 'wire', note: 5 }, { 'Idempotency-Key': 'a b' });
       assert.equal(response.status, 422);
-      assert.deepEqual(response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc.join('.')]), [
-        ['uuid_parsing', 'path.invoice_id'],
-        ['string_pattern_mismatch', 'header.idempotency-key'],
-        ['greater_than', 'body.amount'],
-        ['literal_error', 'body.method'],
-        ['string_type', 'body.note'],
-      ]);
+      assert.deepEqual(
+        response.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc.join('.')]),
+        [
+          ['uuid_parsing', 'path.invoice_id'],
+          ['string_pattern_mismatch', 'header.idempotency-key'],
+          ['greater_than', 'body.amount'],
+          ['literal_error', 'body.method'],
+          ['string_type', 'body.note'],
+        ],
+      );
     });
 
     it('renders a malformed id as uuid_parsing at path.invoice_id', async () => {
@@ -321,7 +350,10 @@ describe('POST /invoices/{invoice_id}/payments', () => {
     it('refuses a body that is not an object, or not JSON', async () => {
       const invoice = createTestInvoice(server.db);
       const list = await pay(invoice.id, [1]);
-      assert.deepEqual(list.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]), [['model_attributes_type', ['body']]]);
+      assert.deepEqual(
+        list.body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]),
+        [['model_attributes_type', ['body']]],
+      );
       const broken = await server.request('POST', `/invoices/${invoice.id}/payments`, {
         rawBody: '{"amount": 1,',
         headers: { 'content-type': 'application/json' },
@@ -369,10 +401,15 @@ describe('POST /invoices/{invoice_id}/payments', () => {
       assert.equal(off.code, 0, off.stderr);
       try {
         const disabled = await pay(invoice.id, buildPayment());
-        assert.deepEqual(disabled.body, { detail: { code: 'MODULE_DISABLED', message: 'The payments module is disabled for this clinic.' } });
+        assert.deepEqual(disabled.body, {
+          detail: { code: 'MODULE_DISABLED', message: 'The payments module is disabled for this clinic.' },
+        });
         assert.equal(disabled.status, 403);
         // Module before content type and schema.
-        const badBody = await server.request('POST', `/invoices/not-a-uuid/payments`, { rawBody: 'x', headers: { 'content-type': 'text/plain' } });
+        const badBody = await server.request('POST', `/invoices/not-a-uuid/payments`, {
+          rawBody: 'x',
+          headers: { 'content-type': 'text/plain' },
+        });
         assert.deepEqual(codeOf(badBody), [403, 'MODULE_DISABLED']);
         assert.deepEqual(codeOf(await pay(invoice.id, buildPayment(), {}, null)), [401, 'UNAUTHENTICATED']);
         assert.deepEqual(codeOf(await pay(invoice.id, buildPayment(), {}, server.createKey(['invoices:read']))), [403, 'FORBIDDEN']);
@@ -401,10 +438,15 @@ describe('POST /invoices/{invoice_id}/payments', () => {
       const invoice = createTestInvoice(server.db, { total: '100.00' });
       const responses = await Promise.all(Array.from({ length: 30 }, () => pay(invoice.id, buildPayment({ amount: '10.00' }))));
       assert.equal(responses.filter((r) => r.status === 200).length, 10);
-      assert.ok(responses.filter((r) => r.status !== 200).every((r) => r.status === 422 && r.body.detail.code === 'PAYMENT_EXCEEDS_BALANCE'));
+      assert.ok(
+        responses.filter((r) => r.status !== 200).every((r) => r.status === 422 && r.body.detail.code === 'PAYMENT_EXCEEDS_BALANCE'),
+      );
       const row = findInvoice(server.db, invoice.id)!;
       assert.deepEqual([row.status, row.amount_paid_cents, row.balance_cents], ['paid', 10000, 0]);
-      const balances = responses.filter((r) => r.status === 200).map((r) => r.body.invoice_balance as number).sort((a, b) => a - b);
+      const balances = responses
+        .filter((r) => r.status === 200)
+        .map((r) => r.body.invoice_balance as number)
+        .sort((a, b) => a - b);
       assert.deepEqual(balances, [0, 10, 20, 30, 40, 50, 60, 70, 80, 90]);
       assert.equal(listNotificationRows(server.db).filter((n) => n.invoice_id === invoice.id).length, 1);
       assertLedgerConsistent(server.db);

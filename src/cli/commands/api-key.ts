@@ -14,9 +14,17 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
     .option('--scopes <list>', `comma-separated subset of: ${SCOPES.join(', ')} (default: all)`)
     .action(async (options: CommonOptions & { name: string; scopes?: string }) => {
       await withDatabase(options, (db) => {
-        const scopes = options.scopes?.split(',').map((scope) => scope.trim()).filter(Boolean);
+        const scopes = options.scopes
+          ?.split(',')
+          .map((scope) => scope.trim())
+          .filter(Boolean);
         const created = createApiKey(db, { name: options.name, ...(scopes === undefined ? {} : { scopes }) });
-        emit(io, options, created, () => `${formatRecord({ ...created, scopes: created.scopes.join(' ') })}\nStore the key now: it is not shown again.\n`);
+        emit(
+          io,
+          options,
+          created,
+          () => `${formatRecord({ ...created, scopes: created.scopes.join(' ') })}\nStore the key now: it is not shown again.\n`,
+        );
       });
     });
 
@@ -24,7 +32,10 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
     await withDatabase(options, (db) => {
       const keys = listApiKeys(db);
       emit(io, options, keys, () =>
-        formatTable(keys.map((k) => ({ ...k, scopes: k.scopes.join(' ') })), ['id', 'name', 'scopes', 'created_at', 'revoked_at']),
+        formatTable(
+          keys.map((k) => ({ ...k, scopes: k.scopes.join(' ') })),
+          ['id', 'name', 'scopes', 'created_at', 'revoked_at'],
+        ),
       );
     });
   });

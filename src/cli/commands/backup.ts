@@ -12,8 +12,12 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .action(async (file: string, options: CommonOptions) => {
       await withDatabase(options, async (db) => {
         const summary = await createBackup(db, options.data, file);
-        emit(io, options, summary, () =>
-          `backed up the database (${summary.database_bytes} bytes) and ${summary.documents} document(s) to ${summary.file} (${summary.bytes} bytes)\n`,
+        emit(
+          io,
+          options,
+          summary,
+          () =>
+            `backed up the database (${summary.database_bytes} bytes) and ${summary.documents} document(s) to ${summary.file} (${summary.bytes} bytes)\n`,
         );
       });
     });
@@ -22,8 +26,12 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .argument('<file>', 'an archive written by clinic backup')
     .action(async (file: string, options: CommonOptions) => {
       const summary = await restoreBackup(file, options.data, { nativeBinding: options.nativeBinding });
-      emit(io, options, summary, () =>
-        `restored the backup of ${summary.created_at} (clinic ${summary.program_version}, ${summary.documents} document(s)) into ${summary.data_dir}\n`,
+      emit(
+        io,
+        options,
+        summary,
+        () =>
+          `restored the backup of ${summary.created_at} (clinic ${summary.program_version}, ${summary.documents} document(s)) into ${summary.data_dir}\n`,
       );
     });
 }

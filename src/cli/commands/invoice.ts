@@ -33,7 +33,7 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
   );
 
   subcommand(group, 'list', 'list invoices, newest first (same as GET /invoices)')
-    .option('--patient-id <id>', 'only this patient\'s invoices')
+    .option('--patient-id <id>', "only this patient's invoices")
     .option('--unpaid', 'only invoices with a balance above zero')
     .action(async (options: CommonOptions & { patientId?: string; unpaid?: boolean }) => {
       await withDatabase(options, (db) => {
@@ -42,7 +42,17 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
           ...(options.unpaid ? { unpaid: true } : {}),
         });
         emit(io, options, invoices, () =>
-          formatTable(invoices.map(forPeople), ['id', 'invoice_number', 'patient_id', 'status', 'currency', 'total', 'amount_paid', 'balance', 'issued_at']),
+          formatTable(invoices.map(forPeople), [
+            'id',
+            'invoice_number',
+            'patient_id',
+            'status',
+            'currency',
+            'total',
+            'amount_paid',
+            'balance',
+            'issued_at',
+          ]),
         );
       });
     });

@@ -38,7 +38,14 @@ export function registerPatientCommands(program: Command, io: CliIo): void {
       await withDatabase(options, (db) => {
         const patient = createPatient(db, body);
         emit(io, options, patient, () =>
-          formatRecord({ id: patient.id, patient_number: patient.patient_number, first_name: patient.first_name, last_name: patient.last_name, email: patient.email, mobile: patient.mobile }),
+          formatRecord({
+            id: patient.id,
+            patient_number: patient.patient_number,
+            first_name: patient.first_name,
+            last_name: patient.last_name,
+            email: patient.email,
+            mobile: patient.mobile,
+          }),
         );
       });
     },

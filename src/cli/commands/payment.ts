@@ -28,8 +28,11 @@ export function registerPaymentCommands(program: Command, io: CliIo): void {
         headers: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
         body: readFieldOptions(options, PAYMENT_INPUT_FIELDS),
       });
-      emit(io, options, payment, () =>
-        `${formatRecord(payment)}${replayed ? 'This key was already used for this payment: nothing new was recorded.\n' : ''}`,
+      emit(
+        io,
+        options,
+        payment,
+        () => `${formatRecord(payment)}${replayed ? 'This key was already used for this payment: nothing new was recorded.\n' : ''}`,
       );
     });
   });

@@ -55,10 +55,21 @@ function shutdownSignal(): Promise<string> {
 /** `clinic serve`: the public API on 127.0.0.1 unless --host says otherwise. */
 export function registerServeCommand(program: Command, io: CliIo): void {
   subcommand(program, 'serve', 'serve the public API')
-    .option('--host <address>', 'address to listen on (env CLINIC_HOST, default 127.0.0.1); anything but loopback exposes patient data to the network')
+    .option(
+      '--host <address>',
+      'address to listen on (env CLINIC_HOST, default 127.0.0.1); anything but loopback exposes patient data to the network',
+    )
     .option('--port <port>', 'port to listen on (env CLINIC_PORT, default 8080; 0 picks a free one)', parsePort)
-    .option('--document-limit-mb <mb>', `largest document upload in MiB (env CLINIC_DOCUMENT_LIMIT_MB, default ${DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024})`, parseMegabytes)
-    .option('--smtp-url <url>', 'deliver email notifications through this SMTP server (env CLINIC_SMTP_URL); without it they stay pending', parseSmtpUrl)
+    .option(
+      '--document-limit-mb <mb>',
+      `largest document upload in MiB (env CLINIC_DOCUMENT_LIMIT_MB, default ${DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024})`,
+      parseMegabytes,
+    )
+    .option(
+      '--smtp-url <url>',
+      'deliver email notifications through this SMTP server (env CLINIC_SMTP_URL); without it they stay pending',
+      parseSmtpUrl,
+    )
     .option('--smtp-from <address>', 'sender of notification emails (env CLINIC_SMTP_FROM, default clinic@localhost)')
     .action(async (options: ServeOptions, command: Command) => {
       // The environment is read here, when serve runs, never while the command tree is built.
@@ -90,10 +101,16 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         address: server.address,
         data_dir: dataDir,
         version: PROGRAM_VERSION,
-        ...(isLoopback(host) ? {} : { warning: `listening on ${host}, not only on this computer: other machines on the network can reach the API` }),
+        ...(isLoopback(host)
+          ? {}
+          : { warning: `listening on ${host}, not only on this computer: other machines on the network can reach the API` }),
       });
       if (smtpUrl === undefined) {
-        logger.info({ event: 'notifications', delivery: 'off', note: 'no --smtp-url: notifications stay pending (clinic notifications list)' });
+        logger.info({
+          event: 'notifications',
+          delivery: 'off',
+          note: 'no --smtp-url: notifications stay pending (clinic notifications list)',
+        });
       } else {
         // The host only: the URL may carry a password.
         logger.info({ event: 'notifications', delivery: 'smtp', smtp_host: new URL(smtpUrl).host });

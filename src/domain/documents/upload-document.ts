@@ -142,7 +142,9 @@ export class DocumentUpload {
   receiveFile(file: IncomingFile, fieldsSoFar: Readonly<Record<string, unknown>>): Promise<void> {
     if (this.discarded) return Promise.reject(new Error('the upload was abandoned'));
     if (this.receiving !== undefined) {
-      return Promise.reject(new ValidationError([issue(['body', 'file'], problems.valueError('send exactly one file'), file.filename ?? null)]));
+      return Promise.reject(
+        new ValidationError([issue(['body', 'file'], problems.valueError('send exactly one file'), file.filename ?? null)]),
+      );
     }
     this.stream = file.stream;
     this.receiving = this.read(file, this.mayStore(fieldsSoFar));
@@ -158,7 +160,11 @@ export class DocumentUpload {
       this.received = { tempPath: temp?.path, documentId, size, sha256, filename: file.filename, contentType: file.contentType };
     } catch (error) {
       // Refuse at once (an HTTP client is still sending); the removal finishes in `discard`.
-      if (temp) this.cleanup = temp.handle.close().catch(() => undefined).then(() => removeFile(temp.path));
+      if (temp)
+        this.cleanup = temp.handle
+          .close()
+          .catch(() => undefined)
+          .then(() => removeFile(temp.path));
       throw error;
     } finally {
       this.stream = undefined;

@@ -58,7 +58,10 @@ export function parseManifest(text: string | undefined): BackupManifest {
   }
   for (const entry of manifest.entries) {
     const valid =
-      typeof entry?.path === 'string' && isArchivablePath(entry.path) && Number.isSafeInteger(entry.size) && /^[0-9a-f]{64}$/.test(String(entry.sha256));
+      typeof entry?.path === 'string' &&
+      isArchivablePath(entry.path) &&
+      Number.isSafeInteger(entry.size) &&
+      /^[0-9a-f]{64}$/.test(String(entry.sha256));
     if (!valid) throw errors.backupDamaged(`${MANIFEST_FILE} lists an entry this program does not accept: ${JSON.stringify(entry)}`);
   }
   if (!manifest.entries.some((entry) => entry.path === DATABASE_FILE)) throw errors.backupDamaged(`it holds no ${DATABASE_FILE}`);
@@ -75,7 +78,8 @@ export function differencesFromManifest(manifest: BackupManifest, found: Readonl
   for (const entry of manifest.entries) {
     const digest = found.get(entry.path);
     if (digest === undefined) problems.push(`${entry.path} is missing`);
-    else if (digest.size !== entry.size || digest.sha256 !== entry.sha256) problems.push(`${entry.path} does not match its SHA-256 in ${MANIFEST_FILE}`);
+    else if (digest.size !== entry.size || digest.sha256 !== entry.sha256)
+      problems.push(`${entry.path} does not match its SHA-256 in ${MANIFEST_FILE}`);
   }
   for (const path of found.keys()) {
     if (!listed.has(path)) problems.push(`${path} is not listed in ${MANIFEST_FILE}`);

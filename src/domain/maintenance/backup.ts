@@ -111,7 +111,9 @@ export async function restoreBackup(file: string, dataDir: string, options: Open
       // Only regular files: a symlink or device in a backup is never restored.
       filter: (_path, entry) => (entry as ReadEntry).type === 'File',
     });
-    const manifest = parseManifest(existsSync(join(staging, MANIFEST_FILE)) ? await readFile(join(staging, MANIFEST_FILE), 'utf8') : undefined);
+    const manifest = parseManifest(
+      existsSync(join(staging, MANIFEST_FILE)) ? await readFile(join(staging, MANIFEST_FILE), 'utf8') : undefined,
+    );
     const found = new Map<string, FileDigest>();
     for (const path of await listFilesUnder(staging)) {
       if (path !== MANIFEST_FILE) found.set(path, await digestFile(join(staging, path)));

@@ -50,7 +50,9 @@ export function permissionFindings(dataDir: string): string[] {
   if (process.platform === 'win32') return findings;
   const mode = statSync(dataDir).mode & 0o777;
   if ((mode & 0o077) !== 0) {
-    findings.push(`the data directory ${dataDir} has mode ${mode.toString(8).padStart(4, '0')}: other users of this computer can reach patient data; run chmod 700 on it`);
+    findings.push(
+      `the data directory ${dataDir} has mode ${mode.toString(8).padStart(4, '0')}: other users of this computer can reach patient data; run chmod 700 on it`,
+    );
   }
   for (const name of PRIVATE_FILES) {
     let fileMode;
@@ -59,7 +61,8 @@ export function permissionFindings(dataDir: string): string[] {
     } catch {
       continue;
     }
-    if ((fileMode & 0o077) !== 0) findings.push(`${join(dataDir, name)} has mode ${fileMode.toString(8).padStart(4, '0')}; run chmod 600 on it`);
+    if ((fileMode & 0o077) !== 0)
+      findings.push(`${join(dataDir, name)} has mode ${fileMode.toString(8).padStart(4, '0')}; run chmod 600 on it`);
   }
   return findings;
 }
@@ -81,14 +84,17 @@ async function checkDocumentFiles(db: Db, dataDir: string, temps: readonly TempE
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && waiting.has(row.id)) {
-        findings.push(`${label}: file is missing: its upload was cut off and waits in tmp/; the next \`clinic serve\` puts it in place: ${path}`);
+        findings.push(
+          `${label}: file is missing: its upload was cut off and waits in tmp/; the next \`clinic serve\` puts it in place: ${path}`,
+        );
       } else {
         findings.push(`${label}: ${code === 'ENOENT' ? 'file is missing' : `file cannot be read (${code ?? String(error)})`}: ${path}`);
       }
       continue;
     }
     if (digest.size !== row.size) findings.push(`${label}: file has ${digest.size} bytes, the database records ${row.size}: ${path}`);
-    else if (digest.sha256 !== row.sha256.toLowerCase()) findings.push(`${label}: file's SHA-256 is ${digest.sha256}, the database records ${row.sha256}: ${path}`);
+    else if (digest.sha256 !== row.sha256.toLowerCase())
+      findings.push(`${label}: file's SHA-256 is ${digest.sha256}, the database records ${row.sha256}: ${path}`);
   }
   return findings;
 }
@@ -97,7 +103,10 @@ async function checkDocumentFiles(db: Db, dataDir: string, temps: readonly TempE
 function staleUploadFindings(db: Db, temps: readonly TempEntry[]): string[] {
   return temps
     .filter((entry) => (entry.documentId === undefined || findDocument(db, entry.documentId) === undefined) && isAbandonedUpload(entry))
-    .map((entry) => `abandoned upload, ${entry.size} bytes, left by an interrupted upload; the next \`clinic serve\` removes it: ${entry.path}`);
+    .map(
+      (entry) =>
+        `abandoned upload, ${entry.size} bytes, left by an interrupted upload; the next \`clinic serve\` removes it: ${entry.path}`,
+    );
 }
 
 /** The checks `clinic check` runs, in order. */

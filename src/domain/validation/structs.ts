@@ -176,7 +176,10 @@ function container(
   });
 }
 
-const isObjectCheck = (problem: () => Problem): Check => (value) => (isPlainObject(value) ? undefined : problem());
+const isObjectCheck =
+  (problem: () => Problem): Check =>
+  (value) =>
+    isPlainObject(value) ? undefined : problem();
 const isArrayCheck: Check = (value) => (Array.isArray(value) ? undefined : problems.listType());
 
 /** A list of at most `maxItems` (no bound when undefined). */

@@ -87,7 +87,8 @@ export function fieldsValidator<const Fields extends readonly FieldSpec[]>(field
     /** Issues for `value`, or an empty list. */
     issues,
     /** The normalised values of `value`, which must have passed `issues` (several request parts are checked together first). */
-    normalize: (value: unknown, context: NormalizeContext): ValuesOf<Fields> => normalizeFields(fields, value as Record<string, unknown>, context),
+    normalize: (value: unknown, context: NormalizeContext): ValuesOf<Fields> =>
+      normalizeFields(fields, value as Record<string, unknown>, context),
     /** Throws the ValidationError of `value`, or returns its normalised values. */
     parse(value: unknown, context: NormalizeContext): ValuesOf<Fields> {
       throwIfIssues(issues(value));

@@ -21,7 +21,8 @@ export function curlExample(op: OperationSpec): string {
   for (const spec of op.headerFields ?? []) lines.push(`-H ${quoted(`${headerName(spec.name)}: ${parameterExamples[spec.name] ?? ''}`)}`);
   if (op.body?.kind === 'json') lines.push("-H 'Content-Type: application/json'", `-d ${quoted(JSON.stringify(op.body.example))}`);
   if (op.body?.kind === 'multipart') {
-    for (const [name, value] of Object.entries(op.body.example)) lines.push(`-F ${quoted(`${name}=${name === op.body.file ? '@scan.pdf' : value}`)}`);
+    for (const [name, value] of Object.entries(op.body.example))
+      lines.push(`-F ${quoted(`${name}=${name === op.body.file ? '@scan.pdf' : value}`)}`);
   }
   return lines.join(' \\\n  ');
 }

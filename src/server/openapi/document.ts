@@ -40,10 +40,18 @@ function requestBody(op: OperationSpec): JsonSchema | undefined {
   const body = op.body;
   if (body === undefined) return undefined;
   if (body.kind === 'json') {
-    return { required: true, content: { 'application/json': { schema: ref('schemas', body.model), examples: { example: { value: body.example } } } } };
+    return {
+      required: true,
+      content: { 'application/json': { schema: ref('schemas', body.model), examples: { example: { value: body.example } } } },
+    };
   }
   const form = objectSchema(body.fields, 'request');
-  const file = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream', description: 'The document: a form part with a file name' };
+  const file = {
+    type: 'string',
+    format: 'binary',
+    contentMediaType: 'application/octet-stream',
+    description: 'The document: a form part with a file name',
+  };
   const schema = { ...form, properties: { [body.file]: file, ...(form.properties as object) }, required: [body.file] };
   return { required: true, content: { 'multipart/form-data': { schema, examples: { example: { value: body.example } } } } };
 }
@@ -52,8 +60,10 @@ function requestBody(op: OperationSpec): JsonSchema | undefined {
 function validationExample(op: OperationSpec): ValidationIssue[] {
   if (op.result.kind === 'static') return [];
   if (op.body?.kind === 'json') return fieldsValidator(MODELS[op.body.model].fields, 'body').issues({});
-  if (op.pathFields) return fieldsValidator(op.pathFields, 'path').issues(Object.fromEntries(op.pathFields.map((f) => [f.name, 'P-000001'])));
-  if (op.queryFields) return fieldsValidator(op.queryFields, 'query').issues(Object.fromEntries(op.queryFields.map((f) => [f.name, 'yes'])));
+  if (op.pathFields)
+    return fieldsValidator(op.pathFields, 'path').issues(Object.fromEntries(op.pathFields.map((f) => [f.name, 'P-000001'])));
+  if (op.queryFields)
+    return fieldsValidator(op.queryFields, 'query').issues(Object.fromEntries(op.queryFields.map((f) => [f.name, 'yes'])));
   return [];
 }
 
@@ -70,7 +80,12 @@ function successResponse(op: OperationSpec): [string, JsonSchema][] {
   }
   const schema = result.list ? { type: 'array', items: ref('schemas', result.model) } : ref('schemas', result.model);
   const headers = { ...headersObject([]), ...result.headers };
-  return [[String(result.status), { description: result.description, headers, content: { 'application/json': { schema, example: result.example } } }]];
+  return [
+    [
+      String(result.status),
+      { description: result.description, headers, content: { 'application/json': { schema, example: result.example } } },
+    ],
+  ];
 }
 
 /** Every response `op` can give, derived from what it is (see OperationSpec). */
@@ -126,7 +141,10 @@ function responseComponents(): Record<string, JsonSchema> {
       [errors.internal(), errors.storageFailed()],
       'INTERNAL: an unexpected failure; STORAGE_FAILED: the disk or the database file failed (nothing was stored). Both are logged with the request id',
     ),
-    StorageFull: codedResponse([errors.storageFull()], 'STORAGE_FULL: the disk of the data directory is full; nothing was stored. Retry once space is freed'),
+    StorageFull: codedResponse(
+      [errors.storageFull()],
+      'STORAGE_FULL: the disk of the data directory is full; nothing was stored. Retry once space is freed',
+    ),
     HeadersTooLarge: codedResponse(
       [errors.headersTooLarge(MAX_HEADER_BYTES)],
       'HEADERS_TOO_LARGE: the request headers together exceed 16 KiB (any path); the request was not read',
@@ -146,7 +164,10 @@ export function buildOpenApiDocument(
 ): OpenApiDocument {
   const paths: OpenApiDocument['paths'] = {};
   for (const op of operations) paths[op.path] = { ...paths[op.path], [op.method]: operation(op, limits) };
-  const models = Object.entries(MODELS).map(([name, model]) => [name, { ...objectSchema(model.fields, model.direction), description: model.description }]);
+  const models = Object.entries(MODELS).map(([name, model]) => [
+    name,
+    { ...objectSchema(model.fields, model.direction), description: model.description },
+  ]);
   return {
     openapi: '3.1.0',
     info: VERSION_INFO,

@@ -72,7 +72,10 @@ function codedSchema(code: JsonSchema): JsonSchema {
   };
 }
 
-const codesOf = (refusals: readonly AppError[]): JsonSchema => ({ type: 'string', enum: [...new Set(refusals.map((error) => error.code))] });
+const codesOf = (refusals: readonly AppError[]): JsonSchema => ({
+  type: 'string',
+  enum: [...new Set(refusals.map((error) => error.code))],
+});
 
 const codedBody = (error: AppError) => ({ detail: { code: error.code, message: error.message } });
 
@@ -122,7 +125,11 @@ export function headersObject(names: readonly string[]): JsonSchema {
 /** `components.headers`: every header a response of this API may carry. */
 export function headerComponents(): Record<string, JsonSchema> {
   return {
-    'X-Request-Id': { description: "The request's id, as logged: the client's own if it sent a sane one", required: true, schema: { type: 'string' } },
+    'X-Request-Id': {
+      description: "The request's id, as logged: the client's own if it sent a sane one",
+      required: true,
+      schema: { type: 'string' },
+    },
     ...Object.fromEntries(Object.entries(ERROR_HEADERS).map(([name, header]) => [name, { ...header, required: true }])),
     ETag: { description: 'Send it back as If-None-Match to get a 304', required: true, schema: { type: 'string' } },
   };

@@ -47,7 +47,11 @@ function kindSchema(spec: FieldSpec, direction: Direction): JsonSchema {
     case 'uuid':
       return { type: 'string', format: 'uuid' };
     case 'uuid_list':
-      return { type: 'array', items: { type: 'string', format: 'uuid' }, ...(spec.maxItems === undefined ? {} : { maxItems: spec.maxItems }) };
+      return {
+        type: 'array',
+        items: { type: 'string', format: 'uuid' },
+        ...(spec.maxItems === undefined ? {} : { maxItems: spec.maxItems }),
+      };
     case 'boolean':
       return { type: 'boolean' };
     case 'integer':
@@ -91,7 +95,8 @@ function describeField(spec: FieldSpec, direction: Direction): string | undefine
   }
   if (spec.kind === 'string' && spec.format === 'email') notes.push('Must look like local@domain');
   if (spec.kind === 'boolean' && spec.acceptsText) notes.push('true, false, 1 or 0');
-  if (spec.kind === 'datetime' && direction === 'request') notes.push('ISO 8601; seconds optional; without an offset it is clinic local time');
+  if (spec.kind === 'datetime' && direction === 'request')
+    notes.push('ISO 8601; seconds optional; without an offset it is clinic local time');
   return notes.length === 0 ? undefined : notes.join('. ');
 }
 
@@ -115,7 +120,8 @@ export function fieldsIn(fields: readonly FieldSpec[], direction: Direction): re
 /** The schema of an object made of `fields` in `direction` (see the module comment). */
 export function objectSchema(fields: readonly FieldSpec[], direction: Direction): JsonSchema {
   const present = fieldsIn(fields, direction);
-  const required = direction === 'response' ? present.map((spec) => spec.name) : present.filter((spec) => spec.required).map((spec) => spec.name);
+  const required =
+    direction === 'response' ? present.map((spec) => spec.name) : present.filter((spec) => spec.required).map((spec) => spec.name);
   return {
     type: 'object',
     properties: Object.fromEntries(present.map((spec) => [spec.name, fieldSchema(spec, direction)])),

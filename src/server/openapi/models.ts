@@ -19,7 +19,8 @@ export const MODELS = {
   PatientInput: {
     direction: 'request',
     fields: PATIENT_INPUT_FIELDS,
-    description: 'Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required, by a rule (PATIENT_CONTACT_REQUIRED).',
+    description:
+      'Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required, by a rule (PATIENT_CONTACT_REQUIRED).',
   },
   Patient: {
     direction: 'response',

@@ -15,7 +15,16 @@ export const appointmentOperations: readonly Operation[] = [
     scope: 'appointments:write',
     body: { kind: 'json', model: 'AppointmentInput', example: examples.appointmentInputExample },
     refusals: [errors.patientNotFound(422), errors.doctorNotFound(), errors.serviceNotFound()],
-    result: { kind: 'model', status: 201, model: 'Appointment', description: 'The appointment was booked', example: examples.appointmentExample },
-    handler: ({ db }) => (ctx) => bookAppointment(db, ctx.state.body, 'api'),
+    result: {
+      kind: 'model',
+      status: 201,
+      model: 'Appointment',
+      description: 'The appointment was booked',
+      example: examples.appointmentExample,
+    },
+    handler:
+      ({ db }) =>
+      (ctx) =>
+        bookAppointment(db, ctx.state.body, 'api'),
   },
 ];

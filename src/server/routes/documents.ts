@@ -15,7 +15,11 @@ export const documentOperations: readonly Operation[] = [
     scope: 'documents:write',
     pathFields: DOCUMENT_PATH_FIELDS,
     body: { kind: 'multipart', fields: DOCUMENT_FORM_FIELDS, file: 'file', example: examples.documentFormExample },
-    refusals: [errors.patientNotFound(404), errors.documentTypeInvalid(examples.documentTypesExample.map((t) => t.key)), errors.documentEmpty()],
+    refusals: [
+      errors.patientNotFound(404),
+      errors.documentTypeInvalid(examples.documentTypesExample.map((t) => t.key)),
+      errors.documentEmpty(),
+    ],
     result: { kind: 'model', status: 201, model: 'Document', description: 'The document was stored', example: examples.documentExample },
     handler: () => (ctx) => ctx.state.upload!.complete(ctx.state.form ?? {}),
   },

@@ -15,7 +15,17 @@ export const invoiceOperations: readonly Operation[] = [
     scope: 'invoices:read',
     module: 'billing',
     queryFields: INVOICE_QUERY_FIELDS,
-    result: { kind: 'model', status: 200, model: 'Invoice', list: true, description: 'The matching invoices', example: examples.invoiceListExample },
-    handler: ({ db }) => (ctx) => listInvoices(db, ctx.query),
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'Invoice',
+      list: true,
+      description: 'The matching invoices',
+      example: examples.invoiceListExample,
+    },
+    handler:
+      ({ db }) =>
+      (ctx) =>
+        listInvoices(db, ctx.query),
   },
 ];

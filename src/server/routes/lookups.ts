@@ -15,7 +15,14 @@ export const lookupOperations: readonly Operation[] = [
     summary: 'List document types',
     description: 'Public: no key is needed.',
     tag: 'lookups',
-    result: { kind: 'model', status: 200, model: 'DocumentType', list: true, description: 'Every document type', example: examples.documentTypesExample },
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'DocumentType',
+      list: true,
+      description: 'Every document type',
+      example: examples.documentTypesExample,
+    },
     handler: () => () => listDocumentTypes(),
   },
   {
@@ -25,7 +32,14 @@ export const lookupOperations: readonly Operation[] = [
     summary: 'List payment methods',
     description: 'Public: no key is needed.',
     tag: 'lookups',
-    result: { kind: 'model', status: 200, model: 'PaymentMethod', list: true, description: 'Every payment method', example: examples.paymentMethodsExample },
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'PaymentMethod',
+      list: true,
+      description: 'Every payment method',
+      example: examples.paymentMethodsExample,
+    },
     handler: () => () => listPaymentMethods(),
   },
   {
@@ -36,8 +50,18 @@ export const lookupOperations: readonly Operation[] = [
     description: 'A service id is used as `service_id` when booking an appointment.',
     tag: 'lookups',
     scope: 'lookups:read',
-    result: { kind: 'model', status: 200, model: 'Service', list: true, description: 'Every service, in the order added', example: examples.servicesExample },
-    handler: ({ db }) => () => listServices(db),
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'Service',
+      list: true,
+      description: 'Every service, in the order added',
+      example: examples.servicesExample,
+    },
+    handler:
+      ({ db }) =>
+      () =>
+        listServices(db),
   },
   {
     method: 'get',
@@ -47,7 +71,17 @@ export const lookupOperations: readonly Operation[] = [
     description: 'A doctor id is used as `resource_id` when booking an appointment.',
     tag: 'lookups',
     scope: 'lookups:read',
-    result: { kind: 'model', status: 200, model: 'Doctor', list: true, description: 'Every doctor, in the order added', example: examples.doctorsExample },
-    handler: ({ db }) => () => listDoctors(db),
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'Doctor',
+      list: true,
+      description: 'Every doctor, in the order added',
+      example: examples.doctorsExample,
+    },
+    handler:
+      ({ db }) =>
+      () =>
+        listDoctors(db),
   },
 ];

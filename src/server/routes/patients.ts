@@ -16,6 +16,9 @@ export const patientOperations: readonly Operation[] = [
     body: { kind: 'json', model: 'PatientInput', example: examples.patientInputExample },
     refusals: [errors.patientContactRequired()],
     result: { kind: 'model', status: 201, model: 'Patient', description: 'The patient was created', example: examples.patientExample },
-    handler: ({ db }) => (ctx) => createPatient(db, ctx.state.body),
+    handler:
+      ({ db }) =>
+      (ctx) =>
+        createPatient(db, ctx.state.body),
   },
 ];
