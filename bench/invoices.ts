@@ -20,7 +20,7 @@ import { listInvoices } from '../src/domain/invoices/list-invoices.js';
 import { outstandingBalance } from '../src/domain/invoices/outstanding-balance.js';
 import { recordPayment } from '../src/domain/payments/record-payment.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../src/server/config.js';
-import { silentLogger } from '../src/server/logger.js';
+import { silentLogger } from '../src/logger.js';
 import { startServer } from '../src/server/start-server.js';
 import { fillInvoiceDatabase, patientCount, seededRandom } from './invoice-database.js';
 

@@ -1,4 +1,4 @@
-import type { NotificationChannel, NotificationStatus } from '../fields/billing-fields.js';
+import type { NotificationChannel, NotificationStatus } from '../fields/notification-fields.js';
 import { preparedFor, type Db } from './open-database.js';
 
 /** A `notification_outbox` row. */

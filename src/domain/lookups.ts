@@ -1,5 +1,5 @@
 import { PAYMENT_METHOD_KEYS } from '../fields/billing-fields.js';
-import { DOCUMENT_TYPE_KEYS } from '../fields/patient-fields.js';
+import { DOCUMENT_TYPE_KEYS } from '../fields/document-fields.js';
 
 /** A document type of spec 2.12. */
 export interface DocumentType {

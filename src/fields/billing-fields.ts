@@ -88,16 +88,3 @@ export const PAYMENT_RESULT_FIELDS = [
   amount('invoice_amount_paid'),
   amount('invoice_balance'),
 ] as const satisfies readonly FieldSpec[];
-
-/** How a patient is notified: email when they have an address, else SMS to their mobile. */
-export const NOTIFICATION_CHANNELS = ['email', 'sms'] as const;
-export type NotificationChannel = (typeof NOTIFICATION_CHANNELS)[number];
-
-/** An outbox row is waiting (or retrying), delivered, or given up on. */
-export const NOTIFICATION_STATUSES = ['pending', 'sent', 'failed'] as const;
-export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
-
-/** Filter of `clinic notifications list`. */
-export const NOTIFICATION_QUERY_FIELDS = [
-  field.literal('status', { values: NOTIFICATION_STATUSES, description: 'Only rows in this status' }),
-] as const satisfies readonly FieldSpec[];

@@ -1,6 +1,5 @@
 import type { FieldSpec } from './field-spec.js';
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+import { isPlainObject } from './plain-object.js';
 
 /** The SQLite value of a normalised field: booleans as 0/1, objects and lists as JSON text. */
 export function toColumn(spec: FieldSpec, value: unknown): unknown {
@@ -26,7 +25,7 @@ export function fromColumn(spec: FieldSpec, value: unknown): unknown {
       return value === 1;
     case 'object': {
       const stored = JSON.parse(value as string) as unknown;
-      return isObject(stored) ? stored : {};
+      return isPlainObject(stored) ? stored : {};
     }
     case 'object_list':
     case 'string_list_map':

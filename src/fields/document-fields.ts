@@ -1,5 +1,16 @@
 import { field, type FieldSpec } from './field-spec.js';
-import { DOCUMENT_TYPE_KEYS } from './patient-fields.js';
+
+/** The document types a patient's portal access and uploads are keyed by (spec 2.3, 2.12). */
+export const DOCUMENT_TYPE_KEYS = [
+  'invoices',
+  'quotations',
+  'xrays',
+  'scans',
+  'prescriptions',
+  'consent',
+  'communications',
+  'other',
+] as const;
 
 /** The path parameter of POST /patients/{patient_id}/documents. */
 export const DOCUMENT_PATH_FIELDS = [

@@ -1,6 +1,6 @@
 import { PAYMENT_METHOD_KEYS } from './billing-fields.js';
 import { field, type FieldSpec } from './field-spec.js';
-import { DOCUMENT_TYPE_KEYS } from './patient-fields.js';
+import { DOCUMENT_TYPE_KEYS } from './document-fields.js';
 
 /** A document type of GET /document-types (spec 2.12). */
 export const DOCUMENT_TYPE_FIELDS = [

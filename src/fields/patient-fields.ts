@@ -1,16 +1,5 @@
+import { DOCUMENT_TYPE_KEYS } from './document-fields.js';
 import { field, optionalText, type FieldSpec } from './field-spec.js';
-
-/** The document types a patient's portal access and uploads are keyed by (spec 2.3, 2.12). */
-export const DOCUMENT_TYPE_KEYS = [
-  'invoices',
-  'quotations',
-  'xrays',
-  'scans',
-  'prescriptions',
-  'consent',
-  'communications',
-  'other',
-] as const;
 
 /** PortalAccess (spec 2.3): one boolean per document type, each false unless given. */
 export const PORTAL_ACCESS_FIELDS: readonly FieldSpec[] = DOCUMENT_TYPE_KEYS.map((key) => field.boolean(key, { default: false }));

@@ -5,7 +5,7 @@ import {
   type Mailer,
   type RetryPolicy,
 } from '../domain/notifications/deliver-notifications.js';
-import type { Logger } from '../server/logger.js';
+import type { Logger } from '../logger.js';
 
 /** A running delivery loop. */
 export interface DeliveryWorker {

@@ -1,4 +1,4 @@
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 
 /** Every path of the public API is under this prefix (spec §4, §9). */
 export const API_PREFIX = '/api/public/v1';

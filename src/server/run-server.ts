@@ -11,7 +11,7 @@ import { describeFailure, permissionFindings } from '../domain/maintenance/check
 import { startDeliveryWorker, type DeliveryWorker } from '../notifications/delivery-worker.js';
 import { createSmtpMailer } from '../notifications/smtp-mailer.js';
 import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
-import type { Logger } from './logger.js';
+import type { Logger } from '../logger.js';
 import { startServer, type RunningServer } from './start-server.js';
 
 /** Everything `clinic serve` decides before the server starts. */

@@ -16,7 +16,7 @@ import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { recordPayment } from '../../src/domain/payments/record-payment.js';
 import { startDeliveryWorker } from '../../src/notifications/delivery-worker.js';
 import { createSmtpMailer } from '../../src/notifications/smtp-mailer.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
 import { closedPort, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { useTestDatabase } from '../helpers/fixtures.js';

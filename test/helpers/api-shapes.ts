@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { DOCUMENT_TYPE_KEYS } from '../../src/fields/patient-fields.js';
+import { DOCUMENT_TYPE_KEYS } from '../../src/fields/document-fields.js';
 
 // The documented shapes of the API's answers (spec §2, decisions.md §1), asserted on any body:
 // the fuzz tests check that whatever was sent, what comes back is one of these.

@@ -2,7 +2,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { API_PREFIX } from '../../src/server/config.js';
 import { OPERATIONS } from '../../src/server/operations.js';
-import { buildOpenApiDocument } from '../../src/server/openapi/document.js';
+import { buildApiDescription } from '../../src/server/openapi/description.js';
 
 /**
  * The contract check every HTTP test runs: a response must be one the OpenAPI document
@@ -23,13 +23,13 @@ export interface ReceivedResponse {
 }
 
 const DOCUMENT_ID = 'urn:clinic:openapi';
-export const openApiDocument = buildOpenApiDocument(OPERATIONS);
+export const apiDescription = buildApiDescription(OPERATIONS);
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
 // OpenAPI's `binary` format describes a file part; it has no JSON value to check.
 ajv.addFormat('binary', true);
-ajv.addSchema(openApiDocument, DOCUMENT_ID);
+ajv.addSchema(apiDescription, DOCUMENT_ID);
 
 const compiled = new Map<string, ValidateFunction>();
 const escapePointer = (segment: string) => encodeURIComponent(segment.replaceAll('~', '~0').replaceAll('/', '~1'));
@@ -53,11 +53,11 @@ function resolve(value: Json, pointer: string[]): [Json, string[]] {
     .replace(/^#\//, '')
     .split('/')
     .map((s) => s.replaceAll('~1', '/').replaceAll('~0', '~'));
-  const found = path.reduce<unknown>((node, key) => (node as Json)[key], openApiDocument);
+  const found = path.reduce<unknown>((node, key) => (node as Json)[key], apiDescription);
   return [found as Json, path];
 }
 
-const templates = Object.keys(openApiDocument.paths).map((template) => ({
+const templates = Object.keys(apiDescription.paths).map((template) => ({
   template,
   pattern: new RegExp(`^${API_PREFIX}${template.replace(/[.]/g, '\\.').replace(/\{[^}]+\}/g, '[^/]+')}$`),
 }));
@@ -72,7 +72,7 @@ function describedResponse(method: string, pathname: string, status: number): st
     if (status !== 404) throw new Error(`contract: ${where}: a path not in the OpenAPI document must be a 404`);
     return ['components', 'responses', 'NotFound'];
   }
-  const pathItem = openApiDocument.paths[match.template]!;
+  const pathItem = apiDescription.paths[match.template]!;
   const verb = method.toLowerCase() === 'head' ? 'get' : method.toLowerCase();
   if (!(verb in pathItem)) {
     if (status !== 405)
@@ -127,7 +127,7 @@ export function assertMatchesContract(method: string, url: string, response: Rec
 }
 
 function resolveAt(pointer: string[]): [Json, string[]] {
-  const node = pointer.reduce<unknown>((value, key) => (value as Json)[key], openApiDocument);
+  const node = pointer.reduce<unknown>((value, key) => (value as Json)[key], apiDescription);
   return resolve(node as Json, pointer);
 }
 
@@ -149,7 +149,7 @@ export async function checkedFetch(url: string, init: RequestInit = {}): Promise
 
 /** Throws unless `value` matches the document's schema `name`: the CLI's --json prints the API's own shapes (decisions.md §8). */
 export function assertMatchesSchema(name: string, value: unknown): void {
-  if (!(name in (openApiDocument.components as { schemas: Json }).schemas)) throw new Error(`contract: no schema ${name}`);
+  if (!(name in (apiDescription.components as { schemas: Json }).schemas)) throw new Error(`contract: no schema ${name}`);
   const validate = validatorAt(['components', 'schemas', name]);
   if (!validate(value)) {
     const problems = (validate.errors ?? [])

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { openDatabase, type Db } from '../../src/db/open-database.js';
 import { createApiKey, type Scope } from '../../src/domain/api-keys.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, type ServerConfig } from '../../src/server/config.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { startServer } from '../../src/server/start-server.js';
 import { assertMatchesContract } from './contract.js';
 import { runClinic, startServeProcess, testingExecutable } from './run-cli.js';

@@ -57,6 +57,22 @@ describe('HTTP error contract', () => {
     assert.equal(response.body.detail[0].loc[0], 'body');
   });
 
+  it('locates a JSON syntax error at the character a parser cannot take', async () => {
+    const cases: [string, number][] = [
+      ['{"first_name": ', 15],
+      ['{"a":}', 5],
+      ['{"a":1,}', 7],
+      ['{"a" 1}', 5],
+      ['[1]x', 3],
+      ['{"a":[1,{"b":nul}]}', 16],
+      ['{"a":"\\x"}', 7],
+    ];
+    for (const [body, position] of cases) {
+      const response = await server.request('POST', '/patients', { rawBody: body, headers: { 'content-type': 'application/json' } });
+      assert.deepEqual(response.body.detail[0].loc, ['body', position], body);
+    }
+  });
+
   it('answers an empty body with 422 missing at body', async () => {
     const response = await server.request('POST', '/patients', { rawBody: '', headers: { 'content-type': 'application/json' } });
     assert.equal(response.status, 422);

@@ -11,7 +11,7 @@ import { createApp } from '../../src/server/app.js';
 import { PATIENT_INPUT_FIELDS } from '../../src/fields/patient-fields.js';
 import { operationsRouter } from '../../src/server/mount-operations.js';
 import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../../src/server/config.js';
-import { silentLogger } from '../../src/server/logger.js';
+import { silentLogger } from '../../src/logger.js';
 import { fieldsIn } from '../../src/server/openapi/field-schemas.js';
 import { MODELS } from '../../src/server/openapi/models.js';
 import { OPERATIONS } from '../../src/server/operations.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { listNotifications } from '../../domain/notifications/list-notifications.js';
-import { NOTIFICATION_STATUSES } from '../../fields/billing-fields.js';
+import { NOTIFICATION_STATUSES } from '../../fields/notification-fields.js';
 import { withDatabase } from '../database.js';
 import type { CliIo } from '../io.js';
 import { emit, formatTable, type CommonOptions } from '../output.js';

@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { isSmtpUrl } from '../../notifications/smtp-mailer.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
-import { jsonLineLogger } from '../../server/logger.js';
+import { jsonLineLogger } from '../../logger.js';
 import { isLoopback, startClinicServer } from '../../server/run-server.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { optionOrEnv, parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';

@@ -1,6 +1,6 @@
 import { listNotificationRows, type NotificationRow } from '../../db/notifications.js';
 import type { Db } from '../../db/open-database.js';
-import { NOTIFICATION_QUERY_FIELDS, type NotificationStatus } from '../../fields/billing-fields.js';
+import { NOTIFICATION_QUERY_FIELDS, type NotificationStatus } from '../../fields/notification-fields.js';
 import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
 
 /**

@@ -3,6 +3,7 @@ import { dateError, parseDateTime } from './calendar.js';
 import { numberToDecimalParts, parseDecimalNumeral, type DecimalParts } from './decimal.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { problems, type Problem } from './problems.js';
+import { isPlainObject } from '../../fields/plain-object.js';
 
 /**
  * superstruct validators derived from field descriptions. Every failure carries a pydantic
@@ -12,11 +13,9 @@ import { problems, type Problem } from './problems.js';
 type Check = (value: unknown) => Problem | undefined;
 type Structure = Struct<unknown, unknown>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export { isPlainObject };
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Length in Unicode code points, as pydantic counts; cheap when the UTF-16 length already decides. */
 function codePointLength(text: string, limit: number): number {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
 import { classifyError, errors, needsLogging, ValidationError } from '../../domain/errors.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 import type { ClinicContext } from '../state.js';
 
 /** A client's request id is echoed only when it is short and plain, so it is safe in logs and headers. */

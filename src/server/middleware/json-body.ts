@@ -3,6 +3,7 @@ import { errors, ValidationError } from '../../domain/errors.js';
 import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
 import { closeConnectionAfterResponse } from '../close-connection.js';
+import { jsonErrorPosition } from '../json-error-position.js';
 import type { ClinicContext } from '../state.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
@@ -44,8 +45,7 @@ function parseJson(raw: Buffer): unknown {
     return JSON.parse(text) as unknown;
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const position = Number(/position (\d+)/.exec(message)?.[1] ?? 0);
-    throw new ValidationError([issue(['body', position], problems.jsonInvalid(message), {})]);
+    throw new ValidationError([issue(['body', jsonErrorPosition(text)], problems.jsonInvalid(message), {})]);
   }
 }
 

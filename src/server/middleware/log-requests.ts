@@ -1,5 +1,5 @@
 import type { Next } from 'koa';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../../logger.js';
 import { CLIENT_CLOSED_REQUEST } from './handle-errors.js';
 import type { ClinicContext } from '../state.js';
 

@@ -37,7 +37,7 @@ const PAGE = `<!doctype html>
 </html>
 `;
 
-// validatorUrl null: swagger-ui would otherwise send the document to an online validator.
+// validatorUrl null: swagger-ui would otherwise send the interface description to an online validator.
 const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
   url: ${JSON.stringify(`${API_PREFIX}/openapi.json`)},
   dom_id: '#swagger-ui',

@@ -3,7 +3,7 @@ import { listDocumentTypes, listPaymentMethods } from '../../domain/lookups.js';
 import { MODELS, type ModelName } from './models.js';
 
 /**
- * Example requests and responses of the document. Responses are completed from the field
+ * Example requests and responses of the interface description. Responses are completed from the field
  * descriptions (a field not given takes its default, or null), so they have every field the
  * server returns; test/server/openapi.test.ts checks each against its schema.
  */

@@ -4,7 +4,7 @@ import { DECIMAL_NUMERAL_PATTERN } from '../../domain/validation/decimal.js';
 
 /**
  * JSON Schemas (2020-12, as OpenAPI 3.1 uses them) derived from the same field descriptions the
- * validators are built from, so a limit changed in src/fields changes the document too.
+ * validators are built from, so a limit changed in src/fields changes the interface description too.
  *
  * A schema has a direction. A request schema says what the server accepts: `required` and the
  * defaults from the description, unknown properties allowed (they are ignored, decisions.md §3),

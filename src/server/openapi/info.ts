@@ -21,7 +21,7 @@ ever dropped. A write refused because the disk is full is a 507 \`STORAGE_FULL\`
 responses give UTC with \`Z\`. Money is a JSON number in responses; requests may send it as a number or a decimal string.
 Unknown body fields are ignored. Every response carries \`X-Request-Id\`.`;
 
-/** The `info` object of the document. */
+/** The `info` object of the interface description. */
 export const VERSION_INFO = {
   title: 'Clinic public API',
   version: INTERFACE_VERSION,

@@ -7,14 +7,14 @@ import { DOCUMENT_TYPE_FIELDS, PAYMENT_METHOD_FIELDS } from '../../fields/lookup
 import { PATIENT_INPUT_FIELDS, PATIENT_RESPONSE_FIELDS } from '../../fields/patient-fields.js';
 import type { Direction } from './field-schemas.js';
 
-/** A named schema of the document: a field list read in one direction. */
+/** A named schema of the interface description: a field list read in one direction. */
 export interface Model {
   direction: Direction;
   fields: readonly FieldSpec[];
   description: string;
 }
 
-/** The request bodies and resources of the specification, by their schema name in the document. */
+/** The request bodies and resources of the specification, by their schema name in the interface description. */
 export const MODELS = {
   PatientInput: {
     direction: 'request',

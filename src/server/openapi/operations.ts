@@ -17,7 +17,7 @@ interface ModelResult {
   headers?: Readonly<Record<string, { description: string; schema: JsonSchema }>>;
 }
 
-/** A file the program serves as it is (the document itself, the docs page): 200, or 304 to a matching If-None-Match. */
+/** A file the program serves as it is (the interface description itself, the docs page): 200, or 304 to a matching If-None-Match. */
 interface StaticResult {
   kind: 'static';
   description: string;

@@ -1,6 +1,6 @@
 import { errors } from '../../domain/errors.js';
 import { field } from '../../fields/field-spec.js';
-import { buildOpenApiDocument } from '../openapi/document.js';
+import { buildApiDescription } from '../openapi/description.js';
 import { docsPage } from '../openapi/docs-page.js';
 import type { Operation } from '../operation.js';
 import { sendStaticFile, staticFile } from '../static-file.js';
@@ -14,19 +14,19 @@ const ASSET_PATH_FIELDS = [field.string('asset', { required: true, description: 
 
 /**
  * GET /openapi.json and the docs page rendered from it (GET /docs and its files), all public.
- * The document and the page are made once, when the app is created, never per request; the
+ * The interface description and the page are made once, when the app is created, never per request; the
  * document describes exactly the operations the app serves.
  */
 export const openApiOperations: readonly Operation[] = [
   {
     method: 'get',
     path: '/openapi.json',
-    operationId: 'getOpenApiDocument',
+    operationId: 'getApiDescription',
     summary: 'This interface description (OpenAPI 3.1)',
     tag: 'interface',
     result: {
       kind: 'static',
-      description: 'The OpenAPI document',
+      description: 'The interface description',
       media: {
         'application/json': {
           type: 'object',
@@ -37,7 +37,7 @@ export const openApiOperations: readonly Operation[] = [
       example: { openapi: '3.1.0', info: { title: 'Clinic public API', version: '1.0.0' }, paths: {} },
     },
     handler: ({ config, operations }) => {
-      const document = staticFile('application/json; charset=utf-8', JSON.stringify(buildOpenApiDocument(operations, config)));
+      const document = staticFile('application/json; charset=utf-8', JSON.stringify(buildApiDescription(operations, config)));
       return (ctx) => sendStaticFile(ctx, document);
     },
   },

@@ -12,12 +12,12 @@ import { curlExample, headerName } from './curl-example.js';
 import { parameterExamples } from './examples.js';
 
 /** The limits a running server enforces; only descriptions and examples mention them. */
-export interface DocumentLimits {
+export interface DescriptionLimits {
   jsonBodyLimitBytes: number;
   documentLimitBytes: number;
 }
 
-export type OpenApiDocument = Record<string, unknown> & { paths: Record<string, Record<string, JsonSchema>> };
+export type ApiDescription = Record<string, unknown> & { paths: Record<string, Record<string, JsonSchema>> };
 
 function parameters(op: OperationSpec): JsonSchema[] {
   const from = (where: 'path' | 'query' | 'header', fields: readonly FieldSpec[] = []) =>
@@ -89,7 +89,7 @@ function successResponse(op: OperationSpec): [string, JsonSchema][] {
 }
 
 /** Every response `op` can give, derived from what it is (see OperationSpec). */
-function responses(op: OperationSpec, limits: DocumentLimits): Record<string, JsonSchema> {
+function responses(op: OperationSpec, limits: DescriptionLimits): Record<string, JsonSchema> {
   const refusals = op.refusals ?? [];
   const byStatus = (status: number) => refusals.filter((error) => error.status === status);
   const out: Record<string, JsonSchema> = Object.fromEntries(successResponse(op));
@@ -115,7 +115,7 @@ function responses(op: OperationSpec, limits: DocumentLimits): Record<string, Js
   return out;
 }
 
-function operation(op: OperationSpec, limits: DocumentLimits): JsonSchema {
+function operation(op: OperationSpec, limits: DescriptionLimits): JsonSchema {
   const body = requestBody(op);
   const params = parameters(op);
   const example = `Example request (\`API\` is this server's base URL, \`KEY\` an API key):\n\n\`\`\`sh\n${curlExample(op)}\n\`\`\``;
@@ -158,11 +158,11 @@ function responseComponents(): Record<string, JsonSchema> {
  * The OpenAPI 3.1 document of `operations` (the app's own, src/server/operations.ts), built from
  * their declarations and the field descriptions. Built once when the app starts, never per request.
  */
-export function buildOpenApiDocument(
+export function buildApiDescription(
   operations: readonly OperationSpec[],
-  limits: DocumentLimits = { jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES },
-): OpenApiDocument {
-  const paths: OpenApiDocument['paths'] = {};
+  limits: DescriptionLimits = { jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES },
+): ApiDescription {
+  const paths: ApiDescription['paths'] = {};
   for (const op of operations) paths[op.path] = { ...paths[op.path], [op.method]: operation(op, limits) };
   const models = Object.entries(MODELS).map(([name, model]) => [
     name,
