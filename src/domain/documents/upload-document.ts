@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import type { Readable } from 'node:stream';
 import { createTempFile, moveIntoPlace, persistTempFile, removeFile, writeChunk, type TempFile } from '../../db/document-files.js';
 import { waitWhileBusy } from '../../db/busy-wait.js';
 import { deleteDocument, insertDocument, type DocumentRow } from '../../db/documents.js';
@@ -26,9 +25,9 @@ export interface DocumentStorage {
 /** The Document upload response of spec 2.11. */
 export type Document = ResponseOf<typeof DOCUMENT_FIELDS>;
 
-/** A file as it arrives: its bytes as a stream, read once, and what its sender said about it. */
+/** A file as it arrives: its bytes, read once, and what its sender said about it. */
 export interface IncomingFile {
-  stream: Readable;
+  stream: AsyncIterable<Uint8Array>;
   /** The name on the sender's side, untrusted; see documentFilename. */
   filename: string | undefined;
   /** The media type the sender declared, if any. */
@@ -93,8 +92,8 @@ function presentDocument(row: DocumentRow): Document {
 
 /**
  * One document upload, in the order its parts can arrive: the patient id is known first (from
- * the path), the form fields and the file stream in whatever order the client sends them, so
- * each check runs as soon as its input is there (decisions.md §1, §6):
+ * the path), the form fields and the file in whatever order the client sends them, so each check
+ * runs as soon as its input is there (decisions.md §1, §6):
  *
  * 1. `receiveFile` reads the bytes to their end, refusing at the first byte over the limit (413).
  *    They are written to a temporary file only if nothing seen so far already refuses the upload
@@ -111,11 +110,7 @@ export class DocumentUpload {
   /** The lower-case id of an existing patient, or undefined when the path names none. */
   private readonly patientId: string | undefined;
   private received: ReceivedFile | undefined;
-  private receiving: Promise<void> | undefined;
-  private stream: Readable | undefined;
-  /** The removal of a temporary file whose reading failed. */
-  private cleanup: Promise<void> | undefined;
-  private discarded = false;
+  private files = 0;
 
   constructor(
     private readonly db: Db,
@@ -136,38 +131,24 @@ export class DocumentUpload {
 
   /**
    * Reads the file to its end (see the class comment). Rejects with DOCUMENT_TOO_LARGE at the
-   * first byte over the limit. On any failure the temporary file is being removed already;
-   * `discard` waits until it is gone.
+   * first byte over the limit, and a second file with a 422; what was written is removed first.
    */
-  receiveFile(file: IncomingFile, fieldsSoFar: Readonly<Record<string, unknown>>): Promise<void> {
-    if (this.discarded) return Promise.reject(new Error('the upload was abandoned'));
-    if (this.receiving !== undefined) {
-      return Promise.reject(
-        new ValidationError([issue(['body', 'file'], problems.valueError('send exactly one file'), file.filename ?? null)]),
-      );
+  async receiveFile(file: IncomingFile, fieldsSoFar: Readonly<Record<string, unknown>>): Promise<void> {
+    if (this.files++ > 0) {
+      throw new ValidationError([issue(['body', 'file'], problems.valueError('send exactly one file'), file.filename ?? null)]);
     }
-    this.stream = file.stream;
-    this.receiving = this.read(file, this.mayStore(fieldsSoFar));
-    return this.receiving;
-  }
-
-  private async read(file: IncomingFile, keep: boolean): Promise<void> {
     const documentId = newId();
-    const temp = keep ? await createTempFile(this.storage.dataDir, documentId) : undefined;
+    const temp = this.mayStore(fieldsSoFar) ? await createTempFile(this.storage.dataDir, documentId) : undefined;
     try {
       const { size, sha256 } = await readStream(file.stream, this.storage.limitBytes, temp);
       if (temp) await persistTempFile(this.storage.dataDir, temp);
       this.received = { tempPath: temp?.path, documentId, size, sha256, filename: file.filename, contentType: file.contentType };
     } catch (error) {
-      // Refuse at once (an HTTP client is still sending); the removal finishes in `discard`.
-      if (temp)
-        this.cleanup = temp.handle
-          .close()
-          .catch(() => undefined)
-          .then(() => removeFile(temp.path));
+      if (temp) {
+        await temp.handle.close().catch(() => undefined);
+        await removeFile(temp.path);
+      }
       throw error;
-    } finally {
-      this.stream = undefined;
     }
   }
 
@@ -216,7 +197,7 @@ export class DocumentUpload {
       created_at: nowIso(),
     };
     await waitWhileBusy(() => insertDocument(this.db, row));
-    // A crash from here until the rename is done leaves the row and tmp/<id>.part: the next
+    // A crash from here until the rename is done leaves the row and its file in tmp/: the next
     // `clinic serve` finishes the move (recover-uploads.ts).
     try {
       await moveIntoPlace(this.storage.dataDir, file.tempPath, row.patient_id, row.id);
@@ -230,15 +211,8 @@ export class DocumentUpload {
     return presentDocument(row);
   }
 
-  /**
-   * Abandons the upload: stops reading the file if it is still arriving and removes the
-   * temporary file. Safe to call more than once and after a refusal.
-   */
+  /** Abandons the upload: removes the temporary file, if one was kept. Safe to call more than once. */
   async discard(): Promise<void> {
-    this.discarded = true;
-    this.stream?.destroy(new Error('the upload was abandoned'));
-    await this.receiving?.catch(() => undefined);
-    await this.cleanup;
     const tempPath = this.received?.tempPath;
     this.received = undefined;
     if (tempPath !== undefined) await removeFile(tempPath);
@@ -255,11 +229,6 @@ export async function uploadDocument(
   input: { patientId: unknown; fields: Readonly<Record<string, unknown>>; file: IncomingFile },
 ): Promise<Document> {
   const upload = new DocumentUpload(db, storage, input.patientId);
-  try {
-    await upload.receiveFile(input.file, input.fields);
-  } catch (error) {
-    await upload.discard();
-    throw error;
-  }
+  await upload.receiveFile(input.file, input.fields);
   return upload.complete(input.fields);
 }
