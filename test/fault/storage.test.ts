@@ -56,10 +56,16 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
     });
   };
 
+  const book = () =>
+    server.request('POST', '/appointments', {
+      body: { patient_id: patientId, start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T09:30Z' },
+    });
+
   it('refuses every write with 507 STORAGE_FULL, stores nothing, and keeps answering reads', async (t) => {
     if (tmpfs === undefined) return t.skip('no tmpfs');
     const count = (table: string) => (server.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
-    const before = { patients: count('patients'), payments: count('payments'), documents: count('documents') };
+    const counted = () => ['patients', 'payments', 'documents', 'appointments', 'invoices'].map(count);
+    const before = counted();
     tmpfs.fill();
     // Before the fix this was a 201 with an id and a number for a row that was never stored.
     assertFull(await server.request('POST', '/patients', { body: buildPatient({ first_name: 'Lost' }) }), 'patient');
@@ -68,9 +74,13 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
       'payment',
     );
     assertFull(await upload(), 'upload');
+    assertFull(await book(), 'appointment');
+    const invoice = await runClinic(['invoice', 'create', '--patient-id', patientId, '--total', '10', '--data', server.dataDir]);
+    assert.equal(invoice.code, 1);
+    assert.match(invoice.stderr, /^error: STORAGE_FULL: /);
     assert.equal((await server.request('GET', '/doctors')).status, 200);
     assert.equal((await server.request('GET', `/invoices?patient_id=${patientId}`)).status, 200);
-    assert.deepEqual({ patients: count('patients'), payments: count('payments'), documents: count('documents') }, before);
+    assert.deepEqual(counted(), before);
     assert.deepEqual(readdirSync(join(server.dataDir, 'tmp')), []);
 
     const cli = await runClinic([
@@ -88,7 +98,7 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
     ]);
     assert.equal(cli.code, 1);
     assert.match(cli.stderr, /^error: STORAGE_FULL: /);
-    assert.equal(count('patients'), before.patients);
+    assert.deepEqual(counted(), before);
   });
 
   it('takes the same requests once space is back, handing out no number twice', async (t) => {
@@ -104,6 +114,15 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
     assert.equal(payment.status, 200);
     assert.equal(payment.headers.get('idempotent-replayed'), null);
     assert.equal((await upload()).status, 201);
+    const appointments = [(await book()).body.appointment_number, (await book()).body.appointment_number];
+    assert.deepEqual(appointments, ['A-000001', 'A-000002']);
+    const invoice = await runClinic(['invoice', 'create', '--patient-id', patientId, '--total', '10', '--json', '--data', server.dataDir]);
+    assert.equal(invoice.code, 0, invoice.stderr);
+    const numbers = (server.db.prepare('SELECT invoice_number FROM invoices ORDER BY seq').all() as { invoice_number: string }[]).map(
+      (r) => r.invoice_number,
+    );
+    assert.equal(new Set(numbers).size, numbers.length);
+    assert.equal(JSON.parse(invoice.stdout).invoice_number, numbers.at(-1));
     const cli = await runClinic([
       'create-patient',
       '--first-name',
