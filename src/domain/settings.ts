@@ -1,6 +1,6 @@
 import type { Db } from '../db/open-database.js';
 import { readSetting, writeSetting } from '../db/settings.js';
-import { ValidationError } from './errors.js';
+import { errors, ValidationError } from './errors.js';
 import { isKnownTimeZone, machineTimeZone } from './validation/calendar.js';
 import { problems } from './validation/problems.js';
 import { issue } from './validation/validate.js';
@@ -17,6 +17,11 @@ const moduleKey = (module: ModuleName) => `module.${module}`;
  */
 export function isModuleEnabled(db: Db, module: ModuleName): boolean {
   return readSetting(db, moduleKey(module)) !== 'off';
+}
+
+/** 403 MODULE_DISABLED unless the clinic has `module` on: the one check, for the API and the command line alike. */
+export function requireModuleEnabled(db: Db, module: ModuleName): void {
+  if (!isModuleEnabled(db, module)) throw errors.moduleDisabled(module);
 }
 
 /** Switches a module on or off; `module` is validated because it comes from a person. */

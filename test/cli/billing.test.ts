@@ -261,6 +261,35 @@ describe('clinic invoice, record-payment and notifications', () => {
     });
   });
 
+  describe('the modules', () => {
+    it('refuse billing and payment commands as the API does while the module is off, and allow them once it is on', async () => {
+      const invoice = createInvoice(server.db, buildInvoice(patientId, { total: '20' }));
+      const commands: [string, string[]][] = [
+        ['billing', ['invoice', 'create', '--patient-id', patientId, '--total', '10']],
+        ['billing', ['invoice', 'list']],
+        ['payments', ['record-payment', '--invoice-id', invoice.id, '--amount', '1', '--method', 'cash']],
+      ];
+      const invoices = () => (server.db.prepare('SELECT count(*) AS n FROM invoices').get() as { n: number }).n;
+      const payments = () => (server.db.prepare('SELECT count(*) AS n FROM payments').get() as { n: number }).n;
+      const before = [invoices(), payments()];
+      for (const [module, args] of commands) {
+        assert.equal((await clinic('module', 'disable', module)).code, 0);
+        try {
+          const refused = await clinic(...args, '--json');
+          assert.equal(refused.code, 1, args.join(' '));
+          assert.deepEqual(JSON.parse(refused.stderr), {
+            detail: { code: 'MODULE_DISABLED', message: `The ${module} module is disabled for this clinic.` },
+          });
+          assert.match((await clinic(...args)).stderr, /^error: MODULE_DISABLED: /);
+        } finally {
+          assert.equal((await clinic('module', 'enable', module)).code, 0);
+        }
+      }
+      assert.deepEqual([invoices(), payments()], before);
+      for (const [, args] of commands) assert.equal((await clinic(...args)).code, 0, args.join(' '));
+    });
+  });
+
   describe('notifications list', () => {
     it('prints the outbox rows, filtered by status', async () => {
       const invoice = createInvoice(server.db, buildInvoice(patientId, { total: '3' }));

@@ -25,10 +25,14 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
 
   addFieldOptions(subcommand(group, 'create', 'issue an invoice (status issued)'), INVOICE_INPUT_FIELDS).action(
     async (options: CommonOptions & Record<string, unknown>) => {
-      await withDatabase(options, (db) => {
-        const invoice = createInvoice(db, readFieldOptions(options, INVOICE_INPUT_FIELDS));
-        emit(io, options, invoice, () => formatRecord(forPeople(invoice)));
-      });
+      await withDatabase(
+        options,
+        (db) => {
+          const invoice = createInvoice(db, readFieldOptions(options, INVOICE_INPUT_FIELDS));
+          emit(io, options, invoice, () => formatRecord(forPeople(invoice)));
+        },
+        { module: 'billing' },
+      );
     },
   );
 
@@ -36,24 +40,28 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
     .option('--patient-id <id>', "only this patient's invoices")
     .option('--unpaid', 'only invoices with a balance above zero')
     .action(async (options: CommonOptions & { patientId?: string; unpaid?: boolean }) => {
-      await withDatabase(options, (db) => {
-        const invoices = listInvoices(db, {
-          ...(options.patientId === undefined ? {} : { patient_id: options.patientId }),
-          ...(options.unpaid ? { unpaid: true } : {}),
-        });
-        emit(io, options, invoices, () =>
-          formatTable(invoices.map(forPeople), [
-            'id',
-            'invoice_number',
-            'patient_id',
-            'status',
-            'currency',
-            'total',
-            'amount_paid',
-            'balance',
-            'issued_at',
-          ]),
-        );
-      });
+      await withDatabase(
+        options,
+        (db) => {
+          const invoices = listInvoices(db, {
+            ...(options.patientId === undefined ? {} : { patient_id: options.patientId }),
+            ...(options.unpaid ? { unpaid: true } : {}),
+          });
+          emit(io, options, invoices, () =>
+            formatTable(invoices.map(forPeople), [
+              'id',
+              'invoice_number',
+              'patient_id',
+              'status',
+              'currency',
+              'total',
+              'amount_paid',
+              'balance',
+              'issued_at',
+            ]),
+          );
+        },
+        { module: 'billing' },
+      );
     });
 }

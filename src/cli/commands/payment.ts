@@ -22,18 +22,22 @@ export function registerPaymentCommands(program: Command, io: CliIo): void {
     .requiredOption('--invoice-id <id>', 'the invoice paid')
     .option('--idempotency-key <key>', '1-255 visible ASCII characters; repeating the command with it records nothing twice');
   addFieldOptions(command, PAYMENT_INPUT_FIELDS).action(async (options: RecordPaymentOptions) => {
-    await withDatabase(options, (db) => {
-      const { payment, replayed } = recordPayment(db, {
-        path: { invoice_id: options.invoiceId },
-        headers: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
-        body: readFieldOptions(options, PAYMENT_INPUT_FIELDS),
-      });
-      emit(
-        io,
-        options,
-        payment,
-        () => `${formatRecord(payment)}${replayed ? 'This key was already used for this payment: nothing new was recorded.\n' : ''}`,
-      );
-    });
+    await withDatabase(
+      options,
+      (db) => {
+        const { payment, replayed } = recordPayment(db, {
+          path: { invoice_id: options.invoiceId },
+          headers: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
+          body: readFieldOptions(options, PAYMENT_INPUT_FIELDS),
+        });
+        emit(
+          io,
+          options,
+          payment,
+          () => `${formatRecord(payment)}${replayed ? 'This key was already used for this payment: nothing new was recorded.\n' : ''}`,
+        );
+      },
+      { module: 'payments' },
+    );
   });
 }

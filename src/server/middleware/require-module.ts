@@ -1,13 +1,12 @@
 import type { Next } from 'koa';
 import type { Db } from '../../db/open-database.js';
-import { errors } from '../../domain/errors.js';
-import { isModuleEnabled, type ModuleName } from '../../domain/settings.js';
+import { requireModuleEnabled, type ModuleName } from '../../domain/settings.js';
 import type { ClinicContext } from '../state.js';
 
 /** 403 MODULE_DISABLED unless the clinic has `module` on; read per request so a switch applies at once. */
 export function requireModule(db: Db, module: ModuleName) {
   return async function requireModuleMiddleware(_ctx: ClinicContext, next: Next): Promise<void> {
-    if (!isModuleEnabled(db, module)) throw errors.moduleDisabled(module);
+    requireModuleEnabled(db, module);
     await next();
   };
 }
