@@ -74,5 +74,5 @@ export const APPOINTMENT_RESPONSE_FIELDS = [
   field.uuidList('service_ids', { description: 'The services booked, in order' }),
   field.objectList('services', { fields: APPOINTMENT_SERVICE_BRIEF_FIELDS, description: 'The services of service_ids, in that order' }),
   ...APPOINTMENT_READ_ONLY_FIELDS,
-  field.literal('confirmation_state', { values: CONFIRMATION_STATES, description: 'Read-only: who still owes a confirmation' }),
+  field.literal('confirmation_state', { values: CONFIRMATION_STATES, readOnly: true, description: 'Who still owes a confirmation' }),
 ] as const satisfies readonly FieldSpec[];

@@ -17,6 +17,8 @@ interface FieldBase {
   requestOnly?: boolean;
   /** One line for people: CLI help and the OpenAPI description. */
   description?: string;
+  /** Set by the server only (spec: "read-only"); marked `readOnly` in the interface description. */
+  readOnly?: boolean;
 }
 
 export type FieldSpec = FieldBase &

@@ -155,6 +155,25 @@ describe('GET /openapi.json', () => {
     assert.deepEqual([...document.components.schemas.ErrorCode.enum].sort(), [...new Set(codes)].sort());
   });
 
+  it('describes what integrators generate clients from plainly: no dialect, loc a plain list, ctx open, money without a minus, read-only marked', () => {
+    assert.equal(document.jsonSchemaDialect, undefined);
+    const item = document.components.schemas.ValidationError.properties;
+    assert.deepEqual(item.loc.items, { type: ['string', 'integer'] });
+    assert.equal(item.loc.prefixItems, undefined);
+    assert.equal(item.ctx.additionalProperties, true);
+    const amount = new RegExp(document.components.schemas.PaymentRequest.properties.amount.pattern);
+    assert.deepEqual(
+      ['20.50', '1.500', '+7', '.5', '99999999.99'].filter((t) => !amount.test(t)),
+      [],
+    );
+    assert.deepEqual(
+      ['-5', '123456789', '0.001', '1e3', ''].filter((t) => amount.test(t)),
+      [],
+    );
+    assert.equal(document.components.schemas.Appointment.properties.confirmation_state.readOnly, true);
+    assert.doesNotMatch(document.components.schemas.Invoice.properties.total.description ?? '', /string/);
+  });
+
   it('marks required every response field the specification requires (its own lists, not the field descriptions)', () => {
     const patientExtras = ['id', 'patient_number', 'is_active', 'created_at', 'updated_at'];
     const required: Record<string, string[]> = {
@@ -225,8 +244,10 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(patient.required, ['first_name', 'last_name']);
     assert.deepEqual(patient.properties.first_name, { type: 'string', minLength: 1, maxLength: 128 });
     assert.deepEqual(patient.properties.avatar, { type: ['string', 'null'], maxLength: 2_000_000 });
-    assert.deepEqual(patient.properties.visit_address_same_as_main, { type: 'boolean', default: true });
-    assert.equal(patient.properties.discount_percent.default, '0');
+    // A request says its defaults in words, so that a generated client need not send them.
+    assert.deepEqual(patient.properties.visit_address_same_as_main, { type: 'boolean', description: 'Default: true' });
+    assert.equal(patient.properties.discount_percent.default, undefined);
+    assert.match(patient.properties.discount_percent.description, /Default: "0"/);
     assert.deepEqual(patient.properties.discount_percent.type, ['number', 'string']);
     assert.equal(document.components.schemas.Patient.properties.discount_percent.type, 'string');
     assert.equal(document.components.schemas.Patient.properties.link_existing_portal_user, undefined);

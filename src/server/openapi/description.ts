@@ -171,7 +171,6 @@ export function buildApiDescription(
   return {
     openapi: '3.1.0',
     info: VERSION_INFO,
-    jsonSchemaDialect: 'https://spec.openapis.org/oas/3.1/dialect/base',
     servers: [{ url: API_PREFIX, description: 'This server' }],
     tags: TAGS.map((tag) => ({ ...tag })),
     paths,

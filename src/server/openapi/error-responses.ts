@@ -29,14 +29,13 @@ export function errorSchemas(): Record<string, JsonSchema> {
         type: { type: 'string', description: 'A pydantic v2 error type, e.g. missing, string_too_long, uuid_parsing' },
         loc: {
           type: 'array',
-          description: 'Where: body, query, path or header, then the field names and list positions',
+          description: 'Where: first body, query, path or header, then the field names and list positions',
           minItems: 1,
-          prefixItems: [{ type: 'string', enum: ['body', 'query', 'path', 'header'] }],
           items: { type: ['string', 'integer'] },
         },
         msg: { type: 'string', description: 'For people' },
         input: { description: 'The value that failed (for a missing field, the object it is missing from)' },
-        ctx: { type: 'object', description: 'The limit or pattern that was not met' },
+        ctx: { type: 'object', additionalProperties: true, description: 'The limit or pattern that was not met' },
       },
     },
     HTTPValidationError: {

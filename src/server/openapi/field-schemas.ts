@@ -19,6 +19,14 @@ export type JsonSchema = Record<string, unknown>;
 /** The largest number below 10^digits, as an exclusive bound: 8 whole digits → 100000000. */
 const wholeDigitsBound = (digits: number) => 10 ** digits;
 
+/**
+ * A money numeral as a request may send it: no sign but an optional `+`, at most `whole` digits
+ * before the point (leading zeros aside) and `fraction` after it (trailing zeros aside, as
+ * "1.500" is 1.50): the server's own rule, so a client or proxy validating by the schema agrees.
+ */
+const moneyNumeralPattern = (whole: number, fraction: number) =>
+  `^\\+?0*(?:\\d{1,${whole}}(?:\\.\\d{0,${fraction}}0*)?|\\.\\d{1,${fraction}}0*)$`;
+
 function withNull(schema: JsonSchema, nullable: boolean | undefined): JsonSchema {
   if (!nullable) return schema;
   const type = schema.type;
@@ -66,7 +74,7 @@ function kindSchema(spec: FieldSpec, direction: Direction): JsonSchema {
     case 'money':
       return {
         type: direction === 'request' ? ['number', 'string'] : 'number',
-        ...(direction === 'request' ? { pattern: DECIMAL_NUMERAL_PATTERN } : {}),
+        ...(direction === 'request' ? { pattern: moneyNumeralPattern(spec.maxWholeDigits, spec.maxFractionDigits) } : {}),
         ...(spec.exclusiveMinimum === undefined ? {} : { exclusiveMinimum: spec.exclusiveMinimum }),
         ...(spec.minimum === undefined ? {} : { minimum: spec.minimum }),
         exclusiveMaximum: wholeDigitsBound(spec.maxWholeDigits),
@@ -90,8 +98,13 @@ function kindSchema(spec: FieldSpec, direction: Direction): JsonSchema {
 /** What people read about a field besides its type: the description and the rules a schema cannot say. */
 function describeField(spec: FieldSpec, direction: Direction): string | undefined {
   const notes = spec.description === undefined ? [] : [spec.description];
-  if (spec.kind === 'money') {
+  if (spec.kind === 'money' && direction === 'request') {
     notes.push(`A number or a decimal numeral string; at most ${spec.maxWholeDigits} whole and ${spec.maxFractionDigits} fraction digits`);
+  }
+  // In a request a default is said in words: a generated client (openapi-typescript's defaults)
+  // would make every field with a `default` required, and a minimal patient send 16 booleans.
+  if (direction === 'request' && spec.default !== undefined && spec.kind !== 'money' && spec.kind !== 'object') {
+    notes.push(`Default: ${JSON.stringify(spec.default)}`);
   }
   if (spec.kind === 'string' && spec.format === 'email') notes.push('Must look like local@domain');
   if (spec.kind === 'boolean' && spec.acceptsText) notes.push('true, false, 1 or 0');
@@ -107,8 +120,9 @@ export function fieldSchema(spec: FieldSpec, direction: Direction): JsonSchema {
   return {
     ...schema,
     ...(description === undefined ? {} : { description }),
-    // A money default would be in cents (field-spec.ts); no money field has one.
-    ...(spec.default === undefined || spec.kind === 'money' ? {} : { default: spec.default }),
+    ...(spec.readOnly ? { readOnly: true } : {}),
+    // A money default would be in cents (field-spec.ts); no money field has one. Requests say it in words (describeField).
+    ...(spec.default === undefined || spec.kind === 'money' || direction === 'request' ? {} : { default: spec.default }),
   };
 }
 
