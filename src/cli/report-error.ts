@@ -2,6 +2,27 @@ import { CommanderError } from 'commander';
 import { classifyError, errors, ValidationError } from '../domain/errors.js';
 import type { CliIo } from './io.js';
 
+/** What a person at the desk can do about a failing value, by its pydantic type. */
+const HINTS: Readonly<Record<string, string>> = {
+  decimal_parsing: 'write the amount with digits and a dot, e.g. 40.00 (not 40,00)',
+  decimal_max_places: 'at most 2 digits after the dot, e.g. 40.50',
+  decimal_whole_digits: 'at most 8 digits before the dot',
+  greater_than: 'the amount must be more than 0',
+  uuid_parsing: 'use the id printed when it was made (e.g. by create-patient), 36 characters with dashes',
+  datetime_parsing: 'a date and time like 2026-12-01T09:00 (clinic time) or 2026-12-01T08:00Z',
+  date_parsing: 'a date like 2026-12-01',
+  date_from_datetime_parsing: 'a date like 2026-12-01',
+  missing: 'this option is required',
+  string_too_long: 'shorten it',
+};
+
+/** `["body","first_name"]` → `--first-name`: the option the value came from, as staff typed it. */
+function optionName(loc: readonly (string | number)[]): string {
+  const [, field, ...rest] = loc;
+  if (typeof field === 'string') return [`--${field.replace(/_/g, '-')}`, ...rest].join('.');
+  return loc.join('.');
+}
+
 /** Exit codes of decisions.md §8. */
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
@@ -26,7 +47,10 @@ export function reportError(io: CliIo, error: unknown, json: boolean): number {
   if (refusal instanceof ValidationError) {
     if (json) io.stderr(`${JSON.stringify({ detail: refusal.issues })}\n`);
     else {
-      const lines = refusal.issues.map((i) => `  ${i.loc.slice(1).join('.') || i.loc.join('.')}: ${i.msg} (${i.type})`);
+      const lines = refusal.issues.map((i) => {
+        const hint = HINTS[i.type];
+        return `  ${optionName(i.loc)}: ${i.msg} (${i.type})${hint === undefined ? '' : `: ${hint}`}`;
+      });
       io.stderr(`error: VALIDATION_ERROR: the input is not valid\n${lines.join('\n')}\n`);
     }
     return EXIT.refused;

@@ -109,7 +109,7 @@ describe('clinic invoice, record-payment and notifications', () => {
     it('refuses a malformed --patient-id', async () => {
       const result = await clinic('invoice', 'list', '--patient-id', 'abc');
       assert.equal(result.code, 1);
-      assert.match(result.stderr, /patient_id: .*uuid_parsing/);
+      assert.match(result.stderr, /--patient-id: .*uuid_parsing/);
     });
   });
 
@@ -258,6 +258,18 @@ describe('clinic invoice, record-payment and notifications', () => {
       const methods = recorded.map((p) => p.method).join(' ');
       assert.match(methods, /card .*cash.* card/, methods);
       assertLedgerConsistent(server.db);
+    });
+  });
+
+  describe('errors for people', () => {
+    it('names the option and says what to type instead', async () => {
+      const invoice = createInvoice(server.db, buildInvoice(patientId, { total: '50' }));
+      const result = await clinic('record-payment', '--invoice-id', invoice.id, '--amount', '40,00', '--method', 'cash');
+      assert.equal(result.code, 1);
+      assert.match(
+        result.stderr,
+        /^ {2}--amount: Input should be a valid decimal \(decimal_parsing\): write the amount with digits and a dot, e\.g\. 40\.00 \(not 40,00\)$/m,
+      );
     });
   });
 
