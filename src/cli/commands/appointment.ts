@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { bookAppointment } from '../../domain/appointments/book-appointment.js';
+import { resolvePatientReference } from '../../domain/references.js';
 import { APPOINTMENT_INPUT_FIELDS } from '../../fields/appointment-fields.js';
 import { withDatabase } from '../database.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
@@ -13,6 +14,7 @@ export function registerAppointmentCommands(program: Command, io: CliIo): void {
   addFieldOptions(command, APPOINTMENT_INPUT_FIELDS).action(async (options: CommonOptions & Record<string, unknown>) => {
     const body = readFieldOptions(options, APPOINTMENT_INPUT_FIELDS);
     await withDatabase(options, (db) => {
+      if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
       const appointment = bookAppointment(db, body, 'cli');
       emit(io, options, appointment, () =>
         formatRecord({

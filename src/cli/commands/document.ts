@@ -2,6 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { uploadDocument } from '../../domain/documents/upload-document.js';
+import { resolvePatientReference } from '../../domain/references.js';
 import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
 import { withDatabase } from '../database.js';
@@ -33,7 +34,7 @@ function parseFilePath(text: string): string {
 /** `clinic upload-document`: the same steps and rules as POST /patients/{patient_id}/documents. */
 export function registerDocumentCommands(program: Command, io: CliIo): void {
   const command = subcommand(program, 'upload-document', 'store a document for a patient (same rules as POST /patients/{id}/documents)')
-    .requiredOption('--patient-id <id>', 'the patient (from create-patient)')
+    .requiredOption('--patient-id <ref>', 'the patient: its id or its number (P-000042, P-42)')
     .requiredOption('--file <path>', 'the file to store; it is streamed, never read into memory whole', parseFilePath)
     .option('--content-type <type>', 'its media type (default application/octet-stream)')
     .option(
@@ -48,7 +49,7 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
         db,
         { dataDir: resolve(options.data), limitBytes },
         {
-          patientId: options.patientId,
+          patientId: resolvePatientReference(db, options.patientId),
           fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS),
           file: { stream: createReadStream(options.file), filename: basename(options.file), contentType: options.contentType },
         },

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { createInvoice } from '../../domain/invoices/create-invoice.js';
 import { listInvoices } from '../../domain/invoices/list-invoices.js';
+import { resolvePatientReference } from '../../domain/references.js';
 import type { Invoice } from '../../domain/invoices/present-invoice.js';
 import { INVOICE_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { withDatabase } from '../database.js';
@@ -28,7 +29,9 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
       await withDatabase(
         options,
         (db) => {
-          const invoice = createInvoice(db, readFieldOptions(options, INVOICE_INPUT_FIELDS));
+          const body = readFieldOptions(options, INVOICE_INPUT_FIELDS);
+          if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
+          const invoice = createInvoice(db, body);
           emit(io, options, invoice, () => formatRecord(forPeople(invoice)));
         },
         { module: 'billing' },
@@ -37,14 +40,14 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
   );
 
   subcommand(group, 'list', 'list invoices, newest first (same as GET /invoices)')
-    .option('--patient-id <id>', "only this patient's invoices")
+    .option('--patient-id <ref>', "only this patient's invoices: the patient's id or number (P-42)")
     .option('--unpaid', 'only invoices with a balance above zero')
     .action(async (options: CommonOptions & { patientId?: string; unpaid?: boolean }) => {
       await withDatabase(
         options,
         (db) => {
           const invoices = listInvoices(db, {
-            ...(options.patientId === undefined ? {} : { patient_id: options.patientId }),
+            ...(options.patientId === undefined ? {} : { patient_id: resolvePatientReference(db, options.patientId) }),
             ...(options.unpaid ? { unpaid: true } : {}),
           });
           emit(io, options, invoices, () =>

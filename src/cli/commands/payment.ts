@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { recordPayment } from '../../domain/payments/record-payment.js';
+import { resolveInvoiceReference } from '../../domain/references.js';
 import { PAYMENT_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { withDatabase } from '../database.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
@@ -8,7 +9,8 @@ import { emit, formatRecord, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
 interface RecordPaymentOptions extends CommonOptions, Record<string, unknown> {
-  invoiceId: string;
+  invoiceId?: string;
+  invoice?: string;
   idempotencyKey?: string;
 }
 
@@ -19,14 +21,17 @@ interface RecordPaymentOptions extends CommonOptions, Record<string, unknown> {
  */
 export function registerPaymentCommands(program: Command, io: CliIo): void {
   const command = subcommand(program, 'record-payment', 'record a payment against an invoice (same rules as the API)')
-    .requiredOption('--invoice-id <id>', 'the invoice paid')
+    .option('--invoice <ref>', 'the invoice paid: its number (INV-2026-000002, INV-2026-2) or its id (required: this or --invoice-id)')
+    .option('--invoice-id <ref>', 'the same as --invoice')
     .option('--idempotency-key <key>', '1-255 visible ASCII characters; repeating the command with it records nothing twice');
-  addFieldOptions(command, PAYMENT_INPUT_FIELDS).action(async (options: RecordPaymentOptions) => {
+  addFieldOptions(command, PAYMENT_INPUT_FIELDS).action(async (options: RecordPaymentOptions, actionCommand: Command) => {
+    const reference = options.invoice ?? options.invoiceId;
+    if (reference === undefined) return actionCommand.error("error: required option '--invoice <ref>' not specified", { exitCode: 2 });
     await withDatabase(
       options,
       (db) => {
         const { payment, replayed } = recordPayment(db, {
-          path: { invoice_id: options.invoiceId },
+          path: { invoice_id: resolveInvoiceReference(db, reference) },
           headers: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
           body: readFieldOptions(options, PAYMENT_INPUT_FIELDS),
         });

@@ -13,6 +13,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   moduleDisabled: ['billing'],
   patientNotFound: [],
   invoiceNotFound: [],
+  appointmentNotFound: [],
   doctorNotFound: [],
   serviceNotFound: [],
   apiKeyNotFound: [],
