@@ -73,7 +73,7 @@ function populatedDataDir(): { dataDir: string; key: string } {
   }
 }
 
-describe('clinic backup and restore', { timeout: 60_000 }, () => {
+describe('clinic backup and restore', { timeout: 180_000 }, () => {
   it('round-trips patients, keys, settings, catalog and documents without losing anything', async () => {
     const { dataDir, key } = populatedDataDir();
     const file = join(tempDir(), 'clinic-backup.tar.gz');

@@ -17,7 +17,7 @@ after(() => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('clinic serve: start-up', { timeout: 60_000 }, () => {
+describe('clinic serve: start-up', { timeout: 180_000 }, () => {
   it('creates the first API key only once it listens: a start on a busy port creates none, the next prints one', async () => {
     const dataDir = newDir();
     const busy = createServer();

@@ -39,7 +39,7 @@ function hasLogged(serve: ServeProcess, event: string): boolean {
   return serve.logLines.some((line) => line.event === event);
 }
 
-describe('clinic serve', { timeout: 60_000 }, () => {
+describe('clinic serve', { timeout: 180_000 }, () => {
   it('logs a start line with address, data directory and version, and one line per request without patient data', async () => {
     const { dataDir, key } = await dataDirWithKey();
     const serve = await startServeProcess(['--data', dataDir]);
