@@ -81,7 +81,7 @@ describe('clinic upload-document', () => {
       args: () => ['--patient-id', patientId, '--file', scan, '--document-limit-mb', '0.1'],
       code: 'DOCUMENT_TOO_LARGE',
     },
-    { title: 'a malformed patient id', args: () => ['--patient-id', 'P-000001', '--file', scan], code: 'uuid_parsing' },
+    { title: 'a malformed patient id', args: () => ['--patient-id', 'patient-one', '--file', scan], code: 'uuid_parsing' },
   ];
   for (const { title, args, code } of refusals) {
     it(`exits 1 with ${code} for ${title}, storing nothing`, async () => {
