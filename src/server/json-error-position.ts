@@ -50,6 +50,15 @@ export function jsonErrorPosition(text: string): number {
     if (c === '-' || (c !== undefined && c >= '0' && c <= '9')) return number();
     return false;
   };
+  /** An object member's `"name":` and the space after it; false where it is not one. */
+  const memberName = (): boolean => {
+    if (text[i] !== '"' || !string()) return false;
+    skipSpace();
+    if (text[i] !== ':') return false;
+    i++;
+    skipSpace();
+    return true;
+  };
   // The containers still open, innermost last: '{' or '['.
   const open: string[] = [];
   skipSpace();
@@ -62,14 +71,8 @@ export function jsonErrorPosition(text: string): number {
       if (text[i] === (c === '{' ? '}' : ']')) {
         open.pop();
         i++;
-      } else if (c === '{') {
-        if (text[i] !== '"' || !string()) return i;
-        skipSpace();
-        if (text[i] !== ':') return i;
-        i++;
-        skipSpace();
-        continue;
-      } else continue;
+      } else if (c === '[' || memberName()) continue;
+      else return i;
     } else if (!value()) return i;
     // After a value: close containers, or go on to the next member or item.
     for (;;) {
@@ -85,13 +88,7 @@ export function jsonErrorPosition(text: string): number {
       if (text[i] !== ',') return i;
       i++;
       skipSpace();
-      if (container === '{') {
-        if (text[i] !== '"' || !string()) return i;
-        skipSpace();
-        if (text[i] !== ':') return i;
-        i++;
-        skipSpace();
-      }
+      if (container === '{' && !memberName()) return i;
       break;
     }
   }

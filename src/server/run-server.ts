@@ -59,6 +59,9 @@ function probeDataDirectory(dataDir: string): void {
   }
 }
 
+/** Whether SQLite says the database file is damaged or is no database at all. */
+const isDamagedFile = (error: unknown) => ['SQLITE_CORRUPT', 'SQLITE_NOTADB'].includes(String((error as { code?: unknown } | null)?.code));
+
 /** Opens the database for the server (busy waits by timer), refusing a damaged or unusable one with its path and reason. */
 function openServerDatabase(dataDir: string, nativeBinding: ClinicServerConfig['nativeBinding']): Db {
   const path = join(dataDir, DATABASE_FILE);
@@ -66,8 +69,7 @@ function openServerDatabase(dataDir: string, nativeBinding: ClinicServerConfig['
   try {
     db = openDatabase(dataDir, { nativeBinding, busyWait: 'fail' });
   } catch (error) {
-    const code = (error as { code?: unknown }).code;
-    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw errors.databaseDamaged(path, describeFailure(error));
+    if (isDamagedFile(error)) throw errors.databaseDamaged(path, describeFailure(error));
     if (storageFault(error) === 'failed' || storageFault(error) === 'full')
       throw errors.dataDirectoryUnusable(path, describeFailure(error));
     throw error;
@@ -78,8 +80,7 @@ function openServerDatabase(dataDir: string, nativeBinding: ClinicServerConfig['
     if (problems.length > 0) throw errors.databaseDamaged(path, problems[0]!);
   } catch (error) {
     db.close();
-    const code = (error as { code?: unknown }).code;
-    if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') throw errors.databaseDamaged(path, describeFailure(error));
+    if (isDamagedFile(error)) throw errors.databaseDamaged(path, describeFailure(error));
     throw error;
   }
   return db;

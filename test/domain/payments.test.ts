@@ -1,6 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { findInvoice } from '../../src/db/invoices.js';
@@ -13,8 +11,7 @@ import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { recordPayment, type PaymentRequest } from '../../src/domain/payments/record-payment.js';
 import { buildInvoice, buildPatient, buildPayment, createTestInvoice } from '../helpers/builders.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
+import { runNode } from '../helpers/run-cli.js';
 
 describe('recording payments (domain)', () => {
   const data = useTestDatabase();
@@ -194,23 +191,11 @@ describe('payments from several processes at once', () => {
     const invoice = createTestInvoice(data.db, { total: '10.00' });
     const startAt = Date.now() + 2000;
     const runs = await Promise.all(
-      Array.from(
-        { length: 4 },
-        () =>
-          new Promise<string>((resolve, reject) => {
-            const child = spawn(
-              process.execPath,
-              ['--import', 'tsx', 'test/helpers/pay-in-loop.ts', data.dataDir, invoice.id, '150', String(startAt)],
-              { cwd: root },
-            );
-            let out = '';
-            child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-            child.on('error', reject);
-            child.on('close', () => resolve(out));
-          }),
+      Array.from({ length: 4 }, () =>
+        runNode(['--import', 'tsx', 'test/helpers/pay-in-loop.ts', data.dataDir, invoice.id, '150', String(startAt)]),
       ),
     );
-    const results = runs.map((out) => JSON.parse(out) as { recorded: number; refused: string[] });
+    const results = runs.map(({ stdout }) => JSON.parse(stdout) as { recorded: number; refused: string[] });
     assert.deepEqual(
       results.flatMap((r) => r.refused),
       [],

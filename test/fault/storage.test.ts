@@ -56,6 +56,22 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
     });
   };
 
+  /** `clinic create-patient` beside the server, printing the Patient as JSON. */
+  const createPatientByCli = () =>
+    runClinic([
+      'create-patient',
+      '--first-name',
+      'Cli',
+      '--last-name',
+      'Full',
+      '--email',
+      'c@f.example',
+      '--mobile',
+      '1',
+      '--json',
+      '--data',
+      server.dataDir,
+    ]);
   const book = () =>
     server.request('POST', '/appointments', {
       body: { patient_id: patientId, start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T09:30Z' },
@@ -83,21 +99,9 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
     assert.deepEqual(counted(), before);
     assert.deepEqual(readdirSync(join(server.dataDir, 'tmp')), []);
 
-    const cli = await runClinic([
-      'create-patient',
-      '--first-name',
-      'Cli',
-      '--last-name',
-      'Full',
-      '--email',
-      'c@f.example',
-      '--mobile',
-      '1',
-      '--data',
-      server.dataDir,
-    ]);
+    const cli = await createPatientByCli();
     assert.equal(cli.code, 1);
-    assert.match(cli.stderr, /^error: STORAGE_FULL: /);
+    assert.equal((JSON.parse(cli.stderr) as { detail: { code: string } }).detail.code, 'STORAGE_FULL');
     assert.deepEqual(counted(), before);
   });
 
@@ -123,20 +127,7 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
     );
     assert.equal(new Set(numbers).size, numbers.length);
     assert.equal(JSON.parse(invoice.stdout).invoice_number, numbers.at(-1));
-    const cli = await runClinic([
-      'create-patient',
-      '--first-name',
-      'Cli',
-      '--last-name',
-      'Full',
-      '--email',
-      'c@f.example',
-      '--mobile',
-      '1',
-      '--json',
-      '--data',
-      server.dataDir,
-    ]);
+    const cli = await createPatientByCli();
     assert.equal(cli.code, 0, cli.stderr);
     acknowledged.push(JSON.parse(cli.stdout));
     for (const { id, patient_number } of acknowledged) {

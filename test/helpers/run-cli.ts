@@ -28,16 +28,32 @@ export function spawnClinic(args: readonly string[], options: { env?: Record<str
 
 /** Runs `clinic <args>` to its end (see spawnClinic) and collects its output. */
 export function runClinic(args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+  const child = spawnClinic(args, options);
+  child.stdin.end(options.input ?? '');
+  return outcomeOf(child);
+}
+
+/** Collects a child's output until it ends; never blocks, as the server under test may run in this process. */
+function outcomeOf(child: ChildProcessWithoutNullStreams): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawnClinic(args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
   });
+}
+
+/** Runs this Node with `args` (say a TypeScript helper through tsx) in `cwd`, by default the repository, and collects its output. */
+export function runNode(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+  const child = spawn(process.execPath, [...args], {
+    cwd: options.cwd ?? root,
+    env: options.env ?? process.env,
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  child.stdin.end();
+  return outcomeOf(child);
 }
 
 /** A `clinic serve` child process, listening. */

@@ -1,17 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MultipartError, readMultipartForm, type MultipartLimits } from '../../src/server/multipart-form.js';
+import { FORM_LIMITS } from '../../src/server/middleware/document-upload.js';
+import { MultipartError, readMultipartForm } from '../../src/server/multipart-form.js';
 import { multipartBody, TEST_BOUNDARY } from '../helpers/multipart.js';
-
-const LIMITS: MultipartLimits = {
-  parts: 12,
-  fields: 8,
-  files: 4,
-  fieldNameBytes: 100,
-  fieldValueBytes: 64 * 1024,
-  headerBytes: 16 * 1024,
-  headerPairs: 16,
-};
 
 /** The body in chunks of `size` bytes, as a slow or fragmenting client sends it. */
 async function* inChunks(body: Buffer, size: number): AsyncGenerator<Buffer> {
@@ -21,7 +12,7 @@ async function* inChunks(body: Buffer, size: number): AsyncGenerator<Buffer> {
 /** Every part, files read to their end. */
 async function partsOf(body: Buffer, chunkSize = body.length || 1) {
   const parts: Record<string, unknown>[] = [];
-  for await (const part of readMultipartForm(inChunks(body, chunkSize), TEST_BOUNDARY, LIMITS)) {
+  for await (const part of readMultipartForm(inChunks(body, chunkSize), TEST_BOUNDARY, FORM_LIMITS)) {
     if (part.kind === 'field') parts.push(part);
     else {
       const pieces: Buffer[] = [];

@@ -8,6 +8,7 @@ import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
 import type { ServerConfig } from '../config.js';
 import { closeConnectionAfterResponse } from '../close-connection.js';
+import { clientWentAway } from './handle-errors.js';
 import { MultipartError, multipartBoundary, readMultipartForm, type MultipartLimits } from '../multipart-form.js';
 import type { ClinicState } from '../state.js';
 
@@ -16,7 +17,7 @@ import type { ClinicState } from '../state.js';
  * known: a few text fields of at most 64 KiB and a few parts, each with at most 16 KiB of part
  * headers.
  */
-const FORM_LIMITS: MultipartLimits = {
+export const FORM_LIMITS: MultipartLimits = {
   parts: 12,
   fields: 8,
   files: 4,
@@ -112,7 +113,7 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
     } catch (thrown) {
       const error = formError(thrown);
       const refusedBody = error instanceof AppError && error.status === 413;
-      if ((refusedBody || !(ctx.req as IncomingMessage).complete) && !isClientGone(error)) closeConnectionAfterResponse(ctx);
+      if ((refusedBody || !(ctx.req as IncomingMessage).complete) && !clientWentAway(ctx, error)) closeConnectionAfterResponse(ctx);
       await upload.discard();
       throw error;
     }
@@ -120,9 +121,4 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
     ctx.state.form = form;
     await next();
   };
-}
-
-/** Whether `error` says the client closed the connection (nothing to answer). */
-function isClientGone(error: unknown): boolean {
-  return error instanceof Error && !(error instanceof AppError) && (error as NodeJS.ErrnoException).code === 'ECONNRESET';
 }

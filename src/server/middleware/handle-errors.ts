@@ -13,8 +13,8 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-/** Whether `thrown` is node:http reporting that the client closed its connection mid-request. */
-function clientWentAway(ctx: ClinicContext, thrown: unknown): boolean {
+/** Whether `thrown` is node:http reporting that the client of `ctx` closed its connection mid-request. */
+export function clientWentAway(ctx: ClinicContext, thrown: unknown): boolean {
   const code = (thrown as NodeJS.ErrnoException | null)?.code;
   return (code === 'ECONNRESET' || code === 'ERR_STREAM_PREMATURE_CLOSE') && ctx.req.socket.destroyed;
 }
