@@ -17,7 +17,7 @@ CREATE TABLE api_keys (
   id         TEXT PRIMARY KEY,
   name       TEXT NOT NULL,
   key_hash   TEXT NOT NULL UNIQUE,
-  scopes     TEXT NOT NULL,          -- space-separated scope names
+  scopes     TEXT NOT NULL,          -- space-separated scope names, or '*': every scope, later ones too
   created_at TEXT NOT NULL,
   revoked_at TEXT
 ) STRICT;
@@ -133,6 +133,23 @@ CREATE TABLE patients (
   last_panoramic_date            TEXT
 ) STRICT;
 
+-- Patient search (GET /patients?q, `clinic patient find`): the words a patient is found by, folded
+-- (src/domain/patients/search-terms.ts) and tagged by kind: `n:` a word of the first or last
+-- name, `d:` the date of birth, `e:` the email, `t:` every suffix of at least 4 digits of phone
+-- and mobile (a prefix of a suffix is any run of digits). Every kind is then a range or an
+-- equality on the primary key. Written in the transaction that inserts the patient.
+CREATE TABLE patient_search_terms (
+  term        TEXT NOT NULL,
+  last_name   TEXT NOT NULL,  -- the patient's name, so that matches are put in order without reading
+  first_name  TEXT NOT NULL,  -- their (wide) patients rows; rewrite a patient's terms if it changes
+  patient_seq INTEGER NOT NULL REFERENCES patients (seq),
+  PRIMARY KEY (term, last_name, first_name, patient_seq)
+) STRICT, WITHOUT ROWID;
+-- Does this patient also match the query's other words? One short range per patient.
+CREATE INDEX patient_search_terms_by_patient ON patient_search_terms (patient_seq, term);
+-- GET /patients lists by name: last_name, first_name, then patient_number (seq).
+CREATE INDEX patients_by_name ON patients (last_name, first_name);
+
 -- Appointments (spec 2.4/2.5). `seq` AUTOINCREMENT makes `appointment_number` never reused, as
 -- for patients. The confirmation timestamps are the source of `confirmation_state`, which is
 -- derived when presented (src/domain/appointments/confirmation-state.ts), never stored.
@@ -166,6 +183,20 @@ CREATE TABLE appointments (
 
 -- A patient's appointments in time order: the lookup behind the foreign key and any patient calendar.
 CREATE INDEX appointments_by_patient ON appointments (patient_id, start_at);
+-- The day sheet (GET /appointments): the clinic's, or one doctor's, appointments in time order.
+-- Each index ends with the rowid (seq), the tie-break of that order, so a page is a range scan.
+CREATE INDEX appointments_by_start ON appointments (start_at);
+CREATE INDEX appointments_by_doctor ON appointments (resource_id, start_at);
+
+-- The longest appointment ever booked, in milliseconds (one row). An appointment overlaps a
+-- window when it starts before the window ends and ends after it begins; with this bound the
+-- second condition becomes a range on start_at too (start_at > from - longest), so a day sheet
+-- reads that day's index entries instead of every appointment before it.
+CREATE TABLE appointment_extent (
+  id         INTEGER PRIMARY KEY CHECK (id = 1),
+  longest_ms INTEGER NOT NULL CHECK (longest_ms >= 0)
+) STRICT;
+INSERT INTO appointment_extent (id, longest_ms) VALUES (1, 0);
 
 -- The services of an appointment (`service_ids`), in the order the request gave them.
 CREATE TABLE appointment_services (
@@ -189,7 +220,8 @@ CREATE TABLE documents (
   created_at   TEXT NOT NULL
 ) STRICT;
 
--- A patient's documents, newest last: the lookup behind the foreign key and any document list.
+-- A patient's documents, newest last: the lookup behind the foreign key and any document list
+-- (read backwards, newest first, with the rowid as the tie-break).
 CREATE INDEX documents_by_patient ON documents (patient_id, created_at);
 -- Billing (decisions.md §7). Invoice numbers count per year of issue; the counter row is bumped
 -- in the transaction that inserts the invoice, so a number is never handed out twice and never
@@ -248,6 +280,8 @@ CREATE TABLE payments (
 ) STRICT;
 
 CREATE INDEX payments_by_invoice ON payments (invoice_id);
+-- The end-of-day cash count (`clinic report day`): one clinic day's payments are a range of created_at.
+CREATE INDEX payments_by_created_at ON payments (created_at);
 
 CREATE TRIGGER payments_are_final_on_update BEFORE UPDATE ON payments
 BEGIN

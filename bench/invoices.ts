@@ -74,7 +74,7 @@ try {
   const balance = Array.from({ length: SAMPLES }, () => time(() => outstandingBalance(db, somePatient())));
   console.log(`  a patient's outstanding balance: ${percentiles(balance)}`);
   let openCount = 0;
-  const allOpen = time(() => (openCount = listInvoices(db, { unpaid: 'true' }).length));
+  const allOpen = time(() => (openCount = listInvoices(db, { unpaid: 'true' }).items.length));
   console.log(`  every open invoice (${openCount.toLocaleString('en')}): ${allOpen.toFixed(0)} ms`);
 
   const server = await startServer(

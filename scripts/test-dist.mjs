@@ -17,13 +17,16 @@ copyFileSync(join(root, 'dist/clinic'), bin);
 // The executable writes its SQLite addon to the user's cache directory: use a fresh one, so the
 // run proves that a first start on a new PC works.
 const cache = mkdtempSync(join(tmpdir(), 'clinic-dist-cache-'));
-const suites = ['test/server', 'test/cli', 'test/fault']
-  .filter((dir) => existsSync(join(root, dir)))
-  .flatMap((dir) =>
-    readdirSync(join(root, dir), { recursive: true })
-      .map(String)
-      .filter((f) => f.endsWith('.test.ts'))
-      .map((f) => join(dir, f)),
+// The suites that start the program, and the upgrade of a 1.0.0 data directory by this one.
+const suites = ['test/server', 'test/cli', 'test/fault', 'test/db/upgrade.test.ts']
+  .filter((path) => existsSync(join(root, path)))
+  .flatMap((path) =>
+    path.endsWith('.test.ts')
+      ? [path]
+      : readdirSync(join(root, path), { recursive: true })
+          .map(String)
+          .filter((f) => f.endsWith('.test.ts'))
+          .map((f) => join(path, f)),
   )
   .sort();
 // PATH is that new directory alone, holding nothing but the copy: no node can be found on it.

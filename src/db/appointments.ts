@@ -3,6 +3,7 @@ import { APPOINTMENT_READ_ONLY_FIELDS, APPOINTMENT_STORED_FIELDS } from '../fiel
 
 /** An `appointments` row joined with the patient fields the response repeats (spec 2.5). */
 export interface AppointmentRow extends Record<string, unknown> {
+  seq: number;
   id: string;
   appointment_number: string;
   booking_source: string;
@@ -42,6 +43,57 @@ const INSERT_COLUMNS = [
   ...APPOINTMENT_READ_ONLY_FIELDS.map((spec) => spec.name),
 ];
 
+const WITH_PATIENT = `SELECT a.*,
+            p.first_name AS patient_first_name, p.last_name AS patient_last_name,
+            p.patient_number AS patient_number, p.email AS patient_email, p.mobile AS patient_mobile,
+            p.cave AS patient_cave, p.classification AS patient_classification
+       FROM appointments a LEFT JOIN patients p ON p.id = a.patient_id`;
+
+/** Which appointments to list: those overlapping [from, to), optionally one doctor's or one patient's. */
+export interface AppointmentFilter {
+  from: string;
+  to: string;
+  resourceId: string | null;
+  patientId: string | null;
+}
+
+/** Where a page starts: strictly after this (start_at, seq). */
+export interface AppointmentCursor {
+  start_at: string;
+  seq: number;
+}
+
+/** Before every appointment: every start_at sorts after '' and seq starts at 1. */
+export const BEFORE_FIRST_APPOINTMENT: AppointmentCursor = { start_at: '', seq: 0 };
+
+type AppointmentListParams = {
+  from: string;
+  to: string;
+  earliest: string;
+  resource_id: string | null;
+  patient_id: string | null;
+  after_start_at: string;
+  after_seq: number;
+  limit: number;
+};
+
+/**
+ * Appointments overlapping [@from, @to) in time order, after a cursor. `start_at >= @earliest`
+ * (from less the longest appointment ever booked) implies nothing the overlap does not, but
+ * makes the start_at index range one day long instead of everything before @to.
+ */
+const LIST_FILTERS = {
+  all: '',
+  doctor: 'AND a.resource_id = @resource_id',
+  patient: 'AND a.patient_id = @patient_id',
+  both: 'AND a.resource_id = @resource_id AND a.patient_id = @patient_id',
+} as const;
+
+const listSql = (filter: keyof typeof LIST_FILTERS) => `${WITH_PATIENT}
+      WHERE a.start_at >= @earliest AND a.start_at < @to AND a.end_at > @from
+        ${LIST_FILTERS[filter]} AND (a.start_at, a.seq) > (@after_start_at, @after_seq)
+      ORDER BY a.start_at, a.seq LIMIT @limit`;
+
 // The column lists come from the field descriptions (constants), never from a request.
 const statements = preparedFor((db) => ({
   insert: db.prepare<Record<string, unknown>>(
@@ -51,14 +103,15 @@ const statements = preparedFor((db) => ({
     'INSERT INTO appointment_services (appointment_id, position, service_id) VALUES (@appointment_id, @position, @service_id)',
   ),
   // LEFT JOIN: patient_id is nullable in the table, so a row without a patient still presents.
-  byId: db.prepare<[string], AppointmentRow>(
-    `SELECT a.*,
-            p.first_name AS patient_first_name, p.last_name AS patient_last_name,
-            p.patient_number AS patient_number, p.email AS patient_email, p.mobile AS patient_mobile,
-            p.cave AS patient_cave, p.classification AS patient_classification
-       FROM appointments a LEFT JOIN patients p ON p.id = a.patient_id
-      WHERE a.id = ?`,
-  ),
+  byId: db.prepare<[string], AppointmentRow>(`${WITH_PATIENT} WHERE a.id = ?`),
+  list: {
+    all: db.prepare<AppointmentListParams, AppointmentRow>(listSql('all')),
+    doctor: db.prepare<AppointmentListParams, AppointmentRow>(listSql('doctor')),
+    patient: db.prepare<AppointmentListParams, AppointmentRow>(listSql('patient')),
+    both: db.prepare<AppointmentListParams, AppointmentRow>(listSql('both')),
+  },
+  longest: db.prepare<[], { longest_ms: number }>('SELECT longest_ms FROM appointment_extent WHERE id = 1'),
+  stretchLongest: db.prepare<{ ms: number }>('UPDATE appointment_extent SET longest_ms = @ms WHERE id = 1 AND longest_ms < @ms'),
   services: db.prepare<[string], AppointmentServiceRow>(
     `SELECT s.id, s.name, s.color, s.duration_min
        FROM appointment_services x JOIN services s ON s.id = x.service_id
@@ -85,4 +138,46 @@ export function findAppointment(db: Db, id: string): AppointmentRow | undefined 
 /** The appointment's services in their recorded order. */
 export function listAppointmentServices(db: Db, appointmentId: string): AppointmentServiceRow[] {
   return statements(db).services.all(appointmentId);
+}
+
+/**
+ * Keeps the longest appointment's length (appointment_extent) at least `lengthMs`; call in the
+ * transaction that books it. Writes only when this one is the longest yet.
+ */
+export function recordAppointmentLength(db: Db, lengthMs: number): void {
+  statements(db).stretchLongest.run({ ms: lengthMs });
+}
+
+function listParameters(filter: AppointmentFilter, after: AppointmentCursor, limit: number, longestMs: number): AppointmentListParams {
+  return {
+    from: filter.from,
+    to: filter.to,
+    earliest: new Date(Date.parse(filter.from) - longestMs).toISOString(),
+    resource_id: filter.resourceId,
+    patient_id: filter.patientId,
+    after_start_at: after.start_at,
+    after_seq: after.seq,
+    limit,
+  };
+}
+
+function listStatementKey(filter: AppointmentFilter): keyof typeof LIST_FILTERS {
+  if (filter.resourceId === null) return filter.patientId === null ? 'all' : 'patient';
+  return filter.patientId === null ? 'doctor' : 'both';
+}
+
+/** Up to `limit` appointments of `filter` after `after`, by start_at then number. */
+export function listAppointmentRows(db: Db, filter: AppointmentFilter, after: AppointmentCursor, limit: number): AppointmentRow[] {
+  const prepared = statements(db);
+  const longest = prepared.longest.get()?.longest_ms ?? 0;
+  return prepared.list[listStatementKey(filter)].all(listParameters(filter, after, limit, longest));
+}
+
+/** SQLite's plan for listAppointmentRows(filter), one line per step (tests prove each list reads an index). */
+export function explainAppointmentList(db: Db, filter: AppointmentFilter): string[] {
+  const sql = listSql(listStatementKey(filter));
+  return db
+    .prepare<AppointmentListParams, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+    .all(listParameters(filter, BEFORE_FIRST_APPOINTMENT, 1, 0))
+    .map((step) => step.detail);
 }

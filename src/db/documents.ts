@@ -13,6 +13,20 @@ export interface DocumentRow {
   created_at: string;
 }
 
+/** A document as listed, with its place in the order (the rowid). */
+export interface ListedDocumentRow extends DocumentRow {
+  seq: number;
+}
+
+/** Where a page starts: strictly after this (created_at, rowid), newest first. */
+export interface DocumentCursor {
+  created_at: string;
+  seq: number;
+}
+
+/** After every document in newest-first order. */
+export const BEFORE_NEWEST_DOCUMENT: DocumentCursor = { created_at: '\u{10FFFF}', seq: Number.MAX_SAFE_INTEGER };
+
 const COLUMNS = 'id, patient_id, filename, content_type, size, sha256, title, type, created_at';
 
 const statements = preparedFor((db) => ({
@@ -21,6 +35,12 @@ const statements = preparedFor((db) => ({
   ),
   remove: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
   byId: db.prepare<[string], DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE id = ?`),
+  // Newest first: the patient index read backwards, the rowid breaking ties.
+  byPatient: db.prepare<{ patient_id: string; after_created_at: string; after_seq: number; limit: number }, ListedDocumentRow>(
+    `SELECT rowid AS seq, ${COLUMNS} FROM documents
+      WHERE patient_id = @patient_id AND (created_at, rowid) < (@after_created_at, @after_seq)
+      ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
+  ),
 }));
 
 /** Stores a document's metadata. */
@@ -36,4 +56,18 @@ export function deleteDocument(db: Db, id: string): void {
 /** The document with this id, or undefined. */
 export function findDocument(db: Db, id: string): DocumentRow | undefined {
   return statements(db).byId.get(id);
+}
+
+/** Up to `limit` of a patient's documents after `after`, newest first. */
+export function listPatientDocumentRows(db: Db, patientId: string, after: DocumentCursor, limit: number): ListedDocumentRow[] {
+  return statements(db).byPatient.all({ patient_id: patientId, after_created_at: after.created_at, after_seq: after.seq, limit });
+}
+
+/** SQLite's plan for listPatientDocumentRows, one line per step (tests prove it reads the patient's index backwards). */
+export function explainPatientDocumentList(db: Db): string[] {
+  const sql = (statements(db).byPatient as unknown as { source: string }).source;
+  return db
+    .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+    .all({ patient_id: 'p', after_created_at: BEFORE_NEWEST_DOCUMENT.created_at, after_seq: BEFORE_NEWEST_DOCUMENT.seq, limit: 1 })
+    .map((step) => step.detail);
 }

@@ -3,6 +3,8 @@ import { preparedFor, type Db } from './open-database.js';
 
 /** An `invoices` row; money in integer cents. */
 export interface InvoiceRow {
+  /** Creation order: the tie-break of the listing order. */
+  seq: number;
   id: string;
   invoice_number: string;
   patient_id: string;
@@ -15,6 +17,9 @@ export interface InvoiceRow {
   created_at: string;
   updated_at: string;
 }
+
+/** An invoice to insert: the row less what SQLite assigns. */
+export type NewInvoiceRow = Omit<InvoiceRow, 'seq'>;
 
 /** Which invoices to list: one patient's or all, open ones only or all. */
 export interface InvoiceFilter {
@@ -34,8 +39,21 @@ export interface InvoicePaymentUpdate {
 const COLUMNS =
   'id, invoice_number, patient_id, status, currency, total_cents, amount_paid_cents, balance_cents, issued_at, created_at, updated_at';
 
+const SELECTED = `seq, ${COLUMNS}`;
+
 // Newest first, ties in creation order newest first: the order every index of invoices ends in.
-const NEWEST_FIRST = 'ORDER BY issued_at DESC, seq DESC';
+// A page starts strictly after its cursor's (issued_at, seq); the first page after one that
+// sorts after every invoice.
+const NEWEST_FIRST = '(issued_at, seq) < (@after_issued_at, @after_seq) ORDER BY issued_at DESC, seq DESC LIMIT @limit';
+
+/** Where a page starts: strictly after this (issued_at, seq), newest first. */
+export interface InvoiceCursor {
+  issued_at: string;
+  seq: number;
+}
+
+/** After every invoice in newest-first order: no date-time text sorts after U+10FFFF. */
+export const BEFORE_NEWEST_INVOICE: InvoiceCursor = { issued_at: '\u{10FFFF}', seq: Number.MAX_SAFE_INTEGER };
 
 /**
  * One statement per filter rather than one with `(@x IS NULL OR ...)` terms: SQLite picks an
@@ -43,13 +61,13 @@ const NEWEST_FIRST = 'ORDER BY issued_at DESC, seq DESC';
  * partial index of open invoices.
  */
 const LIST_SQL = {
-  all: `SELECT ${COLUMNS} FROM invoices ${NEWEST_FIRST}`,
-  unpaid: `SELECT ${COLUMNS} FROM invoices WHERE balance_cents > 0 ${NEWEST_FIRST}`,
-  patient: `SELECT ${COLUMNS} FROM invoices WHERE patient_id = @patientId ${NEWEST_FIRST}`,
-  patientUnpaid: `SELECT ${COLUMNS} FROM invoices WHERE patient_id = @patientId AND balance_cents > 0 ${NEWEST_FIRST}`,
+  all: `SELECT ${SELECTED} FROM invoices WHERE ${NEWEST_FIRST}`,
+  unpaid: `SELECT ${SELECTED} FROM invoices WHERE balance_cents > 0 AND ${NEWEST_FIRST}`,
+  patient: `SELECT ${SELECTED} FROM invoices WHERE patient_id = @patientId AND ${NEWEST_FIRST}`,
+  patientUnpaid: `SELECT ${SELECTED} FROM invoices WHERE patient_id = @patientId AND balance_cents > 0 AND ${NEWEST_FIRST}`,
 } as const;
 
-type ListParams = { patientId: string | null };
+type ListParams = { patientId: string | null; after_issued_at: string; after_seq: number; limit: number };
 
 function listSqlKey(filter: InvoiceFilter): keyof typeof LIST_SQL {
   if (filter.patientId === null) return filter.unpaid ? 'unpaid' : 'all';
@@ -57,12 +75,16 @@ function listSqlKey(filter: InvoiceFilter): keyof typeof LIST_SQL {
 }
 
 const statements = preparedFor((db) => ({
-  insert: db.prepare<InvoiceRow>(
+  insert: db.prepare<NewInvoiceRow>(
     `INSERT INTO invoices (${COLUMNS})
      VALUES (@id, @invoice_number, @patient_id, @status, @currency, @total_cents, @amount_paid_cents, @balance_cents,
              @issued_at, @created_at, @updated_at)`,
   ),
-  byId: db.prepare<[string], InvoiceRow>(`SELECT ${COLUMNS} FROM invoices WHERE id = ?`),
+  byId: db.prepare<[string], InvoiceRow>(`SELECT ${SELECTED} FROM invoices WHERE id = ?`),
+  withPatient: db.prepare<[string], InvoiceWithPatientRow>(
+    `SELECT i.seq, i.${COLUMNS.split(', ').join(', i.')}, p.patient_number, p.first_name AS patient_first_name, p.last_name AS patient_last_name
+       FROM invoices i JOIN patients p ON p.id = i.patient_id WHERE i.id = ?`,
+  ),
   // All four take the same parameter object; a statement without @patientId ignores it.
   list: {
     all: db.prepare<ListParams, InvoiceRow>(LIST_SQL.all),
@@ -87,7 +109,7 @@ const statements = preparedFor((db) => ({
 }));
 
 /** Stores a new invoice. */
-export function insertInvoice(db: Db, row: InvoiceRow): void {
+export function insertInvoice(db: Db, row: NewInvoiceRow): void {
   statements(db).insert.run(row);
 }
 
@@ -96,9 +118,26 @@ export function findInvoice(db: Db, id: string): InvoiceRow | undefined {
   return statements(db).byId.get(id);
 }
 
-/** The invoices `filter` selects, newest first. */
-export function listInvoiceRows(db: Db, filter: InvoiceFilter): InvoiceRow[] {
-  return statements(db).list[listSqlKey(filter)].all({ patientId: filter.patientId });
+/** An invoice with the number and name of its patient. */
+export interface InvoiceWithPatientRow extends InvoiceRow {
+  patient_number: string;
+  patient_first_name: string;
+  patient_last_name: string;
+}
+
+/** The invoice with this id and its patient's number and name, or undefined. */
+export function findInvoiceWithPatient(db: Db, id: string): InvoiceWithPatientRow | undefined {
+  return statements(db).withPatient.get(id);
+}
+
+/** Up to `limit` (all: null) of the invoices `filter` selects after `after`, newest first. */
+export function listInvoiceRows(db: Db, filter: InvoiceFilter, after = BEFORE_NEWEST_INVOICE, limit: number | null = null): InvoiceRow[] {
+  return statements(db).list[listSqlKey(filter)].all({
+    patientId: filter.patientId,
+    after_issued_at: after.issued_at,
+    after_seq: after.seq,
+    limit: limit ?? -1,
+  });
 }
 
 /**
@@ -108,7 +147,7 @@ export function listInvoiceRows(db: Db, filter: InvoiceFilter): InvoiceRow[] {
 export function explainInvoiceList(db: Db, filter: InvoiceFilter): string[] {
   return db
     .prepare<ListParams, { detail: string }>(`EXPLAIN QUERY PLAN ${LIST_SQL[listSqlKey(filter)]}`)
-    .all({ patientId: filter.patientId })
+    .all({ patientId: filter.patientId, after_issued_at: BEFORE_NEWEST_INVOICE.issued_at, after_seq: BEFORE_NEWEST_INVOICE.seq, limit: -1 })
     .map((step) => step.detail);
 }
 

@@ -3,6 +3,8 @@ import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../fields/patie
 
 /** A `patients` row as SQLite returns it: the stored fields by name plus the bookkeeping columns. */
 export interface PatientRow extends Record<string, unknown> {
+  /** The row's key: creation order, and the number of patient_number. */
+  seq: number;
   id: string;
   patient_number: string;
   is_active: number;
@@ -12,6 +14,7 @@ export interface PatientRow extends Record<string, unknown> {
 
 const STORED_COLUMNS = PATIENT_STORED_FIELDS.map((spec) => spec.name);
 const SELECT_COLUMNS = [
+  'seq',
   'id',
   'patient_number',
   'is_active',

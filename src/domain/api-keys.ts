@@ -8,10 +8,13 @@ import { problems } from './validation/problems.js';
 import { fieldsValidator, issue, throwIfIssues } from './validation/validate.js';
 import { uuidError } from './validation/structs.js';
 
-/** Every scope of decisions.md §2; a new key has all of them unless narrowed. */
+/** Every scope: decisions.md §2 and the read scopes of interface 1.1.0. */
 export const SCOPES = [
+  'patients:read',
   'patients:write',
+  'appointments:read',
   'appointments:write',
+  'documents:read',
   'documents:write',
   'lookups:read',
   'invoices:read',
@@ -50,11 +53,23 @@ function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
 
+/**
+ * How the scopes column records a key issued without --scopes: every scope, including those a
+ * later version adds (clinic-api-1.1.md, "Scopes"). A key issued with --scopes lists its own.
+ */
+const EVERY_SCOPE = '*';
+
+/** The scopes a stored key holds now. */
+function scopesOf(row: ApiKeyRow): Scope[] {
+  if (row.scopes === EVERY_SCOPE) return [...SCOPES];
+  return row.scopes.split(' ').filter((scope): scope is Scope => (SCOPES as readonly string[]).includes(scope));
+}
+
 function summarize(row: ApiKeyRow): ApiKeySummary {
   return {
     id: row.id,
     name: row.name,
-    scopes: row.scopes.split(' ').filter(Boolean) as Scope[],
+    scopes: scopesOf(row),
     created_at: row.created_at,
     revoked_at: row.revoked_at,
   };
@@ -62,7 +77,7 @@ function summarize(row: ApiKeyRow): ApiKeySummary {
 
 /**
  * Issues a key of 256 random bits. Only its SHA-256 is stored; the key is returned once.
- * `scopes` undefined means every scope.
+ * `scopes` undefined means every scope, now and of later versions.
  */
 export function createApiKey(db: Db, input: { name: unknown; scopes?: readonly string[] }): CreatedApiKey {
   const scopeIssues = (input.scopes ?? []).flatMap((scope, index) =>
@@ -78,7 +93,7 @@ export function createApiKey(db: Db, input: { name: unknown; scopes?: readonly s
     id: newId(),
     name: input.name as string,
     key_hash: hashKey(key).toString('hex'),
-    scopes: scopes.join(' '),
+    scopes: input.scopes === undefined ? EVERY_SCOPE : scopes.join(' '),
     created_at: nowIso(),
     revoked_at: null,
   };
@@ -118,7 +133,7 @@ export function authenticate(db: Db, authorization: string | undefined): ApiPrin
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), presented) || row.revoked_at !== null) {
     throw errors.unauthenticated();
   }
-  return { keyId: row.id, scopes: new Set(row.scopes.split(' ')) };
+  return { keyId: row.id, scopes: new Set(scopesOf(row)) };
 }
 
 /** FORBIDDEN unless the principal holds `scope`. */

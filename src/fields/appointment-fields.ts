@@ -76,3 +76,26 @@ export const APPOINTMENT_RESPONSE_FIELDS = [
   ...APPOINTMENT_READ_ONLY_FIELDS,
   field.literal('confirmation_state', { values: CONFIRMATION_STATES, readOnly: true, description: 'Who still owes a confirmation' }),
 ] as const satisfies readonly FieldSpec[];
+
+/** The path of GET /appointments/{appointment_id}. */
+export const APPOINTMENT_PATH_FIELDS = [
+  field.uuid('appointment_id', { required: true, description: 'The appointment' }),
+] as const satisfies readonly FieldSpec[];
+
+/**
+ * Query parameters of GET /appointments (clinic-api-1.1.md) less `limit` and `after`. `from` and
+ * `to` are each a date or a date-time, told apart and checked by the use case
+ * (list-appointments.ts), so the schema says string.
+ */
+export const APPOINTMENT_WINDOW_FIELDS = [
+  field.string('from', {
+    description:
+      'Start of the window: a date (the start of that day in clinic time) or a date-time (clinic time when it has no offset). Default: the start of today',
+  }),
+  field.string('to', {
+    description:
+      'End of the window, exclusive: a date (the END of that day in clinic time) or a date-time; after `from`, at most 92 days later. Default: the end of the day on which `from` falls',
+  }),
+  field.uuid('resource_id', { description: "Only this doctor's appointments" }),
+  field.uuid('patient_id', { description: "Only this patient's appointments" }),
+] as const satisfies readonly FieldSpec[];

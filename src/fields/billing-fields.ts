@@ -49,7 +49,28 @@ export const INVOICE_FIELDS = [
   field.datetime('issued_at', { nullable: true }),
 ] as const satisfies readonly FieldSpec[];
 
-/** Query parameters of GET /invoices (spec 4). */
+/** The path of GET /invoices/{invoice_id}. */
+export const INVOICE_PATH_FIELDS = [field.uuid('invoice_id', { required: true })] as const satisfies readonly FieldSpec[];
+
+/** One payment of an invoice as GET /invoices/{invoice_id} lists it (clinic-api-1.1.md). */
+export const INVOICE_PAYMENT_FIELDS = [
+  field.uuid('payment_id'),
+  amount('amount'),
+  field.literal('method', { values: PAYMENT_METHOD_KEYS }),
+  field.string('note', { nullable: true }),
+  field.datetime('created_at'),
+] as const satisfies readonly FieldSpec[];
+
+/** GET /invoices/{invoice_id}: the Invoice item, its patient's number and name, and its payments in the order recorded. */
+export const INVOICE_DETAIL_FIELDS = [
+  ...INVOICE_FIELDS,
+  field.string('patient_number'),
+  field.string('patient_first_name'),
+  field.string('patient_last_name'),
+  field.objectList('payments', { fields: INVOICE_PAYMENT_FIELDS, description: 'In the order recorded' }),
+] as const satisfies readonly FieldSpec[];
+
+/** Query parameters of GET /invoices (spec 4); `limit` and `after` are added by the use case (1.1.0). */
 export const INVOICE_QUERY_FIELDS = [
   field.uuid('patient_id', { description: "Only this patient's invoices" }),
   field.boolean('unpaid', { default: false, acceptsText: true, description: 'Only invoices with a balance' }),

@@ -36,3 +36,16 @@ export const DOCUMENT_FIELDS = [
   field.datetime('created_at'),
   field.literal('type', { values: DOCUMENT_TYPE_KEYS }),
 ] as const satisfies readonly FieldSpec[];
+
+/** The path of GET /patients/{patient_id}/documents/{document_id}. */
+export const DOCUMENT_DOWNLOAD_PATH_FIELDS = [
+  DOCUMENT_PATH_FIELDS[0],
+  field.uuid('document_id', { required: true, description: 'The document (from the upload or the document list)' }),
+] as const satisfies readonly FieldSpec[];
+
+/** DocumentItem (clinic-api-1.1.md): the upload response plus the title and the SHA-256 of the bytes. */
+export const DOCUMENT_ITEM_FIELDS = [
+  ...DOCUMENT_FIELDS,
+  field.string('title', { nullable: true }),
+  field.string('sha256', { pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the stored bytes, lowercase hex; also the download ETag' }),
+] as const satisfies readonly FieldSpec[];

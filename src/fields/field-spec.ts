@@ -32,7 +32,8 @@ export type FieldSpec = FieldBase &
     | { kind: 'uuid_list'; maxItems?: number }
     /** `acceptsText`: also true/false/1/0 as text, as a query parameter arrives (else bool_parsing). */
     | { kind: 'boolean'; acceptsText?: boolean }
-    | { kind: 'integer'; minimum?: number; maximum?: number }
+    /** `acceptsText`: also a numeral as text, as a query parameter arrives (else int_parsing). */
+    | { kind: 'integer'; minimum?: number; maximum?: number; acceptsText?: boolean }
     /** Number or decimal numeral string; stored and returned as canonical text. */
     | { kind: 'decimal' }
     /** Number or decimal numeral string of money; normalised to integer cents. */
@@ -125,5 +126,7 @@ export type ValuesOf<Fields extends readonly FieldSpec[]> = { -readonly [Spec in
 
 /** A response made of a field list: every field present, null where it is nullable (the presenters' type). */
 export type ResponseOf<Fields extends readonly FieldSpec[]> = {
-  -readonly [Spec in Fields[number] as Spec['name']]: BaseValue<Spec> | (Spec extends { nullable: true } ? null : never);
+  -readonly [Spec in Fields[number] as Spec['name']]:
+    | (Spec extends { kind: 'object_list'; fields: infer F extends readonly FieldSpec[] } ? ResponseOf<F>[] : BaseValue<Spec>)
+    | (Spec extends { nullable: true } ? null : never);
 };

@@ -135,3 +135,32 @@ export const PATIENT_RESPONSE_FIELDS = [
   ...PATIENT_STORED_FIELDS,
   ...PATIENT_READ_ONLY_FIELDS,
 ] as const satisfies readonly FieldSpec[];
+
+/** The path of GET /patients/{patient_id} and the patient's document paths. */
+export const PATIENT_PATH_FIELDS = [
+  field.uuid('patient_id', { required: true, description: 'The patient' }),
+] as const satisfies readonly FieldSpec[];
+
+/** Query parameters of GET /patients (clinic-api-1.1.md); `limit` and `after` are added by the operation. */
+export const PATIENT_SEARCH_FIELDS = [
+  field.string('q', {
+    minLength: 1,
+    maxLength: 200,
+    description:
+      'Words, each of which must match: a prefix of a word of the first or last name (case and accents ignored), the patient number (P-000042, p-42, 42), the date of birth (1961-07-23 or 23.07.1961), the whole email, or 4 or more digits of the phone or mobile number',
+  }),
+] as const satisfies readonly FieldSpec[];
+
+/** PatientSummary (clinic-api-1.1.md): one patient of a search result. */
+export const PATIENT_SUMMARY_FIELDS = [
+  PATIENT_RESPONSE_EXTRA_FIELDS[0],
+  PATIENT_RESPONSE_EXTRA_FIELDS[1],
+  PATIENT_INPUT_FIELDS[0],
+  PATIENT_INPUT_FIELDS[1],
+  field.date('date_of_birth', { nullable: true }),
+  field.string('email', { nullable: true }),
+  field.string('mobile', { nullable: true }),
+  PATIENT_RESPONSE_EXTRA_FIELDS[2],
+  PATIENT_RESPONSE_EXTRA_FIELDS[5],
+  PATIENT_RESPONSE_EXTRA_FIELDS[6],
+] as const satisfies readonly FieldSpec[];

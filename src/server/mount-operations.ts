@@ -7,6 +7,25 @@ import { jsonBody } from './middleware/json-body.js';
 import { requireModule } from './middleware/require-module.js';
 import type { Operation, OperationDeps } from './operation.js';
 import type { ClinicState } from './state.js';
+import type { Page } from '../domain/pagination.js';
+
+/** The name of a `name=value` query parameter as sent, decoded; undefined when it cannot be decoded. */
+function parameterName(parameter: string): string | undefined {
+  try {
+    return decodeURIComponent((parameter.split('=')[0] ?? '').replace(/\+/g, ' '));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The Link header of the page after `cursor` (clinic-api-1.1.md, RFC 8288): the request's own
+ * path and every other query parameter as sent, plus `after`.
+ */
+export function nextPageLink(path: string, querystring: string, cursor: string): string {
+  const kept = querystring.split('&').filter((parameter) => parameter !== '' && parameterName(parameter) !== 'after');
+  return `<${path}?${[...kept, `after=${encodeURIComponent(cursor)}`].join('&')}>; rel="next"`;
+}
 
 /** `/invoices/{invoice_id}/payments` → `/invoices/:invoice_id/payments`. */
 const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
@@ -29,10 +48,15 @@ function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicSta
   const result = op.result;
   chain.push(async function answer(ctx) {
     const body = await waitWhileBusy(() => handle(ctx));
-    if (result.kind === 'model') {
+    if (result.kind !== 'model') return;
+    ctx.status = result.status;
+    if (!result.paged) {
       ctx.body = body;
-      ctx.status = result.status;
+      return;
     }
+    const page = body as Page<unknown>;
+    ctx.body = page.items;
+    if (page.next !== null) ctx.set('Link', nextPageLink(ctx.path, ctx.querystring, page.next));
   });
   return chain;
 }

@@ -29,6 +29,17 @@ export function staticFile(contentType: string, content: string | Uint8Array, he
 }
 
 /**
+ * Whether an If-None-Match header names `etag` (or is `*`). Compared weakly, as RFC 9110
+ * §13.1.2 asks; the request's Cache-Control does not matter: the origin server answers the
+ * precondition anyway (browsers' fetch() sends `no-cache` with a revalidation).
+ */
+export function ifNoneMatchNames(header: string | undefined, etag: string): boolean {
+  if (header === undefined || header === '') return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((tag) => tag.trim() === '*' || opaque(tag) === opaque(etag));
+}
+
+/**
  * Answers with `file`, or 304 when the client's copy is current. Files that change only with the
  * program are revalidated (`no-cache`) rather than cached for a time: an upgraded program then
  * never pairs a cached old page with a new document. A matching If-None-Match costs a 304
@@ -40,7 +51,7 @@ export function sendStaticFile(ctx: ClinicContext, file: StaticFile): void {
   ctx.set('Cache-Control', 'no-cache');
   ctx.set('X-Content-Type-Options', 'nosniff');
   for (const [name, value] of Object.entries(file.headers ?? {})) ctx.set(name, value);
-  if (ctx.fresh) {
+  if (ifNoneMatchNames(ctx.get('If-None-Match') || undefined, file.etag)) {
     ctx.status = 304;
     return;
   }

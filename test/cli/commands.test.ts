@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { SCOPES } from '../../src/domain/api-keys.js';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { useTestServer } from '../helpers/fixtures.js';
@@ -19,7 +20,7 @@ describe('clinic command line', () => {
     for (let i = 0; i < 2; i++) {
       const result = await clinic('init', '--json');
       assert.equal(result.code, 0, result.stderr);
-      assert.equal(JSON.parse(result.stdout).schema_version, 1);
+      assert.equal(JSON.parse(result.stdout).schema_version, 2);
     }
   });
 
@@ -36,7 +37,7 @@ describe('clinic command line', () => {
 
   it('api-key create gives a new key every scope by default', async () => {
     const created = JSON.parse((await clinic('api-key', 'create', '--name', 'all', '--json')).stdout);
-    assert.equal(created.scopes.length, 6);
+    assert.deepEqual(created.scopes, [...SCOPES]);
   });
 
   it('refuses an unknown scope with exit 1', async () => {

@@ -165,7 +165,7 @@ describe('listing invoices (domain)', () => {
     const tieB = createInvoice(data.db, buildInvoice(patient, { issued_at: same }));
     const newest = createInvoice(data.db, buildInvoice(patient, { issued_at: '2026-06-01T09:00:00Z' }));
     assert.deepEqual(
-      listInvoices(data.db, { patient_id: patient }).map((i) => i.id),
+      listInvoices(data.db, { patient_id: patient }).items.map((i) => i.id),
       [newest.id, tieB.id, tieA.id, old.id],
     );
   });
@@ -177,14 +177,14 @@ describe('listing invoices (domain)', () => {
     const paid = createInvoice(data.db, buildInvoice(patient, { total: 10 }));
     createInvoice(data.db, buildInvoice(other));
     recordPayment(data.db, { path: { invoice_id: paid.id }, headers: {}, body: buildPayment({ amount: 10 }) });
-    assert.deepEqual(new Set(listInvoices(data.db, { patient_id: patient }).map((i) => i.id)), new Set([open.id, paid.id]));
+    assert.deepEqual(new Set(listInvoices(data.db, { patient_id: patient }).items.map((i) => i.id)), new Set([open.id, paid.id]));
     assert.deepEqual(
-      listInvoices(data.db, { patient_id: patient, unpaid: 'true' }).map((i) => i.id),
+      listInvoices(data.db, { patient_id: patient, unpaid: 'true' }).items.map((i) => i.id),
       [open.id],
     );
-    assert.ok(listInvoices(data.db, { unpaid: '1' }).every((i) => i.balance > 0));
-    assert.ok(listInvoices(data.db, {}).some((i) => i.id === paid.id));
-    assert.deepEqual(listInvoices(data.db, { patient_id: '00000000-0000-4000-8000-000000000000' }), []);
+    assert.ok(listInvoices(data.db, { unpaid: '1' }).items.every((i) => i.balance > 0));
+    assert.ok(listInvoices(data.db, {}).items.some((i) => i.id === paid.id));
+    assert.deepEqual(listInvoices(data.db, { patient_id: '00000000-0000-4000-8000-000000000000' }).items, []);
   });
 
   for (const filter of [

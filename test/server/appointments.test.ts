@@ -469,10 +469,10 @@ describe('POST /appointments', () => {
       assert.equal(response.body.detail.code, 'UNSUPPORTED_MEDIA_TYPE');
     });
 
-    it('answers 405 for GET on the collection', async () => {
-      const response = await server.request('GET', '/appointments');
+    it('answers 405 for DELETE on the collection, naming GET and POST', async () => {
+      const response = await server.request('DELETE', '/appointments');
       assert.equal(response.status, 405);
-      assert.equal(response.headers.get('allow'), 'POST');
+      assert.equal(response.headers.get('allow'), 'GET, HEAD, POST');
     });
   });
 });

@@ -182,7 +182,7 @@ describe('HTTP error contract', () => {
     const response = await server.request('DELETE', '/patients', { key: null });
     assert.equal(response.status, 405);
     assert.equal(response.body.detail.code, 'METHOD_NOT_ALLOWED');
-    assert.equal(response.headers.get('allow'), 'POST');
+    assert.equal(response.headers.get('allow'), 'GET, HEAD, POST');
     const lookup = await server.request('POST', '/document-types', { body: {} });
     assert.equal(lookup.status, 405);
     assert.match(lookup.headers.get('allow') ?? '', /GET/);

@@ -39,12 +39,12 @@ describe('GET /openapi.json', () => {
       Object.entries(item as Json).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op: op as Json })),
     );
 
-  it('serves an OpenAPI 3.1 document of version 1.0.0 without a key', async () => {
+  it('serves an OpenAPI 3.1 document of version 1.1.0 without a key', async () => {
     const response = await server.request('GET', '/openapi.json', { key: null });
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     assert.match(document.openapi, /^3\.1\./);
-    assert.equal(document.info.version, '1.0.0');
+    assert.equal(document.info.version, '1.1.0');
     assert.deepEqual(document.servers, [{ url: API_PREFIX, description: 'This server' }]);
   });
 

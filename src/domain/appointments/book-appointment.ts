@@ -1,4 +1,4 @@
-import { findAppointment, insertAppointment, insertAppointmentServices, listAppointmentServices } from '../../db/appointments.js';
+import { findAppointment, insertAppointment, insertAppointmentServices, recordAppointmentLength } from '../../db/appointments.js';
 import { findDoctor } from '../../db/doctors.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
@@ -13,7 +13,7 @@ import { isPlainObject } from '../validation/structs.js';
 import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
 import { normalizeFields } from '../validation/values.js';
 import type { ValuesOf } from '../../fields/field-spec.js';
-import { presentAppointment, type Appointment } from './present-appointment.js';
+import { presentStoredAppointment, type Appointment } from './present-appointment.js';
 
 /** Where a booking was made: this program books over its HTTP API or its command line. */
 export type BookingSource = 'api' | 'cli';
@@ -88,15 +88,10 @@ export function bookAppointment(db: Db, input: unknown, bookingSource: BookingSo
     columns.clinic_confirmed_at = now;
     insertAppointment(db, columns);
     insertAppointmentServices(db, id, serviceIds);
+    recordAppointmentLength(db, Date.parse(values.end_at) - Date.parse(values.start_at));
   }).immediate();
 
-  return loadAppointment(db, id);
-}
-
-/** The stored appointment in its API shape; the caller knows it exists. */
-function loadAppointment(db: Db, id: string): Appointment {
-  const row = findAppointment(db, id);
-  if (!row) throw new Error(`appointment ${id} vanished after it was committed`);
-  const main = row.service_id === null ? undefined : findService(db, row.service_id);
-  return presentAppointment(row, listAppointmentServices(db, id), main);
+  const stored = findAppointment(db, id);
+  if (!stored) throw new Error(`appointment ${id} vanished after it was committed`);
+  return presentStoredAppointment(db, stored);
 }

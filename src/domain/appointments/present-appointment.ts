@@ -1,5 +1,6 @@
-import type { AppointmentRow, AppointmentServiceRow } from '../../db/appointments.js';
-import type { ServiceRow } from '../../db/services.js';
+import { listAppointmentServices, type AppointmentRow, type AppointmentServiceRow } from '../../db/appointments.js';
+import type { Db } from '../../db/open-database.js';
+import { findService, type ServiceRow } from '../../db/services.js';
 import type { APPOINTMENT_RESPONSE_FIELDS, APPOINTMENT_SERVICE_BRIEF_FIELDS } from '../../fields/appointment-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { confirmationState } from './confirmation-state.js';
@@ -63,4 +64,10 @@ export function presentAppointment(
     confirmation_reminder_sent_at: text(row.confirmation_reminder_sent_at),
     confirmation_state: confirmationState(row),
   };
+}
+
+/** A stored appointment in its API shape, with its services read from the database. */
+export function presentStoredAppointment(db: Db, row: AppointmentRow): Appointment {
+  const main = row.service_id === null ? undefined : findService(db, row.service_id);
+  return presentAppointment(row, listAppointmentServices(db, row.id), main);
 }

@@ -1,4 +1,4 @@
-import { insertInvoice, sumOpenBalances, takeInvoiceNumber, type InvoiceRow } from '../../db/invoices.js';
+import { insertInvoice, sumOpenBalances, takeInvoiceNumber, type NewInvoiceRow } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
 import { INVOICE_INPUT_FIELDS } from '../../fields/billing-fields.js';
@@ -47,7 +47,7 @@ export function createInvoice(db: Db, input: unknown): Invoice {
       if (owed !== undefined && owed.currency !== currency) throw errors.invoiceCurrencyMismatch(owed.currency);
       const year = yearIn(timeZone, issuedAt);
       const totalCents = values.total;
-      const row: InvoiceRow = {
+      const row: NewInvoiceRow = {
         id: newId(),
         invoice_number: `INV-${year}-${String(takeInvoiceNumber(db, year)).padStart(6, '0')}`,
         patient_id: patientId,

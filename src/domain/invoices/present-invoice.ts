@@ -1,4 +1,4 @@
-import type { InvoiceRow } from '../../db/invoices.js';
+import type { NewInvoiceRow } from '../../db/invoices.js';
 import type { INVOICE_FIELDS } from '../../fields/billing-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { centsToNumber } from '../validation/decimal.js';
@@ -7,7 +7,7 @@ import { centsToNumber } from '../validation/decimal.js';
 export type Invoice = ResponseOf<typeof INVOICE_FIELDS>;
 
 /** The API shape of an invoice row, shared by GET /invoices and `clinic invoice`. */
-export function presentInvoice(row: InvoiceRow): Invoice {
+export function presentInvoice(row: NewInvoiceRow): Invoice {
   return {
     id: row.id,
     invoice_number: row.invoice_number,

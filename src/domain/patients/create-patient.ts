@@ -1,4 +1,5 @@
 import type { Db } from '../../db/open-database.js';
+import { insertPatientSearchTerms } from '../../db/patient-search.js';
 import { insertPatient } from '../../db/patients.js';
 import { toColumn } from '../../fields/columns.js';
 import { PATIENT_INPUT_FIELDS, PATIENT_STORED_FIELDS } from '../../fields/patient-fields.js';
@@ -8,6 +9,7 @@ import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { clinicTimeZone } from '../settings.js';
 import { fieldsValidator } from '../validation/validate.js';
 import { presentPatient, type Patient } from './present-patient.js';
+import { patientSearchTerms } from '../../db/search-terms.js';
 
 const patientInput = fieldsValidator(PATIENT_INPUT_FIELDS, 'body');
 
@@ -26,7 +28,18 @@ export function createPatient(db: Db, input: unknown): Patient {
   const columns: Record<string, unknown> = { id: newId(), created_at: now, updated_at: now };
   const byName: Readonly<Record<string, unknown>> = values;
   for (const spec of PATIENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, byName[spec.name]);
-  const row = insertPatient(db, columns);
+  // The patient and its search terms are stored together or not at all.
+  const row = db
+    .transaction(() => {
+      const inserted = insertPatient(db, columns);
+      insertPatientSearchTerms(
+        db,
+        { seq: inserted.seq, last_name: values.last_name, first_name: values.first_name },
+        patientSearchTerms(values),
+      );
+      return inserted;
+    })
+    .immediate();
   // A patient created a moment ago has no invoices, so this is "0" with no currency; asked all
   // the same, so every presented patient has its balance from the one place that computes it.
   return presentPatient(row, outstandingBalance(db, row.id));

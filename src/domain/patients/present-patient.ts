@@ -24,7 +24,7 @@ export interface PatientBalance {
 }
 
 /** Decimal-string form of a balance: "0" when nothing is owed (the spec's default), else e.g. "120.50". */
-function balanceText(cents: number): string {
+export function balanceText(cents: number): string {
   return cents === 0 ? '0' : centsToText(cents);
 }
 

@@ -143,3 +143,38 @@ export function toUtcIso(value: LocalDateTime, timeZone: string): string {
   const exact = candidates.find((instant) => instant + zoneOffsetMinutes(timeZone, instant) * 60000 === wallClock);
   return new Date(exact ?? (candidates[1] as number)).toISOString();
 }
+
+/** A day on the calendar. */
+export interface CalendarDate {
+  year: number;
+  month: number;
+  day: number;
+}
+
+/** The calendar date of YYYY-MM-DD text that dateError accepts. */
+export function parseDate(text: string): CalendarDate {
+  const [year, month, day] = text.split('-').map(Number) as [number, number, number];
+  return { year, month, day };
+}
+
+/** The date in `timeZone` at the instant `instant` (milliseconds since the epoch). */
+export function localDateOf(instant: number, timeZone: string): CalendarDate {
+  const local = new Date(instant + zoneOffsetMinutes(timeZone, instant) * 60000);
+  return { year: local.getUTCFullYear(), month: local.getUTCMonth() + 1, day: local.getUTCDate() };
+}
+
+/** The day after `date`. */
+export function nextDay(date: CalendarDate): CalendarDate {
+  const next = new Date(utcMillis(date.year, date.month, date.day + 1));
+  return { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() };
+}
+
+/** The UTC ISO instant at which `date` begins in `timeZone` (midnight, or the first minute after a DST gap). */
+export function startOfDay(date: CalendarDate, timeZone: string): string {
+  return toUtcIso({ ...date, hour: 0, minute: 0, second: 0, millisecond: 0, offsetMinutes: undefined }, timeZone);
+}
+
+/** `date` as YYYY-MM-DD. */
+export function formatDate(date: CalendarDate): string {
+  return `${String(date.year).padStart(4, '0')}-${String(date.month).padStart(2, '0')}-${String(date.day).padStart(2, '0')}`;
+}

@@ -31,6 +31,7 @@ export const problems = {
   boolType: (): Problem => ({ type: 'bool_type', msg: 'Input should be a valid boolean' }),
   boolParsing: (): Problem => ({ type: 'bool_parsing', msg: 'Input should be a valid boolean, unable to interpret input' }),
   intType: (): Problem => ({ type: 'int_type', msg: 'Input should be a valid integer' }),
+  intParsing: (): Problem => ({ type: 'int_parsing', msg: 'Input should be a valid integer, unable to parse string as an integer' }),
   floatType: (): Problem => ({ type: 'float_type', msg: 'Input should be a valid number' }),
   uuidParsing: (error: string): Problem => ({
     type: 'uuid_parsing',

@@ -85,8 +85,17 @@ function checkString(spec: Extract<FieldSpec, { kind: 'string' }>): Check {
   };
 }
 
+/** The integer a query parameter's text stands for (`42`, ` +42 `), or undefined. */
+export function textInteger(value: unknown): number | undefined {
+  if (typeof value === 'number') return value;
+  if (typeof value !== 'string' || !/^\s*[+-]?\d{1,15}\s*$/.test(value)) return undefined;
+  return Number(value);
+}
+
 function checkInteger(spec: Extract<FieldSpec, { kind: 'integer' }>): Check {
-  return (value) => {
+  return (input) => {
+    const value = spec.acceptsText ? textInteger(input) : input;
+    if (spec.acceptsText && value === undefined) return typeof input === 'string' ? problems.intParsing() : problems.intType();
     if (typeof value !== 'number' || !Number.isSafeInteger(value)) return problems.intType();
     if (spec.minimum !== undefined && value < spec.minimum) return problems.greaterThanEqual(spec.minimum);
     if (spec.maximum !== undefined && value > spec.maximum) return problems.lessThanEqual(spec.maximum);

@@ -1,7 +1,7 @@
 import { parseDateTime, toUtcIso } from './calendar.js';
 import { decimalToCents, formatDecimal } from './decimal.js';
 import type { FieldSpec, ValuesOf } from '../../fields/field-spec.js';
-import { decimalPartsOf, textBoolean } from './structs.js';
+import { decimalPartsOf, textBoolean, textInteger } from './structs.js';
 
 /** What normalising needs to know about the clinic. */
 export interface NormalizeContext {
@@ -26,6 +26,8 @@ function normalizeValue(spec: FieldSpec, value: unknown, context: NormalizeConte
       return decimalToCents(decimalPartsOf(value)!);
     case 'boolean':
       return textBoolean(value);
+    case 'integer':
+      return textInteger(value);
     case 'datetime':
       return toUtcIso(parseDateTime(value as string) as Exclude<ReturnType<typeof parseDateTime>, string>, context.timeZone);
     case 'object':

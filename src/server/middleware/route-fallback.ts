@@ -16,6 +16,6 @@ export function routeFallback(routers: readonly Router[]) {
       }
     }
     if (allowed.size === 0) throw errors.notFound();
-    throw errors.methodNotAllowed([...allowed]);
+    throw errors.methodNotAllowed([...allowed].sort());
   };
 }

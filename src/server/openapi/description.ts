@@ -19,6 +19,13 @@ export interface DescriptionLimits {
 
 export type ApiDescription = Record<string, unknown> & { paths: Record<string, Record<string, JsonSchema>> };
 
+/** A parameter's example text as a value of its schema's type. */
+function exampleValue(schema: JsonSchema, example: string): unknown {
+  if (schema.type === 'boolean') return example === 'true';
+  if (schema.type === 'integer') return Number(example);
+  return example;
+}
+
 function parameters(op: OperationSpec): JsonSchema[] {
   const from = (where: 'path' | 'query' | 'header', fields: readonly FieldSpec[] = []) =>
     fields.map((spec) => {
@@ -30,7 +37,7 @@ function parameters(op: OperationSpec): JsonSchema[] {
         required: where === 'path' || spec.required === true,
         ...(description === undefined ? {} : { description }),
         schema,
-        ...(example === undefined ? {} : { example: schema.type === 'boolean' ? example === 'true' : example }),
+        ...(example === undefined ? {} : { example: exampleValue(schema, example) }),
       };
     });
   return [...from('path', op.pathFields), ...from('query', op.queryFields), ...from('header', op.headerFields)];
@@ -78,8 +85,22 @@ function successResponse(op: OperationSpec): [string, JsonSchema][] {
       ['304', { description: 'Not modified since the ETag sent as If-None-Match', headers: headersObject(['ETag']) }],
     ];
   }
-  const schema = result.list ? { type: 'array', items: ref('schemas', result.model) } : ref('schemas', result.model);
-  const headers = { ...headersObject([]), ...result.headers };
+  if (result.kind === 'download') {
+    const file = { schema: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' } };
+    return [
+      [
+        '200',
+        {
+          description: `${result.description}. Content-Type is the type stored with it`,
+          headers: headersObject(['ETag', 'Content-Disposition', 'Content-Length', 'X-Content-Type-Options']),
+          content: { 'application/octet-stream': { ...file, example: '(the stored bytes)' }, '*/*': file },
+        },
+      ],
+      ['304', { description: 'The If-None-Match sent names this ETag (whatever Cache-Control says)', headers: headersObject(['ETag']) }],
+    ];
+  }
+  const schema = result.list || result.paged ? { type: 'array', items: ref('schemas', result.model) } : ref('schemas', result.model);
+  const headers = { ...headersObject(result.paged ? ['Link'] : []), ...result.headers };
   return [
     [
       String(result.status),

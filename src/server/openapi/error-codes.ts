@@ -14,6 +14,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   patientNotFound: [],
   invoiceNotFound: [],
   appointmentNotFound: [],
+  documentNotFound: [],
   doctorNotFound: [],
   serviceNotFound: [],
   apiKeyNotFound: [],

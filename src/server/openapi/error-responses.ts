@@ -131,5 +131,21 @@ export function headerComponents(): Record<string, JsonSchema> {
     },
     ...Object.fromEntries(Object.entries(ERROR_HEADERS).map(([name, header]) => [name, { ...header, required: true }])),
     ETag: { description: 'Send it back as If-None-Match to get a 304', required: true, schema: { type: 'string' } },
+    // Not required: the last page has none.
+    Link: {
+      description:
+        'Present when more items follow: `<{path}?{query}>; rel="next"`, the request\'s own path and parameters with `after` set to the next page\'s cursor (RFC 8288)',
+      schema: {
+        type: 'string',
+        example: '</api/public/v1/patients?q=mul&limit=50&after=WyJwYXRpZW50cyIsIk3DvGxsZXIiLCJKw7xyZ2VuIiwxXQ>; rel="next"',
+      },
+    },
+    'Content-Disposition': {
+      description: "`attachment; filename*=UTF-8''` and the stored file name, percent-encoded (RFC 6266, RFC 8187)",
+      required: true,
+      schema: { type: 'string' },
+    },
+    'Content-Length': { description: 'The size of the stored file in bytes', required: true, schema: { type: 'integer', minimum: 1 } },
+    'X-Content-Type-Options': { description: 'Always `nosniff`', required: true, schema: { type: 'string', enum: ['nosniff'] } },
   };
 }

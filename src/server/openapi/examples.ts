@@ -127,6 +127,39 @@ export const paymentResultExample = exampleOf('PaymentResult', {
   invoice_balance: 100,
 });
 
+export const patientSummaryListExample = [
+  exampleOf('PatientSummary', {
+    id: PATIENT_ID,
+    patient_number: 'P-000042',
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    date_of_birth: '1985-12-10',
+    email: 'ada@example.org',
+    mobile: '+43 660 1234567',
+    is_active: true,
+    outstanding_balance: '100.00',
+    outstanding_currency: 'EUR',
+  }),
+];
+
+export const appointmentListExample = [appointmentExample];
+
+export const documentItemListExample = [
+  exampleOf('DocumentItem', {
+    ...documentExample,
+    title: 'Panoramic 2026',
+    sha256: '3a7bd3e2360a3d29eea436fcfb7e44c735d117c42d1c1835420b6b9942dd4f1b',
+  }),
+];
+
+export const invoiceDetailExample = exampleOf('InvoiceDetail', {
+  ...invoiceListExample[0],
+  patient_number: 'P-000042',
+  patient_first_name: 'Ada',
+  patient_last_name: 'Lovelace',
+  payments: [{ payment_id: '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e', amount: 20.5, method: 'card', note: null, created_at: CREATED_AT }],
+});
+
 export const servicesExample = [exampleOf('Service', serviceExample)];
 export const doctorsExample = [exampleOf('Doctor', doctorExample)];
 export const documentTypesExample = [...listDocumentTypes()];
@@ -136,6 +169,13 @@ export const paymentMethodsExample = [...listPaymentMethods()];
 export const parameterExamples: Readonly<Record<string, string>> = {
   patient_id: PATIENT_ID,
   invoice_id: INVOICE_ID,
+  appointment_id: '1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a',
+  document_id: '7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b',
+  resource_id: DOCTOR_ID,
+  q: 'lovelace ada',
+  from: '2026-12-01',
+  to: '2026-12-01',
+  limit: '50',
   unpaid: 'true',
   'idempotency-key': 'till-2-receipt-0815',
   asset: 'swagger-ui.css',

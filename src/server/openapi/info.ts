@@ -2,7 +2,7 @@
  * The version of the interface (spec §9), not of the program: it changes when the interface
  * does, whatever the program's own version.
  */
-export const INTERFACE_VERSION = '1.0.0';
+export const INTERFACE_VERSION = '1.1.0';
 
 const DESCRIPTION = `The clinic's public JSON API on this computer: patients, appointments, documents, invoices and payments.
 

@@ -1,10 +1,10 @@
 import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_RESPONSE_FIELDS } from '../../fields/appointment-fields.js';
-import { INVOICE_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_RESULT_FIELDS } from '../../fields/billing-fields.js';
+import { INVOICE_DETAIL_FIELDS, INVOICE_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_RESULT_FIELDS } from '../../fields/billing-fields.js';
 import { DOCTOR_FIELDS, SERVICE_FIELDS } from '../../fields/catalog-fields.js';
-import { DOCUMENT_FIELDS } from '../../fields/document-fields.js';
+import { DOCUMENT_FIELDS, DOCUMENT_ITEM_FIELDS } from '../../fields/document-fields.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { DOCUMENT_TYPE_FIELDS, PAYMENT_METHOD_FIELDS } from '../../fields/lookup-fields.js';
-import { PATIENT_INPUT_FIELDS, PATIENT_RESPONSE_FIELDS } from '../../fields/patient-fields.js';
+import { PATIENT_INPUT_FIELDS, PATIENT_RESPONSE_FIELDS, PATIENT_SUMMARY_FIELDS } from '../../fields/patient-fields.js';
 import type { Direction } from './field-schemas.js';
 
 /** A named schema of the interface description: a field list read in one direction. */
@@ -33,8 +33,23 @@ export const MODELS = {
     description: 'Appointment, the body of POST /appointments (spec 2.4). A null patient_id is refused like an absent one.',
   },
   Appointment: { direction: 'response', fields: APPOINTMENT_RESPONSE_FIELDS, description: 'Appointment as returned (spec 2.5).' },
+  PatientSummary: {
+    direction: 'response',
+    fields: PATIENT_SUMMARY_FIELDS,
+    description: 'One patient of GET /patients (1.1.0): who it is, how to reach them and what they owe.',
+  },
   Document: { direction: 'response', fields: DOCUMENT_FIELDS, description: 'A stored document (spec 2.11).' },
+  DocumentItem: {
+    direction: 'response',
+    fields: DOCUMENT_ITEM_FIELDS,
+    description: 'A stored document as listed (1.1.0): the upload response plus its title and SHA-256.',
+  },
   Invoice: { direction: 'response', fields: INVOICE_FIELDS, description: 'Invoice item (spec 2.8); money as JSON numbers.' },
+  InvoiceDetail: {
+    direction: 'response',
+    fields: INVOICE_DETAIL_FIELDS,
+    description: "One invoice (1.1.0): the Invoice item, its patient's number and name, and its payments in the order recorded.",
+  },
   PaymentRequest: { direction: 'request', fields: PAYMENT_INPUT_FIELDS, description: 'Payment request (spec 2.9).' },
   PaymentResult: {
     direction: 'response',

@@ -11,6 +11,11 @@ interface ModelResult {
   status: 200 | 201;
   model: ModelName;
   list?: boolean;
+  /**
+   * A list served a page at a time (clinic-api-1.1.md, "Pagination"): the handler returns a
+   * Page, whose items are the body and whose next cursor becomes the Link header.
+   */
+  paged?: boolean;
   description: string;
   example: unknown;
   /** Response headers besides X-Request-Id. */
@@ -23,6 +28,12 @@ interface StaticResult {
   description: string;
   media: Readonly<Record<string, JsonSchema>>;
   example: string | object;
+}
+
+/** A stored file, streamed: 200 with its bytes, or 304 to an If-None-Match naming its ETag. The handler sends it. */
+interface DownloadResult {
+  kind: 'download';
+  description: string;
 }
 
 export type RequestBody =
@@ -53,7 +64,7 @@ export interface OperationSpec {
   body?: RequestBody;
   /** Coded refusals after the schema: unknown ids in the path (404) and behavioural rules (422). */
   refusals?: readonly AppError[];
-  result: ModelResult | StaticResult;
+  result: ModelResult | StaticResult | DownloadResult;
 }
 
 /** The tags operations are grouped under, in the order the docs page shows them. */

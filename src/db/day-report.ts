@@ -1,0 +1,47 @@
+import type { PaymentMethodKey } from '../fields/billing-fields.js';
+import { preparedFor, type Db } from './open-database.js';
+
+/** A payment as the end-of-day cash count lists it: with its invoice's number and currency and its patient. */
+export interface DayPaymentRow {
+  payment_id: string;
+  created_at: string;
+  method: PaymentMethodKey;
+  amount_cents: number;
+  invoice_number: string;
+  currency: string;
+  patient_number: string;
+  patient_first_name: string;
+  patient_last_name: string;
+}
+
+/**
+ * The payments recorded in [@from, @to): a range on payments_by_created_at, then one probe each
+ * into the invoice and the patient. Ordered by seq, the order recorded, which a wall clock set
+ * back between two payments would not give; the sort is over one day's payments only.
+ */
+const DAY_PAYMENTS_SQL = `SELECT p.id AS payment_id, p.created_at, p.method, p.amount_cents, i.invoice_number, i.currency,
+            pt.patient_number, pt.first_name AS patient_first_name, pt.last_name AS patient_last_name
+       FROM payments p
+       JOIN invoices i ON i.id = p.invoice_id
+       JOIN patients pt ON pt.id = i.patient_id
+      WHERE p.created_at >= @from AND p.created_at < @to
+      ORDER BY p.seq`;
+
+type DayParams = { from: string; to: string };
+
+const statements = preparedFor((db) => ({
+  dayPayments: db.prepare<DayParams, DayPaymentRow>(DAY_PAYMENTS_SQL),
+}));
+
+/** Every payment recorded from `from` (inclusive) to `to` (exclusive), UTC ISO instants, in the order recorded. */
+export function listPaymentsBetween(db: Db, from: string, to: string): DayPaymentRow[] {
+  return statements(db).dayPayments.all({ from, to });
+}
+
+/** SQLite's plan for listPaymentsBetween, one line per step (tests prove it reads payments_by_created_at). */
+export function explainPaymentsBetween(db: Db): string[] {
+  return db
+    .prepare<DayParams, { detail: string }>(`EXPLAIN QUERY PLAN ${DAY_PAYMENTS_SQL}`)
+    .all({ from: '', to: '' })
+    .map((step) => step.detail);
+}

@@ -1,0 +1,93 @@
+import type { TermRange, WordLookup } from './patient-search.js';
+
+/**
+ * What a patient is found by (GET /patients?q, clinic-api-1.1.md), as terms of the
+ * patient_search_terms index (schema.sql), and what a word of a query looks up there. Names are
+ * folded so that `muller` finds `Müller` and `MULLER` alike: Unicode compatibility decomposition,
+ * accents and other combining marks dropped, lower case, and the letters that do not decompose
+ * spelt out (ß → ss, æ → ae, ø → o, ...).
+ */
+
+const SPELT_OUT: Readonly<Record<string, string>> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
+
+/** `text` folded for search: `Müller-Lüdenscheidt` → `muller-ludenscheidt`. */
+export function foldForSearch(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[ßæœøłđðþı]/g, (letter) => SPELT_OUT[letter] ?? letter);
+}
+
+/** Hyphens and dashes within a name word (`Müller-Lüdenscheidt` is found by `lud`). */
+const NAME_SEPARATORS = /[-‐‑‒–—]+/u;
+
+/** A phone number's digits, once spaces, +, -, / and . are removed; undefined when anything else is left. */
+function phoneDigits(text: string): string | undefined {
+  const digits = text.replace(/[\s+\-/.]/g, '');
+  return /^\d+$/.test(digits) ? digits : undefined;
+}
+
+/** The shortest run of phone digits a query may look for. */
+const MIN_PHONE_DIGITS = 4;
+
+const textOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+/** Every term of the index for one patient, from its fields by name (kinds as in schema.sql: n:, d:, e:, t:). */
+export function patientSearchTerms(patient: Readonly<Record<string, unknown>>): string[] {
+  const terms = new Set<string>();
+  for (const name of [textOf(patient.first_name) ?? '', textOf(patient.last_name) ?? '']) {
+    // The whole of a hyphenated name too, so that `muller-lu` finds it as typed.
+    for (const word of foldForSearch(name).split(/\s+/u)) {
+      for (const part of [word, ...word.split(NAME_SEPARATORS)]) if (part !== '') terms.add(`n:${part}`);
+    }
+  }
+  const dateOfBirth = textOf(patient.date_of_birth);
+  if (dateOfBirth !== null) terms.add(`d:${dateOfBirth}`);
+  const email = textOf(patient.email);
+  if (email !== null) terms.add(`e:${email.toLowerCase()}`);
+  for (const number of [textOf(patient.phone), textOf(patient.mobile)]) {
+    // Every suffix: a run of digits anywhere in the number is a prefix of one of them.
+    const digits = number === null ? undefined : number.replace(/\D/g, '');
+    if (digits === undefined) continue;
+    for (let start = 0; start + MIN_PHONE_DIGITS <= digits.length; start++) terms.add(`t:${digits.slice(start)}`);
+  }
+  return [...terms];
+}
+
+// The highest code point: every term that starts with a prefix sorts below prefix + this.
+const AFTER_EVERY_SUFFIX = '\u{10FFFF}';
+const prefixRange = (prefix: string): TermRange => ({ from: prefix, to: prefix + AFTER_EVERY_SUFFIX });
+const exactRange = (term: string): TermRange => ({ from: term, to: `${term}\u0000` });
+
+const PATIENT_NUMBER = /^(?:p-)?0*(\d{1,15})$/i;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
+const DOTTED_DATE = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/;
+
+/** The date of birth a word names, as stored (YYYY-MM-DD), or undefined. */
+function dateOf(word: string): string | undefined {
+  if (ISO_DATE.test(word)) return word;
+  const dotted = DOTTED_DATE.exec(word);
+  if (!dotted) return undefined;
+  return `${dotted[3]}-${dotted[2]!.padStart(2, '0')}-${dotted[1]!.padStart(2, '0')}`;
+}
+
+/** The words of a query: split at white space. */
+export function queryWords(query: string): string[] {
+  return query.split(/\s+/u).filter((word) => word !== '');
+}
+
+/**
+ * The lookups of one query word: a name-word prefix always, and the date of birth, the whole
+ * email, a run of phone digits or a patient number where the word can be one.
+ */
+export function wordLookup(word: string): WordLookup {
+  const date = dateOf(word);
+  const digits = phoneDigits(word);
+  const number = PATIENT_NUMBER.exec(word);
+  const ranges = [prefixRange(`n:${foldForSearch(word)}`)];
+  if (date !== undefined) ranges.push(exactRange(`d:${date}`));
+  if (word.includes('@')) ranges.push(exactRange(`e:${word.toLowerCase()}`));
+  if (digits !== undefined && digits.length >= MIN_PHONE_DIGITS) ranges.push(prefixRange(`t:${digits}`));
+  return { ranges, seq: number ? Number(number[1]) : null };
+}

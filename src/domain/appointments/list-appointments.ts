@@ -1,0 +1,119 @@
+import { BEFORE_FIRST_APPOINTMENT, findAppointment, listAppointmentRows, type AppointmentFilter } from '../../db/appointments.js';
+import type { Db } from '../../db/open-database.js';
+import { APPOINTMENT_PATH_FIELDS, APPOINTMENT_WINDOW_FIELDS } from '../../fields/appointment-fields.js';
+import { pageQueryFields } from '../../fields/page-fields.js';
+import { errors, ValidationError, type ValidationIssue } from '../errors.js';
+import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
+import { clinicTimeZone } from '../settings.js';
+import { dateError, localDateOf, nextDay, parseDate, parseDateTime, startOfDay, toUtcIso } from '../validation/calendar.js';
+import { problems } from '../validation/problems.js';
+import { isPlainObject } from '../validation/structs.js';
+import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
+import { presentStoredAppointment, type Appointment } from './present-appointment.js';
+
+/** The query of GET /appointments. */
+export const APPOINTMENT_LIST_QUERY_FIELDS = [...APPOINTMENT_WINDOW_FIELDS, ...pageQueryFields(`${DEFAULT_PAGE_LIMIT}`)] as const;
+
+const listQuery = fieldsValidator(APPOINTMENT_LIST_QUERY_FIELDS, 'query');
+const appointmentPath = fieldsValidator(APPOINTMENT_PATH_FIELDS, 'path');
+const CURSOR = 'appointments';
+const CURSOR_SHAPE = ['string', 'number'] as const;
+
+/** The longest window a list may span (clinic-api-1.1.md): 92 days of 24 hours. */
+const MAX_WINDOW_MS = 92 * 24 * 3600 * 1000;
+
+/** One end of a window as the client wrote it: a calendar date or an instant. */
+type WindowEnd = { date: string } | { instant: string };
+
+/** `text` as a window end, or the issue at ["query", name] that refuses it. */
+function windowEnd(name: 'from' | 'to', text: string, timeZone: string): WindowEnd | ValidationIssue {
+  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
+    const error = dateError(text);
+    return error === undefined ? { date: text } : issue(['query', name], problems.dateParsing(error), text);
+  }
+  const parsed = parseDateTime(text);
+  if (typeof parsed === 'string') return issue(['query', name], problems.datetimeParsing(parsed), text);
+  return { instant: toUtcIso(parsed, timeZone) };
+}
+
+const isIssue = (value: WindowEnd | ValidationIssue | undefined): value is ValidationIssue => value !== undefined && 'type' in value;
+
+/** The issues of a query's `from` and `to` that are text but neither a date nor a date-time. */
+function windowEndIssues(query: unknown, timeZone: string): ValidationIssue[] {
+  if (!isPlainObject(query)) return [];
+  return (['from', 'to'] as const).flatMap((name) => {
+    const text = query[name];
+    const end = typeof text === 'string' ? windowEnd(name, text, timeZone) : undefined;
+    return isIssue(end) ? [end] : [];
+  });
+}
+
+/**
+ * The half-open window [from, to) of a query, as UTC instants. A date `from` is the start of
+ * that clinic day; a date `to` is the END of that day, so from=to=D is the whole of D. Absent
+ * `from` is the start of today and absent `to` the end of the day on which `from` falls, both in
+ * clinic time, read when the request comes (a time zone change applies at once).
+ */
+export function appointmentWindow(
+  fromText: string | undefined,
+  toText: string | undefined,
+  timeZone: string,
+  now = Date.now(),
+): { from: string; to: string } {
+  const parsed = [fromText, toText].map((text, i) => (text === undefined ? undefined : windowEnd(i === 0 ? 'from' : 'to', text, timeZone)));
+  throwIfIssues(parsed.filter(isIssue));
+  const [fromEnd, toEnd] = parsed as [WindowEnd | undefined, WindowEnd | undefined];
+  // The clinic day on which the window starts.
+  const firstDay =
+    fromEnd === undefined
+      ? localDateOf(now, timeZone)
+      : 'date' in fromEnd
+        ? parseDate(fromEnd.date)
+        : localDateOf(Date.parse(fromEnd.instant), timeZone);
+  const start = fromEnd !== undefined && 'instant' in fromEnd ? fromEnd.instant : startOfDay(firstDay, timeZone);
+  const endDay = toEnd === undefined ? firstDay : 'date' in toEnd ? parseDate(toEnd.date) : undefined;
+  const end = endDay === undefined ? (toEnd as { instant: string }).instant : startOfDay(nextDay(endDay), timeZone);
+  const span = Date.parse(end) - Date.parse(start);
+  if (span <= 0) throw new ValidationError([issue(['query', 'to'], problems.valueError('to must be after from'), toText ?? end)]);
+  if (span > MAX_WINDOW_MS) {
+    throw new ValidationError([issue(['query', 'to'], problems.valueError('the window may span at most 92 days'), toText ?? end)]);
+  }
+  return { from: start, to: end };
+}
+
+/** Where the page after `cursor` starts. */
+function cursorPosition(cursor: string) {
+  const [start_at, seq] = decodeCursor(cursor, CURSOR, CURSOR_SHAPE) as [string, number];
+  return { start_at, seq };
+}
+
+/**
+ * The appointments overlapping a window (one that ends exactly at `from` does not), by start
+ * then number, one page at a time (GET /appointments). An unknown doctor or patient id matches
+ * nothing.
+ */
+export function listAppointments(db: Db, query: unknown): Page<Appointment> {
+  const timeZone = clinicTimeZone(db);
+  throwIfIssues(listQuery.issues(query), windowEndIssues(query, timeZone), cursorIssues(query, CURSOR, CURSOR_SHAPE));
+  const values = listQuery.normalize(query, { timeZone });
+  const window = appointmentWindow(values.from, values.to, timeZone);
+  const limit = values.limit ?? DEFAULT_PAGE_LIMIT;
+  const after = values.after === undefined ? BEFORE_FIRST_APPOINTMENT : cursorPosition(values.after);
+  const filter: AppointmentFilter = { ...window, resourceId: values.resource_id ?? null, patientId: values.patient_id ?? null };
+  const rows = listAppointmentRows(db, filter, after, limit + 1);
+  return pageOf(
+    rows,
+    limit,
+    CURSOR,
+    (row) => [row.start_at, row.seq],
+    (row) => presentStoredAppointment(db, row),
+  );
+}
+
+/** GET /appointments/{appointment_id}: 422 for a malformed id, 404 APPOINTMENT_NOT_FOUND for an unknown one. */
+export function readAppointment(db: Db, appointmentId: unknown): Appointment {
+  const { appointment_id: id } = appointmentPath.parse({ appointment_id: appointmentId }, { timeZone: 'UTC' });
+  const row = findAppointment(db, id);
+  if (!row) throw errors.appointmentNotFound();
+  return presentStoredAppointment(db, row);
+}

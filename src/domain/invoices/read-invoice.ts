@@ -1,0 +1,34 @@
+import { findInvoiceWithPatient } from '../../db/invoices.js';
+import type { Db } from '../../db/open-database.js';
+import { listPaymentRows } from '../../db/payments.js';
+import { INVOICE_PATH_FIELDS, type INVOICE_DETAIL_FIELDS } from '../../fields/billing-fields.js';
+import type { ResponseOf } from '../../fields/field-spec.js';
+import { errors } from '../errors.js';
+import { centsToNumber } from '../validation/decimal.js';
+import { fieldsValidator } from '../validation/validate.js';
+import { presentInvoice } from './present-invoice.js';
+
+/** GET /invoices/{invoice_id} (clinic-api-1.1.md). */
+export type InvoiceDetail = ResponseOf<typeof INVOICE_DETAIL_FIELDS>;
+
+const invoicePath = fieldsValidator(INVOICE_PATH_FIELDS, 'path');
+
+/** One invoice with its patient's number and name and its payments in the order recorded; 404 INVOICE_NOT_FOUND. */
+export function readInvoice(db: Db, invoiceId: unknown): InvoiceDetail {
+  const { invoice_id: id } = invoicePath.parse({ invoice_id: invoiceId }, { timeZone: 'UTC' });
+  const row = findInvoiceWithPatient(db, id);
+  if (!row) throw errors.invoiceNotFound();
+  return {
+    ...presentInvoice(row),
+    patient_number: row.patient_number,
+    patient_first_name: row.patient_first_name,
+    patient_last_name: row.patient_last_name,
+    payments: listPaymentRows(db, id).map((payment) => ({
+      payment_id: payment.id,
+      amount: centsToNumber(payment.amount_cents),
+      method: payment.method,
+      note: payment.note,
+      created_at: payment.created_at,
+    })),
+  };
+}

@@ -1,0 +1,21 @@
+import type { Db } from '../../db/open-database.js';
+import { findPatient } from '../../db/patients.js';
+import { PATIENT_PATH_FIELDS } from '../../fields/patient-fields.js';
+import { errors } from '../errors.js';
+import { outstandingBalance } from '../invoices/outstanding-balance.js';
+import { fieldsValidator } from '../validation/validate.js';
+import { presentPatient, type Patient } from './present-patient.js';
+
+const patientPath = fieldsValidator(PATIENT_PATH_FIELDS, 'path');
+
+/** The id in a patient path, checked (422 uuid_parsing at ["path","patient_id"]) and lowercased. */
+export function patientIdOf(patientId: unknown): string {
+  return patientPath.parse({ patient_id: patientId }, { timeZone: 'UTC' }).patient_id;
+}
+
+/** The patient as it stands now, with its current balance (GET /patients/{patient_id}); 404 PATIENT_NOT_FOUND. */
+export function readPatient(db: Db, patientId: unknown): Patient {
+  const row = findPatient(db, patientIdOf(patientId));
+  if (!row) throw errors.patientNotFound();
+  return presentPatient(row, outstandingBalance(db, row.id));
+}

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { explainAppointmentList } from '../../src/db/appointments.js';
+import { explainPatientDocumentList } from '../../src/db/documents.js';
+import { explainPatientSearch } from '../../src/db/patient-search.js';
+import { wordLookup } from '../../src/db/search-terms.js';
+import { useTestDatabase } from '../helpers/fixtures.js';
+
+/**
+ * Every list of interface 1.1.0 is read from an index (the quality bar: "an index for every list
+ * query"), proved on SQLite's own plan rather than on timings.
+ */
+describe('the plans of the 1.1.0 lists', () => {
+  const data = useTestDatabase();
+
+  it('lists patients by name from the name index, in order, without a sort', () => {
+    const plan = explainPatientSearch(data.db, []).join('\n');
+    assert.match(plan, /SEARCH p USING (COVERING )?INDEX patients_by_name/);
+    assert.doesNotMatch(plan, /TEMP B-TREE/);
+  });
+
+  for (const words of [['mül'], ['mül', 'jürgen'], ['P-42', '1961-07-23', 'jm@example.at', '0664 1234']]) {
+    it(`searches "${words.join(' ')}" through the term index, never scanning patients or terms`, () => {
+      const plan = explainPatientSearch(data.db, words.map(wordLookup)).join('\n');
+      assert.match(plan, /SEARCH f USING PRIMARY KEY \(term>\? AND term<\?\)/);
+      if (words.length > 1) assert.match(plan, /USING (COVERING )?INDEX patient_search_terms_by_patient \(patient_seq=\?/);
+      assert.doesNotMatch(plan, /SCAN (p|patients|patient_search_terms|f|t)\b(?! USING)/);
+    });
+  }
+
+  for (const [filter, index] of [
+    [{ resourceId: null, patientId: null }, 'appointments_by_start'],
+    [{ resourceId: 'doctor', patientId: null }, 'appointments_by_doctor'],
+    [{ resourceId: null, patientId: 'patient' }, 'appointments_by_patient'],
+  ] as const) {
+    it(`reads a day's appointments${filter.resourceId ? ' of one doctor' : filter.patientId ? ' of one patient' : ''} from ${index}, a range of start_at`, () => {
+      const plan = explainAppointmentList(data.db, { from: '2026-12-01T00:00:00.000Z', to: '2026-12-02T00:00:00.000Z', ...filter }).join(
+        '\n',
+      );
+      assert.match(plan, new RegExp(`SEARCH a USING INDEX ${index} \\((\\w+=\\? AND )?start_at>\\? AND start_at<\\?\\)`));
+      assert.doesNotMatch(plan, /TEMP B-TREE/);
+    });
+  }
+
+  it("reads a patient's documents newest first from documents_by_patient, without a sort", () => {
+    const plan = explainPatientDocumentList(data.db).join('\n');
+    assert.match(plan, /SEARCH documents USING INDEX documents_by_patient \(patient_id=\? AND created_at<\?\)/);
+    assert.doesNotMatch(plan, /TEMP B-TREE/);
+  });
+});
