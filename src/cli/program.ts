@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, Help, type Option } from 'commander';
 import type { CliIo } from './io.js';
 import type { CommonOptions } from './output.js';
 import { EXIT, reportError } from './report-error.js';
@@ -15,6 +15,7 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerInvoiceCommands } from './commands/invoice.js';
 import { registerPaymentCommands } from './commands/payment.js';
+import { registerReportCommands } from './commands/report.js';
 import { registerNotificationCommands } from './commands/notifications.js';
 import { registerVersionCommand } from './commands/version.js';
 import { PROGRAM_VERSION } from '../version.js';
@@ -33,6 +34,14 @@ export function subcommand(parent: Command, name: string, description: string): 
     .option('--json', "print machine-readable JSON in the API's own shape");
 }
 
+/** Help that marks the options a command cannot run without (commander's own help only enforces them). */
+const HELP_MARKING_REQUIRED: Partial<Help> = {
+  optionDescription(this: Help, option: Option): string {
+    const description = Help.prototype.optionDescription.call(this, option);
+    return option.mandatory ? `${description} (required)` : description;
+  },
+};
+
 /** What the process running the program brings besides its streams. */
 export interface CliRuntime {
   /** The better-sqlite3 addon the single executable carries (absent: found in node_modules). */
@@ -45,6 +54,7 @@ export function buildProgram(io: CliIo, runtime: CliRuntime = {}): Command {
     .description('Clinic practice service: the public JSON API on localhost and a command line over the same data.')
     .version(PROGRAM_VERSION, '-V, --version')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    .configureHelp(HELP_MARKING_REQUIRED)
     .showHelpAfterError()
     .exitOverride();
   registerServeCommand(program, io);
@@ -58,6 +68,7 @@ export function buildProgram(io: CliIo, runtime: CliRuntime = {}): Command {
   registerDocumentCommands(program, io);
   registerInvoiceCommands(program, io);
   registerPaymentCommands(program, io);
+  registerReportCommands(program, io);
   registerNotificationCommands(program, io);
   registerBackupCommands(program, io);
   registerCheckCommand(program, io);

@@ -8,12 +8,21 @@ const HINTS: Readonly<Record<string, string>> = {
   decimal_max_places: 'at most 2 digits after the dot, e.g. 40.50',
   decimal_whole_digits: 'at most 8 digits before the dot',
   greater_than: 'the amount must be more than 0',
-  uuid_parsing: 'use the id printed when it was made (e.g. by create-patient), 36 characters with dashes',
+  uuid_parsing: 'use the number on paper (P-42, A-17, INV-2026-2) or the id printed when it was made (36 characters)',
   datetime_parsing: 'a date and time like 2026-12-01T09:00 (clinic time) or 2026-12-01T08:00Z',
   date_parsing: 'a date like 2026-12-01',
   date_from_datetime_parsing: 'a date like 2026-12-01',
   missing: 'this option is required',
   string_too_long: 'shorten it',
+};
+
+/** What a person at the desk can do about a refusal, by its code (printed below the error, never with --json). */
+const CODE_HINTS: Readonly<Record<string, string>> = {
+  PATIENT_NOT_FOUND: '`clinic patient find NAME` finds the patient and prints their number (P-000042, or P-42)',
+  APPOINTMENT_NOT_FOUND: "`clinic appointment list --date YYYY-MM-DD` lists a day's appointments and their numbers",
+  INVOICE_NOT_FOUND: "`clinic invoice list --patient-id P-42` lists a patient's invoices and their numbers",
+  DOCTOR_NOT_FOUND: "`clinic doctor list` shows every doctor's name; give more of the name, or the id",
+  MODULE_DISABLED: "`clinic module enable NAME` switches it on (ask whoever looks after the clinic's setup)",
 };
 
 /** `["body","first_name"]` → `--first-name`: the option the value came from, as staff typed it. */
@@ -56,6 +65,9 @@ export function reportError(io: CliIo, error: unknown, json: boolean): number {
     return EXIT.refused;
   }
   if (json) io.stderr(`${JSON.stringify({ detail: { code: refusal.code, message: refusal.message } })}\n`);
-  else io.stderr(`error: ${refusal.code}: ${refusal.message}\n`);
+  else {
+    const hint = CODE_HINTS[refusal.code];
+    io.stderr(`error: ${refusal.code}: ${refusal.message}\n${hint === undefined ? '' : `hint: ${hint}\n`}`);
+  }
   return EXIT.refused;
 }

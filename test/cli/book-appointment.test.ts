@@ -54,11 +54,13 @@ describe('clinic book-appointment', () => {
     assert.equal(appointment.confirmation_state, 'awaiting_patient');
   });
 
-  it('prints a short record for a person without --json', async () => {
+  it('prints the booking for people without --json: its number, clinic time, the service by name, no UUIDs', async () => {
     const result = await runClinic(bookArgs('--service-id', cleaning.id));
     assert.equal(result.code, 0, result.stderr);
-    assert.match(result.stdout, /appointment_number\s+A-\d{6}/);
-    assert.match(result.stdout, /service_name\s+Cleaning/);
+    assert.match(result.stdout, /^Appointment A-\d{6}$/m);
+    assert.match(result.stdout, /Cleaning/);
+    assert.match(result.stdout, /^When\s+\w{3} \d{2}\.\d{2}\.\d{4} \d{2}:\d{2}-\d{2}:\d{2}/m);
+    assert.doesNotMatch(result.stdout, /[0-9a-f]{8}-[0-9a-f]{4}-/, 'no UUIDs');
   });
 
   it('exits 1 with the API error code for an unknown patient', async () => {

@@ -11,7 +11,7 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
 
   subcommand(group, 'create', 'issue a key; it is printed once and only its hash is kept')
     .requiredOption('--name <name>', 'who or what the key is for')
-    .option('--scopes <list>', `comma-separated subset of: ${SCOPES.join(', ')} (default: all)`)
+    .option('--scopes <list>', `comma-separated subset of: ${SCOPES.join(', ')} (default: every scope, also those later versions add)`)
     .action(async (options: CommonOptions & { name: string; scopes?: string }) => {
       await withDatabase(options, (db) => {
         const scopes = options.scopes

@@ -9,7 +9,10 @@ import { withDatabase } from '../database.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
 import { parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';
 import type { CliIo } from '../io.js';
-import { emit, formatRecord, type CommonOptions } from '../output.js';
+import { readPatient } from '../../domain/patients/read-patient.js';
+import { clinicTimeZone } from '../../domain/settings.js';
+import { deskRecord, fileSize, heading, localDateTime, patientLabel } from '../desk-format.js';
+import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
 interface UploadOptions extends CommonOptions, Record<string, unknown> {
@@ -45,16 +48,28 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
   addFieldOptions(command, DOCUMENT_FORM_FIELDS).action(async (options: UploadOptions, actionCommand: Command) => {
     const limitBytes = resolveDocumentLimitBytes(actionCommand, options.documentLimitMb);
     await withDatabase(options, async (db) => {
+      const patientId = resolvePatientReference(db, options.patientId);
       const document = await uploadDocument(
         db,
         { dataDir: resolve(options.data), limitBytes },
         {
-          patientId: resolvePatientReference(db, options.patientId),
+          patientId,
           fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS),
           file: { stream: createReadStream(options.file), filename: basename(options.file), contentType: options.contentType },
         },
       );
-      emit(io, options, document, () => formatRecord(document));
+      emit(io, options, document, () => {
+        const patient = readPatient(db, patientId);
+        return (
+          heading(`Stored for ${patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name))}`) +
+          deskRecord([
+            ['Title', typeof options.title === 'string' ? options.title : null],
+            ['Type', document.type],
+            ['File', `${document.filename} (${document.content_type}, ${fileSize(document.size)})`],
+            ['Stored', localDateTime(document.created_at, clinicTimeZone(db))],
+          ])
+        );
+      });
     });
   });
 }

@@ -1,68 +1,133 @@
 import type { Command } from 'commander';
+import type { DeskContext } from '../../domain/desk/desk-context.js';
+import { listDeskInvoices, readDeskInvoice } from '../../domain/desk/desk-records.js';
 import { createInvoice } from '../../domain/invoices/create-invoice.js';
-import { listInvoices } from '../../domain/invoices/list-invoices.js';
-import { resolvePatientReference } from '../../domain/references.js';
 import type { Invoice } from '../../domain/invoices/present-invoice.js';
+import type { InvoiceDetail } from '../../domain/invoices/read-invoice.js';
+import { resolvePatientReference } from '../../domain/references.js';
 import { INVOICE_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { withDatabase } from '../database.js';
+import {
+  clockTime,
+  deskRecord,
+  deskTable,
+  heading,
+  invoiceState,
+  localDateTime,
+  localDay,
+  money,
+  patientLabel,
+  shortDate,
+} from '../desk-format.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
-import { emit, formatRecord, formatTable, type CommonOptions } from '../output.js';
+import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
-/** Money for people: two decimals, as on paper. */
-function forPeople(invoice: Invoice): Record<string, unknown> {
-  return {
-    ...invoice,
-    total: invoice.total.toFixed(2),
-    amount_paid: invoice.amount_paid.toFixed(2),
-    balance: invoice.balance.toFixed(2),
-  };
+/** The local date an invoice was issued on: `23.11.2026`. */
+const issuedOn = (invoice: Invoice, timeZone: string) =>
+  invoice.issued_at === null ? '' : shortDate(localDay(invoice.issued_at, timeZone));
+
+/** `clinic invoice show` for people: the invoice, its patient, and its payments in the order recorded. */
+export function formatInvoice(invoice: InvoiceDetail, { timeZone }: DeskContext): string {
+  const payments = deskTable(
+    [{ header: 'Date' }, { header: 'Time' }, { header: 'Method' }, { header: 'Amount', align: 'right' }, { header: 'Note', shrink: true }],
+    invoice.payments.map((payment) => [
+      shortDate(localDay(payment.created_at, timeZone)),
+      clockTime(payment.created_at, timeZone),
+      payment.method,
+      money(payment.amount, invoice.currency),
+      payment.note ?? '',
+    ]),
+    'No payments yet.',
+  );
+  return (
+    heading(`Invoice ${invoice.invoice_number}`) +
+    deskRecord([
+      ['Patient', patientLabel(invoice.patient_number, invoice.patient_first_name, invoice.patient_last_name)],
+      ['Issued', invoice.issued_at === null ? null : localDateTime(invoice.issued_at, timeZone)],
+      ['Status', invoiceState(invoice.status)],
+      ['Total', money(invoice.total, invoice.currency)],
+      ['Paid', money(invoice.amount_paid, invoice.currency)],
+      ['Balance', money(invoice.balance, invoice.currency)],
+    ]) +
+    `\n${heading('Payments')}${payments}`
+  );
 }
 
-/** `clinic invoice create|list`: with --json, Invoice items exactly as GET /invoices returns them. */
+/** `clinic invoice create|list|show`: with --json, exactly what GET /invoices and GET /invoices/{invoice_id} return. */
 export function registerInvoiceCommands(program: Command, io: CliIo): void {
-  const group = program.command('invoice').description('issue and list invoices');
+  const group = program.command('invoice').description('issue, list and show invoices');
 
-  addFieldOptions(subcommand(group, 'create', 'issue an invoice (status issued)'), INVOICE_INPUT_FIELDS).action(
-    async (options: CommonOptions & Record<string, unknown>) => {
-      await withDatabase(
-        options,
-        (db) => {
-          const body = readFieldOptions(options, INVOICE_INPUT_FIELDS);
-          if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
-          const invoice = createInvoice(db, body);
-          emit(io, options, invoice, () => formatRecord(forPeople(invoice)));
-        },
-        { module: 'billing' },
-      );
-    },
-  );
+  const create = subcommand(group, 'create', 'issue an invoice (status issued)');
+  addFieldOptions(create, INVOICE_INPUT_FIELDS);
+  const patientOption = create.options.find((option) => option.long === '--patient-id');
+  if (patientOption) patientOption.description = 'the patient the invoice is for: its number (P-000042, P-42) or its id';
+  create.action(async (options: CommonOptions & Record<string, unknown>) => {
+    await withDatabase(
+      options,
+      (db) => {
+        const body = readFieldOptions(options, INVOICE_INPUT_FIELDS);
+        if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
+        const invoice = createInvoice(db, body);
+        // For people: the printout of `invoice show`, with the patient's number and name.
+        emit(io, options, invoice, () => {
+          const shown = readDeskInvoice(db, invoice.id);
+          return formatInvoice(shown.invoice, shown.context);
+        });
+      },
+      { module: 'billing' },
+    );
+  });
 
   subcommand(group, 'list', 'list invoices, newest first (same as GET /invoices)')
-    .option('--patient-id <ref>', "only this patient's invoices: the patient's id or number (P-42)")
+    .option('--patient-id <ref>', "only this patient's invoices: the patient's number (P-42) or id")
     .option('--unpaid', 'only invoices with a balance above zero')
     .action(async (options: CommonOptions & { patientId?: string; unpaid?: boolean }) => {
       await withDatabase(
         options,
         (db) => {
-          const invoices = listInvoices(db, {
-            ...(options.patientId === undefined ? {} : { patient_id: resolvePatientReference(db, options.patientId) }),
+          const { invoices, patients, context } = listDeskInvoices(db, {
+            ...(options.patientId === undefined ? {} : { patient: options.patientId }),
             ...(options.unpaid ? { unpaid: true } : {}),
           });
           emit(io, options, invoices, () =>
-            formatTable(invoices.map(forPeople), [
-              'id',
-              'invoice_number',
-              'patient_id',
-              'status',
-              'currency',
-              'total',
-              'amount_paid',
-              'balance',
-              'issued_at',
-            ]),
+            deskTable(
+              [
+                { header: 'Invoice' },
+                { header: 'Issued' },
+                { header: 'Patient', shrink: true },
+                { header: 'Status' },
+                { header: 'Total', align: 'right' },
+                { header: 'Balance', align: 'right' },
+              ],
+              invoices.map((invoice) => {
+                const patient = patients.get(invoice.patient_id);
+                return [
+                  invoice.invoice_number,
+                  issuedOn(invoice, context.timeZone),
+                  patient === undefined ? '' : patientLabel(patient.patient_number, patient.first_name, patient.last_name),
+                  invoiceState(invoice.status),
+                  money(invoice.total, invoice.currency),
+                  money(invoice.balance, invoice.currency),
+                ];
+              }),
+              'No invoices.',
+            ),
           );
+        },
+        { module: 'billing' },
+      );
+    });
+
+  subcommand(group, 'show', 'one invoice with its payments (as GET /invoices/{invoice_id})')
+    .argument('<ref>', 'the invoice: its number (INV-2026-000002, INV-2026-2) or its id')
+    .action(async (reference: string, options: CommonOptions) => {
+      await withDatabase(
+        options,
+        (db) => {
+          const { invoice, context } = readDeskInvoice(db, reference);
+          emit(io, options, invoice, () => formatInvoice(invoice, context));
         },
         { module: 'billing' },
       );

@@ -1,15 +1,31 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { readPatientOverview, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
 import { createPatient } from '../../domain/patients/create-patient.js';
+import { findPatients, type PatientSummary } from '../../domain/patients/find-patients.js';
 import { ValidationError } from '../../domain/errors.js';
 import { isPlainObject } from '../../domain/validation/structs.js';
 import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
 import { PATIENT_INPUT_FIELDS } from '../../fields/patient-fields.js';
 import { withDatabase } from '../database.js';
+import {
+  patientLabel,
+  calendarDay,
+  clockTime,
+  deskRecord,
+  deskTable,
+  fileSize,
+  heading,
+  invoiceState,
+  localDay,
+  money,
+  shortDate,
+  timeSpan,
+} from '../desk-format.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
-import { emit, formatRecord, type CommonOptions } from '../output.js';
+import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
 /** The JSON object in a --file, refused like a malformed request body. */
@@ -25,8 +41,151 @@ function readBodyFile(path: string): Record<string, unknown> {
   return parsed;
 }
 
-/** `clinic create-patient`: the same fields and rules as POST /patients. */
+/** A patient field as text, or null when it is empty or not text. */
+const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
+
+/** What a patient owes, for people: `85.50 EUR`, or `-` when nothing is open. */
+const owed = (balance: string, currency: string | null) => (currency === null || Number(balance) === 0 ? '-' : money(balance, currency));
+
+/** `clinic patient find` for people: one line per patient, by name as the search orders them. */
+function formatPatientList(patients: readonly PatientSummary[], more: boolean, words: string): string {
+  if (patients.length === 0) return `No patient matches "${words}".\n`;
+  const table = deskTable(
+    [
+      { header: 'Number' },
+      { header: 'Name', shrink: true },
+      { header: 'Born' },
+      { header: 'Mobile', shrink: true },
+      { header: 'Email', shrink: true },
+      { header: 'Owes', align: 'right' },
+    ],
+    patients.map((patient) => [
+      patient.patient_number,
+      `${patient.last_name}, ${patient.first_name}${patient.is_active ? '' : ' (inactive)'}`,
+      patient.date_of_birth === null ? '' : shortDate(patient.date_of_birth),
+      patient.mobile ?? '',
+      patient.email ?? '',
+      owed(patient.outstanding_balance, patient.outstanding_currency),
+    ]),
+  );
+  const note = more
+    ? `Only the first ${patients.length} are shown: add a word (a first name, the date of birth) to narrow the search.\n`
+    : '';
+  return table + note;
+}
+
+/** `clinic patient show` for people: the record, then the coming appointments, open invoices and documents. */
+function formatPatientOverview({ overview, context, billingEnabled }: PatientOverviewResult): string {
+  const { patient } = overview;
+  const { timeZone } = context;
+  const address = [text(patient.address_street), [text(patient.address_zip), text(patient.address_city)].filter(Boolean).join(' ')]
+    .filter(Boolean)
+    .join(', ');
+  const insurance = [text(patient.insurer_name), text(patient.insurance_number)].filter(Boolean).join(' ');
+  const dateOfBirth = text(patient.date_of_birth);
+  const record = deskRecord([
+    ['Born', dateOfBirth === null ? null : shortDate(dateOfBirth)],
+    ['Mobile', text(patient.mobile)],
+    ['Phone', text(patient.phone)],
+    ['Email', text(patient.email)],
+    ['Address', address],
+    ['Insurance', insurance],
+    ['Cave', text(patient.cave)],
+    ['Notes', text(patient.notes)],
+    ['Owes', owed(patient.outstanding_balance, patient.outstanding_currency)],
+  ]);
+  const name = `${patient.patient_number}  ${String(patient.first_name)} ${String(patient.last_name)}${patient.is_active ? '' : '  (inactive)'}`;
+  const appointments = deskTable(
+    [
+      { header: 'Date' },
+      { header: 'Time' },
+      { header: 'Number' },
+      { header: 'Doctor', shrink: true },
+      { header: 'Service', shrink: true },
+      { header: 'Status', shrink: true },
+    ],
+    overview.upcoming_appointments.map((appointment) => {
+      const day = localDay(appointment.start_at, timeZone);
+      return [
+        calendarDay(day),
+        timeSpan(appointment.start_at, appointment.end_at, timeZone, day),
+        appointment.appointment_number,
+        appointment.resource_id === null ? '' : (context.doctorNames.get(appointment.resource_id) ?? ''),
+        appointment.services.map((service) => service.name).join(', ') || (appointment.service_name ?? ''),
+        appointment.status,
+      ];
+    }),
+  );
+  const invoices = billingEnabled
+    ? deskTable(
+        [
+          { header: 'Invoice' },
+          { header: 'Issued' },
+          { header: 'Status' },
+          { header: 'Total', align: 'right' },
+          { header: 'Balance', align: 'right' },
+        ],
+        overview.open_invoices.map((invoice) => [
+          invoice.invoice_number,
+          invoice.issued_at === null ? '' : shortDate(localDay(invoice.issued_at, timeZone)),
+          invoiceState(invoice.status),
+          money(invoice.total, invoice.currency),
+          money(invoice.balance, invoice.currency),
+        ]),
+      )
+    : '(the billing module is off)\n';
+  const documents = deskTable(
+    [
+      { header: 'Date' },
+      { header: 'Time' },
+      { header: 'Type' },
+      { header: 'Title', shrink: true },
+      { header: 'File', shrink: true },
+      { header: 'Size', align: 'right' },
+    ],
+    overview.documents.map((document) => [
+      shortDate(localDay(document.created_at, timeZone)),
+      clockTime(document.created_at, timeZone),
+      document.type,
+      document.title ?? '',
+      document.filename,
+      fileSize(document.size),
+    ]),
+  );
+  return [
+    heading(name) + record,
+    heading('Next appointments') + appointments,
+    heading('Open invoices') + invoices,
+    heading('Documents') + documents,
+  ].join('\n');
+}
+
+/** `clinic create-patient`, and the desk's `clinic patient find|show`. */
 export function registerPatientCommands(program: Command, io: CliIo): void {
+  registerCreatePatientCommand(program, io);
+
+  const group = program.command('patient').description('find patients and show one, as the front desk needs them');
+  subcommand(group, 'find', 'find patients by name, number (P-42), date of birth, email or phone (the first 50, by name)')
+    .argument('<text...>', 'words that must all match, e.g. "huber anna" or 23.07.1961')
+    .action(async (words: string[], options: CommonOptions) => {
+      const q = words.join(' ');
+      await withDatabase(options, (db) => {
+        const page = findPatients(db, { q });
+        emit(io, options, page.items, () => formatPatientList(page.items, page.next !== null, q));
+      });
+    });
+  subcommand(group, 'show', "a patient's record, balance, next appointments, open invoices and documents")
+    .argument('<ref>', 'the patient: its number (P-000042, P-42) or its id')
+    .action(async (reference: string, options: CommonOptions) => {
+      await withDatabase(options, (db) => {
+        const result = readPatientOverview(db, reference);
+        emit(io, options, result.overview, () => formatPatientOverview(result));
+      });
+    });
+}
+
+/** `clinic create-patient`: the same fields and rules as POST /patients. */
+function registerCreatePatientCommand(program: Command, io: CliIo): void {
   const command = subcommand(program, 'create-patient', 'create a patient (same fields and rules as POST /patients)').option(
     '--file <patient.json>',
     'read the patient from a JSON file shaped like the POST /patients body; options override its fields',
@@ -37,15 +196,17 @@ export function registerPatientCommands(program: Command, io: CliIo): void {
       const body = readFieldOptions(options, PATIENT_INPUT_FIELDS, base);
       await withDatabase(options, (db) => {
         const patient = createPatient(db, body);
-        emit(io, options, patient, () =>
-          formatRecord({
-            id: patient.id,
-            patient_number: patient.patient_number,
-            first_name: patient.first_name,
-            last_name: patient.last_name,
-            email: patient.email,
-            mobile: patient.mobile,
-          }),
+        emit(
+          io,
+          options,
+          patient,
+          () =>
+            heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
+            deskRecord([
+              ['Born', text(patient.date_of_birth) === null ? null : shortDate(patient.date_of_birth as string)],
+              ['Mobile', text(patient.mobile)],
+              ['Email', text(patient.email)],
+            ]),
         );
       });
     },

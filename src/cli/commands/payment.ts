@@ -5,7 +5,10 @@ import { PAYMENT_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { withDatabase } from '../database.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
-import { emit, formatRecord, type CommonOptions } from '../output.js';
+import { readDeskInvoice } from '../../domain/desk/desk-records.js';
+import { money } from '../desk-format.js';
+import { emit, type CommonOptions } from '../output.js';
+import { formatInvoice } from './invoice.js';
 import { subcommand } from '../program.js';
 
 interface RecordPaymentOptions extends CommonOptions, Record<string, unknown> {
@@ -35,12 +38,13 @@ export function registerPaymentCommands(program: Command, io: CliIo): void {
           headers: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
           body: readFieldOptions(options, PAYMENT_INPUT_FIELDS),
         });
-        emit(
-          io,
-          options,
-          payment,
-          () => `${formatRecord(payment)}${replayed ? 'This key was already used for this payment: nothing new was recorded.\n' : ''}`,
-        );
+        emit(io, options, payment, () => {
+          const { invoice, context } = readDeskInvoice(db, payment.invoice_id);
+          const said = replayed
+            ? 'This key was already used for this payment: nothing new was recorded.'
+            : `Recorded ${money(payment.amount, payment.currency)} ${payment.method} on ${invoice.invoice_number}.`;
+          return `${said}\n\n${formatInvoice(invoice, context)}`;
+        });
       },
       { module: 'payments' },
     );

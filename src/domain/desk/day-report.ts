@@ -1,0 +1,82 @@
+import { listPaymentsBetween, type DayPaymentRow } from '../../db/day-report.js';
+import type { Db } from '../../db/open-database.js';
+import { PAYMENT_METHOD_KEYS, type PaymentMethodKey } from '../../fields/billing-fields.js';
+import { clinicCurrency, clinicTimeZone } from '../settings.js';
+import { nextDay, parseDate, startOfDay } from '../validation/calendar.js';
+import { centsToNumber } from '../validation/decimal.js';
+import { deskDate } from './desk-date.js';
+
+/** One payment of the cash count (clinic-api-1.1.md, `clinic report day --json`). */
+export interface DayReportPayment {
+  payment_id: string;
+  created_at: string;
+  invoice_number: string;
+  patient_number: string;
+  patient_name: string;
+  method: PaymentMethodKey;
+  amount: number;
+}
+
+/** `clinic report day --json`: one clinic day's payments in the clinic currency, and their totals per method and overall. */
+export interface DayReport {
+  date: string;
+  time_zone: string;
+  currency: string;
+  payments: DayReportPayment[];
+  totals: Record<PaymentMethodKey, number>;
+  total: number;
+}
+
+/** A payment of the day on an invoice in another currency than the clinic's: received, but not in the totals. */
+export type ForeignPayment = DayReportPayment & { currency: string };
+
+/** The cash count and, apart, what the day brought in other currencies. */
+export interface DayReportResult {
+  report: DayReport;
+  /** Payments the report's one currency cannot add up; the command shows them apart. */
+  otherCurrencies: ForeignPayment[];
+}
+
+function reportPayment(row: DayPaymentRow): DayReportPayment {
+  return {
+    payment_id: row.payment_id,
+    created_at: row.created_at,
+    invoice_number: row.invoice_number,
+    patient_number: row.patient_number,
+    patient_name: `${row.patient_first_name} ${row.patient_last_name}`,
+    method: row.method,
+    amount: centsToNumber(row.amount_cents),
+  };
+}
+
+/**
+ * `clinic report day`: the end-of-day cash count. Every payment recorded during the clinic-local
+ * day `date` (default today; a DST day is 23 or 25 hours long) in the order recorded, totals per
+ * method and overall, summed in cents so that no float error creeps into the count. The shape
+ * carries one currency, the clinic's; a payment on an invoice in another currency is kept out of
+ * it and returned apart rather than added to euros.
+ */
+export function readDayReport(db: Db, query: { date?: string }, now = Date.now()): DayReportResult {
+  const timeZone = clinicTimeZone(db);
+  const currency = clinicCurrency(db);
+  const date = deskDate(query.date, timeZone, now);
+  const day = parseDate(date);
+  const rows = listPaymentsBetween(db, startOfDay(day, timeZone), startOfDay(nextDay(day), timeZone));
+  const cents = Object.fromEntries(PAYMENT_METHOD_KEYS.map((method) => [method, 0])) as Record<PaymentMethodKey, number>;
+  const payments: DayReportPayment[] = [];
+  const otherCurrencies: ForeignPayment[] = [];
+  for (const row of rows) {
+    if (row.currency !== currency) {
+      otherCurrencies.push({ ...reportPayment(row), currency: row.currency });
+      continue;
+    }
+    payments.push(reportPayment(row));
+    cents[row.method] += row.amount_cents;
+  }
+  const totals = Object.fromEntries(PAYMENT_METHOD_KEYS.map((method) => [method, centsToNumber(cents[method])])) as Record<
+    PaymentMethodKey,
+    number
+  >;
+  const total = centsToNumber(PAYMENT_METHOD_KEYS.reduce((sum, method) => sum + cents[method], 0));
+  return { report: { date, time_zone: timeZone, currency, payments, totals, total }, otherCurrencies };
+}

@@ -1,0 +1,45 @@
+import type { DoctorRow } from '../../db/doctors.js';
+import type { Db } from '../../db/open-database.js';
+import { MAX_PAGE_LIMIT } from '../../fields/page-fields.js';
+import { listAppointments } from '../appointments/list-appointments.js';
+import type { Appointment } from '../appointments/present-appointment.js';
+import { readDeskContext, type DeskContext } from './desk-context.js';
+import { deskDate } from './desk-date.js';
+import { findDoctorByReference } from './find-doctor.js';
+
+/** The day sheet: one clinic day's appointments, the clinic's or one doctor's. */
+export interface DaySheet {
+  /** The clinic day, YYYY-MM-DD. */
+  date: string;
+  /** The doctor asked for, or null for every doctor. */
+  doctor: DoctorRow | null;
+  /** Every appointment of the day, as GET /appointments?from=date&to=date orders them, all pages. */
+  appointments: Appointment[];
+  context: DeskContext;
+}
+
+/**
+ * `clinic appointment list`: every appointment overlapping the clinic day `date` (default
+ * today; see deskDate), optionally of one doctor given by id or name (findDoctorByReference).
+ * Read page by page through the very list GET /appointments serves, so the two cannot disagree;
+ * a day sheet is never cut at a page.
+ */
+export function readDaySheet(db: Db, query: { date?: string; doctor?: string }, now = Date.now()): DaySheet {
+  const context = readDeskContext(db);
+  const date = deskDate(query.date, context.timeZone, now);
+  const doctor = query.doctor === undefined ? null : findDoctorByReference(db, query.doctor);
+  const appointments: Appointment[] = [];
+  let after: string | null = null;
+  do {
+    const page = listAppointments(db, {
+      from: date,
+      to: date,
+      limit: MAX_PAGE_LIMIT,
+      ...(doctor === null ? {} : { resource_id: doctor.id }),
+      ...(after === null ? {} : { after }),
+    });
+    appointments.push(...page.items);
+    after = page.next;
+  } while (after !== null);
+  return { date, doctor, appointments, context };
+}

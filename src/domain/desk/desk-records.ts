@@ -1,0 +1,42 @@
+import type { Db } from '../../db/open-database.js';
+import { findPatientName, type PatientNameRow } from '../../db/patient-names.js';
+import { readAppointment } from '../appointments/list-appointments.js';
+import type { Appointment } from '../appointments/present-appointment.js';
+import { listInvoices } from '../invoices/list-invoices.js';
+import type { Invoice } from '../invoices/present-invoice.js';
+import { readInvoice, type InvoiceDetail } from '../invoices/read-invoice.js';
+import { resolveAppointmentReference, resolveInvoiceReference, resolvePatientReference } from '../references.js';
+import { readDeskContext, type DeskContext } from './desk-context.js';
+
+/**
+ * The desk's single records: the API's body for --json, and the context a person's printout
+ * needs (the clinic time zone, names instead of ids). References are ids or staff numbers.
+ */
+
+/** `clinic appointment show REF`: GET /appointments/{id} by id or number (A-17); 404 APPOINTMENT_NOT_FOUND. */
+export function readDeskAppointment(db: Db, reference: string): { appointment: Appointment; context: DeskContext } {
+  return { appointment: readAppointment(db, resolveAppointmentReference(db, reference)), context: readDeskContext(db) };
+}
+
+/** `clinic invoice show REF`: GET /invoices/{id} by id or number (INV-2026-2); 404 INVOICE_NOT_FOUND. */
+export function readDeskInvoice(db: Db, reference: string): { invoice: InvoiceDetail; context: DeskContext } {
+  return { invoice: readInvoice(db, resolveInvoiceReference(db, reference)), context: readDeskContext(db) };
+}
+
+/** `clinic invoice list`: GET /invoices (all of it), and the number and name of each patient listed. */
+export function listDeskInvoices(
+  db: Db,
+  query: { patient?: string; unpaid?: boolean },
+): { invoices: Invoice[]; patients: ReadonlyMap<string, PatientNameRow>; context: DeskContext } {
+  const invoices = listInvoices(db, {
+    ...(query.patient === undefined ? {} : { patient_id: resolvePatientReference(db, query.patient) }),
+    ...(query.unpaid ? { unpaid: true } : {}),
+  }).items;
+  const patients = new Map<string, PatientNameRow>();
+  for (const invoice of invoices) {
+    if (patients.has(invoice.patient_id)) continue;
+    const name = findPatientName(db, invoice.patient_id);
+    if (name) patients.set(invoice.patient_id, name);
+  }
+  return { invoices, patients, context: readDeskContext(db) };
+}
