@@ -5,6 +5,7 @@
  *   npm run bench                         # the full run (about 7 minutes); writes bench/results.md
  *   npm run bench -- --quick              # one short round, for development
  *   npm run bench -- --only patients,payments-hot,startup
+ *   npm run bench -- --only patient-search   # GET /patients?q over 100,000 patients, in process
  *   npm run bench -- --server js          # node dist/clinic.js instead of dist/clinic
  *   npm run bench -- --profile .tmp/prof  # the clinic server writes a V8 CPU profile there
  */
@@ -22,6 +23,14 @@ import { runClinicRound, runFloorRound, type RoundSettings } from './rounds.js';
 import { FLOORS, SCENARIOS } from './scenarios.js';
 import { SERVER_CORE } from './server-process.js';
 import { measureStartup } from './startup.js';
+import {
+  formatSearchFigures,
+  measurePatientSearch,
+  SEARCH_PATIENTS,
+  SEARCH_SAMPLES,
+  searchVerdicts,
+  type SearchFigure,
+} from './patient-search.js';
 // The V8 flags dist/clinic carries (its SEA execArgv), given to every server run from source here.
 import { RUNTIME_FLAGS } from '../scripts/runtime-flags.mjs';
 
@@ -59,9 +68,10 @@ const fullRun =
   options.invoices === undefined &&
   options.profile === undefined;
 if (options.server !== 'sea' && options.server !== 'js') throw new Error('--server is sea (dist/clinic) or js (node dist/clinic.js)');
-const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name) && name !== 'upload-200mb' && name !== 'startup');
+const EXTRA_PARTS = ['upload-200mb', 'startup', 'patient-search'];
+const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name) && !EXTRA_PARTS.includes(name));
 if (unknown?.length)
-  throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${SCENARIOS.map((s) => s.name).join(', ')}, upload-200mb, startup`);
+  throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${[...SCENARIOS.map((s) => s.name), ...EXTRA_PARTS].join(', ')}`);
 
 const log = (line: string) => console.log(line);
 const allowedCores = /^Cpus_allowed_list:\s*(.*)$/m.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '';
@@ -134,10 +144,16 @@ try {
     results.startup = await measureStartup(executable, workDir, STARTUP_SAMPLES);
   }
 
+  let search: SearchFigure[] = [];
+  if (wanted('patient-search')) {
+    log(`\npatient search over ${SEARCH_PATIENTS.toLocaleString('en')} patients (in process, ${SEARCH_SAMPLES} samples each)`);
+    search = measurePatientSearch(cacheDir, log);
+  }
+
   const loadAtEnd = loadavg()[0]!;
   log(`\nload average (1 min): ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end`);
-  const figures = formatFigures(results);
-  const found = formatVerdicts(verdicts(results));
+  const figures = [formatFigures(results), ...(search.length > 0 ? ['', formatSearchFigures(search)] : [])].join('\n');
+  const found = formatVerdicts([...verdicts(results), ...searchVerdicts(search)]);
   log(`\n${figures}\n\nTargets:\n${found}`);
   if (fullRun) {
     const report = [
