@@ -58,7 +58,8 @@ export function reportError(io: CliIo, error: unknown, json: boolean): number {
     else {
       const lines = refusal.issues.map((i) => {
         const hint = HINTS[i.type];
-        return `  ${optionName(i.loc)}: ${i.msg} (${i.type})${hint === undefined ? '' : `: ${hint}`}`;
+        // The hint on a line of its own, so that the message stays within 100 columns.
+        return `  ${optionName(i.loc)}: ${i.msg} (${i.type})${hint === undefined ? '' : `\n    hint: ${hint}`}`;
       });
       io.stderr(`error: VALIDATION_ERROR: the input is not valid\n${lines.join('\n')}\n`);
     }

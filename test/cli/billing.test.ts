@@ -271,7 +271,7 @@ describe('clinic invoice, record-payment and notifications', () => {
       assert.equal(result.code, 1);
       assert.match(
         result.stderr,
-        /^ {2}--amount: Input should be a valid decimal \(decimal_parsing\): write the amount with digits and a dot, e\.g\. 40\.00 \(not 40,00\)$/m,
+        /^ {2}--amount: Input should be a valid decimal \(decimal_parsing\)\n {4}hint: write the amount with digits and a dot, e\.g\. 40\.00 \(not 40,00\)$/m,
       );
     });
   });

@@ -300,7 +300,7 @@ describe('the front desk commands', () => {
     it('refuses a --date that is no calendar date, naming --date', async () => {
       const human = await clinic('appointment', 'list', '--date', '2026-02-30');
       assert.equal(human.code, 1);
-      assert.match(human.stderr, /^ {2}--date: .*\(date_parsing\): a date like/m);
+      assert.match(human.stderr, /^ {2}--date: .*\(date_parsing\)\n {4}hint: a date like/m);
       const json = await clinic('appointment', 'list', '--date', '23.11.2026', '--json');
       assert.equal(json.code, 1);
       assert.deepEqual(
