@@ -283,7 +283,7 @@ const FIRST_NAMES = [
 
 /** The database of SEARCH_PATIENTS patients, made on first use. */
 function searchDatabase(cacheDir: string, log: (line: string) => void): string {
-  const dataDir = join(cacheDir, `patients-${SEARCH_PATIENTS}-search2`);
+  const dataDir = join(cacheDir, `patients-${SEARCH_PATIENTS}-search3`);
   if (existsSync(join(dataDir, 'clinic.db'))) return dataDir;
   const building = `${dataDir}.building`;
   rmSync(building, { recursive: true, force: true });
@@ -349,6 +349,7 @@ const QUERIES: readonly { q: string; label: string; isNamePrefix: boolean }[] = 
   { q: '1961-07-23', label: 'a date of birth', isNamePrefix: false },
   { q: 'patient4242@example.org', label: 'a whole email', isNamePrefix: false },
   { q: '4242', label: 'four digits (number 4242, and phone numbers holding 4242)', isNamePrefix: false },
+  { q: 'huber 664', label: 'a name and three digits of the mobile', isNamePrefix: true },
 ];
 
 /** Times each query of QUERIES on the search database; prints the plan of a one-word search. */

@@ -1,6 +1,6 @@
 import type { Db } from './open-database.js';
 import { loadSchemaSql } from './schema-sql.js';
-import { patientSearchTerms } from './search-terms.js';
+import { patientPhoneDigits, patientSearchTerms } from './search-terms.js';
 
 /** One forward step of the schema; `version` is the PRAGMA user_version it leaves behind. */
 export interface Migration {
@@ -25,6 +25,10 @@ const READ_SIDE: Migration = {
       PRIMARY KEY (term, last_name, first_name, patient_seq)
     ) STRICT, WITHOUT ROWID;
     CREATE INDEX patient_search_terms_by_patient ON patient_search_terms (patient_seq, term);
+    CREATE TABLE patient_phone_digits (
+      patient_seq INTEGER PRIMARY KEY REFERENCES patients (seq),
+      digits      TEXT NOT NULL
+    ) STRICT;
     CREATE INDEX patients_by_name ON patients (last_name, first_name);
     CREATE INDEX appointments_by_start ON appointments (start_at);
     CREATE INDEX appointments_by_doctor ON appointments (resource_id, start_at);
@@ -46,8 +50,11 @@ const READ_SIDE: Migration = {
     const patients = db.prepare<[], { seq: number; first_name: string; last_name: string }>(
       'SELECT seq, first_name, last_name, date_of_birth, email, phone, mobile FROM patients',
     );
+    const insertDigits = db.prepare<[number, string]>('INSERT INTO patient_phone_digits (patient_seq, digits) VALUES (?, ?)');
     for (const patient of patients.all()) {
       for (const term of patientSearchTerms(patient)) insertTerm.run(term, patient.last_name, patient.first_name, patient.seq);
+      const digits = patientPhoneDigits(patient);
+      if (digits !== null) insertDigits.run(patient.seq, digits);
     }
     // Measured as booking does (Date.parse), so that every stored year counts alike.
     let longest = 0;

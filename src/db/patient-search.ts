@@ -6,10 +6,14 @@ export interface TermRange {
   to: string;
 }
 
-/** What one word of a query matches: a term in any of `ranges` (at least one), or the patient numbered `seq`. */
+/**
+ * What one word of a query matches: a term in any of `ranges` (at least one), the patient
+ * numbered `seq`, or a patient whose phone or mobile holds the run `digits`.
+ */
 export interface WordLookup {
   ranges: readonly TermRange[];
   seq: number | null;
+  digits: string | null;
 }
 
 /** A patient as a search lists it (PatientSummary, clinic-api-1.1.md), with its sort key. */
@@ -54,14 +58,27 @@ function rangesSql(lookup: WordLookup, word: number, table: string): string {
 function searchSql(lookups: readonly WordLookup[]): string {
   const [first, ...rest] = lookups as [WordLookup, ...WordLookup[]];
   const byNumber = first.seq === null ? '' : 'UNION SELECT last_name, first_name, seq FROM patients WHERE seq = @w0seq';
+  // Phone digits are looked for inside each patient's digits: a scan of a narrow table (see schema.sql).
+  const byPhone =
+    first.digits === null
+      ? ''
+      : `UNION SELECT p.last_name, p.first_name, p.seq FROM patient_phone_digits d CROSS JOIN patients p ON p.seq = d.patient_seq
+          WHERE instr(d.digits, @w0digits) > 0`;
   const others = rest
     .map((lookup, i) => {
-      const exists = `EXISTS (SELECT 1 FROM patient_search_terms t WHERE t.patient_seq = hit.seq AND (${rangesSql(lookup, i + 1, 't')}))`;
-      return lookup.seq === null ? `AND ${exists}` : `AND (hit.seq = @w${i + 1}seq OR ${exists})`;
+      const word = i + 1;
+      const matches = [
+        `EXISTS (SELECT 1 FROM patient_search_terms t WHERE t.patient_seq = hit.seq AND (${rangesSql(lookup, word, 't')}))`,
+        ...(lookup.seq === null ? [] : [`hit.seq = @w${word}seq`]),
+        ...(lookup.digits === null
+          ? []
+          : [`EXISTS (SELECT 1 FROM patient_phone_digits d WHERE d.patient_seq = hit.seq AND instr(d.digits, @w${word}digits) > 0)`]),
+      ];
+      return `AND (${matches.join(' OR ')})`;
     })
     .join('\n');
   return `WITH hit (last_name, first_name, seq) AS (
-            SELECT DISTINCT last_name, first_name, patient_seq FROM patient_search_terms f WHERE ${rangesSql(first, 0, 'f')} ${byNumber})
+            SELECT DISTINCT last_name, first_name, patient_seq FROM patient_search_terms f WHERE ${rangesSql(first, 0, 'f')} ${byNumber} ${byPhone})
           SELECT ${SUMMARY_COLUMNS} FROM (
             SELECT hit.seq, hit.last_name, hit.first_name FROM hit
              WHERE (hit.last_name, hit.first_name, hit.seq) > (@last_name, @first_name, @seq) ${others}
@@ -72,7 +89,7 @@ function searchSql(lookups: readonly WordLookup[]): string {
 
 /** The statements of searchSql are told apart by the shape of each word: how many ranges, and whether a number. */
 const shapeOf = (lookups: readonly WordLookup[]) =>
-  lookups.map((lookup) => `${lookup.ranges.length}${lookup.seq === null ? '' : '#'}`).join(' ');
+  lookups.map((lookup) => `${lookup.ranges.length}${lookup.seq === null ? '' : '#'}${lookup.digits === null ? '' : 't'}`).join(' ');
 
 /** Past this many shapes the cache starts again: a client could otherwise make it grow without end. */
 const MAX_CACHED_SEARCHES = 256;
@@ -88,6 +105,7 @@ const statements = preparedFor((db) => ({
   insertTerm: db.prepare<[string, string, string, number]>(
     'INSERT OR IGNORE INTO patient_search_terms (term, last_name, first_name, patient_seq) VALUES (?, ?, ?, ?)',
   ),
+  insertDigits: db.prepare<[number, string]>('INSERT INTO patient_phone_digits (patient_seq, digits) VALUES (?, ?)'),
   // Without a query: a range of the name index, in order.
   byName: db.prepare<PatientCursor & { limit: number }, PatientSummaryRow>(
     `SELECT ${SUMMARY_COLUMNS} FROM patients p WHERE ${AFTER_CURSOR} ${BY_NAME}`,
@@ -96,10 +114,14 @@ const statements = preparedFor((db) => ({
   search: new Map<string, ReturnType<Db['prepare']>>(),
 }));
 
-/** Indexes a patient under `terms` (patientSearchTerms); call in the transaction that inserts it. */
-export function insertPatientSearchTerms(db: Db, patient: SearchedPatient, terms: readonly string[]): void {
-  const { insertTerm } = statements(db);
+/**
+ * Makes a patient findable: its `terms` (patientSearchTerms) and its phone digits
+ * (patientPhoneDigits); call in the transaction that inserts it.
+ */
+export function insertPatientSearchTerms(db: Db, patient: SearchedPatient, terms: readonly string[], phoneDigits: string | null): void {
+  const { insertTerm, insertDigits } = statements(db);
   for (const term of terms) insertTerm.run(term, patient.last_name, patient.first_name, patient.seq);
+  if (phoneDigits !== null) insertDigits.run(patient.seq, phoneDigits);
 }
 
 /** Parameters of searchSql for `lookups`, named as it names them. */
@@ -111,6 +133,7 @@ function searchParameters(lookups: readonly WordLookup[], after: PatientCursor, 
       parameters[`w${word}r${r}to`] = range.to;
     });
     if (lookup.seq !== null) parameters[`w${word}seq`] = lookup.seq;
+    if (lookup.digits !== null) parameters[`w${word}digits`] = lookup.digits;
   });
   return parameters;
 }

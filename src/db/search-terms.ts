@@ -2,7 +2,8 @@ import type { TermRange, WordLookup } from './patient-search.js';
 
 /**
  * What a patient is found by (GET /patients?q, clinic-api-1.1.md), as terms of the
- * patient_search_terms index (schema.sql), and what a word of a query looks up there. Names are
+ * patient_search_terms index and the digits of patient_phone_digits (schema.sql), and what a
+ * word of a query looks up there. Names are
  * folded so that `muller` finds `Müller` and `MULLER` alike: Unicode compatibility decomposition,
  * accents and other combining marks dropped, lower case, and the letters that do not decompose
  * spelt out (ß → ss, æ → ae, ø → o, ...).
@@ -33,7 +34,19 @@ const MIN_PHONE_DIGITS = 4;
 
 const textOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
-/** Every term of the index for one patient, from its fields by name (kinds as in schema.sql: n:, d:, e:, t:). */
+/**
+ * The digits of a patient's phone and mobile, each number's run apart (`436641234567 012345678`),
+ * or null when there are none: a query's run of digits is looked for inside this text
+ * (patient_phone_digits, schema.sql).
+ */
+export function patientPhoneDigits(patient: Readonly<Record<string, unknown>>): string | null {
+  const numbers = [textOf(patient.phone), textOf(patient.mobile)]
+    .map((number) => (number === null ? '' : number.replace(/\D/g, '')))
+    .filter((digits) => digits !== '');
+  return numbers.length === 0 ? null : numbers.join(' ');
+}
+
+/** Every term of the index for one patient, from its fields by name (kinds as in schema.sql: n:, d:, e:). */
 export function patientSearchTerms(patient: Readonly<Record<string, unknown>>): string[] {
   const terms = new Set<string>();
   for (const name of [textOf(patient.first_name) ?? '', textOf(patient.last_name) ?? '']) {
@@ -46,12 +59,6 @@ export function patientSearchTerms(patient: Readonly<Record<string, unknown>>): 
   if (dateOfBirth !== null) terms.add(`d:${dateOfBirth}`);
   const email = textOf(patient.email);
   if (email !== null) terms.add(`e:${email.toLowerCase()}`);
-  for (const number of [textOf(patient.phone), textOf(patient.mobile)]) {
-    // Every suffix: a run of digits anywhere in the number is a prefix of one of them.
-    const digits = number === null ? undefined : number.replace(/\D/g, '');
-    if (digits === undefined) continue;
-    for (let start = 0; start + MIN_PHONE_DIGITS <= digits.length; start++) terms.add(`t:${digits.slice(start)}`);
-  }
   return [...terms];
 }
 
@@ -79,7 +86,7 @@ export function queryWords(query: string): string[] {
 
 /**
  * The lookups of one query word: a name-word prefix always, and the date of birth, the whole
- * email, a run of phone digits or a patient number where the word can be one.
+ * email, a patient number or a run of phone digits where the word can be one.
  */
 export function wordLookup(word: string): WordLookup {
   const date = dateOf(word);
@@ -88,6 +95,9 @@ export function wordLookup(word: string): WordLookup {
   const ranges = [prefixRange(`n:${foldForSearch(word)}`)];
   if (date !== undefined) ranges.push(exactRange(`d:${date}`));
   if (word.includes('@')) ranges.push(exactRange(`e:${word.toLowerCase()}`));
-  if (digits !== undefined && digits.length >= MIN_PHONE_DIGITS) ranges.push(prefixRange(`t:${digits}`));
-  return { ranges, seq: number ? Number(number[1]) : null };
+  return {
+    ranges,
+    seq: number ? Number(number[1]) : null,
+    digits: digits !== undefined && digits.length >= MIN_PHONE_DIGITS ? digits : null,
+  };
 }

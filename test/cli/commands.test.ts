@@ -90,7 +90,7 @@ describe('clinic command line', () => {
     const result = await clinic('service', 'add', '--name', 'X', '--duration-min', 'long', '--price', '1.234', '--color', 'red');
     assert.equal(result.code, 1);
     assert.match(result.stderr, /--duration-min: .*int_type/);
-    assert.match(result.stderr, /--price: .*\(decimal_max_places\): at most 2 digits after the dot/);
+    assert.match(result.stderr, /--price: .*\(decimal_max_places\)\n {4}hint: at most 2 digits after the dot/);
   });
 
   it('exits 2 on bad usage: unknown command, missing required option, bad port', async () => {

@@ -28,6 +28,13 @@ describe('the plans of the 1.1.0 lists', () => {
     });
   }
 
+  it('finds a run of phone digits by reading the narrow digits table, and only when no other word narrows first', () => {
+    assert.match(explainPatientSearch(data.db, [wordLookup('1234567')]).join('\n'), /SCAN d\b/);
+    const withName = explainPatientSearch(data.db, [wordLookup('huber'), wordLookup('1234567')]).join('\n');
+    assert.doesNotMatch(withName, /SCAN d\b/);
+    assert.match(withName, /SEARCH d USING INTEGER PRIMARY KEY \(rowid=\?\)/);
+  });
+
   for (const [filter, index] of [
     [{ resourceId: null, patientId: null }, 'appointments_by_start'],
     [{ resourceId: 'doctor', patientId: null }, 'appointments_by_doctor'],

@@ -9,7 +9,7 @@ import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { clinicTimeZone } from '../settings.js';
 import { fieldsValidator } from '../validation/validate.js';
 import { presentPatient, type Patient } from './present-patient.js';
-import { patientSearchTerms } from '../../db/search-terms.js';
+import { patientPhoneDigits, patientSearchTerms } from '../../db/search-terms.js';
 
 const patientInput = fieldsValidator(PATIENT_INPUT_FIELDS, 'body');
 
@@ -36,6 +36,7 @@ export function createPatient(db: Db, input: unknown): Patient {
         db,
         { seq: inserted.seq, last_name: values.last_name, first_name: values.first_name },
         patientSearchTerms(values),
+        patientPhoneDigits(values),
       );
       return inserted;
     })

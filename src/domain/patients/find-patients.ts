@@ -1,5 +1,11 @@
 import type { Db } from '../../db/open-database.js';
-import { BEFORE_FIRST_PATIENT, searchPatientRows, type PatientCursor, type PatientSummaryRow } from '../../db/patient-search.js';
+import {
+  BEFORE_FIRST_PATIENT,
+  searchPatientRows,
+  type PatientCursor,
+  type PatientSummaryRow,
+  type WordLookup,
+} from '../../db/patient-search.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { pageQueryFields } from '../../fields/page-fields.js';
 import { PATIENT_SEARCH_FIELDS, type PATIENT_SUMMARY_FIELDS } from '../../fields/patient-fields.js';
@@ -35,6 +41,13 @@ function presentSummary(db: Db, row: PatientSummaryRow): PatientSummary {
   };
 }
 
+/** Words that can be phone digits after the others, then the longest first. */
+function drivingOrder(a: WordLookup, b: WordLookup): number {
+  const phone = (lookup: WordLookup) => (lookup.digits === null ? 0 : 1);
+  const length = (lookup: WordLookup) => lookup.ranges[0]?.from.length ?? 0;
+  return phone(a) - phone(b) || length(b) - length(a);
+}
+
 /** Where the page after `cursor` starts in the name order. */
 function cursorPosition(cursor: string): PatientCursor {
   const [last_name, first_name, seq] = decodeCursor(cursor, CURSOR, CURSOR_SHAPE) as [string, string, number];
@@ -51,13 +64,9 @@ export function findPatients(db: Db, query: unknown): Page<PatientSummary> {
   const values = listQuery.normalize(query, { timeZone: 'UTC' });
   const limit = values.limit ?? DEFAULT_PAGE_LIMIT;
   const after = values.after === undefined ? BEFORE_FIRST_PATIENT : cursorPosition(values.after);
-  // The longest word first: it narrows the most, and the others are checked per match.
-  const lookups =
-    values.q === undefined
-      ? []
-      : queryWords(values.q)
-          .sort((a, b) => b.length - a.length)
-          .map(wordLookup);
+  // The word that narrows most comes first, and the others are checked per match: the longest,
+  // but a run of phone digits last (it is found by reading every patient's numbers).
+  const lookups = values.q === undefined ? [] : queryWords(values.q).map(wordLookup).sort(drivingOrder);
   const rows = searchPatientRows(db, lookups, after, limit + 1);
   return pageOf(
     rows,
