@@ -3,6 +3,7 @@ import addFormats from 'ajv-formats';
 import { API_PREFIX } from '../../src/server/config.js';
 import { OPERATIONS } from '../../src/server/operations.js';
 import { buildApiDescription } from '../../src/server/openapi/description.js';
+import { loadPrismOperations, prismViolations } from './prism-check.js';
 
 /**
  * The contract check every HTTP test runs: a response must be one the OpenAPI document
@@ -24,6 +25,7 @@ export interface ReceivedResponse {
 
 const DOCUMENT_ID = 'urn:clinic:openapi';
 export const apiDescription = buildApiDescription(OPERATIONS);
+await loadPrismOperations(apiDescription);
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
@@ -94,8 +96,19 @@ function headerOf(headers: ReceivedResponse['headers'], name: string): string | 
   return Array.isArray(value) ? value.join(', ') : value;
 }
 
-/** Throws unless `response` is what the document describes for `method` on `url`. */
+/** Throws unless `response` is what the document describes for `method` on `url`, by this check and by Prism's. */
 export function assertMatchesContract(method: string, url: string, response: ReceivedResponse): void {
+  checkAgainstDocument(method, url, response);
+  const headers: Record<string, string> = {};
+  if (response.headers instanceof Headers) response.headers.forEach((value, name) => (headers[name] = value));
+  else
+    for (const [name, value] of Object.entries(response.headers))
+      if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  const violations = prismViolations(method, url, { status: response.status, headers, text: response.text });
+  if (violations.length > 0) throw new Error(`contract: Prism reports:\n  ${violations.join('\n  ')}`);
+}
+
+function checkAgainstDocument(method: string, url: string, response: ReceivedResponse): void {
   const pathname = new URL(url, 'http://localhost').pathname;
   const where = `${method} ${pathname} → ${response.status}`;
   const [described, pointer] = resolveAt(describedResponse(method, pathname, response.status));

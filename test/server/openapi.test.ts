@@ -288,7 +288,7 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(fieldsValidator(PATIENT_INPUT_FIELDS, 'body').issues(patient), []);
   });
 
-  it('documents each refusal with its status and codes, 503 where a key is read and 500 everywhere', () => {
+  it('documents each refusal with its status and codes, 503 where a key is read, 431 and 500 everywhere', () => {
     const codes = (response: Json) => {
       const resolved = response.$ref ? document.components.responses[response.$ref.split('/').pop()] : response;
       const schema = resolved.content['application/json'].schema;
@@ -296,7 +296,7 @@ describe('GET /openapi.json', () => {
       return variants.flatMap((s: Json) => s.properties?.detail?.properties?.code?.enum ?? []);
     };
     const appointments = document.paths['/appointments'].post.responses;
-    assert.deepEqual(Object.keys(appointments).sort(), ['201', '401', '403', '413', '415', '422', '500', '503', '507']);
+    assert.deepEqual(Object.keys(appointments).sort(), ['201', '401', '403', '413', '415', '422', '431', '500', '503', '507']);
     assert.deepEqual(codes(appointments['507']), ['STORAGE_FULL']);
     assert.deepEqual(codes(appointments['500']), ['INTERNAL', 'STORAGE_FAILED']);
     assert.equal(document.paths['/invoices'].get.responses['507'], undefined, 'a read is answered on a full disk');
@@ -310,7 +310,7 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(invoices['422'].content['application/json'].schema, { $ref: '#/components/schemas/HTTPValidationError' });
     assert.deepEqual(codes(document.paths['/doctors'].get.responses['503']), ['DATABASE_BUSY']);
     assert.equal(document.components.headers['Retry-After'].required, true);
-    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '500']);
+    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '431', '500']);
   });
 });
 
@@ -322,8 +322,8 @@ describe('the description and docs page files', () => {
       const first = await server.request('GET', path, { key: null });
       const etag = first.headers.get('etag')!;
       assert.equal(first.headers.get('cache-control'), 'no-cache', path);
-      // fetch would add `Cache-Control: no-cache` to a request with If-None-Match, which asks
-      // for the full body; a browser revalidating its copy does not.
+      // A browser revalidating its copy; fetch() would add `Cache-Control: no-cache`, which must
+      // not matter either (RFC 9110 §13.1.2; the download test sends it).
       const again = await server.request('GET', path, { key: null, headers: { 'if-none-match': etag, 'cache-control': 'max-age=0' } });
       assert.equal(again.status, 304, path);
       assert.equal(again.text, '');

@@ -9,7 +9,9 @@ import { fileURLToPath } from 'node:url';
 import { setModuleEnabled } from '../../src/domain/settings.js';
 import { createTestInvoice } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
+import { apiDescription } from '../helpers/contract.js';
 import { multipartBody } from '../helpers/multipart.js';
+import { loadPrismOperations, prismViolations } from '../helpers/prism-check.js';
 
 /**
  * Stoplight Prism (`prism proxy`), the validation proxy integrators put between their client and
@@ -166,5 +168,23 @@ describe('Stoplight Prism proxy in front of the server', () => {
       found.filter((line) => /Violation: response/.test(line)),
       [],
     );
+  });
+});
+
+describe("Prism's validators on every answer the HTTP suites receive (test/helpers/contract.ts)", () => {
+  before(() => loadPrismOperations(apiDescription));
+  const json = { 'content-type': 'application/json; charset=utf-8', 'x-request-id': 'r' };
+
+  it('report an answer off its schema, and find nothing in one that fits', () => {
+    const url = '/api/public/v1/patients/00000000-0000-4000-8000-000000000000';
+    const wrong = prismViolations('GET', url, { status: 200, headers: json, text: JSON.stringify({ id: 5 }) });
+    assert.ok(wrong.length > 0, 'a Patient without its fields is reported');
+    const refusal = { detail: { code: 'PATIENT_NOT_FOUND', message: 'No patient has this id.' } };
+    assert.deepEqual(prismViolations('GET', url, { status: 404, headers: json, text: JSON.stringify(refusal) }), []);
+  });
+
+  it('report a status the document does not list for the operation', () => {
+    const violations = prismViolations('GET', '/api/public/v1/document-types', { status: 418, headers: json, text: '{}' });
+    assert.ok(violations.some((line) => line.includes('Unable to match the returned status code')));
   });
 });

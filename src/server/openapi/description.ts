@@ -132,6 +132,8 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
   if (op.scope) out['503'] = ref('responses', 'DatabaseBusy');
   // Only writes need room on the disk; reads are answered on a full disk.
   if (op.method === 'post') out['507'] = ref('responses', 'StorageFull');
+  // Any request may carry too many headers; the server refuses it before reading it.
+  out['431'] = ref('responses', 'HeadersTooLarge');
   out['500'] = ref('responses', 'InternalError');
   return out;
 }
