@@ -19,7 +19,9 @@ import { mkdirSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { betterSqlite3Driver } from '../src/db/drivers/better-sqlite3.js';
 import { openDatabase } from '../src/db/open-database.js';
+import { useSqliteDriver } from '../src/db/sqlite-driver.js';
 import { insertPatient } from '../src/db/patients.js';
 import { toColumn } from '../src/fields/columns.js';
 import { PATIENT_INPUT_FIELDS, PATIENT_STORED_FIELDS } from '../src/fields/patient-fields.js';
@@ -28,8 +30,10 @@ import { normalizeFields } from '../src/domain/validation/values.js';
 
 const [dataDir, portText] = process.argv.slice(2);
 if (!dataDir || !portText) throw new Error('usage: floor-server.ts <data dir> <port>');
+// The floor runs on the single executable's runtime, with the addon built for it (bench/run.ts).
 const nativeBinding = process.env.BENCH_NATIVE_BINDING;
-const db = openDatabase(dataDir, nativeBinding ? { nativeBinding } : {});
+if (nativeBinding) useSqliteDriver(betterSqlite3Driver(nativeBinding));
+const db = openDatabase(dataDir);
 
 // The columns of a patient with every default applied, computed once: per request only the
 // names and contact fields change, so no validation or normalisation runs while serving.

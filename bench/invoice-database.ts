@@ -92,8 +92,14 @@ export function fillInvoiceDatabase(db: Db, invoices: number, log: (line: string
 /** Reads back what a generated database holds. */
 export function readInvoiceData(db: Db): InvoiceData {
   return {
-    patientIds: db.prepare<[], string>('SELECT id FROM patients ORDER BY seq').pluck().all(),
-    openInvoiceIds: db.prepare<[], string>('SELECT id FROM invoices WHERE balance_cents > 0 ORDER BY rowid').pluck().all(),
+    patientIds: db
+      .prepare<[], { id: string }>('SELECT id FROM patients ORDER BY seq')
+      .all()
+      .map((row) => row.id),
+    openInvoiceIds: db
+      .prepare<[], { id: string }>('SELECT id FROM invoices WHERE balance_cents > 0 ORDER BY rowid')
+      .all()
+      .map((row) => row.id),
   };
 }
 

@@ -9,12 +9,12 @@ import type { CommonOptions } from './output.js';
  * a command of an optional module refuses as the API does when the module is off (MODULE_DISABLED).
  */
 export async function withDatabase<T>(
-  options: Pick<CommonOptions, 'data' | 'nativeBinding'>,
+  options: Pick<CommonOptions, 'data'>,
   action: (db: Db) => T | Promise<T>,
   { create = false, module }: { create?: boolean; module?: ModuleName } = {},
 ): Promise<T> {
   if (!create) requireExistingDatabase(options.data);
-  const db = openDatabase(options.data, { nativeBinding: options.nativeBinding });
+  const db = openDatabase(options.data);
   try {
     if (module !== undefined) requireModuleEnabled(db, module);
     return await action(db);

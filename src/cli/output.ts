@@ -4,8 +4,6 @@ import type { CliIo } from './io.js';
 export interface CommonOptions {
   data: string;
   json?: boolean;
-  /** Not a command-line option: set by buildProgram from its CliRuntime. */
-  nativeBinding?: object;
 }
 
 function cell(value: unknown): string {

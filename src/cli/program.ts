@@ -1,6 +1,5 @@
 import { Command, Help, type Option } from 'commander';
 import type { CliIo } from './io.js';
-import type { CommonOptions } from './output.js';
 import { EXIT, reportError } from './report-error.js';
 import { registerApiKeyCommands } from './commands/api-key.js';
 import { registerAppointmentCommands } from './commands/appointment.js';
@@ -42,14 +41,8 @@ const HELP_MARKING_REQUIRED: Partial<Help> = {
   },
 };
 
-/** What the process running the program brings besides its streams. */
-export interface CliRuntime {
-  /** The better-sqlite3 addon the single executable carries (absent: found in node_modules). */
-  nativeBinding?: object;
-}
-
 /** The whole command tree. */
-export function buildProgram(io: CliIo, runtime: CliRuntime = {}): Command {
+export function buildProgram(io: CliIo): Command {
   const program = new Command('clinic')
     .description('Clinic practice service: the public JSON API on localhost and a command line over the same data.')
     .version(PROGRAM_VERSION, '-V, --version')
@@ -75,18 +68,13 @@ export function buildProgram(io: CliIo, runtime: CliRuntime = {}): Command {
   registerVersionCommand(program, io);
   // Groups (api-key, doctor, ...) exit through exitOverride too instead of process.exit.
   for (const command of program.commands) command.exitOverride();
-  // The runtime rides on every command's options (CommonOptions.nativeBinding), so that
-  // withDatabase and openDatabase get it without each command passing it along by hand.
-  program.hook('preAction', (_program, action) => {
-    if (runtime.nativeBinding !== undefined) action.setOptionValue('nativeBinding' satisfies keyof CommonOptions, runtime.nativeBinding);
-  });
   return program;
 }
 
 /** Runs the program on `argv` (user arguments only) and returns the exit code. */
-export async function runCli(argv: readonly string[], io: CliIo, runtime: CliRuntime = {}): Promise<number> {
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   try {
-    await buildProgram(io, runtime).parseAsync([...argv], { from: 'user' });
+    await buildProgram(io).parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (error) {
     return reportError(io, error, argv.includes('--json'));

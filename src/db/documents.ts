@@ -29,17 +29,19 @@ export const BEFORE_NEWEST_DOCUMENT: DocumentCursor = { created_at: '\u{10FFFF}'
 
 const COLUMNS = 'id, patient_id, filename, content_type, size, sha256, title, type, created_at';
 
+// Newest first: the patient index read backwards, the rowid breaking ties.
+const BY_PATIENT_SQL = `SELECT rowid AS seq, ${COLUMNS} FROM documents
+  WHERE patient_id = @patient_id AND (created_at, rowid) < (@after_created_at, @after_seq)
+  ORDER BY created_at DESC, rowid DESC LIMIT @limit`;
+
 const statements = preparedFor((db) => ({
   insert: db.prepare<DocumentRow>(
     `INSERT INTO documents (${COLUMNS}) VALUES (@id, @patient_id, @filename, @content_type, @size, @sha256, @title, @type, @created_at)`,
   ),
   remove: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
   byId: db.prepare<[string], DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE id = ?`),
-  // Newest first: the patient index read backwards, the rowid breaking ties.
   byPatient: db.prepare<{ patient_id: string; after_created_at: string; after_seq: number; limit: number }, ListedDocumentRow>(
-    `SELECT rowid AS seq, ${COLUMNS} FROM documents
-      WHERE patient_id = @patient_id AND (created_at, rowid) < (@after_created_at, @after_seq)
-      ORDER BY created_at DESC, rowid DESC LIMIT @limit`,
+    BY_PATIENT_SQL,
   ),
 }));
 
@@ -65,9 +67,8 @@ export function listPatientDocumentRows(db: Db, patientId: string, after: Docume
 
 /** SQLite's plan for listPatientDocumentRows, one line per step (tests prove it reads the patient's index backwards). */
 export function explainPatientDocumentList(db: Db): string[] {
-  const sql = (statements(db).byPatient as unknown as { source: string }).source;
   return db
-    .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
+    .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${BY_PATIENT_SQL}`)
     .all({ patient_id: 'p', after_created_at: BEFORE_NEWEST_DOCUMENT.created_at, after_seq: BEFORE_NEWEST_DOCUMENT.seq, limit: 1 })
     .map((step) => step.detail);
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import { driverOptions, makePrivateFile, type OpenDatabaseOptions } from './open-database.js';
+import { makePrivateFile } from './open-database.js';
+import { sqliteDriver } from './sqlite-driver.js';
 import { isDatabaseBusy } from './storage-errors.js';
 
 /** The file in a data directory that a running server holds locked. */
@@ -17,14 +17,11 @@ export interface InstanceLock {
  * transaction that is never committed. Unlike a pid file it cannot go stale: the kernel drops it
  * when the process dies, so a power cut or kill -9 never keeps the next start out.
  */
-export function acquireInstanceLock(dataDir: string, options: OpenDatabaseOptions = {}): InstanceLock | undefined {
+export function acquireInstanceLock(dataDir: string): InstanceLock | undefined {
   const path = join(dataDir, LOCK_FILE);
   makePrivateFile(path);
-  const lockDb = new Database(path, {
-    // Fail at once instead of waiting: the other holder keeps the lock for as long as it runs.
-    timeout: 0,
-    ...driverOptions(options),
-  });
+  // Fail at once instead of waiting: the other holder keeps the lock for as long as it runs.
+  const lockDb = sqliteDriver().open(path, { busyTimeoutMs: 0 });
   try {
     // EXCLUSIVE locking mode keeps the lock until the connection closes, not only per transaction;
     // no journal, since nothing is ever written (and no clinic.lock-journal file is left behind).

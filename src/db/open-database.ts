@@ -1,9 +1,9 @@
 import { closeSync, existsSync, fchmodSync, fstatSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { migrate } from './migrations.js';
+import { sqliteDriver, type Db } from './sqlite-driver.js';
 
-export type Db = Database.Database;
+export type { Db } from './sqlite-driver.js';
 
 /** Where a data directory keeps its database file. */
 export const DATABASE_FILE = 'clinic.db';
@@ -15,8 +15,6 @@ export const BUSY_TIMEOUT_MS = 5000;
 const COMPANION_SUFFIXES = ['-wal', '-shm'];
 
 export interface OpenDatabaseOptions {
-  /** A preloaded better-sqlite3 addon (the single executable ships its own); default: resolve from node_modules. */
-  nativeBinding?: string | object;
   /**
    * How a statement meets another process's write lock. `block` (default): SQLite waits up to
    * BUSY_TIMEOUT_MS inside the call, right for a one-shot command. `fail`: SQLITE_BUSY at once,
@@ -24,11 +22,6 @@ export interface OpenDatabaseOptions {
    * schema migration at open still waits as `block` does.
    */
   busyWait?: 'block' | 'fail';
-}
-
-/** better-sqlite3's constructor options for `options`: every connection this program makes uses them. */
-export function driverOptions(options: OpenDatabaseOptions): Database.Options {
-  return options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding as string };
 }
 
 /**
@@ -61,7 +54,7 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   const path = join(dataDir, DATABASE_FILE);
   makePrivateFile(path);
   for (const suffix of COMPANION_SUFFIXES) if (existsSync(path + suffix)) makePrivateFile(path + suffix);
-  const db = new Database(path, driverOptions(options));
+  const db = sqliteDriver().open(path);
   try {
     // WAL lets the server read while a CLI command writes, and survives crashes with no
     // half-written pages.
@@ -84,11 +77,11 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   return db;
 }
 
-/** The version of the SQLite library better-sqlite3 was built with (asks a throwaway in-memory database). */
-export function sqliteVersion(options: OpenDatabaseOptions = {}): string {
-  const db = new Database(':memory:', driverOptions(options));
+/** The version of the SQLite library the driver runs (asks a throwaway in-memory database). */
+export function sqliteVersion(): string {
+  const db = sqliteDriver().open(':memory:');
   try {
-    return (db.prepare('SELECT sqlite_version() AS version').get() as { version: string }).version;
+    return (db.prepare<[], { version: string }>('SELECT sqlite_version() AS version').get() as { version: string }).version;
   } finally {
     db.close();
   }

@@ -1,8 +1,8 @@
-import Database from 'better-sqlite3';
+import { sqliteErrorCode } from './sqlite-result-codes.js';
 
 /**
  * What a failure of the disk or of SQLite's locks means for a request, classified by typed codes
- * (SqliteError.code, errno codes), never by message text. src/domain/errors.ts turns each kind
+ * (SQLite's result codes, errno codes), never by message text. src/domain/errors.ts turns each kind
  * into the coded refusal a client sees.
  */
 export type StorageFault = 'busy' | 'full' | 'failed';
@@ -22,14 +22,16 @@ const FAILED_PREFIXES = ['SQLITE_IOERR', 'SQLITE_READONLY', 'SQLITE_CANTOPEN', '
 const FAILED_ERRNOS = new Set(['EIO', 'EROFS', 'EACCES', 'EPERM', 'EFBIG']);
 
 function codeOf(error: unknown): string | undefined {
-  if (error instanceof Database.SqliteError) return error.code;
+  const sqliteCode = sqliteErrorCode(error);
+  if (sqliteCode !== undefined) return sqliteCode;
   const code = (error as NodeJS.ErrnoException | null)?.code;
   return typeof code === 'string' ? code : undefined;
 }
 
 /** Whether `error` is SQLite giving up on a lock another process holds. */
 export function isDatabaseBusy(error: unknown): boolean {
-  return error instanceof Database.SqliteError && BUSY_CODES.has(error.code);
+  const code = sqliteErrorCode(error);
+  return code !== undefined && BUSY_CODES.has(code);
 }
 
 /** The storage fault `error` stands for, or undefined when it is not one (a bug, a refusal). */
@@ -39,6 +41,6 @@ export function storageFault(error: unknown): StorageFault | undefined {
   if (code === undefined) return undefined;
   if (FULL_CODES.has(code)) return 'full';
   if (FAILED_ERRNOS.has(code)) return 'failed';
-  if (error instanceof Database.SqliteError && FAILED_PREFIXES.some((prefix) => code.startsWith(prefix))) return 'failed';
+  if (sqliteErrorCode(error) !== undefined && FAILED_PREFIXES.some((prefix) => code.startsWith(prefix))) return 'failed';
   return undefined;
 }

@@ -1,21 +1,42 @@
 import { processIo } from '../cli/io.js';
 import { runCli } from '../cli/program.js';
+import { betterSqlite3Driver } from '../db/drivers/better-sqlite3.js';
+import { nodeSqliteDriver } from '../db/drivers/node-sqlite.js';
+import { DRIVER_VARIABLE, useSqliteDriver } from '../db/sqlite-driver.js';
 import { loadEmbeddedAddon } from './native-addon.js';
 
-// Set by scripts/package.mjs (esbuild `define`): the SHA-256 of the addon embedded beside this script.
+// Set by scripts/package.mjs (esbuild `define`): the SHA-256 of the better-sqlite3 addon embedded
+// beside this script, or '' where none is (clinic.exe: better-sqlite3 cannot be built for Windows here).
 declare const CLINIC_ADDON_SHA256: string;
 
-// The entry point of the single executable dist/clinic (bundled as CommonJS, as Node's SEA
-// requires). Unlike src/main.ts it brings its own SQLite addon instead of finding node_modules.
-let nativeBinding: object | undefined;
+// The entry point of the single executables dist/clinic and dist/clinic.exe (bundled as CommonJS,
+// as Node's SEA requires). Unlike src/main.ts it brings its own SQLite: better-sqlite3's addon
+// where one is embedded, else Node's built-in node:sqlite (README, "SQLite drivers").
+function chooseDriver(): void {
+  const wanted = process.env[DRIVER_VARIABLE];
+  if (CLINIC_ADDON_SHA256 === '' || wanted === 'node:sqlite') {
+    if (wanted !== undefined && wanted !== '' && wanted !== 'node:sqlite') {
+      throw new Error(`${DRIVER_VARIABLE} is "${wanted}", but this executable has node:sqlite only`);
+    }
+    useSqliteDriver(nodeSqliteDriver());
+    return;
+  }
+  if (wanted !== undefined && wanted !== '' && wanted !== 'better-sqlite3') {
+    throw new Error(`${DRIVER_VARIABLE} is "${wanted}"; it may be better-sqlite3 or node:sqlite`);
+  }
+  useSqliteDriver(betterSqlite3Driver(loadEmbeddedAddon(CLINIC_ADDON_SHA256)));
+}
+
+let ready = false;
 try {
-  nativeBinding = loadEmbeddedAddon(CLINIC_ADDON_SHA256);
+  chooseDriver();
+  ready = true;
 } catch (error) {
   process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exitCode = 1;
 }
-if (nativeBinding !== undefined) {
-  void runCli(process.argv.slice(2), processIo(), { nativeBinding }).then((code) => {
+if (ready) {
+  void runCli(process.argv.slice(2), processIo()).then((code) => {
     process.exitCode = code;
   });
 }

@@ -2,7 +2,8 @@ import { closeSync, existsSync, mkdirSync, openSync, unlinkSync } from 'node:fs'
 import { join } from 'node:path';
 import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instance-lock.js';
 import { quickCheckProblems } from '../db/maintenance.js';
-import { DATABASE_FILE, openDatabase, type Db, type OpenDatabaseOptions } from '../db/open-database.js';
+import { DATABASE_FILE, openDatabase, type Db } from '../db/open-database.js';
+import { sqliteErrorCode } from '../db/sqlite-result-codes.js';
 import { storageFault } from '../db/storage-errors.js';
 import { createApiKey, hasApiKeys, type CreatedApiKey } from '../domain/api-keys.js';
 import { recoverInterruptedUploads } from '../domain/documents/recover-uploads.js';
@@ -26,8 +27,6 @@ export interface ClinicServerConfig {
   logger: Logger;
   /** How long requests in flight get to finish at stop before their connections are cut. */
   shutdownGraceMs?: number;
-  /** The better-sqlite3 addon the single executable carries. */
-  nativeBinding?: OpenDatabaseOptions['nativeBinding'];
 }
 
 /** A started server. */
@@ -60,14 +59,14 @@ function probeDataDirectory(dataDir: string): void {
 }
 
 /** Whether SQLite says the database file is damaged or is no database at all. */
-const isDamagedFile = (error: unknown) => ['SQLITE_CORRUPT', 'SQLITE_NOTADB'].includes(String((error as { code?: unknown } | null)?.code));
+const isDamagedFile = (error: unknown) => ['SQLITE_CORRUPT', 'SQLITE_NOTADB'].includes(sqliteErrorCode(error) ?? '');
 
 /** Opens the database for the server (busy waits by timer), refusing a damaged or unusable one with its path and reason. */
-function openServerDatabase(dataDir: string, nativeBinding: ClinicServerConfig['nativeBinding']): Db {
+function openServerDatabase(dataDir: string): Db {
   const path = join(dataDir, DATABASE_FILE);
   let db: Db;
   try {
-    db = openDatabase(dataDir, { nativeBinding, busyWait: 'fail' });
+    db = openDatabase(dataDir, { busyWait: 'fail' });
   } catch (error) {
     if (isDamagedFile(error)) throw errors.databaseDamaged(path, describeFailure(error));
     if (storageFault(error) === 'failed' || storageFault(error) === 'full')
@@ -121,13 +120,13 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   probeDataDirectory(dataDir);
   for (const finding of permissionFindings(dataDir)) logger.error({ event: 'warning', warning: finding });
 
-  const lock: InstanceLock | undefined = acquireInstanceLock(dataDir, { nativeBinding: config.nativeBinding });
+  const lock: InstanceLock | undefined = acquireInstanceLock(dataDir);
   if (lock === undefined) throw errors.serverAlreadyRunning(dataDir, LOCK_FILE);
   const created = !existsSync(join(dataDir, DATABASE_FILE));
   let db: Db | undefined;
   let worker: DeliveryWorker | undefined;
   try {
-    db = openServerDatabase(dataDir, config.nativeBinding);
+    db = openServerDatabase(dataDir);
     if (created) {
       logger.info({
         event: 'database_created',

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { DATABASE_FILE, openDatabase } from '../../src/db/open-database.js';
+import { sqliteDriver } from '../../src/db/sqlite-driver.js';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
 import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../../src/fields/patient-fields.js';
 import { makeDataDir } from '../helpers/test-server.js';
@@ -40,7 +40,7 @@ describe('database', () => {
   it('refuses a database written by a newer program', () => {
     const dir = makeDataDir();
     openDatabase(dir).close();
-    const raw = new Database(join(dir, DATABASE_FILE));
+    const raw = sqliteDriver().open(join(dir, DATABASE_FILE));
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
     raw.close();
     assert.throws(() => openDatabase(dir), /newer than this program/);

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { findInvoice } from '../../src/db/invoices.js';
 import { listNotificationRows } from '../../src/db/notifications.js';
 import { openDatabase } from '../../src/db/open-database.js';
+import { sqliteErrorCode } from '../../src/db/sqlite-result-codes.js';
 import { listPaymentRows } from '../../src/db/payments.js';
 import { AppError } from '../../src/domain/errors.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
@@ -153,7 +153,7 @@ describe('the database guards payments', () => {
     it(`refuses ${name} in hand-run SQL`, () => {
       assert.throws(
         () => data.db.exec(sql),
-        (e) => e instanceof Database.SqliteError && message.test(e.message),
+        (e) => sqliteErrorCode(e) !== undefined && message.test((e as Error).message),
       );
       const [payment] = listPaymentRows(data.db, invoiceId);
       assert.deepEqual([payment?.amount_cents, payment?.note], [2000, null]);
@@ -179,7 +179,7 @@ describe('the database guards payments', () => {
            VALUES (?, ?, 1, 'cash', 'dup', 'x', 'partially_paid', 0, 0, 'now')`,
           )
           .run('22222222-2222-4222-8222-222222222222', invoiceId),
-      (e) => e instanceof Database.SqliteError && e.code === 'SQLITE_CONSTRAINT_UNIQUE',
+      (e) => sqliteErrorCode(e) === 'SQLITE_CONSTRAINT_UNIQUE',
     );
   });
 });

@@ -16,19 +16,12 @@ import { type ApiResponse } from '../helpers/test-server.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
-// Another process takes the write lock with BEGIN IMMEDIATE and holds it until its stdin closes.
-const HOLD_LOCK = `
-const Database = require('better-sqlite3');
-const db = new Database(process.argv[1]);
-db.exec('BEGIN IMMEDIATE');
-process.stdout.write('locked\\n');
-process.stdin.resume();
-process.stdin.on('end', () => { db.exec('ROLLBACK'); db.close(); });
-`;
-
-/** A second process holding the database's write lock, as a long CLI command or another program could. */
+/** A second process holding the database's write lock (test/helpers/hold-write-lock.ts). */
 async function holdWriteLock(dataDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['-e', HOLD_LOCK, join(dataDir, DATABASE_FILE)], { cwd: root, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/hold-write-lock.ts', join(dataDir, DATABASE_FILE)], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
   const [line] = (await once(child.stdout!, 'data')) as [Buffer];
   assert.equal(line.toString().trim(), 'locked');
   return child;

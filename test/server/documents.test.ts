@@ -15,6 +15,7 @@ import { assertMatchesContract } from '../helpers/contract.js';
 import { formEnd, multipartBody, partHead, type FormPart } from '../helpers/multipart.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { makeDataDir } from '../helpers/test-server.js';
+import { RUNTIME_FLAGS } from '../../scripts/runtime-flags.mjs';
 
 const LIMIT = 1024 * 1024;
 const DOCUMENT_KEYS = ['id', 'filename', 'content_type', 'size', 'created_at', 'type'];
@@ -485,7 +486,8 @@ describe('uploading a large document', () => {
       db.close();
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dataDir, '--port', '0', '--document-limit-mb', '1024'],
+        // With the V8 flags the single executable runs with (scripts/runtime-flags.mjs).
+        [...RUNTIME_FLAGS, '--import', 'tsx', 'src/main.ts', 'serve', '--data', dataDir, '--port', '0', '--document-limit-mb', '1024'],
         {
           cwd: root,
           stdio: ['ignore', 'pipe', 'inherit'],
@@ -569,7 +571,7 @@ describe('uploading a large document', () => {
             size: number;
             sha256: string;
           };
-          assert.deepEqual(row, { size: SIZE, sha256: result.sha256 });
+          assert.deepEqual({ ...row }, { size: SIZE, sha256: result.sha256 });
         } finally {
           check.close();
         }

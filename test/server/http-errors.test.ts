@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
-import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { DATABASE_FILE } from '../../src/db/open-database.js';
+import { sqliteDriver } from '../../src/db/sqlite-driver.js';
 import { buildPatient, text } from '../helpers/builders.js';
 import { assertMatchesContract, checkedFetch } from '../helpers/contract.js';
 import { useTestServer } from '../helpers/fixtures.js';
@@ -203,7 +203,7 @@ describe('HTTP error contract', () => {
   });
 
   it('answers 503 DATABASE_BUSY with Retry-After when another process holds the write lock, and stores nothing', async () => {
-    const other = new Database(join(server.dataDir, DATABASE_FILE));
+    const other = sqliteDriver().open(join(server.dataDir, DATABASE_FILE));
     const count = () => (other.prepare('SELECT count(*) AS n FROM patients').get() as { n: number }).n;
     const before = count();
     other.exec('BEGIN IMMEDIATE');

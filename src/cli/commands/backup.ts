@@ -25,7 +25,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
   subcommand(program, 'restore', 'restore a backup into an empty data directory, verifying every file')
     .argument('<file>', 'an archive written by clinic backup')
     .action(async (file: string, options: CommonOptions) => {
-      const summary = await restoreBackup(file, options.data, { nativeBinding: options.nativeBinding });
+      const summary = await restoreBackup(file, options.data);
       emit(
         io,
         options,

@@ -21,7 +21,7 @@ export function registerCheckCommand(program: Command, io: CliIo): void {
   subcommand(program, 'check', "check the database and the documents' files; exit 1 on any finding").action(
     async (options: CommonOptions) => {
       requireExistingDatabase(options.data);
-      const outcomes = await checkDataDirectory(resolve(options.data), { nativeBinding: options.nativeBinding });
+      const outcomes = await checkDataDirectory(resolve(options.data));
       const findings = outcomes.reduce((count, outcome) => count + outcome.findings.length, 0);
       emit(io, options, { ok: findings === 0, checks: outcomes }, () => describe(outcomes));
       if (findings > 0) throw errors.checkFailed(findings);

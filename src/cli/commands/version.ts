@@ -11,7 +11,7 @@ export function registerVersionCommand(program: Command, io: CliIo): void {
     .description('print the program version and the Node and SQLite versions it runs on')
     .option('--json', 'print {"version", "node", "sqlite"}')
     .action((options: Omit<CommonOptions, 'data'>) => {
-      const versions = { version: PROGRAM_VERSION, node: process.version, sqlite: sqliteVersion({ nativeBinding: options.nativeBinding }) };
+      const versions = { version: PROGRAM_VERSION, node: process.version, sqlite: sqliteVersion() };
       emit(io, options, versions, () => `clinic ${versions.version} (Node ${versions.node}, SQLite ${versions.sqlite})\n`);
     });
 }

@@ -5,7 +5,7 @@ import { extract, type ReadEntry } from 'tar';
 import { DOCUMENTS_DIR, syncPath } from '../../db/document-files.js';
 import { backupDatabase, integrityProblems } from '../../db/maintenance.js';
 import { SCHEMA_VERSION } from '../../db/migrations.js';
-import { DATABASE_FILE, openDatabase, type Db, type OpenDatabaseOptions } from '../../db/open-database.js';
+import { DATABASE_FILE, openDatabase, type Db } from '../../db/open-database.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { nowIso } from '../clock.js';
 import { errors } from '../errors.js';
@@ -92,7 +92,7 @@ export async function createBackup(db: Db, dataDir: string, file: string): Promi
  * checked against the manifest's SHA-256, and the database must pass integrity_check (and is
  * brought to this program's schema). On any failure the directory is left empty again.
  */
-export async function restoreBackup(file: string, dataDir: string, options: OpenDatabaseOptions = {}): Promise<RestoreSummary> {
+export async function restoreBackup(file: string, dataDir: string): Promise<RestoreSummary> {
   const source = resolve(file);
   const target = resolve(dataDir);
   if (!existsSync(source)) throw errors.backupNotFound(source);
@@ -124,7 +124,7 @@ export async function restoreBackup(file: string, dataDir: string, options: Open
     await rename(join(staging, DATABASE_FILE), join(target, DATABASE_FILE));
     if (existsSync(join(staging, DOCUMENTS_DIR))) await rename(join(staging, DOCUMENTS_DIR), join(target, DOCUMENTS_DIR));
     await rm(staging, { recursive: true, force: true });
-    const db = openDatabase(target, options);
+    const db = openDatabase(target);
     try {
       const damage = integrityProblems(db);
       if (damage.length > 0) throw errors.backupDamaged(`the restored database fails integrity_check: ${damage.join('; ')}`);

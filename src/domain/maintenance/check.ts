@@ -1,13 +1,13 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { listDocumentFiles, listInvoicePaymentMismatches } from '../../db/check-queries.js';
 import { documentFilePath, listTempFiles, type TempEntry } from '../../db/document-files.js';
 import { LOCK_FILE } from '../../db/instance-lock.js';
 import { foreignKeyViolations, integrityProblems } from '../../db/maintenance.js';
-import { DATABASE_FILE, openDatabase, type Db, type OpenDatabaseOptions } from '../../db/open-database.js';
+import { DATABASE_FILE, openDatabase, type Db } from '../../db/open-database.js';
 import { findDocument } from '../../db/documents.js';
 import { isAbandonedUpload } from '../documents/recover-uploads.js';
+import { sqliteErrorCode } from '../../db/sqlite-result-codes.js';
 import { digestFile } from './data-dir.js';
 
 /** The outcome of one named check: what it found. */
@@ -35,7 +35,7 @@ const PRIVATE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-
 
 /** A failure as a finding: its code (SQLITE_CORRUPT, EACCES, ...) and SQLite's or the system's words. */
 export function describeFailure(error: unknown): string {
-  const code = error instanceof Database.SqliteError ? error.code : (error as NodeJS.ErrnoException | null)?.code;
+  const code = sqliteErrorCode(error) ?? (error as NodeJS.ErrnoException | null)?.code;
   const message = error instanceof Error ? error.message : String(error);
   return code === undefined ? message : `${message} (${code})`;
 }
@@ -187,10 +187,10 @@ export async function runChecks(database: Db | (() => Db), dataDir: string): Pro
 }
 
 /** Opens the database of `dataDir` when a check first needs it and runs every check; a database that cannot be opened is a finding too. */
-export async function checkDataDirectory(dataDir: string, options: OpenDatabaseOptions = {}): Promise<CheckOutcome[]> {
+export async function checkDataDirectory(dataDir: string): Promise<CheckOutcome[]> {
   let db: Db | undefined;
   try {
-    return await runChecks(() => (db = openDatabase(dataDir, options)), dataDir);
+    return await runChecks(() => (db = openDatabase(dataDir)), dataDir);
   } finally {
     db?.close();
   }

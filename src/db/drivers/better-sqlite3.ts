@@ -1,0 +1,59 @@
+import Database from 'better-sqlite3';
+import type { Db, SqliteDriver, Statement, Transaction } from '../sqlite-driver.js';
+
+/** A better-sqlite3 connection as a Db: its statements are better-sqlite3's own, unwrapped. */
+class BetterSqlite3Connection implements Db {
+  constructor(private readonly db: Database.Database) {}
+
+  prepare<P extends unknown[] | object, R>(sql: string): Statement<P, R> {
+    return this.db.prepare(sql) as unknown as Statement<P, R>;
+  }
+
+  exec(sql: string): void {
+    this.db.exec(sql);
+  }
+
+  pragma(source: string, options?: { simple?: boolean }): unknown {
+    return this.db.pragma(source, options);
+  }
+
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as Transaction's
+  transaction<F extends (...args: any[]) => unknown>(fn: F): Transaction<F> {
+    return this.db.transaction(fn) as unknown as Transaction<F>;
+  }
+
+  async backup(destination: string): Promise<void> {
+    // One step (progress asks for every remaining page): a copy made in slices restarts whenever
+    // another connection writes in between, and a busy server could keep it restarting.
+    await this.db.backup(destination, { progress: () => 0x7fffffff });
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  get open(): boolean {
+    return this.db.open;
+  }
+
+  get inTransaction(): boolean {
+    return this.db.inTransaction;
+  }
+}
+
+/**
+ * The better-sqlite3 driver. `nativeBinding`: its addon, loaded or as a path (the single
+ * executable carries its own, src/sea/native-addon.ts); by default the one built into node_modules.
+ */
+export function betterSqlite3Driver(nativeBinding?: object | string): SqliteDriver {
+  // The addon is loaded by the first connection, not here: choosing the driver costs nothing.
+  const options: Database.Options = nativeBinding === undefined ? {} : { nativeBinding: nativeBinding as unknown as string };
+  return {
+    name: 'better-sqlite3',
+    open(path, { busyTimeoutMs } = {}) {
+      return new BetterSqlite3Connection(
+        new Database(path, busyTimeoutMs === undefined ? options : { ...options, timeout: busyTimeoutMs }),
+      );
+    },
+  };
+}
