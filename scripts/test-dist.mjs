@@ -1,22 +1,51 @@
 // `npm run test:dist`: builds dist/clinic, copies it alone into an empty directory, and runs the
 // black-box HTTP, CLI and fault suites against that copy with a PATH on which no node can be found.
+// `npm run test:wine` (`--windows`): the same for dist/clinic.exe, run under Wine 10 from the
+// Debian trixie root of scripts/wine-root.sh, through scripts/wine-exe.sh.
 // The test runner itself runs on this machine's Node; only the processes it starts must do
 // without one.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-if (!process.argv.includes('--no-build')) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: 'inherit' });
+const windows = process.argv.includes('--windows');
+if (!process.argv.includes('--no-build')) {
+  execFileSync('bash', [join(root, 'build.sh'), ...(windows ? ['win-x64'] : [])], { cwd: root, stdio: 'inherit' });
+}
 
 const place = mkdtempSync(join(tmpdir(), 'clinic-dist-'));
 const bin = join(place, 'clinic');
-copyFileSync(join(root, 'dist/clinic'), bin);
 // The executable writes its SQLite addon to the user's cache directory: use a fresh one, so the
 // run proves that a first start on a new PC works.
 const cache = mkdtempSync(join(tmpdir(), 'clinic-dist-cache-'));
+const env = { ...process.env, PATH: place, CLINIC_BIN: bin, XDG_CACHE_HOME: cache };
+if (windows) {
+  execFileSync('bash', [join(root, 'scripts/wine-root.sh'), '--mount', root.replace(/\/$/, '')], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  copyFileSync(join(root, 'dist/clinic.exe'), join(place, 'clinic.exe'));
+  // `clinic` runs clinic.exe under Wine; the launcher's own tools come from the system's PATH.
+  writeFileSync(
+    bin,
+    `#!/bin/sh\nPATH=/usr/sbin:/usr/bin:/sbin:/bin exec ${join(root, 'scripts/wine-exe.sh')} ${join(place, 'clinic.exe')} "$@"\n`,
+  );
+  chmodSync(bin, 0o755);
+  // The tests ask the program to stop as Windows would be asked, and read paths as it prints them.
+  env.CLINIC_BIN_PLATFORM = 'win32';
+  env.CLINIC_WINE_LOGS = place;
+  env.CLINIC_WINE_EXE = join(root, 'scripts/wine-exe.sh');
+  // dist/clinic beside it, for the backups that move between Linux and Windows (npm run test:dist builds it).
+  if (existsSync(join(root, 'dist/clinic'))) {
+    copyFileSync(join(root, 'dist/clinic'), join(place, 'clinic-linux'));
+    chmodSync(join(place, 'clinic-linux'), 0o755);
+    env.CLINIC_LINUX_BIN = join(place, 'clinic-linux');
+  }
+} else {
+  copyFileSync(join(root, 'dist/clinic'), bin);
+}
 // The suites that start the program, and the upgrade of a 1.0.0 data directory by this one.
 const suites = ['test/server', 'test/cli', 'test/fault', 'test/db/upgrade.test.ts']
   .filter((path) => existsSync(join(root, path)))
@@ -28,13 +57,16 @@ const suites = ['test/server', 'test/cli', 'test/fault', 'test/db/upgrade.test.t
           .filter((f) => f.endsWith('.test.ts'))
           .map((f) => join(path, f)),
   )
-  .sort();
+  .sort()
+  .filter((path) => !process.env.CLINIC_SUITES || process.env.CLINIC_SUITES.split(',').some((wanted) => path.includes(wanted)));
 // PATH is that new directory alone, holding nothing but the copy: no node can be found on it.
-console.log(`testing ${bin} (alone in ${place}, PATH=${place}) with ${suites.length} test files`);
+console.log(
+  `testing ${windows ? `${bin} (clinic.exe under Wine)` : bin} (alone in ${place}, PATH=${place}) with ${suites.length} test files`,
+);
 const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...suites], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, PATH: place, CLINIC_BIN: bin, XDG_CACHE_HOME: cache },
+  env,
 });
 rmSync(place, { recursive: true, force: true });
 rmSync(cache, { recursive: true, force: true });

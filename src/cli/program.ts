@@ -14,14 +14,19 @@ import { registerServeCommand } from './commands/serve.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerInvoiceCommands } from './commands/invoice.js';
 import { registerPaymentCommands } from './commands/payment.js';
+import { registerAutostartCommands } from './commands/autostart.js';
+import { defaultWindowsDataDir } from '../autostart/windows-task.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerNotificationCommands } from './commands/notifications.js';
 import { registerVersionCommand } from './commands/version.js';
 import { PROGRAM_VERSION } from '../version.js';
 
-/** The default data directory: `CLINIC_DATA`, else `./data`. */
+/**
+ * The default data directory: `CLINIC_DATA`, else on Windows %ProgramData%\Clinic (where `clinic
+ * service install` puts it), else `./data`.
+ */
 export function defaultDataDir(): string {
-  return process.env.CLINIC_DATA || './data';
+  return process.env.CLINIC_DATA || (process.platform === 'win32' ? defaultWindowsDataDir() : './data');
 }
 
 /** A subcommand with the options every command takes (decisions.md §8). */
@@ -65,6 +70,7 @@ export function buildProgram(io: CliIo): Command {
   registerNotificationCommands(program, io);
   registerBackupCommands(program, io);
   registerCheckCommand(program, io);
+  registerAutostartCommands(program, io);
   registerVersionCommand(program, io);
   // Groups (api-key, doctor, ...) exit through exitOverride too instead of process.exit.
   for (const command of program.commands) command.exitOverride();

@@ -54,7 +54,7 @@ export async function createTempFile(dataDir: string, documentId: string): Promi
 export async function persistTempFile(dataDir: string, temp: TempFile): Promise<void> {
   await temp.handle.sync();
   await temp.handle.close();
-  await syncPath(tempDirectory(dataDir));
+  await syncDirectory(tempDirectory(dataDir));
 }
 
 /** A file left in tmp/: the document id and writer its name carries (undefined if none), its size and when it was last written. */
@@ -112,14 +112,29 @@ export async function removeFile(path: string): Promise<void> {
   }
 }
 
-/** fsyncs a file or a directory: makes its content, or an entry just created or renamed in it, survive a power cut. */
+/** fsyncs a file: makes its content survive a power cut. */
 export async function syncPath(path: string): Promise<void> {
-  const handle = await open(path, 'r');
+  // Windows flushes (FlushFileBuffers) only a handle open for writing; nothing is written.
+  const handle = await open(path, process.platform === 'win32' ? 'r+' : 'r');
   try {
     await handle.sync();
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * fsyncs a directory: makes an entry just created or renamed in it survive a power cut. Windows
+ * cannot open a directory to flush it (EISDIR) and needs no such step: NTFS journals a rename,
+ * and flushing the renamed file (syncRenamed) flushes that journal up to it, as SQLite relies on.
+ */
+export async function syncDirectory(path: string): Promise<void> {
+  if (process.platform !== 'win32') await syncPath(path);
+}
+
+/** After renaming `path` into place: on Windows its flush is what makes the rename durable (syncDirectory). */
+export async function syncRenamed(path: string): Promise<void> {
+  if (process.platform === 'win32') await syncPath(path);
 }
 
 /** Whether a file exists at `path`. */
@@ -152,9 +167,10 @@ export async function moveIntoPlace(dataDir: string, tempPath: string, patientId
     throw error;
   }
   try {
-    await syncPath(patientDir);
-    if (firstCreated !== undefined) await syncPath(documentsDir);
-    if (firstCreated === documentsDir) await syncPath(dataDir);
+    await syncRenamed(target);
+    await syncDirectory(patientDir);
+    if (firstCreated !== undefined) await syncDirectory(documentsDir);
+    if (firstCreated === documentsDir) await syncDirectory(dataDir);
   } catch (error) {
     await removeFile(target);
     throw error;

@@ -27,12 +27,14 @@ export interface OpenDatabaseOptions {
 /**
  * Creates `path` readable and writable by this user only (0600), or takes an existing file down
  * to 0600. SQLite creates the -wal and -shm files with the mode of the database file, so they
- * follow; an existing one from an older program is narrowed here too.
+ * follow; an existing one from an older program is narrowed here too. Windows has no such modes
+ * (fchmod there only sets the read-only flag, and fails while another process has the file open):
+ * the data directory's access list does this work (README, "Install on a Windows PC").
  */
 export function makePrivateFile(path: string): void {
   const fd = openSync(path, 'a', 0o600);
   try {
-    if ((fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
+    if (process.platform !== 'win32' && (fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
   } finally {
     closeSync(fd);
   }

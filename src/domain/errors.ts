@@ -142,6 +142,18 @@ export const errors = {
       'DATABASE_TOO_NEW',
       `The database has schema version ${found}, newer than this program understands (${supported}); use a newer clinic program.`,
     ),
+  autostartNeedsWindows: (command: string) =>
+    new AppError(
+      400,
+      'AUTOSTART_NEEDS_WINDOWS',
+      `clinic autostart ${command} sets up a Windows scheduled task; on Linux, run clinic serve under systemd instead (README, "Install on a clinic PC").`,
+    ),
+  autostartSetupFailed: (step: string, output: string) =>
+    new AppError(
+      500,
+      'AUTOSTART_SETUP_FAILED',
+      `${step} failed: ${output || 'no reason given'}. Nothing after it was done; run the command again in a terminal opened with "Run as administrator".`,
+    ),
   checkFailed: (findings: number) => new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),
   internal: () => new AppError(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.'),
 } as const;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
-import { runClinic } from '../helpers/run-cli.js';
+import { programPath, runClinic } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/test-server.js';
 
 // Every administrative command once, through a child process: with CLINIC_BIN this proves the
@@ -19,7 +19,7 @@ describe('clinic commands', () => {
     for (let run = 0; run < 2; run += 1) {
       const result = await clinic('init', '--json');
       assert.equal(result.code, 0, result.stderr);
-      assert.deepEqual(JSON.parse(result.stdout), { data_dir: dataDir, schema_version: SCHEMA_VERSION });
+      assert.deepEqual(JSON.parse(result.stdout), { data_dir: programPath(dataDir), schema_version: SCHEMA_VERSION });
     }
   });
 

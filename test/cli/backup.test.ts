@@ -1,17 +1,12 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { create, extract } from 'tar';
-import { openDatabase, type Db } from '../../src/db/open-database.js';
-import { createApiKey, revokeApiKey } from '../../src/domain/api-keys.js';
-import { addDoctor, addService } from '../../src/domain/catalog.js';
-import { createPatient } from '../../src/domain/patients/create-patient.js';
-import { setClinicTimeZone, setModuleEnabled } from '../../src/domain/settings.js';
+import { openDatabase } from '../../src/db/open-database.js';
+import { dumpTables, filesUnder, populatedDataDir } from '../helpers/backup-fixtures.js';
 import { buildPatient } from '../helpers/builders.js';
-import { addDocument, addInvoice } from '../helpers/module-tables.js';
-import { runClinic, startServeProcess } from '../helpers/run-cli.js';
+import { programPath, runClinic, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/test-server.js';
 import { checkedFetch } from '../helpers/contract.js';
 
@@ -25,62 +20,14 @@ function tempDir(): string {
   return dir;
 }
 
-/** Every row of every table (sqlite_sequence included: patient numbers are never reused). */
-function dumpTables(db: Db): Record<string, string[]> {
-  const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all();
-  return Object.fromEntries(
-    tables.map(({ name }) => [
-      name,
-      db
-        .prepare(`SELECT * FROM "${name}"`)
-        .all()
-        .map((row) => JSON.stringify(row))
-        .sort(),
-    ]),
-  );
-}
-
-/** Every file under `dir` (relative path → content), the database's own files left out. */
-function filesUnder(dir: string): Map<string, Buffer> {
-  const files = new Map<string, Buffer>();
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (entry.isFile())
-      files.set(join(entry.parentPath, entry.name).slice(dir.length + 1), readFileSync(join(entry.parentPath, entry.name)));
-  }
-  for (const name of [...files.keys()]) if (name.startsWith('clinic.')) files.delete(name);
-  return files;
-}
-
-/** A data directory with something of every kind: patients, keys, catalog, settings, documents, invoices. */
-function populatedDataDir(): { dataDir: string; key: string } {
-  const dataDir = tempDir();
-  const db = openDatabase(dataDir);
-  try {
-    const ada = createPatient(db, buildPatient());
-    createPatient(db, buildPatient({ first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.org' }));
-    const key = createApiKey(db, { name: 'integration' }).key;
-    revokeApiKey(db, createApiKey(db, { name: 'old laptop' }).id);
-    addDoctor(db, { name: 'Dr. Grey', color: '#123456' });
-    addService(db, { name: 'Cleaning', duration_min: 45, price: '80.50', color: '#00ff00' });
-    setModuleEnabled(db, 'payments', false);
-    setClinicTimeZone(db, 'Europe/Vienna');
-    addDocument(db, dataDir, ada.id, randomBytes(300_000));
-    addDocument(db, dataDir, ada.id, Buffer.from('%PDF-1.7 consent'));
-    addInvoice(db, 8_050, [8_050]);
-    return { dataDir, key };
-  } finally {
-    db.close();
-  }
-}
-
 describe('clinic backup and restore', { timeout: 180_000 }, () => {
   it('round-trips patients, keys, settings, catalog and documents without losing anything', async () => {
-    const { dataDir, key } = populatedDataDir();
+    const { dataDir, key } = populatedDataDir(tempDir());
     const file = join(tempDir(), 'clinic-backup.tar.gz');
     const backup = await runClinic(['backup', file, '--json', '--data', dataDir]);
     assert.equal(backup.code, 0, backup.stderr);
     const summary = JSON.parse(backup.stdout) as { file: string; documents: number; bytes: number };
-    assert.equal(summary.file, file);
+    assert.equal(summary.file, programPath(file));
     assert.equal(summary.documents, 2);
 
     const restoredDir = join(tempDir(), 'restored');
@@ -108,13 +55,13 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
         ['Dr. Grey'],
       );
     } finally {
-      serve.child.kill('SIGTERM');
+      serve.child.kill(STOP_SIGNAL);
       await serve.exited;
     }
   });
 
   it('makes a consistent backup while the server is writing', async () => {
-    const { dataDir, key } = populatedDataDir();
+    const { dataDir, key } = populatedDataDir(tempDir());
     const serve = await startServeProcess(['--data', dataDir]);
     const file = join(tempDir(), 'busy.tar.gz');
     let writing = true;
@@ -137,7 +84,7 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
     } finally {
       writing = false;
       await writer;
-      serve.child.kill('SIGTERM');
+      serve.child.kill(STOP_SIGNAL);
       await serve.exited;
     }
     const restoredDir = join(tempDir(), 'restored');
@@ -153,7 +100,7 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
   });
 
   it('refuses to restore into a data directory that is not empty, and leaves it alone', async () => {
-    const { dataDir } = populatedDataDir();
+    const { dataDir } = populatedDataDir(tempDir());
     const file = join(tempDir(), 'b.tar.gz');
     assert.equal((await runClinic(['backup', file, '--data', dataDir])).code, 0);
     const occupied = tempDir();
@@ -165,7 +112,7 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
   });
 
   it('refuses a backup whose document was altered after it was written, leaving the directory empty', async () => {
-    const { dataDir } = populatedDataDir();
+    const { dataDir } = populatedDataDir(tempDir());
     const work = tempDir();
     const file = join(work, 'b.tar.gz');
     assert.equal((await runClinic(['backup', file, '--data', dataDir])).code, 0);
@@ -205,7 +152,7 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
   });
 
   it('never overwrites an existing file, and never backs up a directory without a database', async () => {
-    const { dataDir } = populatedDataDir();
+    const { dataDir } = populatedDataDir(tempDir());
     const file = join(tempDir(), 'exists.tar.gz');
     writeFileSync(file, 'yesterday');
     const result = await runClinic(['backup', file, '--data', dataDir]);

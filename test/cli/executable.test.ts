@@ -4,35 +4,42 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { runClinic, testingExecutable } from '../helpers/run-cli.js';
+import { programPlatform, runClinic, testingExecutable } from '../helpers/run-cli.js';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 // Only the single executable carries its own SQLite addon; from source there is nothing to test.
-describe('the single executable', { skip: !testingExecutable && 'needs CLINIC_BIN (npm run test:dist)' }, () => {
-  let cache: string;
-  beforeEach(() => {
-    cache = mkdtempSync(join(tmpdir(), 'clinic-addon-cache-'));
-  });
-  afterEach(() => rmSync(cache, { recursive: true, force: true }));
-  const clinic = (...args: string[]) => runClinic(args, { env: { XDG_CACHE_HOME: cache } });
+// clinic.exe has none: it uses node:sqlite (README, "Install on a Windows PC").
+describe(
+  'the single executable',
+  {
+    skip: (!testingExecutable && 'needs CLINIC_BIN (npm run test:dist)') || (programPlatform === 'win32' && 'clinic.exe carries no addon'),
+  },
+  () => {
+    let cache: string;
+    beforeEach(() => {
+      cache = mkdtempSync(join(tmpdir(), 'clinic-addon-cache-'));
+    });
+    afterEach(() => rmSync(cache, { recursive: true, force: true }));
+    const clinic = (...args: string[]) => runClinic(args, { env: { XDG_CACHE_HOME: cache } });
 
-  it('writes its SQLite addon to a private cache directory, only readable by its user', async () => {
-    assert.equal((await clinic('version')).code, 0);
-    const dir = join(cache, 'clinic');
-    assert.equal(statSync(dir).mode & 0o777, 0o700);
-    const files = readdirSync(dir);
-    assert.equal(files.length, 1);
-    assert.match(files[0] ?? '', /^better_sqlite3-[0-9a-f]{16}\.node$/);
-  });
+    it('writes its SQLite addon to a private cache directory, only readable by its user', async () => {
+      assert.equal((await clinic('version')).code, 0);
+      const dir = join(cache, 'clinic');
+      assert.equal(statSync(dir).mode & 0o777, 0o700);
+      const files = readdirSync(dir);
+      assert.equal(files.length, 1);
+      assert.match(files[0] ?? '', /^better_sqlite3-[0-9a-f]{16}\.node$/);
+    });
 
-  it('replaces a cached addon whose SHA-256 does not match before loading it', async () => {
-    assert.equal((await clinic('version')).code, 0);
-    const file = join(cache, 'clinic', readdirSync(join(cache, 'clinic'))[0] ?? '');
-    const original = sha256(readFileSync(file));
-    writeFileSync(file, 'not the addon');
-    const result = await clinic('version', '--json');
-    assert.equal(result.code, 0, result.stderr);
-    assert.equal(sha256(readFileSync(file)), original);
-  });
-});
+    it('replaces a cached addon whose SHA-256 does not match before loading it', async () => {
+      assert.equal((await clinic('version')).code, 0);
+      const file = join(cache, 'clinic', readdirSync(join(cache, 'clinic'))[0] ?? '');
+      const original = sha256(readFileSync(file));
+      writeFileSync(file, 'not the addon');
+      const result = await clinic('version', '--json');
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(sha256(readFileSync(file)), original);
+    });
+  },
+);

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { makeDataDir } from '../helpers/test-server.js';
 import { checkedFetch } from '../helpers/contract.js';
+import { STOP_SIGNAL } from '../helpers/run-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -30,7 +31,7 @@ describe('clinic serve on an empty data directory', () => {
       assert.equal(response.status, 200);
       assert.equal(stdout.split(key).length - 1, 1, 'the key is printed exactly once');
     } finally {
-      child.kill('SIGTERM');
+      child.kill(STOP_SIGNAL);
     }
     const [code] = await once(child, 'exit');
     assert.equal(code, 0);

@@ -8,7 +8,7 @@ import { createApiKey } from '../../src/domain/api-keys.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
-import { runClinic } from '../helpers/run-cli.js';
+import { runClinic, STOP_SIGNAL } from '../helpers/run-cli.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { makeDataDir } from '../helpers/test-server.js';
 import { checkedFetch } from '../helpers/contract.js';
@@ -53,7 +53,7 @@ function startServe(dataDir: string, args: string[]): Promise<ServeProcess> {
               new Promise((done) => {
                 child.removeAllListeners('exit');
                 child.on('exit', (code) => done(code));
-                child.kill('SIGTERM');
+                child.kill(STOP_SIGNAL);
               }),
           });
         }

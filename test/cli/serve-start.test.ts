@@ -4,7 +4,7 @@ import { connect } from 'node:net';
 import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { runClinic, startServeProcess } from '../helpers/run-cli.js';
+import { programPath, programPlatform, runClinic, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/test-server.js';
 
 const dirs: string[] = [];
@@ -37,29 +37,33 @@ describe('clinic serve: start-up', { timeout: 180_000 }, () => {
     const keys = await runClinic(['api-key', 'list', '--json', '--data', dataDir]);
     assert.deepEqual(JSON.parse(keys.stdout), []);
     const serve = await startServeProcess(['--data', dataDir]);
-    serve.child.kill('SIGTERM');
+    serve.child.kill(STOP_SIGNAL);
     await serve.exited;
     assert.match(serve.output().stdout, /one was created\. Store it now; it is not shown again:\n\n {2}clinic_/);
   });
 
-  it('makes the database, its WAL and SHM and the lock 0600, and warns of a data directory others can enter', async () => {
-    const dataDir = newDir();
-    chmodSync(dataDir, 0o755);
-    const serve = await startServeProcess(['--data', dataDir]);
-    try {
-      for (const name of ['clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.lock']) {
-        assert.equal((statSync(join(dataDir, name)).mode & 0o777).toString(8), '600', name);
+  it(
+    'makes the database, its WAL and SHM and the lock 0600, and warns of a data directory others can enter',
+    { skip: programPlatform === 'win32' && 'no file modes on Windows' },
+    async () => {
+      const dataDir = newDir();
+      chmodSync(dataDir, 0o755);
+      const serve = await startServeProcess(['--data', dataDir]);
+      try {
+        for (const name of ['clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.lock']) {
+          assert.equal((statSync(join(dataDir, name)).mode & 0o777).toString(8), '600', name);
+        }
+        assert.match(
+          serve.output().stderr,
+          /"event":"warning","warning":"the data directory .* has mode 0755: other users of this computer can reach patient data; run chmod 700 on it"/,
+        );
+        assert.ok(serve.logLines.some((line) => line.event === 'database_created'));
+      } finally {
+        serve.child.kill(STOP_SIGNAL);
+        await serve.exited;
       }
-      assert.match(
-        serve.output().stderr,
-        /"event":"warning","warning":"the data directory .* has mode 0755: other users of this computer can reach patient data; run chmod 700 on it"/,
-      );
-      assert.ok(serve.logLines.some((line) => line.event === 'database_created'));
-    } finally {
-      serve.child.kill('SIGTERM');
-      await serve.exited;
-    }
-  });
+    },
+  );
 
   it('logs a client that disconnects mid-body as an aborted request, not an error', async () => {
     const dataDir = newDir();
@@ -76,7 +80,7 @@ describe('clinic serve: start-up', { timeout: 180_000 }, () => {
     const deadline = Date.now() + 5000;
     while (!serve.logLines.some((line) => line.event === 'request_aborted') && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 50));
-    serve.child.kill('SIGTERM');
+    serve.child.kill(STOP_SIGNAL);
     await serve.exited;
     const aborted = serve.logLines.find((line) => line.event === 'request_aborted');
     assert.equal(aborted?.status, 499);
@@ -90,7 +94,7 @@ describe('clinic serve: start-up', { timeout: 180_000 }, () => {
     mkdirSync(join(dataDir, 'tmp'));
     writeFileSync(join(dataDir, 'tmp', '0b0c6a38-5d4b-4b51-9f5e-3d6f0a1e2c4d.999999999.part'), Buffer.alloc(1000));
     const serve = await startServeProcess(['--data', dataDir]);
-    serve.child.kill('SIGTERM');
+    serve.child.kill(STOP_SIGNAL);
     await serve.exited;
     assert.deepEqual(readdirSync(join(dataDir, 'tmp')), []);
     assert.ok(
@@ -118,7 +122,7 @@ describe('commands on a data directory without a database', () => {
     assert.equal(result.code, 1);
     assert.equal(
       result.stderr,
-      `error: NO_DATABASE: There is no clinic database at ${missing}/clinic.db. Point at the clinic's data directory with --data DIR or the CLINIC_DATA environment variable; \`clinic init --data DIR\` creates a new, empty one.\n`,
+      `error: NO_DATABASE: There is no clinic database at ${programPath(join(missing, 'clinic.db'))}. Point at the clinic's data directory with --data DIR or the CLINIC_DATA environment variable; \`clinic init --data DIR\` creates a new, empty one.\n`,
     );
     assert.equal(existsSync(missing), false);
     const json = await runClinic(['doctor', 'list', '--json', '--data', missing]);

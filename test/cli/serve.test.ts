@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/db/open-database.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { addInterruptedUpload } from '../helpers/module-tables.js';
-import { runClinic, startServeProcess, type ServeProcess } from '../helpers/run-cli.js';
+import { programPath, runClinic, type ServeProcess, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/test-server.js';
 import { checkedFetch } from '../helpers/contract.js';
 
@@ -46,7 +46,7 @@ describe('clinic serve', { timeout: 180_000 }, () => {
     try {
       const listening = serve.logLines.find((line) => line.event === 'listening');
       assert.match(String(listening?.address), /^http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1$/);
-      assert.equal(listening?.data_dir, dataDir);
+      assert.equal(listening?.data_dir, programPath(dataDir));
       assert.equal(listening?.version, '1.1.0');
       const created = await checkedFetch(`${serve.baseUrl}/patients`, {
         method: 'POST',
@@ -63,7 +63,7 @@ describe('clinic serve', { timeout: 180_000 }, () => {
       assert.equal(typeof line?.duration_ms, 'number');
       assert.doesNotMatch(serve.output().stdout + serve.output().stderr, /Zebedee|zebedee@example\.org/);
     } finally {
-      serve.child.kill('SIGTERM');
+      serve.child.kill(STOP_SIGNAL);
       await serve.exited;
     }
   });
@@ -92,7 +92,7 @@ describe('clinic serve', { timeout: 180_000 }, () => {
       outgoing.write(body.subarray(0, 20));
       setTimeout(() => {
         const signalled = Date.now();
-        serve.child.kill('SIGTERM');
+        serve.child.kill(STOP_SIGNAL);
         void waitUntil(() => hasLogged(serve, 'stopping'))
           .then(async () => {
             // Stopped accepting: a new connection is refused while the old request is still open.
@@ -129,7 +129,7 @@ describe('clinic serve', { timeout: 180_000 }, () => {
     stuck.write('{"first_name":');
     await new Promise((resolve) => setTimeout(resolve, 300));
     const signalled = Date.now();
-    serve.child.kill('SIGTERM');
+    serve.child.kill(STOP_SIGNAL);
     const { code } = await serve.exited;
     assert.equal(code, 0);
     assert.ok(Date.now() - signalled < 10_000, `exited after ${Date.now() - signalled} ms`);
@@ -152,7 +152,7 @@ describe('clinic serve', { timeout: 180_000 }, () => {
       assert.match(second.stderr, /SERVER_ALREADY_RUNNING: Another clinic server is already running on the data directory/);
       assert.equal((await checkedFetch(`${first.baseUrl}/payment-methods`)).status, 200);
     } finally {
-      first.child.kill('SIGTERM');
+      first.child.kill(STOP_SIGNAL);
       await first.exited;
     }
   });
@@ -163,7 +163,7 @@ describe('clinic serve', { timeout: 180_000 }, () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const second = await startServeProcess(['--data', dataDir]);
-    second.child.kill('SIGTERM');
+    second.child.kill(STOP_SIGNAL);
     assert.equal((await second.exited).code, 0);
   });
 
@@ -180,7 +180,7 @@ describe('clinic serve', { timeout: 180_000 }, () => {
       assert.deepEqual({ completed: recovered?.completed, removed: recovered?.removed_abandoned }, { completed: 1, removed: 0 });
       assert.deepEqual(readFileSync(join(dataDir, 'documents', patientId, documentId)), content);
     } finally {
-      serve.child.kill('SIGTERM');
+      serve.child.kill(STOP_SIGNAL);
       await serve.exited;
     }
     const check = await runClinic(['check', '--data', dataDir]);
@@ -197,7 +197,7 @@ describe('clinic serve', { timeout: 180_000 }, () => {
       const doctors = await checkedFetch(`${serve.baseUrl}/doctors`, { headers: { authorization: `Bearer ${key}` } });
       assert.equal(doctors.status, 200);
     } finally {
-      serve.child.kill('SIGTERM');
+      serve.child.kill(STOP_SIGNAL);
       await serve.exited;
     }
   });

@@ -9,7 +9,7 @@ import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { assertLedgerConsistent } from '../helpers/ledger.js';
 import { multipartBody } from '../helpers/multipart.js';
-import { runClinic, startServeProcess, type ServeProcess } from '../helpers/run-cli.js';
+import { runClinic, type ServeProcess, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
 import { seededRandom } from '../helpers/random.js';
 import { makeDataDir } from '../helpers/test-server.js';
 
@@ -173,7 +173,7 @@ describe('a server killed with SIGKILL under payment and upload load', { timeout
         );
         retries.set(payment.key, answer);
       }
-      server.child.kill('SIGTERM');
+      server.child.kill(STOP_SIGNAL);
       assert.equal((await server.exited).code, 0, server.output().stderr);
 
       const tally = (log: Answer[]) =>

@@ -7,8 +7,11 @@ import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient, buildPayment } from '../helpers/builders.js';
 import { damageDatabase, dataDirOn, mountTmpfs, type Tmpfs } from '../helpers/faults.js';
 import { multipartBody } from '../helpers/multipart.js';
-import { runClinic, startServeProcess } from '../helpers/run-cli.js';
+import { programPath, programPlatform, runClinic, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/test-server.js';
+
+/** `text` as a regular expression matching it literally. */
+const pattern = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 const STORAGE_FULL = {
   detail: {
@@ -152,7 +155,11 @@ describe('clinic serve refuses a data directory it cannot use', { timeout: 60_00
       assert.equal(served.code, 1);
       assert.match(
         served.stderr,
-        new RegExp(`^error: DATA_DIRECTORY_UNUSABLE: The server cannot use ${dataDir}: it is not writable \\(.*EROFS\\)`, 'm'),
+        // Windows has no EROFS: a write-protected place is refused as access denied (EPERM).
+        new RegExp(
+          `^error: DATA_DIRECTORY_UNUSABLE: The server cannot use ${pattern(programPath(dataDir))}: it is not writable \\(.*${programPlatform === 'win32' ? 'EPERM' : 'EROFS'}\\)`,
+          'm',
+        ),
       );
       assert.doesNotMatch(served.stdout, /listening|API key/);
       tmpfs.remount('rw');
@@ -166,7 +173,10 @@ describe('clinic serve refuses a data directory it cannot use', { timeout: 60_00
     damageDatabase(served);
     const refused = await runClinic(['serve', '--port', '0', '--data', served]);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, new RegExp(`^error: DATABASE_DAMAGED: The database ${served}/clinic\\.db is damaged \\(`, 'm'));
+    assert.match(
+      refused.stderr,
+      new RegExp(`^error: DATABASE_DAMAGED: The database ${pattern(programPath(join(served, 'clinic.db')))} is damaged \\(`, 'm'),
+    );
     assert.doesNotMatch(refused.stdout, /"event":"listening"/);
   });
 });
@@ -180,7 +190,7 @@ async function startServeAndStop(): Promise<string> {
   for (let i = 0; i < 200; i++) createPatient(db, buildPatient({ notes: 'n'.repeat(500) }));
   db.close();
   const serve = await startServeProcess(['--data', dataDir]);
-  serve.child.kill('SIGTERM');
+  serve.child.kill(STOP_SIGNAL);
   assert.equal((await serve.exited).code, 0);
   assert.equal(existsSync(join(dataDir, 'clinic.db-wal')), false);
   return dataDir;

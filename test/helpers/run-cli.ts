@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -11,6 +12,38 @@ export interface CliResult {
 
 /** Whether the tests run against a built executable (CLINIC_BIN) rather than the source. */
 export const testingExecutable = Boolean(process.env.CLINIC_BIN);
+
+/** The system the program under test runs on: win32 for clinic.exe under Wine (npm run test:wine). */
+export const programPlatform = process.env.CLINIC_BIN_PLATFORM ?? process.platform;
+
+/**
+ * The signal that asks a running `clinic serve` to stop: SIGTERM on Linux. Windows has no
+ * SIGTERM (Wine, like Windows' TerminateProcess, ends the program at once); there the program is
+ * asked as Ctrl+C asks it, which Wine delivers as SIGINT.
+ */
+export const STOP_SIGNAL: NodeJS.Signals = programPlatform === 'win32' ? 'SIGINT' : 'SIGTERM';
+
+/**
+ * Ends a process the program started, at once, by the pid the program logged: kill -9 on Linux;
+ * under Wine the pid is Windows', so Windows' own taskkill /F ends it.
+ */
+export async function killProgramProcess(pid: number): Promise<void> {
+  if (programPlatform !== 'win32') {
+    process.kill(pid, 'SIGKILL');
+    return;
+  }
+  const child = spawn(process.env.CLINIC_WINE_EXE!, ['taskkill.exe', '/F', '/PID', String(pid)], {
+    env: { ...process.env, PATH: '/usr/sbin:/usr/bin:/sbin:/bin' },
+    stdio: 'ignore',
+  });
+  const [code] = (await once(child, 'exit')) as [number | null];
+  if (code !== 0) throw new Error(`taskkill /F /PID ${pid} exited ${code}`);
+}
+
+/** `path` (absolute, of this machine) as the program names it: /tmp/x, or Z:\tmp\x under Wine. */
+export function programPath(path: string): string {
+  return programPlatform === 'win32' ? `Z:${path.replace(/\//g, '\\')}` : path;
+}
 
 /**
  * Starts `clinic <args>` as a child process, as a person would: by default the TypeScript source
@@ -43,6 +76,13 @@ function outcomeOf(child: ChildProcessWithoutNullStreams): Promise<CliResult> {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
   });
+}
+
+/** Runs another executable (say dist/clinic beside clinic.exe) to its end and collects its output. */
+export function runExecutable(bin: string, args: readonly string[]): Promise<CliResult> {
+  const child = spawn(bin, [...args], { cwd: root, env: process.env, stdio: ['pipe', 'pipe', 'pipe'] });
+  child.stdin.end();
+  return outcomeOf(child);
 }
 
 /** Runs this Node with `args` (say a TypeScript helper through tsx) in `cwd`, by default the repository, and collects its output. */

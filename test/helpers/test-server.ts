@@ -7,7 +7,7 @@ import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, type Serve
 import { silentLogger } from '../../src/logger.js';
 import { startServer } from '../../src/server/start-server.js';
 import { assertMatchesContract } from './contract.js';
-import { runClinic, startServeProcess, testingExecutable } from './run-cli.js';
+import { runClinic, startServeProcess, STOP_SIGNAL, testingExecutable } from './run-cli.js';
 
 /** A fresh temporary data directory, removed by the returned cleanup. */
 export function makeDataDir(): string {
@@ -134,7 +134,7 @@ async function startExecutableServer(config: Partial<ServerConfig>, dataDir = ma
     createKey: (scopes) => createApiKey(db, { name: 'scoped', ...(scopes ? { scopes } : {}) }).key,
     request: requester(serve.baseUrl, key),
     async close() {
-      serve.child.kill('SIGTERM');
+      serve.child.kill(STOP_SIGNAL);
       const { code } = await serve.exited;
       db.close();
       rmSync(dataDir, { recursive: true, force: true });

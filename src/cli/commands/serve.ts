@@ -39,16 +39,33 @@ function parseSmtpUrl(text: string): string {
   return text;
 }
 
-/** Resolves on the first SIGTERM or SIGINT. */
-function shutdownSignal(): Promise<string> {
+/**
+ * The ways serve is asked to stop: SIGTERM and SIGINT (Ctrl+C); on Windows also SIGBREAK
+ * (Ctrl+Break) and SIGHUP (its console window closed); and, when `clinic autostart run` started it,
+ * a stop message on the IPC channel or the channel's end (the supervisor itself was ended).
+ */
+const STOP_SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP', ...(process.platform === 'win32' ? ['SIGBREAK'] : [])] as const;
+
+/** Resolves with the reason on the first request to stop. */
+export function stopRequested(): Promise<string> {
   return new Promise((resolve) => {
-    const onSignal = (signal: string) => {
-      process.off('SIGTERM', onSignal);
-      process.off('SIGINT', onSignal);
-      resolve(signal);
+    const onStop = (reason: string) => {
+      for (const signal of STOP_SIGNALS) process.off(signal, onStop);
+      process.off('message', onMessage);
+      process.off('disconnect', onDisconnect);
+      if (process.connected) process.disconnect?.();
+      resolve(reason);
     };
-    process.on('SIGTERM', onSignal);
-    process.on('SIGINT', onSignal);
+    const onMessage = (message: unknown) => {
+      const stop = (message as { stop?: unknown } | null)?.stop;
+      if (stop !== undefined) onStop(`service: ${String(stop)}`);
+    };
+    const onDisconnect = () => onStop('service ended');
+    for (const signal of STOP_SIGNALS) process.on(signal, onStop);
+    if (process.send !== undefined) {
+      process.on('message', onMessage);
+      process.on('disconnect', onDisconnect);
+    }
   });
 }
 
@@ -81,7 +98,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const logger = jsonLineLogger();
       const dataDir = resolve(options.data);
       // Listened for before the server starts: whoever waits for the start line may signal at once.
-      const stopRequested = shutdownSignal();
+      const stopping = stopRequested();
       const server = await startClinicServer({
         dataDir,
         host,
@@ -90,7 +107,6 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         ...(smtpUrl === undefined ? {} : { smtp: { url: smtpUrl, from: smtpFrom } }),
         logger,
         shutdownGraceMs: SHUTDOWN_GRACE_MS,
-        ...(options.nativeBinding === undefined ? {} : { nativeBinding: options.nativeBinding }),
       });
       if (server.firstKey !== undefined) {
         // First run: a new user can call the API at once. Shown once, like every key.
@@ -115,7 +131,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         // The host only: the URL may carry a password.
         logger.info({ event: 'notifications', delivery: 'smtp', smtp_host: new URL(smtpUrl).host });
       }
-      const signal = await stopRequested;
+      const signal = await stopping;
       logger.info({ event: 'stopping', signal });
       await server.stop();
       logger.info({ event: 'stopped' });

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
 import { create, list, type ReadEntry, type WriteEntry } from 'tar';
 import { DATABASE_FILE } from '../../db/open-database.js';
 import { errors } from '../errors.js';
@@ -92,8 +93,10 @@ export function differencesFromManifest(manifest: BackupManifest, found: Readonl
  * each entry read from its source path on disk.
  */
 export async function writeArchive(file: string, manifestSource: string, sources: ReadonlyMap<string, string>): Promise<void> {
-  const archivePathOf = new Map<string, string>([[manifestSource, MANIFEST_FILE]]);
-  for (const [path, source] of sources) archivePathOf.set(source, path);
+  // Keyed as tar names what it reads: on Windows, Z:\x\y is Z:/x/y there (entry.absolute).
+  const key = (source: string) => resolve(source).replace(/\\/g, '/');
+  const archivePathOf = new Map<string, string>([[key(manifestSource), MANIFEST_FILE]]);
+  for (const [path, source] of sources) archivePathOf.set(key(source), path);
   await create(
     {
       file,
@@ -106,11 +109,11 @@ export async function writeArchive(file: string, manifestSource: string, sources
       // Sources are absolute paths from two folders (the staging copy and the data directory);
       // each is stored under its archive name instead.
       onWriteEntry(entry: WriteEntry) {
-        entry.path = archivePathOf.get(entry.absolute) ?? entry.path;
+        entry.path = archivePathOf.get(key(entry.absolute)) ?? entry.path;
       },
       onwarn: () => {},
     },
-    [...archivePathOf.keys()],
+    [manifestSource, ...sources.values()],
   );
 }
 

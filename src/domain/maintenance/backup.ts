@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { extract, type ReadEntry } from 'tar';
-import { DOCUMENTS_DIR, syncPath } from '../../db/document-files.js';
+import { DOCUMENTS_DIR, syncDirectory, syncPath, syncRenamed } from '../../db/document-files.js';
 import { backupDatabase, integrityProblems } from '../../db/maintenance.js';
 import { SCHEMA_VERSION } from '../../db/migrations.js';
 import { DATABASE_FILE, openDatabase, type Db } from '../../db/open-database.js';
@@ -74,7 +74,8 @@ export async function createBackup(db: Db, dataDir: string, file: string): Promi
     await syncPath(archive);
     if (existsSync(target)) throw errors.backupFailed(`${target} appeared while the backup was written; it was left alone`);
     await rename(archive, target);
-    await syncPath(dirname(target));
+    await syncRenamed(target);
+    await syncDirectory(dirname(target));
     return {
       file: target,
       created_at: createdAt,

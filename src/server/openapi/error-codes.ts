@@ -44,6 +44,8 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   backupFailed: ['the archive did not read back as written'],
   dataDirectoryNotEmpty: ['/var/lib/clinic/data'],
   databaseTooNew: [3, 2],
+  autostartNeedsWindows: ['install'],
+  autostartSetupFailed: ['Registering the scheduled task', 'Access is denied.'],
   checkFailed: [1],
   internal: [],
 };

@@ -1,0 +1,152 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CommanderError, type Command } from 'commander';
+import { acquireInstanceLock } from '../../db/instance-lock.js';
+import { errors } from '../../domain/errors.js';
+import { SERVER_LOG, superviseServer } from '../../autostart/supervisor.js';
+import { STAFF_GROUP, TASK_NAME, dataDirectoryAclArgs, taskFileBytes, taskXml } from '../../autostart/windows-task.js';
+import type { CliIo } from '../io.js';
+import { emit, type CommonOptions } from '../output.js';
+import { subcommand } from '../program.js';
+import { stopRequested } from './serve.js';
+
+/** serve's options that `autostart run` and `autostart install` pass on to it as given. */
+const SERVE_OPTIONS = [
+  ['--host <address>', 'host', 'address to listen on (as clinic serve)'],
+  ['--port <port>', 'port', 'port to listen on (as clinic serve)'],
+  ['--document-limit-mb <mb>', 'documentLimitMb', 'largest document upload in MiB (as clinic serve)'],
+  ['--smtp-url <url>', 'smtpUrl', 'SMTP server for notification emails (as clinic serve)'],
+  ['--smtp-from <address>', 'smtpFrom', 'sender of notification emails (as clinic serve)'],
+] as const;
+
+type ServiceOptions = CommonOptions & Partial<Record<(typeof SERVE_OPTIONS)[number][1], string>>;
+
+function withServeOptions(command: Command): Command {
+  for (const [flags, , description] of SERVE_OPTIONS) command.option(flags, description);
+  return command;
+}
+
+/** The serve options given, as arguments again (`--port 8080`). */
+function serveArguments(options: ServiceOptions): string[] {
+  return SERVE_OPTIONS.flatMap(([flags, key]) => (options[key] === undefined ? [] : [flags.split(' ')[0]!, options[key]!]));
+}
+
+/** This program's command line as another process starts it: the executable, or node and the script. */
+function selfCommand(): { command: string; prefix: string[] } {
+  // In the single executable process.argv[1] repeats the executable; under node it is the script.
+  const script = process.argv[1];
+  const isSea = script === undefined || resolve(script) === resolve(process.execPath);
+  return isSea ? { command: process.execPath, prefix: [] } : { command: process.execPath, prefix: [...process.execArgv, script] };
+}
+
+/** Runs a Windows tool, failing with AUTOSTART_SETUP_FAILED and its words when it fails. */
+function runTool(step: string, tool: string, args: readonly string[], { allowFailure = false } = {}): { ok: boolean; output: string } {
+  const run = spawnSync(tool, args, { encoding: 'utf8', windowsHide: true });
+  const output = `${run.stdout ?? ''}${run.stderr ?? ''}`.trim();
+  const ok = run.status === 0;
+  if (!ok && !allowFailure) throw errors.autostartSetupFailed(step, run.error?.message ?? output.split(/\r?\n/).slice(-3).join(' '));
+  return { ok, output };
+}
+
+function requireWindows(command: string): void {
+  if (process.platform !== 'win32') throw errors.autostartNeedsWindows(command);
+}
+
+/** Whether a clinic server holds the data directory's lock (it is running there). */
+function serverRunning(dataDir: string): boolean {
+  const lock = acquireInstanceLock(dataDir);
+  lock?.release();
+  return lock === undefined;
+}
+
+/** `clinic autostart run|install|uninstall|status`: the server as a Windows scheduled task (README, "Install on a Windows PC"). */
+export function registerAutostartCommands(program: Command, io: CliIo): void {
+  const autostart = program
+    .command('autostart')
+    .description('start the server at boot, without anyone logged in, and keep it running (Windows)');
+
+  withServeOptions(
+    subcommand(autostart, 'run', 'keep clinic serve running, restarting it after a crash; what the scheduled task runs'),
+  ).action(async (options: ServiceOptions) => {
+    const dataDir = resolve(options.data);
+    const { command, prefix } = selfCommand();
+    const code = await superviseServer({
+      command,
+      args: [...prefix, 'serve', '--data', dataDir, ...serveArguments(options)],
+      dataDir,
+      stopRequested: stopRequested(),
+    });
+    if (code !== 0) {
+      // serve refused its options (exit 2): starting it again would only repeat that.
+      io.stderr(`error: clinic serve refused its options; its message is in ${join(dataDir, SERVER_LOG)}\n`);
+      throw new CommanderError(code, 'clinic.autostart', 'serve refused its options');
+    }
+  });
+
+  withServeOptions(
+    subcommand(autostart, 'install', 'as an administrator: make the data directory private and start the server at every boot'),
+  ).action((options: ServiceOptions) => {
+    requireWindows('install');
+    const dataDir = resolve(options.data);
+    mkdirSync(dataDir, { recursive: true });
+    const step = (text: string) => io.stdout(`${text}\n`);
+    // An existing group is fine: a second install (a new version of clinic.exe) changes nothing else.
+    const group = runTool('Creating the group', 'net', ['localgroup', STAFF_GROUP, '/add', '/comment:May run clinic desk commands'], {
+      allowFailure: true,
+    });
+    step(group.ok ? `Created the local group "${STAFF_GROUP}".` : `The local group "${STAFF_GROUP}" exists.`);
+    runTool('Setting who may open the data directory', 'icacls', dataDirectoryAclArgs(dataDir));
+    step(`${dataDir}: SYSTEM, Administrators, LOCAL SERVICE and "${STAFF_GROUP}" only.`);
+    // Desk commands in any new terminal find the data without --data.
+    runTool('Setting CLINIC_DATA for every user', 'setx', ['CLINIC_DATA', dataDir, '/M']);
+    step(`CLINIC_DATA=${dataDir} for every user (new terminals).`);
+    const { command, prefix } = selfCommand();
+    const xml = taskXml({
+      executable: command,
+      args: [...prefix, 'autostart', 'run', '--data', dataDir, ...serveArguments(options)],
+      workingDirectory: dataDir,
+    });
+    const scratch = mkdtempSync(join(tmpdir(), 'clinic-task-'));
+    try {
+      const file = join(scratch, 'task.xml');
+      writeFileSync(file, taskFileBytes(xml));
+      runTool('Registering the scheduled task', 'schtasks', ['/Create', '/TN', TASK_NAME, '/XML', file, '/F']);
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    step(`Scheduled task "${TASK_NAME}": starts at boot as LOCAL SERVICE, restarts the server after a crash.`);
+    runTool('Starting the task', 'schtasks', ['/Run', '/TN', TASK_NAME]);
+    step(`Started. The server's log: ${join(dataDir, SERVER_LOG)}`);
+    step(`Staff who run desk commands: net localgroup "${STAFF_GROUP}" USERNAME /add`);
+  });
+
+  subcommand(autostart, 'uninstall', 'as an administrator: stop the server and remove its scheduled task (the data stays)').action(() => {
+    requireWindows('uninstall');
+    runTool('Stopping the task', 'schtasks', ['/End', '/TN', TASK_NAME], { allowFailure: true });
+    runTool('Removing the scheduled task', 'schtasks', ['/Delete', '/TN', TASK_NAME, '/F']);
+    io.stdout(`Removed the scheduled task "${TASK_NAME}". The data directory, CLINIC_DATA and the group "${STAFF_GROUP}" are kept.\n`);
+  });
+
+  subcommand(autostart, 'status', 'whether a server runs on the data directory, and (Windows) the scheduled task').action(
+    (options: CommonOptions) => {
+      const dataDir = resolve(options.data);
+      const running = serverRunning(dataDir);
+      let task: string | undefined;
+      if (process.platform === 'win32') {
+        const query = runTool('Reading the task', 'schtasks', ['/Query', '/TN', TASK_NAME, '/FO', 'LIST'], { allowFailure: true });
+        // Status: Ready, Running or Disabled (in the system's language); no line at all from a schtasks that prints nothing.
+        task = query.ok ? (/^[^:\r\n]*Status:\s*(.+)$/m.exec(query.output)?.[1]?.trim() ?? 'unknown') : 'not installed';
+      }
+      emit(io, options, { data_dir: dataDir, server_running: running, ...(task === undefined ? {} : { task }) }, () =>
+        [
+          `Data directory: ${dataDir}`,
+          `Server: ${running ? 'running' : 'not running'}`,
+          ...(task === undefined ? [] : [`Scheduled task "${TASK_NAME}": ${task}`]),
+          '',
+        ].join('\n'),
+      );
+    },
+  );
+}

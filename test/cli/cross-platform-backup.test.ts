@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { openDatabase } from '../../src/db/open-database.js';
+import { dumpTables, filesUnder, populatedDataDir } from '../helpers/backup-fixtures.js';
+import { programPlatform, runClinic, runExecutable, type CliResult } from '../helpers/run-cli.js';
+import { makeDataDir } from '../helpers/test-server.js';
+
+// npm run test:wine runs this with clinic.exe (under Wine) as the program and dist/clinic beside it.
+const linuxBin = process.env.CLINIC_LINUX_BIN;
+
+const dirs: string[] = [];
+after(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+function tempDir(): string {
+  const dir = makeDataDir();
+  dirs.push(dir);
+  return dir;
+}
+
+function succeeded(what: string, result: CliResult): void {
+  assert.equal(result.code, 0, `${what}: ${result.stdout}${result.stderr}`);
+}
+
+/** Every row and every document file of a data directory. */
+function contentOf(dataDir: string) {
+  const db = openDatabase(dataDir);
+  try {
+    return { tables: dumpTables(db), files: filesUnder(dataDir) };
+  } finally {
+    db.close();
+  }
+}
+
+describe(
+  'a backup moves between Linux and Windows',
+  {
+    timeout: 180_000,
+    skip: (programPlatform !== 'win32' || linuxBin === undefined) && 'needs clinic.exe and dist/clinic (npm run test:wine)',
+  },
+  () => {
+    it('restores a backup made by dist/clinic with clinic.exe, and one made by clinic.exe with dist/clinic; check passes on both', async () => {
+      const { dataDir } = populatedDataDir(tempDir());
+      const original = contentOf(dataDir);
+
+      const fromLinux = join(tempDir(), 'made-on-linux.tar.gz');
+      succeeded('dist/clinic backup', await runExecutable(linuxBin!, ['backup', fromLinux, '--data', dataDir]));
+      const onWindows = join(tempDir(), 'restored-on-windows');
+      succeeded('clinic.exe restore', await runClinic(['restore', fromLinux, '--data', onWindows]));
+      succeeded('clinic.exe check', await runClinic(['check', '--data', onWindows]));
+      assert.deepEqual(contentOf(onWindows), original);
+
+      const fromWindows = join(tempDir(), 'made-on-windows.tar.gz');
+      succeeded('clinic.exe backup', await runClinic(['backup', fromWindows, '--data', onWindows]));
+      const backOnLinux = join(tempDir(), 'restored-on-linux');
+      succeeded('dist/clinic restore', await runExecutable(linuxBin!, ['restore', fromWindows, '--data', backOnLinux]));
+      succeeded('dist/clinic check', await runExecutable(linuxBin!, ['check', '--data', backOnLinux]));
+      assert.deepEqual(contentOf(backOnLinux), original);
+    });
+  },
+);
