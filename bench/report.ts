@@ -19,6 +19,8 @@ export interface RunResults {
   scenarios: readonly Scenario[];
   floors: readonly Floor[];
   clinic: ClinicRound[];
+  /** The same server and scenarios with the node:sqlite driver (clinic.exe's), each round. */
+  nodeSqlite: ClinicRound[];
   /** Each round's floor figures. */
   floor: Map<FloorName, LoadResult>[];
   startup: StartupResult | undefined;
@@ -202,6 +204,27 @@ export function formatFigures(results: RunResults): string {
   if (results.startup) {
     lines.push(
       `- dist/clinic serve, start to first answered request: ${show(results.startup.samplesMs, 0)} ms over ${results.startup.samplesMs.length} starts; the first start with an empty addon cache: ${results.startup.coldCacheMs.toFixed(0)} ms`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The two SQLite drivers side by side: each scenario's req/s and p99 with better-sqlite3 (the
+ * Linux executable's) and node:sqlite (clinic.exe's), and node:sqlite's share, per round.
+ */
+export function formatDriverComparison(results: RunResults): string {
+  if (results.nodeSqlite.length === 0) return '';
+  const lines = [
+    '| scenario | better-sqlite3 req/s | node:sqlite req/s | node:sqlite ÷ better-sqlite3 | p99 ms better-sqlite3 | p99 ms node:sqlite |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const scenario of results.scenarios) {
+    const rate = (rounds: readonly ClinicRound[]) => rounds.map((round) => round.loads.get(scenario.name)!.requestsPerSec);
+    const p99 = (rounds: readonly ClinicRound[]) => rounds.map((round) => round.loads.get(scenario.name)!.p99);
+    const shares = results.nodeSqlite.map((round, i) => rate([round])[0]! / rate([results.clinic[i]!])[0]!);
+    lines.push(
+      `| ${scenario.title} | ${show(rate(results.clinic), 0)} | ${show(rate(results.nodeSqlite), 0)} | ${show(shares, 2)} | ${show(p99(results.clinic), 2)} | ${show(p99(results.nodeSqlite), 2)} |`,
     );
   }
   return lines.join('\n');

@@ -98,13 +98,14 @@ export async function runClinicRound(
   scenarios: readonly Scenario[],
   settings: RoundSettings,
   log: (line: string) => void,
+  label = 'clinic',
 ): Promise<ClinicRound> {
-  const dataDir = join(settings.workDir, `clinic-${round}`);
+  const dataDir = join(settings.workDir, `${label}-${round}`);
   copyDatabase(settings.database, dataDir);
   const fixture = prepareClinicData(dataDir, settings.data);
   const loads = new Map<string, LoadResult>();
   let memoryAfter: MemoryStatus;
-  const server = await startClinic(dataDir, `clinic-${round}`, settings);
+  const server = await startClinic(dataDir, `${label}-${round}`, settings);
   try {
     for (const scenario of scenarios) {
       const result = await measure(server, scenario.request(fixture), scenario.connections, settings);
@@ -122,7 +123,7 @@ export async function runClinicRound(
   }
   let bigUpload: BigUploadResult | undefined;
   if (settings.bigUploadBytes > 0) {
-    const fresh = await startClinic(dataDir, `clinic-${round}-upload`, settings);
+    const fresh = await startClinic(dataDir, `${label}-${round}-upload`, settings);
     try {
       bigUpload = await uploadLargeDocument(fresh, fixture.key, fixture.patientIds[1]!, settings.bigUploadBytes);
       log(

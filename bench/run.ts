@@ -15,10 +15,10 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import Database from 'better-sqlite3';
+import { sqliteDriver } from '../src/db/sqlite-driver.js';
 import { cachedInvoiceDatabase, readInvoiceData } from './invoice-database.js';
 import { describeMachine } from './machine.js';
-import { formatFigures, formatVerdicts, verdicts, type RunResults } from './report.js';
+import { formatDriverComparison, formatFigures, formatVerdicts, verdicts, type RunResults } from './report.js';
 import { runClinicRound, runFloorRound, type RoundSettings } from './rounds.js';
 import { FLOORS, SCENARIOS } from './scenarios.js';
 import { SERVER_CORE } from './server-process.js';
@@ -45,6 +45,8 @@ const { values: options } = parseArgs({
     invoices: { type: 'string' },
     server: { type: 'string', default: 'sea' },
     profile: { type: 'string' },
+    // Each round also runs the scenarios with node:sqlite (clinic.exe's driver), unless this is given.
+    'no-node-sqlite': { type: 'boolean', default: false },
   },
 });
 
@@ -53,6 +55,7 @@ const rounds = Number(options.rounds ?? (quick ? 1 : 3));
 const seconds = Number(options.seconds ?? (quick ? 3 : 10));
 const warmupSeconds = Number(options.warmup ?? (quick ? 1 : 2));
 const invoices = Number(options.invoices ?? 1_000_000);
+const drivers = !options['no-node-sqlite'];
 const BIG_UPLOAD_MB = 200;
 const STARTUP_SAMPLES = quick ? 5 : 15;
 const only = options.only?.split(',').map((name) => name.trim());
@@ -66,7 +69,8 @@ const fullRun =
   options.rounds === undefined &&
   options.seconds === undefined &&
   options.invoices === undefined &&
-  options.profile === undefined;
+  options.profile === undefined &&
+  drivers;
 if (options.server !== 'sea' && options.server !== 'js') throw new Error('--server is sea (dist/clinic) or js (node dist/clinic.js)');
 const EXTRA_PARTS = ['upload-200mb', 'startup', 'patient-search'];
 const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name) && !EXTRA_PARTS.includes(name));
@@ -112,7 +116,7 @@ try {
   // Other programs on the machine skew every figure; the load average at both ends says whether any ran.
   const loadAtStart = loadavg()[0]!;
   const database = cachedInvoiceDatabase(cacheDir, invoices, log);
-  const reader = new Database(database, { readonly: true });
+  const reader = sqliteDriver().open(database);
   const data = readInvoiceData(reader);
   reader.close();
 
@@ -128,13 +132,26 @@ try {
     data,
     workDir,
   };
-  const results: RunResults = { scenarios, floors, clinic: [], floor: [], startup: undefined, bigUploadMb: BIG_UPLOAD_MB };
+  const results: RunResults = { scenarios, floors, clinic: [], nodeSqlite: [], floor: [], startup: undefined, bigUploadMb: BIG_UPLOAD_MB };
+  // The same server with node:sqlite, the driver of clinic.exe (README, "SQLite drivers"): on
+  // dist/clinic, which has both, so that only the driver differs. No large upload: it hardly
+  // touches SQLite.
+  const nodeSqliteSettings: RoundSettings = {
+    ...settings,
+    clinicCommand: sea ? [executable] : [seaRuntime, ...RUNTIME_FLAGS, ...profileFlags, join(root, 'dist/clinic.js')],
+    clinicEnv: { ...settings.clinicEnv, CLINIC_SQLITE_DRIVER: 'node:sqlite' },
+    bigUploadBytes: 0,
+  };
   const wantsRounds = scenarios.length > 0 || settings.bigUploadBytes > 0;
   for (let round = 1; wantsRounds && round <= rounds; round++) {
     log(`\nround ${round}/${rounds}: clinic`);
     // Data directories are removed at the end: deleting gigabytes here would make the disk
     // discard them while the next round measures.
     results.clinic.push(await runClinicRound(round, scenarios, settings, log));
+    if (drivers && scenarios.length > 0) {
+      log(`round ${round}/${rounds}: clinic with node:sqlite`);
+      results.nodeSqlite.push(await runClinicRound(round, scenarios, nodeSqliteSettings, log, 'node-sqlite'));
+    }
     log(`round ${round}/${rounds}: floor`);
     results.floor.push(await runFloorRound(round, floors, settings, log));
   }
@@ -152,7 +169,14 @@ try {
 
   const loadAtEnd = loadavg()[0]!;
   log(`\nload average (1 min): ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end`);
-  const figures = [formatFigures(results), ...(search.length > 0 ? ['', formatSearchFigures(search)] : [])].join('\n');
+  const driverComparison = formatDriverComparison(results);
+  const figures = [
+    formatFigures(results),
+    ...(driverComparison === ''
+      ? []
+      : ['', '### The SQLite drivers: better-sqlite3 (dist/clinic) and node:sqlite (clinic.exe)', '', driverComparison]),
+    ...(search.length > 0 ? ['', formatSearchFigures(search)] : []),
+  ].join('\n');
   const found = formatVerdicts([...verdicts(results), ...searchVerdicts(search)]);
   log(`\n${figures}\n\nTargets:\n${found}`);
   if (fullRun) {
@@ -167,7 +191,7 @@ try {
       `- server under test: ${sea ? `\`dist/clinic serve\` (the single executable, Node ${serverNode})` : `\`node dist/clinic.js serve\` (Node ${serverNode})`}, pinned to core ${SERVER_CORE}; the floor on the same runtime`,
       `- load: autocannon ${autocannonVersion()} in Node ${process.version}, pinned to core ${allowedCores}`,
       `- database: ${invoices.toLocaleString('en')} invoices over ${data.patientIds.length.toLocaleString('en')} patients (a fresh copy per round)`,
-      `- ${rounds} rounds, alternating clinic and floor; ${warmupSeconds} s of warm-up, then ${seconds} s measured per scenario; figures are medians (min–max) over rounds`,
+      `- ${rounds} rounds, alternating clinic${drivers ? ', clinic with node:sqlite' : ''} and floor; ${warmupSeconds} s of warm-up, then ${seconds} s measured per scenario; figures are medians (min–max) over rounds`,
       `- load average (1 min) ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end (the benchmark's own processes account for up to 2)`,
       '',
       '## Figures',
