@@ -1,4 +1,4 @@
-import { closeSync, existsSync, fchmodSync, fstatSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { migrate } from './migrations.js';
 import { sqliteDriver, type Db } from './sqlite-driver.js';
@@ -28,16 +28,26 @@ export interface OpenDatabaseOptions {
  * Creates `path` readable and writable by this user only (0600), or takes an existing file down
  * to 0600. SQLite creates the -wal and -shm files with the mode of the database file, so they
  * follow; an existing one from an older program is narrowed here too. Windows has no such modes
- * (fchmod there only sets the read-only flag, and fails while another process has the file open):
- * the data directory's access list does this work (README, "Install on a Windows PC").
+ * (chmod there only sets the read-only flag): the data directory's access list does this work
+ * (README, "Install on a Windows PC").
+ *
+ * An existing file is changed by its path, never opened: closing any descriptor of a database
+ * file drops every POSIX lock this process holds on it, so a second connection opened in a
+ * process (a test beside its in-process server) would strip the first of its locks, and a
+ * command in another process could then checkpoint and remove the WAL under it (SQLite's "How To
+ * Corrupt", 2.2). A new file has no connection yet, so creating it through a descriptor is safe.
  */
 export function makePrivateFile(path: string): void {
-  const fd = openSync(path, 'a', 0o600);
-  try {
-    if (process.platform !== 'win32' && (fstatSync(fd).mode & 0o077) !== 0) fchmodSync(fd, 0o600);
-  } finally {
-    closeSync(fd);
+  if (!existsSync(path)) {
+    try {
+      closeSync(openSync(path, 'wx', 0o600));
+      return;
+    } catch (error) {
+      // Made meanwhile by another process: narrow it as an existing one.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
+  if (process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
 }
 
 /**
