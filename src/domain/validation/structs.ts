@@ -11,7 +11,14 @@ import { isPlainObject } from '../../fields/plain-object.js';
  */
 
 type Check = (value: unknown) => Problem | undefined;
-type Structure = Struct<unknown, unknown>;
+
+/**
+ * A superstruct struct plus `accepts`, the same checks answered yes or no without building a
+ * failure, a path or an iterator: a valid request (nearly every one) is checked by `accepts`
+ * alone, and superstruct's walk, which allocates per field (about 150 KB for a patient's 90
+ * fields), runs only to report what is wrong (validate.ts).
+ */
+export type Structure = Struct<unknown, unknown> & { accepts(value: unknown): boolean };
 
 export { isPlainObject };
 
@@ -167,21 +174,45 @@ function presenceThen(spec: Pick<FieldSpec, 'required' | 'nullable'>, check: Che
   };
 }
 
-/** A container whose children are validated by `childStructs`, each reported at its own path. */
+/** A scalar field's struct. */
+function scalar(name: string, spec: Pick<FieldSpec, 'required' | 'nullable'>, check: Check): Structure {
+  const validator = presenceThen(spec, check);
+  return Object.assign(define<unknown>(name, validator) as Struct<unknown, unknown>, {
+    accepts: (value: unknown) => validator(value) === true,
+  });
+}
+
+/**
+ * A container whose children are validated by their own structs, each reported at its own
+ * path. `children` lists them for superstruct; `childrenAccepted` asks each child's `accepts`.
+ */
 function container(
   name: string,
   spec: Pick<FieldSpec, 'required' | 'nullable'>,
   check: Check,
   children: (value: unknown) => Iterable<[string | number, unknown, Structure]>,
+  childrenAccepted: (value: unknown) => boolean,
 ): Structure {
-  return new Struct<unknown, unknown>({
+  const validator = presenceThen(spec, check);
+  const struct = new Struct<unknown, unknown>({
     type: name,
     schema: null,
-    validator: presenceThen(spec, check),
+    validator,
     *entries(value) {
       if (value !== undefined && value !== null && check(value) === undefined) yield* children(value);
     },
   });
+  // A container that passed its own check is absent, null, or has children to check.
+  const accepts = (value: unknown) => validator(value) === true && (value === undefined || value === null || childrenAccepted(value));
+  return Object.assign(struct, { accepts });
+}
+
+/** Whether `struct` accepts every item of a list. */
+function everyItemAccepted(struct: Structure): (value: unknown) => boolean {
+  return (value) => {
+    for (const item of value as unknown[]) if (!struct.accepts(item)) return false;
+    return true;
+  };
 }
 
 const isObjectCheck =
@@ -209,10 +240,20 @@ export function objectStruct(
   notObject: () => Problem = problems.dictType,
 ): Structure {
   const schema = fields.map((spec) => [spec.name, structFor(spec)] as const);
-  return container(name, presence, isObjectCheck(notObject), function* (value) {
-    const object = value as Record<string, unknown>;
-    for (const [key, struct] of schema) yield [key, object[key], struct];
-  });
+  return container(
+    name,
+    presence,
+    isObjectCheck(notObject),
+    function* (value) {
+      const object = value as Record<string, unknown>;
+      for (const [key, struct] of schema) yield [key, object[key], struct];
+    },
+    (value) => {
+      const object = value as Record<string, unknown>;
+      for (const [key, struct] of schema) if (!struct.accepts(object[key])) return false;
+      return true;
+    },
+  );
 }
 
 /** The struct that validates one field's value. */
@@ -222,21 +263,39 @@ export function structFor(spec: FieldSpec): Structure {
       return objectStruct(spec.name, spec.fields, spec);
     case 'uuid_list': {
       const item = structFor({ name: 'item', kind: 'uuid', required: true });
-      return container(spec.name, spec, isListCheck(spec.maxItems), function* (value) {
-        for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
-      });
+      return container(
+        spec.name,
+        spec,
+        isListCheck(spec.maxItems),
+        function* (value) {
+          for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
+        },
+        everyItemAccepted(item),
+      );
     }
     case 'object_list': {
       const item = objectStruct('item', spec.fields);
-      return container(spec.name, spec, isArrayCheck, function* (value) {
-        for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
-      });
+      return container(
+        spec.name,
+        spec,
+        isArrayCheck,
+        function* (value) {
+          for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
+        },
+        everyItemAccepted(item),
+      );
     }
     case 'string_list_map': {
       const text = structFor({ name: 'item', kind: 'string', required: true, maxLength: spec.maxItemLength });
-      const list = container('list', { required: true }, isListCheck(spec.maxItems), function* (value) {
-        for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, text];
-      });
+      const list = container(
+        'list',
+        { required: true },
+        isListCheck(spec.maxItems),
+        function* (value) {
+          for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, text];
+        },
+        everyItemAccepted(text),
+      );
       // A key is checked as pydantic reports it: at [..., key, '[key]'].
       const keyHolder = objectStruct('key', [{ name: '[key]', kind: 'string', required: true, maxLength: spec.maxKeyLength }]);
       const isMap: Check = (value) => {
@@ -244,14 +303,24 @@ export function structFor(spec: FieldSpec): Structure {
         const keys = Object.keys(value).length;
         return keys > spec.maxKeys ? problems.tooLong('Dictionary', spec.maxKeys, keys) : undefined;
       };
-      return container(spec.name, spec, isMap, function* (value) {
-        for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
-          yield [key, { '[key]': key }, keyHolder];
-          yield [key, entry, list];
-        }
-      });
+      return container(
+        spec.name,
+        spec,
+        isMap,
+        function* (value) {
+          for (const [key, entry] of Object.entries(value as Record<string, unknown>)) {
+            yield [key, { '[key]': key }, keyHolder];
+            yield [key, entry, list];
+          }
+        },
+        (value) => {
+          for (const [key, entry] of Object.entries(value as Record<string, unknown>))
+            if (!keyHolder.accepts({ '[key]': key }) || !list.accepts(entry)) return false;
+          return true;
+        },
+      );
     }
     default:
-      return define<unknown>(spec.name, presenceThen(spec, scalarCheck(spec))) as Structure;
+      return scalar(spec.name, spec, scalarCheck(spec));
   }
 }

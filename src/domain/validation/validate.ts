@@ -1,7 +1,7 @@
 import type { Failure, Struct } from 'superstruct';
 import { ValidationError, type LocSource, type ValidationIssue } from '../errors.js';
 import { problems, type Problem } from './problems.js';
-import { isPlainObject, objectStruct } from './structs.js';
+import { isPlainObject, objectStruct, type Structure } from './structs.js';
 import type { FieldSpec, ValuesOf } from '../../fields/field-spec.js';
 import { normalizeFields, type NormalizeContext } from './values.js';
 
@@ -62,14 +62,22 @@ function* failuresOf(value: unknown, struct: AnyStruct, path: unknown[], branch:
   if (valid) yield* struct.refiner(value, context);
 }
 
-/** The issues `struct` finds in `value` (at most MAX_ISSUES), each located under `source`. */
-export function collectIssues(struct: AnyStruct, value: unknown, source: LocSource): ValidationIssue[] {
+/**
+ * The issues superstruct's walk finds in `value` (at most MAX_ISSUES), each located under
+ * `source`. Exported for the test that holds `Structure.accepts` to the same verdict.
+ */
+export function walkIssues(struct: AnyStruct, value: unknown, source: LocSource): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   for (const failure of failuresOf(value, struct, [], [value])) {
     issues.push(toIssue(failure, source));
     if (issues.length >= MAX_ISSUES) break;
   }
   return issues;
+}
+
+/** The issues `struct` finds in `value`; a value it accepts is not walked at all (Structure.accepts). */
+export function collectIssues(struct: Structure, value: unknown, source: LocSource): ValidationIssue[] {
+  return struct.accepts(value) ? [] : walkIssues(struct, value, source);
 }
 
 /**
