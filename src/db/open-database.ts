@@ -1,5 +1,6 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { groupCommits } from './commit-groups.js';
 import { migrate } from './migrations.js';
 import { sqliteDriver, type Db } from './sqlite-driver.js';
 
@@ -22,6 +23,12 @@ export interface OpenDatabaseOptions {
    * schema migration at open still waits as `block` does.
    */
   busyWait?: 'block' | 'fail';
+  /**
+   * `each` (default): every transaction commits itself. `grouped`: the write transactions of one
+   * turn of the event loop share a COMMIT (commit-groups.ts); for the server's connection, whose
+   * callers wait for Db.afterCommit before they answer.
+   */
+  commits?: 'each' | 'grouped';
 }
 
 /**
@@ -79,14 +86,14 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     // failing at once. Past this the request is answered 503 DATABASE_BUSY.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     migrate(db);
-    // The server waits asynchronously instead (waitWhileBusy): a synchronous wait would stop
+    // The server waits asynchronously instead (untilCommitted): a synchronous wait would stop
     // every other request for as long.
     if (options.busyWait === 'fail') db.pragma('busy_timeout = 0');
   } catch (error) {
     db.close();
     throw error;
   }
-  return db;
+  return options.commits === 'grouped' ? groupCommits(db) : db;
 }
 
 /** The version of the SQLite library the driver runs (asks a throwaway in-memory database). */

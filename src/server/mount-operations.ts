@@ -1,5 +1,5 @@
 import Router, { type RouterMiddleware } from '@koa/router';
-import { waitWhileBusy } from '../db/busy-wait.js';
+import { untilCommitted } from '../db/busy-wait.js';
 import { API_PREFIX } from './config.js';
 import { authorize } from './middleware/authorize.js';
 import { receiveDocumentUpload } from './middleware/document-upload.js';
@@ -33,7 +33,7 @@ const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
 /**
  * The middleware chain of one operation, in the order of checks of decisions.md §1: the key and
  * its scope (401, 403), the module (403), the body (415, 413, then the handler's 422s). The
- * handler's database work waits out another process's lock by timer (waitWhileBusy); a handler
+ * handler's database work waits out another process's lock by timer (untilCommitted); a handler
  * that returns a promise (the upload) waits for its own writes.
  */
 function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicState>[] {
@@ -47,7 +47,7 @@ function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicSta
   const handle = op.handler(deps);
   const result = op.result;
   chain.push(async function answer(ctx) {
-    const body = await waitWhileBusy(() => handle(ctx));
+    const body = await untilCommitted(db, () => handle(ctx));
     if (result.kind !== 'model') return;
     ctx.status = result.status;
     if (!result.paged) {

@@ -1,5 +1,6 @@
 import { closeSync, existsSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { untilCommitted } from '../db/busy-wait.js';
 import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instance-lock.js';
 import { quickCheckProblems } from '../db/maintenance.js';
 import { DATABASE_FILE, openDatabase, type Db } from '../db/open-database.js';
@@ -66,7 +67,7 @@ function openServerDatabase(dataDir: string): Db {
   const path = join(dataDir, DATABASE_FILE);
   let db: Db;
   try {
-    db = openDatabase(dataDir, { busyWait: 'fail' });
+    db = openDatabase(dataDir, { busyWait: 'fail', commits: 'grouped' });
   } catch (error) {
     if (isDamagedFile(error)) throw errors.databaseDamaged(path, describeFailure(error));
     if (storageFault(error) === 'failed' || storageFault(error) === 'full')
@@ -144,11 +145,12 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
       });
     }
     const running = await listen(db, config);
-    const firstKey = hasApiKeys(db) ? undefined : createApiKey(db, { name: 'first key' });
+    const openDb = db;
+    // Shown only once it is stored.
+    const firstKey = hasApiKeys(db) ? undefined : await untilCommitted(db, () => createApiKey(openDb, { name: 'first key' }));
     const host = running.host.includes(':') ? `[${running.host}]` : running.host;
     const address = `http://${host}:${running.port}${API_PREFIX}`;
     if (config.smtp !== undefined) worker = startDeliveryWorker(db, createSmtpMailer(config.smtp.url, config.smtp.from), { logger });
-    const openDb = db;
     let stopping: Promise<void> | undefined;
     return {
       address,

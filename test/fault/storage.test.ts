@@ -108,6 +108,23 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
     assert.deepEqual(counted(), before);
   });
 
+  it('refuses writes sent at once, which share one commit, each with 507 and none stored', async (t) => {
+    if (tmpfs === undefined) return t.skip('no tmpfs');
+    const count = (table: string) => (server.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+    const before = ['patients', 'payments'].map(count);
+    const answers = await Promise.all([
+      ...Array.from({ length: 4 }, (_, i) => server.request('POST', '/patients', { body: buildPatient({ first_name: `Together ${i}` }) })),
+      ...Array.from({ length: 4 }, (_, i) =>
+        server.request('POST', `/invoices/${invoiceId}/payments`, {
+          body: buildPayment(),
+          headers: { 'idempotency-key': `together-${i}` },
+        }),
+      ),
+    ]);
+    for (const answer of answers) assertFull(answer, 'a write sent with others');
+    assert.deepEqual(['patients', 'payments'].map(count), before);
+  });
+
   it('takes the same requests once space is back, handing out no number twice', async (t) => {
     if (tmpfs === undefined) return t.skip('no tmpfs');
     tmpfs.free();

@@ -31,7 +31,7 @@ export interface RequestOptions {
 }
 
 export interface TestServer {
-  /** The test's own connection to the server's database (another process's, with CLINIC_BIN). */
+  /** The test's own connection to the server's database (the server has another; in another process with CLINIC_BIN). */
   db: Db;
   dataDir: string;
   /** Base URL including /api/public/v1. */
@@ -76,12 +76,16 @@ function requester(baseUrl: string, key: string): TestServer['request'] {
 
 /**
  * The real server in this process, on an ephemeral loopback port over a new data directory. Its
- * connection waits for other processes' locks by timer, as `clinic serve`'s does.
+ * connection is opened as `clinic serve`'s: it waits for other processes' locks by timer and
+ * groups commits.
  */
 async function startInProcessServer(config: Partial<ServerConfig>, dataDir = makeDataDir()): Promise<TestServer> {
-  const db = openDatabase(dataDir, { busyWait: 'fail' });
+  const serverDb = openDatabase(dataDir, { busyWait: 'fail', commits: 'grouped' });
+  // The test prepares and reads data on a connection of its own, as beside `clinic serve`: what
+  // it writes is committed when the call returns, not with the server's next group.
+  const db = openDatabase(dataDir);
   const running = await startServer(
-    db,
+    serverDb,
     {
       dataDir,
       jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
@@ -104,6 +108,7 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
     async close() {
       await running.close();
       db.close();
+      serverDb.close();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };

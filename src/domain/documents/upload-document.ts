@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createTempFile, moveIntoPlace, persistTempFile, removeFile, writeChunk, type TempFile } from '../../db/document-files.js';
-import { waitWhileBusy } from '../../db/busy-wait.js';
+import { untilCommitted } from '../../db/busy-wait.js';
 import { deleteDocument, insertDocument, type DocumentRow } from '../../db/documents.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
@@ -196,7 +196,7 @@ export class DocumentUpload {
       type: values.type,
       created_at: nowIso(),
     };
-    await waitWhileBusy(() => insertDocument(this.db, row));
+    await untilCommitted(this.db, () => insertDocument(this.db, row));
     // A crash from here until the rename is done leaves the row and its file in tmp/: the next
     // `clinic serve` finishes the move (recover-uploads.ts).
     try {
@@ -204,7 +204,7 @@ export class DocumentUpload {
     } catch (error) {
       // Committed first so that a file in documents/ always has its row; a row whose file
       // never arrived must not remain either.
-      await waitWhileBusy(() => deleteDocument(this.db, row.id));
+      await untilCommitted(this.db, () => deleteDocument(this.db, row.id));
       throw error;
     }
     this.received = undefined;

@@ -6,7 +6,7 @@ import {
   scheduleNotificationRetry,
   type NotificationRow,
 } from '../../db/notifications.js';
-import { waitWhileBusy } from '../../db/busy-wait.js';
+import { untilCommitted } from '../../db/busy-wait.js';
 import type { Db } from '../../db/open-database.js';
 
 /** An email to send: plain text, one recipient. */
@@ -89,15 +89,15 @@ async function deliverOne(db: Db, mailer: Mailer, row: NotificationRow, policy: 
   } catch (error) {
     const reason = describeError(error);
     if (row.attempts >= policy.maxAttempts) {
-      await waitWhileBusy(() => markNotificationFailed(db, row.id, reason));
+      await untilCommitted(db, () => markNotificationFailed(db, row.id, reason));
       return { ...base, outcome: 'failed', error: reason };
     }
     const nextAttemptAt = new Date(now() + retryDelayMs(policy, row.attempts)).toISOString();
-    await waitWhileBusy(() => scheduleNotificationRetry(db, row.id, nextAttemptAt, reason));
+    await untilCommitted(db, () => scheduleNotificationRetry(db, row.id, nextAttemptAt, reason));
     return { ...base, outcome: 'retry', error: reason };
   }
   // Waits out another process's lock: a sent email left unmarked would be sent again after its lease.
-  await waitWhileBusy(() => markNotificationSent(db, row.id, new Date(now()).toISOString()));
+  await untilCommitted(db, () => markNotificationSent(db, row.id, new Date(now()).toISOString()));
   return { ...base, outcome: 'sent' };
 }
 
@@ -116,7 +116,7 @@ export async function deliverDueNotifications(
   const outcomes: DeliveryOutcome[] = [];
   while (outcomes.length < policy.batchSize) {
     const started = now();
-    const row = await waitWhileBusy(() =>
+    const row = await untilCommitted(db, () =>
       claimDueNotification(db, 'email', new Date(started).toISOString(), new Date(started + policy.leaseMs).toISOString()),
     );
     if (row === undefined) break;
