@@ -4,10 +4,13 @@
  * - POST /api/public/v1/patients: node:http, JSON.parse and the very INSERT the program makes
  *   (insertPatient), over a connection opened by openDatabase, so with the same pragmas (WAL,
  *   synchronous = FULL). No framework, validation, authentication or request log.
+ * - POST /api/public/v1/invoices/{id}/payments: the statements of a payment (record-payment.ts)
+ *   in one BEGIN IMMEDIATE transaction: the Idempotency-Key looked up, the invoice read, the
+ *   balance checked, the payment inserted, the invoice updated. No validation or fingerprint.
  * - POST /upload: the request body written to a new file and fsynced, as the program stores a
  *   document, but without parsing the form, hashing, or a row.
  *
- * Each answers 201; anything else answers 404.
+ * Each answers 201 (a payment also 404 or 409, as the program); anything else answers 404.
  *
  *   node --import tsx bench/floor-server.ts <data dir> <port>
  *
@@ -23,6 +26,8 @@ import { betterSqlite3Driver } from '../src/db/drivers/better-sqlite3.js';
 import { openDatabase } from '../src/db/open-database.js';
 import { useSqliteDriver } from '../src/db/sqlite-driver.js';
 import { insertPatient } from '../src/db/patients.js';
+import { findInvoice, updateInvoiceAfterPayment } from '../src/db/invoices.js';
+import { findPaymentByIdempotencyKey, insertPayment } from '../src/db/payments.js';
 import { toColumn } from '../src/fields/columns.js';
 import { PATIENT_INPUT_FIELDS, PATIENT_STORED_FIELDS } from '../src/fields/patient-fields.js';
 import { newId, nowIso } from '../src/domain/clock.js';
@@ -56,6 +61,37 @@ async function storeUpload(request: IncomingMessage, response: ServerResponse): 
   response.writeHead(201, { 'content-type': 'application/json' }).end('{}');
 }
 
+/** A payment with the program's statements: [status, body]. */
+const pay = db.transaction((invoiceId: string, key: string, amountCents: number): [number, unknown] => {
+  const earlier = findPaymentByIdempotencyKey(db, key);
+  if (earlier !== undefined) return [201, earlier];
+  const invoice = findInvoice(db, invoiceId);
+  if (invoice === undefined) return [404, {}];
+  if (amountCents > invoice.balance_cents) return [409, {}];
+  const now = nowIso();
+  const balance = invoice.balance_cents - amountCents;
+  const amountPaid = invoice.amount_paid_cents + amountCents;
+  const status = balance === 0 ? 'paid' : 'partially_paid';
+  const id = newId();
+  insertPayment(db, {
+    id,
+    invoice_id: invoiceId,
+    amount_cents: amountCents,
+    method: 'card',
+    note: null,
+    idempotency_key: key,
+    request_fingerprint: 'floor',
+    invoice_status: status,
+    invoice_amount_paid_cents: amountPaid,
+    invoice_balance_cents: balance,
+    created_at: now,
+  });
+  updateInvoiceAfterPayment(db, { id: invoiceId, status, amount_paid_cents: amountPaid, balance_cents: balance, updated_at: now });
+  return [201, { id, invoice_id: invoiceId, invoice_balance: balance }];
+});
+
+const PAYMENT_PATH = /^\/api\/public\/v1\/invoices\/([^/]+)\/payments$/;
+
 const server = createServer((request, response) => {
   if (request.method === 'POST' && request.url === '/upload') {
     storeUpload(request, response).catch((error: unknown) => response.destroy(error as Error));
@@ -69,6 +105,12 @@ const server = createServer((request, response) => {
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+    const invoiceId = PAYMENT_PATH.exec(request.url ?? '')?.[1];
+    if (invoiceId !== undefined) {
+      const [status, answer] = pay.immediate(invoiceId, String(request.headers['idempotency-key']), Math.round(Number(body.amount) * 100));
+      response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      return;
+    }
     const now = nowIso();
     const row = insertPatient(db, {
       ...template,

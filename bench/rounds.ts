@@ -1,8 +1,8 @@
 /**
  * One round of each compared server, on a fresh copy of the large database: the clinic server
- * through every selected scenario and the large upload, then the floor through POST /patients.
- * Rounds alternate (clinic, floor, clinic, floor, ...), so that a drift of the machine during
- * the run touches both alike.
+ * through every selected scenario and the large upload, then the floors through theirs. Rounds
+ * alternate (clinic, floors, clinic, floors, ...), so that a drift of the machine during the run
+ * touches both alike.
  */
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/open-database.js';
@@ -12,15 +12,15 @@ import { createInvoice } from '../src/domain/invoices/create-invoice.js';
 import { uploadLargeDocument, type BigUploadResult } from './big-upload.js';
 import { copyDatabase, type InvoiceData } from './invoice-database.js';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
-import { API, type ClinicFixture, type Floor, type FloorName, type Scenario } from './scenarios.js';
+import { API, type ClinicFixture, type Floor, type FloorName, type FloorServer, type Scenario } from './scenarios.js';
 import { freePort, startPinnedServer, type MemoryStatus, type ServerProcess } from './server-process.js';
 
 /** How the servers are started and how long each load runs. */
 export interface RoundSettings {
   /** The clinic server's command line up to `serve`'s options. */
   clinicCommand: readonly string[];
-  /** The floor server's command line up to its arguments, and its environment. */
-  floorCommand: readonly string[];
+  /** The floor servers' command lines up to their arguments, and their environment. */
+  floorCommands: Record<FloorServer, readonly string[]>;
   floorEnv: Record<string, string>;
   /** Environment for the clinic server (e.g. NODE_OPTIONS for a CPU profile). */
   clinicEnv: Record<string, string>;
@@ -136,35 +136,49 @@ export async function runClinicRound(
   return { loads, bigUpload, memoryAfter };
 }
 
-/** The floor server through each of `floors`. */
+/**
+ * The floor servers through each of `floors`: the same-SQL floor over a copy of the large
+ * database prepared as the clinic's (so its payments go to the same invoices), then the minimal
+ * floor over a small database of its own.
+ */
 export async function runFloorRound(
   round: number,
   floors: readonly Floor[],
   settings: RoundSettings,
   log: (line: string) => void,
 ): Promise<Map<FloorName, LoadResult>> {
-  const dataDir = join(settings.workDir, `floor-${round}`);
-  copyDatabase(settings.database, dataDir);
-  const port = await freePort();
-  const server = await startPinnedServer([...settings.floorCommand, dataDir, String(port)], {
-    port,
-    readyPath: '/',
-    logFile: join(settings.workDir, `floor-${round}.log`),
-    env: settings.floorEnv,
-  });
-  try {
-    const results = new Map<FloorName, LoadResult>();
-    for (const floor of floors) {
-      const result = await measure(server, floor.request(), 10, settings);
-      log(
-        `  ${floor.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`,
-      );
-      results.set(floor.name, result);
+  const results = new Map<FloorName, LoadResult>();
+  for (const kind of ['same-sql', 'minimal'] as const) {
+    const own = floors.filter((floor) => floor.server === kind);
+    if (own.length === 0) continue;
+    const name = kind === 'same-sql' ? `floor-${round}` : `minimal-floor-${round}`;
+    const dataDir = join(settings.workDir, name);
+    let fixture: ClinicFixture | undefined;
+    if (kind === 'same-sql') {
+      copyDatabase(settings.database, dataDir);
+      fixture = prepareClinicData(dataDir, settings.data);
     }
-    return results;
-  } finally {
-    await server.stop();
+    const port = await freePort();
+    const server = await startPinnedServer([...settings.floorCommands[kind], dataDir, String(port)], {
+      port,
+      readyPath: '/',
+      logFile: join(settings.workDir, `${name}.log`),
+      env: settings.floorEnv,
+    });
+    try {
+      for (const floor of own) {
+        // The minimal floor's requests name its own invoices, not a fixture's.
+        const result = await measure(server, floor.request(fixture as ClinicFixture), 10, settings);
+        log(
+          `  ${floor.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`,
+        );
+        results.set(floor.name, result);
+      }
+    } finally {
+      await server.stop();
+    }
   }
+  return results;
 }
 
 function describeFailures(result: LoadResult): string {

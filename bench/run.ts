@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { sqliteDriver } from '../src/db/sqlite-driver.js';
 import { cachedInvoiceDatabase, readInvoiceData } from './invoice-database.js';
 import { describeMachine } from './machine.js';
-import { formatDriverComparison, formatFigures, formatVerdicts, verdicts, type RunResults } from './report.js';
+import { formatDriverComparison, formatFigures, formatVerdicts, formatWriteFloors, verdicts, type RunResults } from './report.js';
 import { runClinicRound, runFloorRound, type RoundSettings } from './rounds.js';
 import { FLOORS, SCENARIOS } from './scenarios.js';
 import { SERVER_CORE } from './server-process.js';
@@ -47,6 +47,8 @@ const { values: options } = parseArgs({
     profile: { type: 'string' },
     // Each round also runs the scenarios with node:sqlite (clinic.exe's driver), unless this is given.
     'no-node-sqlite': { type: 'boolean', default: false },
+    // Each round also runs the write scenarios on node dist/clinic.js, unless this is given.
+    'no-js': { type: 'boolean', default: false },
   },
 });
 
@@ -56,13 +58,16 @@ const seconds = Number(options.seconds ?? (quick ? 3 : 10));
 const warmupSeconds = Number(options.warmup ?? (quick ? 1 : 2));
 const invoices = Number(options.invoices ?? 1_000_000);
 const drivers = !options['no-node-sqlite'];
+const alsoJs = !options['no-js'] && options.server === 'sea';
 const BIG_UPLOAD_MB = 200;
 const STARTUP_SAMPLES = quick ? 5 : 15;
 const only = options.only?.split(',').map((name) => name.trim());
 const wanted = (name: string) => only === undefined || only.includes(name);
 const scenarios = SCENARIOS.filter((scenario) => wanted(scenario.name));
 // The INSERT floor always runs: the other figures are read against it too.
-const floors = FLOORS.filter((floor) => floor.name === 'insert' || scenarios.some((scenario) => scenario.floor === floor.name));
+const floors = FLOORS.filter(
+  (floor) => floor.name === 'insert' || scenarios.some((scenario) => scenario.floor === floor.name || scenario.minimalFloor === floor.name),
+);
 const fullRun =
   !quick &&
   only === undefined &&
@@ -70,7 +75,8 @@ const fullRun =
   options.seconds === undefined &&
   options.invoices === undefined &&
   options.profile === undefined &&
-  drivers;
+  drivers &&
+  alsoJs;
 if (options.server !== 'sea' && options.server !== 'js') throw new Error('--server is sea (dist/clinic) or js (node dist/clinic.js)');
 const EXTRA_PARTS = ['upload-200mb', 'startup', 'patient-search'];
 const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name) && !EXTRA_PARTS.includes(name));
@@ -98,6 +104,7 @@ execFileSync(sea ? 'bash' : process.execPath, [join(root, sea ? 'build.sh' : 'sc
   cwd: root,
   stdio: ['ignore', 'ignore', 'inherit'],
 });
+if (alsoJs) execFileSync(process.execPath, [join(root, 'scripts/build.mjs')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
 const executable = join(root, 'dist/clinic');
 const serverNode = sea
   ? (JSON.parse(execFileSync(executable, ['version', '--json'], { encoding: 'utf8' })) as { node: string }).node
@@ -123,7 +130,10 @@ try {
   const settings: RoundSettings = {
     clinicCommand: sea ? [executable] : [process.execPath, ...RUNTIME_FLAGS, ...profileFlags, join(root, 'dist/clinic.js')],
     clinicEnv: sea && profileDir ? { NODE_OPTIONS: profileFlags.join(' ') } : {},
-    floorCommand: [sea ? seaRuntime : process.execPath, ...RUNTIME_FLAGS, '--import', 'tsx', join(root, 'bench/floor-server.ts')],
+    floorCommands: {
+      'same-sql': [sea ? seaRuntime : process.execPath, ...RUNTIME_FLAGS, '--import', 'tsx', join(root, 'bench/floor-server.ts')],
+      minimal: [sea ? seaRuntime : process.execPath, '--import', 'tsx', join(root, 'bench/minimal-floor-server.ts')],
+    },
     floorEnv: sea ? { BENCH_NATIVE_BINDING: seaAddon } : {},
     warmupSeconds,
     seconds,
@@ -132,7 +142,16 @@ try {
     data,
     workDir,
   };
-  const results: RunResults = { scenarios, floors, clinic: [], nodeSqlite: [], floor: [], startup: undefined, bigUploadMb: BIG_UPLOAD_MB };
+  const results: RunResults = {
+    scenarios,
+    floors,
+    clinic: [],
+    nodeSqlite: [],
+    js: [],
+    floor: [],
+    startup: undefined,
+    bigUploadMb: BIG_UPLOAD_MB,
+  };
   // The same server with node:sqlite, the driver of clinic.exe (README, "SQLite drivers"): on
   // dist/clinic, which has both, so that only the driver differs. No large upload: it hardly
   // touches SQLite.
@@ -140,6 +159,14 @@ try {
     ...settings,
     clinicCommand: sea ? [executable] : [seaRuntime, ...RUNTIME_FLAGS, ...profileFlags, join(root, 'dist/clinic.js')],
     clinicEnv: { ...settings.clinicEnv, CLINIC_SQLITE_DRIVER: 'node:sqlite' },
+    bigUploadBytes: 0,
+  };
+  // The write scenarios on node dist/clinic.js, on this machine's Node and node_modules'
+  // better-sqlite3 (issue 15 compares both builds with the floors).
+  const jsScenarios = alsoJs ? scenarios.filter((scenario) => scenario.onJs) : [];
+  const jsSettings: RoundSettings = {
+    ...settings,
+    clinicCommand: [process.execPath, ...RUNTIME_FLAGS, join(root, 'dist/clinic.js')],
     bigUploadBytes: 0,
   };
   const wantsRounds = scenarios.length > 0 || settings.bigUploadBytes > 0;
@@ -152,7 +179,11 @@ try {
       log(`round ${round}/${rounds}: clinic with node:sqlite`);
       results.nodeSqlite.push(await runClinicRound(round, scenarios, nodeSqliteSettings, log, 'node-sqlite'));
     }
-    log(`round ${round}/${rounds}: floor`);
+    if (jsScenarios.length > 0) {
+      log(`round ${round}/${rounds}: node dist/clinic.js`);
+      results.js.push(await runClinicRound(round, jsScenarios, jsSettings, log, 'js'));
+    }
+    log(`round ${round}/${rounds}: floors`);
     results.floor.push(await runFloorRound(round, floors, settings, log));
   }
   if (wanted('startup')) {
@@ -170,8 +201,10 @@ try {
   const loadAtEnd = loadavg()[0]!;
   log(`\nload average (1 min): ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end`);
   const driverComparison = formatDriverComparison(results);
+  const writes = formatWriteFloors(results);
   const figures = [
     formatFigures(results),
+    ...(writes === '' ? [] : ['', '### Writes against their floors: same SQL, and minimal', '', writes]),
     ...(driverComparison === ''
       ? []
       : ['', '### The SQLite drivers: better-sqlite3 (dist/clinic) and node:sqlite (clinic.exe)', '', driverComparison]),
@@ -191,7 +224,7 @@ try {
       `- server under test: ${sea ? `\`dist/clinic serve\` (the single executable, Node ${serverNode})` : `\`node dist/clinic.js serve\` (Node ${serverNode})`}, pinned to core ${SERVER_CORE}; the floor on the same runtime`,
       `- load: autocannon ${autocannonVersion()} in Node ${process.version}, pinned to core ${allowedCores}`,
       `- database: ${invoices.toLocaleString('en')} invoices over ${data.patientIds.length.toLocaleString('en')} patients (a fresh copy per round)`,
-      `- ${rounds} rounds, alternating clinic${drivers ? ', clinic with node:sqlite' : ''} and floor; ${warmupSeconds} s of warm-up, then ${seconds} s measured per scenario; figures are medians (min–max) over rounds`,
+      `- ${rounds} rounds, alternating clinic${drivers ? ', clinic with node:sqlite' : ''}${alsoJs ? ', node dist/clinic.js (write scenarios)' : ''} and the floors; ${warmupSeconds} s of warm-up, then ${seconds} s measured per scenario; figures are medians (min–max) over rounds`,
       `- load average (1 min) ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end (the benchmark's own processes account for up to 2)`,
       '',
       '## Figures',

@@ -20,33 +20,54 @@ export interface ClinicFixture {
 
 /** Targets a scenario is held to; each is printed as met or not. */
 export interface ScenarioTargets {
-  /** Least share of the floor's throughput (0.7 = 70 %). */
+  /** Least share of its same-SQL floor's throughput (0.7 = 70 %; issue 6). */
   floorShare?: number;
+  /** Least share of its minimal floor's throughput (issue 15). */
+  minimalFloorShare?: number;
   /** Highest p99 latency in milliseconds. */
   p99Ms?: number;
 }
 
-/** The floors: the least a bare node:http server does for a comparable request (bench/floor-server.ts). */
-export type FloorName = 'insert' | 'upload';
+/**
+ * The floors: the least a bare node:http server does for a comparable request. `same-sql`
+ * (bench/floor-server.ts) makes the program's own statements; `minimal`
+ * (bench/minimal-floor-server.ts) the smallest durable write of the same kind.
+ */
+export type FloorName =
+  'insert' | 'payment-spread' | 'payment-hot' | 'upload' | 'minimal-insert' | 'minimal-payment-spread' | 'minimal-payment-hot';
+
+export type FloorServer = 'same-sql' | 'minimal';
 
 export interface Scenario {
   name: string;
   title: string;
   connections: number;
   targets: ScenarioTargets;
-  /** The floor whose throughput this scenario's is compared with. */
+  /** The same-SQL floor whose throughput this scenario's is compared with. */
   floor: FloorName;
+  /** The minimal floor of a write scenario. */
+  minimalFloor?: FloorName;
+  /** Whether the run measures it on `node dist/clinic.js` as well (the write scenarios, issue 15). */
+  onJs?: boolean;
   request(fixture: ClinicFixture): LoadRequest;
 }
 
 export interface Floor {
   name: FloorName;
   title: string;
-  request(): LoadRequest;
+  server: FloorServer;
+  request(fixture: ClinicFixture): LoadRequest;
 }
+
+/** The invoices of the minimal floor's own database: `m-0` … `m-99999`, and one hot one. */
+export const MINIMAL_FLOOR_INVOICES = 100_000;
+export const minimalFloorInvoiceId = (index: number) => `m-${index}`;
+export const MINIMAL_HOT_INVOICE = 'm-hot';
 
 export const API = '/api/public/v1';
 const P99_AT_10_CONNECTIONS = 20;
+/** Issue 15: the write scenarios of the single executable at 10 connections. */
+const WRITE_P99_AT_10_CONNECTIONS = 8;
 
 /** The POST /patients body of both the clinic and the floor. */
 export const PATIENT_BODY = JSON.stringify({
@@ -88,8 +109,10 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'patients',
     title: 'POST /patients',
     connections: 10,
-    targets: { floorShare: 0.7, p99Ms: P99_AT_10_CONNECTIONS },
+    targets: { floorShare: 0.7, minimalFloorShare: 0.75, p99Ms: WRITE_P99_AT_10_CONNECTIONS },
     floor: 'insert',
+    minimalFloor: 'minimal-insert',
+    onJs: true,
     request: ({ key }) => ({ method: 'POST', path: `${API}/patients`, headers: json(key), body: PATIENT_BODY }),
   },
   {
@@ -106,6 +129,7 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 10,
     targets: { p99Ms: P99_AT_10_CONNECTIONS },
     floor: 'insert',
+    onJs: true,
     request: ({ key, patientIds, doctorId, serviceId }) => {
       const nextPatient = rotation(patientIds);
       return {
@@ -130,16 +154,20 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'payments-spread',
     title: 'POST payments, many invoices',
     connections: 10,
-    targets: { floorShare: 0.7, p99Ms: P99_AT_10_CONNECTIONS },
-    floor: 'insert',
+    targets: { floorShare: 0.7, minimalFloorShare: 0.8, p99Ms: WRITE_P99_AT_10_CONNECTIONS },
+    floor: 'payment-spread',
+    minimalFloor: 'minimal-payment-spread',
+    onJs: true,
     request: ({ key, openInvoiceIds }) => paymentRequest(key, rotation(openInvoiceIds)),
   },
   {
     name: 'payments-hot',
     title: 'POST payments, one hot invoice',
     connections: 10,
-    targets: { floorShare: 0.7, p99Ms: P99_AT_10_CONNECTIONS },
-    floor: 'insert',
+    targets: { floorShare: 0.7, minimalFloorShare: 0.8, p99Ms: WRITE_P99_AT_10_CONNECTIONS },
+    floor: 'payment-hot',
+    minimalFloor: 'minimal-payment-hot',
+    onJs: true,
     request: ({ key, hotInvoiceId }) => paymentRequest(key, () => hotInvoiceId),
   },
   {
@@ -179,26 +207,66 @@ export const SCENARIOS: readonly Scenario[] = [
   },
 ];
 
+const JSON_ONLY = { 'content-type': 'application/json' };
+
 export const FLOORS: readonly Floor[] = [
   {
     name: 'insert',
     title: 'floor: node:http + the same INSERT (POST /patients)',
-    request: () => ({ method: 'POST', path: `${API}/patients`, headers: { 'content-type': 'application/json' }, body: PATIENT_BODY }),
+    server: 'same-sql',
+    request: () => ({ method: 'POST', path: `${API}/patients`, headers: JSON_ONLY, body: PATIENT_BODY }),
+  },
+  {
+    name: 'payment-spread',
+    title: 'floor: node:http + the same payment SQL, many invoices',
+    server: 'same-sql',
+    request: ({ openInvoiceIds }) => paymentRequest(undefined, rotation(openInvoiceIds)),
+  },
+  {
+    name: 'payment-hot',
+    title: 'floor: node:http + the same payment SQL, one hot invoice',
+    server: 'same-sql',
+    request: ({ hotInvoiceId }) => paymentRequest(undefined, () => hotInvoiceId),
   },
   {
     name: 'upload',
     title: 'floor: node:http writing the 1 MiB body to a file + fsync',
+    server: 'same-sql',
     request: () => ({ method: 'POST', path: '/upload', headers: { 'content-type': FORM_CONTENT_TYPE }, body: ONE_MEGABYTE_FORM }),
+  },
+  {
+    name: 'minimal-insert',
+    title: 'minimal floor: node:http + an 8-column INSERT',
+    server: 'minimal',
+    request: () => ({ method: 'POST', path: `${API}/patients`, headers: JSON_ONLY, body: PATIENT_BODY }),
+  },
+  {
+    name: 'minimal-payment-spread',
+    title: 'minimal floor: a payment on three small tables, many invoices',
+    server: 'minimal',
+    request: () => {
+      const indexes = rotation(Array.from({ length: MINIMAL_FLOOR_INVOICES }, (_, i) => i));
+      return paymentRequest(undefined, () => minimalFloorInvoiceId(indexes()));
+    },
+  },
+  {
+    name: 'minimal-payment-hot',
+    title: 'minimal floor: a payment on three small tables, one hot invoice',
+    server: 'minimal',
+    request: () => paymentRequest(undefined, () => MINIMAL_HOT_INVOICE),
   },
 ];
 
-/** A payment of PAYMENT_BODY to the invoice `nextInvoice` names, each with a new Idempotency-Key. */
-function paymentRequest(key: string, nextInvoice: () => string): LoadRequest {
+/**
+ * A payment of PAYMENT_BODY to the invoice `nextInvoice` names, each with a new Idempotency-Key;
+ * with the API key `key` (the floors take none).
+ */
+function paymentRequest(key: string | undefined, nextInvoice: () => string): LoadRequest {
   const nextKey = keySeries();
   return {
     method: 'POST',
     path: `${API}/invoices/x/payments`,
-    headers: json(key),
+    headers: key === undefined ? JSON_ONLY : json(key),
     body: PAYMENT_BODY,
     setup: (request) => ({
       ...request,
