@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { SERVER_LOG } from '../../src/autostart/supervisor.js';
 import { dataDirectoryAclArgs, taskFileBytes, taskXml, windowsArgument } from '../../src/autostart/windows-task.js';
 import { killProgramProcess, programPath, programPlatform, runClinic, spawnClinic, STOP_SIGNAL } from '../helpers/run-cli.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useDataDirs } from '../helpers/fixtures.js';
 
-const dirs: string[] = [];
-const newDir = () => {
-  const dir = makeDataDir();
-  dirs.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const newDir = useDataDirs();
 
 /** The JSON lines of the service log so far. */
 function logEvents(dataDir: string): Record<string, unknown>[] {

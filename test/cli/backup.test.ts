@@ -1,24 +1,16 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { create, extract } from 'tar';
 import { openDatabase } from '../../src/db/open-database.js';
 import { dumpTables, filesUnder, populatedDataDir } from '../helpers/backup-fixtures.js';
 import { buildPatient } from '../helpers/builders.js';
 import { programPath, runClinic, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useDataDirs } from '../helpers/fixtures.js';
 import { checkedFetch } from '../helpers/contract.js';
 
-const dirs: string[] = [];
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = makeDataDir();
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useDataDirs();
 
 describe('clinic backup and restore', { timeout: 180_000 }, () => {
   it('round-trips patients, keys, settings, catalog and documents without losing anything', async () => {

@@ -1,24 +1,15 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { openDatabase } from '../../src/db/open-database.js';
 import { dumpTables, filesUnder, populatedDataDir } from '../helpers/backup-fixtures.js';
 import { programPlatform, runClinic, runExecutable, type CliResult } from '../helpers/run-cli.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useDataDirs } from '../helpers/fixtures.js';
 
 // npm run test:wine runs this with clinic.exe (under Wine) as the program and dist/clinic beside it.
 const linuxBin = process.env.CLINIC_LINUX_BIN;
 
-const dirs: string[] = [];
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-function tempDir(): string {
-  const dir = makeDataDir();
-  dirs.push(dir);
-  return dir;
-}
+const tempDir = useDataDirs();
 
 function succeeded(what: string, result: CliResult): void {
   assert.equal(result.code, 0, `${what}: ${result.stdout}${result.stderr}`);

@@ -1,21 +1,13 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import { connect } from 'node:net';
-import { chmodSync, existsSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { programPath, programPlatform, runClinic, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useDataDirs } from '../helpers/fixtures.js';
 
-const dirs: string[] = [];
-const newDir = () => {
-  const dir = makeDataDir();
-  dirs.push(dir);
-  return dir;
-};
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const newDir = useDataDirs();
 
 describe('clinic serve: start-up', { timeout: 180_000 }, () => {
   it('creates the first API key only once it listens: a start on a busy port creates none, the next prints one', async () => {

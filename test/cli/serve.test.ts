@@ -1,25 +1,21 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { join } from 'node:path';
-import { after, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { openDatabase } from '../../src/db/open-database.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { addInterruptedUpload } from '../helpers/module-tables.js';
 import { programPath, runClinic, type ServeProcess, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useDataDirs } from '../helpers/fixtures.js';
 import { checkedFetch } from '../helpers/contract.js';
 
-const dirs: string[] = [];
-after(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
+const newDir = useDataDirs();
 
 /** A new data directory with an API key made by the CLI. */
 async function dataDirWithKey(): Promise<{ dataDir: string; key: string }> {
-  const dataDir = makeDataDir();
-  dirs.push(dataDir);
+  const dataDir = newDir();
   assert.equal((await runClinic(['init', '--data', dataDir])).code, 0);
   const created = await runClinic(['api-key', 'create', '--name', 'test', '--json', '--data', dataDir]);
   assert.equal(created.code, 0, created.stderr);

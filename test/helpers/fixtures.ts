@@ -49,6 +49,19 @@ export function useTestDatabase(options: { each?: boolean } = {}): TestDatabase 
   };
 }
 
+/** A maker of new, empty data directories for the calling test file, all removed after its tests. */
+export function useDataDirs(): () => string {
+  const made: string[] = [];
+  after(() => {
+    for (const dir of made) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    const dir = makeDataDir();
+    made.push(dir);
+    return dir;
+  };
+}
+
 /** The real server (test-server.ts) for the enclosing suite: started before its tests, stopped after. */
 export function useTestServer(config: Partial<ServerConfig> = {}): TestServer {
   let server: TestServer | undefined;
