@@ -29,10 +29,14 @@ mount_root() {
   done
   for dir in "${EXTRA_DIRS[@]}"; do
     # Already visible through one of the mounts above when it lies under /tmp or /work.
-    if [ ! -d "$ROOT$dir" ]; then
-      mkdir -p "$ROOT$dir"
-      mount --bind "$dir" "$ROOT$dir"
-    fi
+    case "$dir" in /tmp | /tmp/* | /work | /work/*) continue ;; esac
+    # Bound afresh every time: a bind left by an earlier run shows the directory it was made of,
+    # which may be a clone since deleted and made again at the same path. Wine would then run
+    # in a directory without a name, and fontconfig, unable to resolve its working directory,
+    # prints "out of memory" on every program's stderr.
+    if mountpoint -q "$ROOT$dir"; then umount -l "$ROOT$dir"; fi
+    mkdir -p "$ROOT$dir"
+    mount --bind "$dir" "$ROOT$dir"
   done
   mkdir -p -m 0700 /tmp/wine-runtime-root
   # The prefix (C:, the registry) is made once; Windows 10 is what Node 24 expects to run on.
@@ -47,8 +51,9 @@ mount_root() {
 
 unmount_root() {
   chroot "$ROOT" "${WINE_ENV[@]}" /usr/lib/wine/wineserver -k >/dev/null 2>&1 || true
-  for ((i = ${#MOUNTS[@]} - 1; i >= 0; i--)); do
-    mountpoint -q "$ROOT/${MOUNTS[$i]}" && umount -l "$ROOT/${MOUNTS[$i]}"
+  # Every mount inside the root, the deepest first: the fixed ones and each DIR given to --mount.
+  findmnt -rn -o TARGET | grep "^$ROOT/" | sort -r | while read -r target; do
+    umount -l "$target" || true
   done
   return 0
 }
