@@ -25,6 +25,14 @@ export interface LoadResult {
   failures: Record<string, number>;
   /** Connection errors and timeouts. */
   errors: number;
+  /** Every answer, 2xx or not. */
+  answers: number;
+  /**
+   * The server process's CPU time (user + system, every thread) per answer, in microseconds,
+   * and the share of its one core it kept busy: where both are high the server, not the disk,
+   * sets the pace (set by the caller that knows the server's pid).
+   */
+  serverCpu?: { microsPerAnswer: number; busy: number };
 }
 
 /** The value at quantile `q` of an ascending list. */
@@ -66,6 +74,7 @@ export function runLoad(origin: string, load: LoadRequest, options: { connection
           max: successes.length === 0 ? NaN : successes[successes.length - 1]!,
           failures,
           errors: result.errors + result.timeouts,
+          answers: successes.length + Object.values(failures).reduce((sum, count) => sum + count, 0),
         });
       },
     );

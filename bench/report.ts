@@ -56,6 +56,19 @@ function show(values: readonly number[], digits: number): string {
   return `${median.toFixed(digits)} (${min.toFixed(digits)}–${max.toFixed(digits)})`;
 }
 
+/** The server's CPU per answer, in µs, with the share of its core it kept busy; `–` where not measured. */
+function showServerCpu(loads: readonly LoadResult[]): string {
+  const measured = loads.map((load) => load.serverCpu).filter((cpu) => cpu !== undefined);
+  if (measured.length === 0) return '–';
+  return `${show(
+    measured.map((cpu) => cpu.microsPerAnswer),
+    0,
+  )} µs, ${show(
+    measured.map((cpu) => cpu.busy * 100),
+    0,
+  )} %`;
+}
+
 const percent = (share: number) => `${(share * 100).toFixed(0)} %`;
 
 /** Each round's figure of one scenario. */
@@ -143,7 +156,10 @@ export function verdicts(results: RunResults): Verdict[] {
 export function formatFigures(results: RunResults): string {
   const lines: string[] = [];
   if (results.clinic.length > 0) {
-    lines.push('| scenario | conns | req/s | p50 ms | p99 ms | × its same-SQL floor |', '|---|---:|---:|---:|---:|---:|');
+    lines.push(
+      '| scenario | conns | req/s | p50 ms | p99 ms | × its same-SQL floor | server CPU per answer, core busy |',
+      '|---|---:|---:|---:|---:|---:|---:|',
+    );
     for (const floor of results.floors) {
       const loads = results.floor.map((round) => round.get(floor.name)!);
       lines.push(
@@ -156,7 +172,7 @@ export function formatFigures(results: RunResults): string {
         )} | ${show(
           loads.map((f) => f.p99),
           2,
-        )} | 1 |`,
+        )} | 1 | ${showServerCpu(loads)} |`,
       );
     }
     for (const scenario of results.scenarios) {
@@ -170,7 +186,7 @@ export function formatFigures(results: RunResults): string {
         )} | ${show(
           perRound(results, scenario.name, (l) => l.p99),
           2,
-        )} | ${show(floorShares(results, scenario), 2)} |`,
+        )} | ${show(floorShares(results, scenario), 2)} | ${showServerCpu(results.clinic.map((round) => round.loads.get(scenario.name)!))} |`,
       );
     }
     lines.push('');
@@ -248,7 +264,10 @@ export function formatDriverComparison(results: RunResults): string {
 export function formatWriteFloors(results: RunResults): string {
   const writes = results.scenarios.filter((scenario) => scenario.minimalFloor !== undefined);
   if (writes.length === 0 || results.clinic.length === 0) return '';
-  const lines = ['| scenario | server | req/s | p99 ms | × same-SQL floor | × minimal floor |', '|---|---|---:|---:|---:|---:|'];
+  const lines = [
+    '| scenario | server | req/s | p99 ms | × same-SQL floor | × minimal floor | server CPU per answer, core busy |',
+    '|---|---|---:|---:|---:|---:|---:|',
+  ];
   const builds: [string, ClinicRound[]][] = [
     ['dist/clinic', results.clinic],
     ['node dist/clinic.js', results.js],
@@ -267,7 +286,7 @@ export function formatWriteFloors(results: RunResults): string {
         )} | ${show(floorShares(results, scenario, scenario.floor, rounds), 2)} | ${show(
           floorShares(results, scenario, scenario.minimalFloor!, rounds),
           2,
-        )} |`,
+        )} | ${showServerCpu(loads)} |`,
       );
     }
   }

@@ -66,10 +66,21 @@ function prepareClinicData(dataDir: string, data: InvoiceData): ClinicFixture {
   }
 }
 
-/** A warm-up whose figures are dropped, then the measured run. */
+/** A warm-up whose figures are dropped, then the measured run, with the server's CPU time over it. */
 async function measure(server: ServerProcess, request: LoadRequest, connections: number, settings: RoundSettings): Promise<LoadResult> {
   if (settings.warmupSeconds > 0) await runLoad(server.origin, request, { connections, seconds: settings.warmupSeconds });
-  return runLoad(server.origin, request, { connections, seconds: settings.seconds });
+  const cpuBefore = server.cpuSeconds();
+  const result = await runLoad(server.origin, request, { connections, seconds: settings.seconds });
+  const cpu = server.cpuSeconds() - cpuBefore;
+  return { ...result, serverCpu: { microsPerAnswer: (cpu * 1e6) / result.answers, busy: cpu / settings.seconds } };
+}
+
+/** One load's line of the progress log. */
+function describeLoad(title: string, result: LoadResult): string {
+  const cpu = result.serverCpu
+    ? `  server CPU ${result.serverCpu.microsPerAnswer.toFixed(0)} µs/answer, ${(result.serverCpu.busy * 100).toFixed(0)} % busy`
+    : '';
+  return `  ${title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${cpu}${describeFailures(result)}`;
 }
 
 /** Starts `clinic serve` over `dataDir` (its log in `<name>.log`). */
@@ -109,9 +120,7 @@ export async function runClinicRound(
   try {
     for (const scenario of scenarios) {
       const result = await measure(server, scenario.request(fixture), scenario.connections, settings);
-      log(
-        `  ${scenario.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`,
-      );
+      log(describeLoad(scenario.title, result));
       loads.set(scenario.name, result);
     }
     memoryAfter = server.memory();
@@ -169,9 +178,7 @@ export async function runFloorRound(
       for (const floor of own) {
         // The minimal floor's requests name its own invoices, not a fixture's.
         const result = await measure(server, floor.request(fixture as ClinicFixture), 10, settings);
-        log(
-          `  ${floor.title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${describeFailures(result)}`,
-        );
+        log(describeLoad(floor.title, result));
         results.set(floor.name, result);
       }
     } finally {

@@ -28,6 +28,8 @@ export interface ServerProcess {
   /** http://127.0.0.1:<port> */
   origin: string;
   memory(): MemoryStatus;
+  /** CPU seconds the process has used so far, user and system, every thread. */
+  cpuSeconds(): number;
   /** SIGTERM, then SIGKILL after 15 s; resolves when the process has exited. */
   stop(): Promise<void>;
 }
@@ -51,6 +53,17 @@ export function readMemory(pid: number): MemoryStatus {
     anonMb: kilobytes('RssAnon') / 1024,
     fileMb: kilobytes('RssFile') / 1024,
   };
+}
+
+/** The kernel's clock ticks per second, in which /proc/<pid>/stat counts CPU time (USER_HZ). */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+/** utime + stime of a live process, in seconds (/proc/<pid>/stat, fields 14 and 15). */
+export function readCpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name (field 2) may hold spaces; the fields after it are counted from its ')'.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** Whether anything answers GET `path` on `port` (any status counts). */
@@ -115,6 +128,7 @@ export async function startPinnedServer(
     port: options.port,
     origin: `http://127.0.0.1:${options.port}`,
     memory: () => readMemory(pid),
+    cpuSeconds: () => readCpuSeconds(pid),
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');
