@@ -39,8 +39,12 @@ export function fromColumn(spec: FieldSpec, value: unknown): unknown {
 /**
  * The API object of a row whose columns carry the fields' names: what a presenter returns when
  * the response is the stored row, so that the field list and the response cannot drift apart.
+ * The fields are added to `into` when given (after what it holds), else to a new object.
  */
-export function presentColumns<T>(fields: readonly FieldSpec[], row: object): T {
+export function presentColumns<T>(fields: readonly FieldSpec[], row: object, into: Record<string, unknown> = {}): T {
   const columns = row as Record<string, unknown>;
-  return Object.fromEntries(fields.map((spec) => [spec.name, fromColumn(spec, columns[spec.name])])) as T;
+  // Assigned in a loop onto `into`: for a patient's 90 fields, Object.fromEntries over a mapped
+  // list and a spread of its result took 20 µs, this 7 (bench/README.md).
+  for (const spec of fields) into[spec.name] = fromColumn(spec, columns[spec.name]);
+  return into as T;
 }

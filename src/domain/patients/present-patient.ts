@@ -30,7 +30,7 @@ export function balanceText(cents: number): string {
 
 /** The API shape of a patient row (spec 2.2). */
 export function presentPatient(row: PatientRow, balance: PatientBalance): Patient {
-  return {
+  const identity = {
     id: row.id,
     patient_number: row.patient_number,
     is_active: row.is_active === 1,
@@ -38,6 +38,6 @@ export function presentPatient(row: PatientRow, balance: PatientBalance): Patien
     updated_at: row.updated_at,
     outstanding_balance: balanceText(balance.balanceCents),
     outstanding_currency: balance.currency,
-    ...presentColumns<Record<string, unknown>>(PRESENTED_COLUMNS, row),
   };
+  return presentColumns<Patient>(PRESENTED_COLUMNS, row, identity);
 }
