@@ -5,15 +5,16 @@ import { before, describe, it } from 'node:test';
 import { SCOPES } from '../../src/domain/api-keys.js';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
-import { useTestServer } from '../helpers/fixtures.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useDataDirs, useTestServer } from '../helpers/fixtures.js';
 import { assertMatchesSchema } from '../helpers/contract.js';
+
+const newDir = useDataDirs();
 
 describe('clinic command line', () => {
   let dataDir: string;
   const clinic = (...args: string[]) => runClinic([...args, '--data', dataDir]);
   before(() => {
-    dataDir = makeDataDir();
+    dataDir = newDir();
   });
 
   it('init creates the database and is safe to run twice', async () => {
@@ -166,7 +167,7 @@ describe('clinic command line', () => {
   });
 
   it('reads the data directory from CLINIC_DATA', async () => {
-    const other = makeDataDir();
+    const other = newDir();
     assert.equal((await runClinic(['init'], { env: { CLINIC_DATA: other } })).code, 0);
     const result = await runClinic(['doctor', 'list', '--json'], { env: { CLINIC_DATA: other } });
     assert.equal(result.code, 0, result.stderr);

@@ -3,15 +3,16 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useDataDirs } from '../helpers/fixtures.js';
 import { checkedFetch } from '../helpers/contract.js';
 import { STOP_SIGNAL } from '../helpers/run-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
+const newDir = useDataDirs();
 
 describe('clinic serve on an empty data directory', () => {
   it('creates the database and a first key, prints the key once, serves on 127.0.0.1 and stops on SIGTERM', async () => {
-    const dataDir = makeDataDir();
+    const dataDir = newDir();
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dataDir, '--port', '0'], { cwd: root });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));

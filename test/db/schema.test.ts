@@ -5,11 +5,13 @@ import { DATABASE_FILE, openDatabase } from '../../src/db/open-database.js';
 import { sqliteDriver } from '../../src/db/sqlite-driver.js';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
 import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../../src/fields/patient-fields.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { useDataDirs } from '../helpers/fixtures.js';
+
+const newDir = useDataDirs();
 
 describe('database', () => {
   it('has one patients column per stored patient field, and no other field columns', () => {
-    const db = openDatabase(makeDataDir());
+    const db = openDatabase(newDir());
     const columns = (db.prepare("SELECT name FROM pragma_table_xinfo('patients')").all() as { name: string }[]).map((c) => c.name);
     const bookkeeping = ['seq', 'id', 'patient_number', 'is_active', 'created_at', 'updated_at'];
     const fields = [...PATIENT_STORED_FIELDS, ...PATIENT_READ_ONLY_FIELDS].map((f) => f.name);
@@ -21,7 +23,7 @@ describe('database', () => {
   });
 
   it('sets WAL, FULL sync, foreign keys and a busy timeout on every connection', () => {
-    const db = openDatabase(makeDataDir());
+    const db = openDatabase(newDir());
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(db.pragma('synchronous', { simple: true }), 2);
     assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
@@ -30,7 +32,7 @@ describe('database', () => {
   });
 
   it('marks a new database with the current schema version and reopens it unchanged', () => {
-    const dir = makeDataDir();
+    const dir = newDir();
     openDatabase(dir).close();
     const db = openDatabase(dir);
     assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
@@ -38,7 +40,7 @@ describe('database', () => {
   });
 
   it('refuses a database written by a newer program', () => {
-    const dir = makeDataDir();
+    const dir = newDir();
     openDatabase(dir).close();
     const raw = sqliteDriver().open(join(dir, DATABASE_FILE));
     raw.pragma(`user_version = ${SCHEMA_VERSION + 1}`);

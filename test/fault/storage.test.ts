@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient, buildPayment } from '../helpers/builders.js';
+import { useDataDirs } from '../helpers/fixtures.js';
 import { damageDatabase, dataDirOn, mountTmpfs, type Tmpfs } from '../helpers/faults.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { programPath, programPlatform, runClinic, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
@@ -198,11 +199,12 @@ describe('clinic serve refuses a data directory it cannot use', { timeout: 60_00
   });
 });
 
+const newDir = useDataDirs();
+
 /** A data directory with a few hundred patients, written by a server that then stopped cleanly. */
 async function startServeAndStop(): Promise<string> {
-  const { makeDataDir } = await import('../helpers/test-server.js');
   const { openDatabase } = await import('../../src/db/open-database.js');
-  const dataDir = makeDataDir();
+  const dataDir = newDir();
   const db = openDatabase(dataDir);
   for (let i = 0; i < 200; i++) createPatient(db, buildPatient({ notes: 'n'.repeat(500) }));
   db.close();
