@@ -2,6 +2,9 @@ import { sumOpenBalances } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import type { PatientBalance } from '../patients/present-patient.js';
 
+/** What a patient with no open invoice owes: zero, in no currency. */
+export const NOTHING_OWED: PatientBalance = Object.freeze({ balanceCents: 0, currency: null });
+
 /**
  * What a patient owes: the sum of the balances of their open invoices, in their currency; zero
  * and no currency when nothing is open. createInvoice keeps a patient's open invoices in one
@@ -9,5 +12,5 @@ import type { PatientBalance } from '../patients/present-patient.js';
  */
 export function outstandingBalance(db: Db, patientId: string): PatientBalance {
   const [owed] = sumOpenBalances(db, patientId);
-  return owed === undefined ? { balanceCents: 0, currency: null } : { balanceCents: owed.balance_cents, currency: owed.currency };
+  return owed === undefined ? NOTHING_OWED : { balanceCents: owed.balance_cents, currency: owed.currency };
 }
