@@ -63,11 +63,15 @@ const suites = ['test/server', 'test/cli', 'test/fault', 'test/db/upgrade.test.t
 console.log(
   `testing ${windows ? `${bin} (clinic.exe under Wine)` : bin} (alone in ${place}, PATH=${place}) with ${suites.length} test files`,
 );
-const run = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=180000', ...suites], {
-  cwd: root,
-  stdio: 'inherit',
-  env,
-});
+const run = spawnSync(
+  process.execPath,
+  ['--import', 'tsx', '--test', '--test-force-exit', '--test-concurrency=2', '--test-timeout=180000', ...suites],
+  {
+    cwd: root,
+    stdio: 'inherit',
+    env,
+  },
+);
 rmSync(place, { recursive: true, force: true });
 rmSync(cache, { recursive: true, force: true });
 process.exitCode = run.status ?? 1;

@@ -106,7 +106,8 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
     createKey: (scopes) => createApiKey(db, { name: 'scoped', ...(scopes ? { scopes } : {}) }).key,
     request: requester(baseUrl, key),
     async close() {
-      await running.close();
+      // A client that still holds a connection (a hung browser, say) cannot hold the test file open.
+      await running.close(5_000);
       db.close();
       serverDb.close();
       rmSync(dataDir, { recursive: true, force: true });
