@@ -268,10 +268,28 @@ describe('GET /openapi.json', () => {
       [
         ['path', 'invoice_id', true],
         ['header', 'Idempotency-Key', false],
+        ['header', 'authorization', false],
       ],
     );
     assert.ok(payment.responses['200'].headers['Idempotent-Replayed']);
     assert.equal(payment.responses['201'], undefined);
+  });
+
+  it('declares the authorization header optional on every endpoint of the interface but the two public lookups (section 5)', () => {
+    const declaring: string[] = [];
+    for (const { key, op } of operations()) {
+      const declared = ((op.parameters ?? []) as Json[]).filter((p) => p.name.toLowerCase() === 'authorization');
+      const takesKey = ((op.security ?? []) as Json[]).length > 0;
+      assert.deepEqual(
+        declared.map((p) => [p.in, p.name, p.required, p.schema.type]),
+        takesKey ? [['header', 'authorization', false, 'string']] : [],
+        key,
+      );
+      if (takesKey) declaring.push(key);
+    }
+    // Every endpoint of the two interfaces but the two lookups (the description and docs page are not part of them).
+    assert.equal(declaring.length, 14);
+    assert.ok(!declaring.includes('GET /document-types') && !declaring.includes('GET /payment-methods'));
   });
 
   it('gives every operation an example request (curl) and response, and every request body an example the validators accept', () => {

@@ -40,8 +40,26 @@ function parameters(op: OperationSpec): JsonSchema[] {
         ...(example === undefined ? {} : { example: exampleValue(schema, example) }),
       };
     });
-  return [...from('path', op.pathFields), ...from('query', op.queryFields), ...from('header', op.headerFields)];
+  return [
+    ...from('path', op.pathFields),
+    ...from('query', op.queryFields),
+    ...from('header', op.headerFields),
+    ...(op.scope === undefined ? [] : [AUTHORIZATION_PARAMETER]),
+  ];
 }
+
+/**
+ * Interface 1.0.0, section 5: every endpoint with a key declares `authorization` as an optional
+ * header parameter, the two public lookups none. OpenAPI tools ignore a header parameter of this
+ * name (the bearer security scheme is what they use); it is declared because the interface says so.
+ */
+const AUTHORIZATION_PARAMETER = {
+  name: 'authorization',
+  in: 'header',
+  required: false,
+  description: "`Bearer <API key>` with the key `clinic api-key create` printed; the same as this operation's bearer security scheme",
+  schema: { type: 'string' },
+};
 
 function requestBody(op: OperationSpec): JsonSchema | undefined {
   const body = op.body;
