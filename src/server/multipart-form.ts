@@ -52,8 +52,12 @@ export class MultipartError extends Error {
 
 const CRLF = Buffer.from('\r\n');
 const HEADER_END = Buffer.from('\r\n\r\n');
-/** Header bytes busboy accepts: visible ASCII, space, tab, and bytes of UTF-8 sequences. */
-const HEADER_LINE = /^[\t\x20-\x7e\x80-\xff]*$/;
+/**
+ * A part's header line: any byte but a bare CR or LF. Busboy also refuses control characters,
+ * but fetch's FormData writes them raw into a file name (it escapes only LF, CR and `"`), and
+ * decisions.md §6 removes them from the name rather than refusing the upload.
+ */
+const HEADER_LINE = /^[^\r\n]*$/;
 
 /** The boundary of a multipart Content-Type header, or undefined. */
 export function multipartBoundary(contentType: string | undefined): string | undefined {
