@@ -444,6 +444,21 @@ describe('POST /patients/{patient_id}/documents', () => {
       await assertNothingLeft(before);
     });
 
+    it('reports a malformed patient id together with a malformed form', async () => {
+      const response = await server.request('POST', '/patients/P-000001/documents', {
+        rawBody: Buffer.from('garbage without any delimiter'),
+        headers: { 'content-type': multipartBody([]).contentType },
+      });
+      assert.equal(response.status, 422, response.text);
+      assert.deepEqual(
+        response.body.detail.map((item: { loc: unknown[]; type: string }) => [item.loc, item.type]),
+        [
+          [['path', 'patient_id'], 'uuid_parsing'],
+          [['body'], 'value_error'],
+        ],
+      );
+    });
+
     it('requires an API key (401) and the documents:write scope (403)', async () => {
       const anonymous = await upload([filePart()], { key: null });
       assert.equal(anonymous.status, 401);

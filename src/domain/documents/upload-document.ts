@@ -152,6 +152,16 @@ export class DocumentUpload {
     }
   }
 
+  /**
+   * A 422 about the form (malformed, a second file) with the path's issues in front, since
+   * decisions.md §1 reports every failing field at once; any other error as it is.
+   */
+  withPathIssues(error: unknown): unknown {
+    return error instanceof ValidationError && this.pathIssues.length > 0
+      ? new ValidationError([...this.pathIssues, ...error.issues])
+      : error;
+  }
+
   /** The issue for a form without a usable `file` part, or none. */
   private fileIssues(fields: Readonly<Record<string, unknown>>): ValidationIssue[] {
     if (this.received) return [];

@@ -115,7 +115,7 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
       const refusedBody = error instanceof AppError && error.status === 413;
       if ((refusedBody || !(ctx.req as IncomingMessage).complete) && !clientWentAway(ctx, error)) closeConnectionAfterResponse(ctx);
       await upload.discard();
-      throw error;
+      throw upload.withPathIssues(error);
     }
     ctx.state.upload = upload;
     ctx.state.form = form;
