@@ -165,6 +165,28 @@ describe('clinic invoice, record-payment and notifications', () => {
       assert.equal((await clinic('record-payment', '--invoice-id', 'x', '--method', 'cash')).code, 2);
     });
 
+    it('refuses --invoice and --invoice-id together as bad usage, and records nothing', async () => {
+      const first = createInvoice(server.db, buildInvoice(patientId, { total: '30' }));
+      const second = createInvoice(server.db, buildInvoice(patientId, { total: '30' }));
+      const both = await clinic(
+        'record-payment',
+        '--invoice',
+        first.invoice_number,
+        '--invoice-id',
+        second.id,
+        '--amount',
+        '1',
+        '--method',
+        'cash',
+      );
+      assert.equal(both.code, 2);
+      assert.match(both.stderr, /--invoice or --invoice-id, not both/);
+      assert.deepEqual(
+        [first.id, second.id].map((id) => listPaymentRows(server.db, id).length),
+        [0, 0],
+      );
+    });
+
     it('shares Idempotency-Keys with the API: a key used by the CLI replays over HTTP, and the other way round', async () => {
       const invoice = createInvoice(server.db, buildInvoice(patientId, { total: '100' }));
       const fromCli = json(

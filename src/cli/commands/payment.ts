@@ -28,6 +28,10 @@ export function registerPaymentCommands(program: Command, io: CliIo): void {
     .option('--invoice-id <ref>', 'the same as --invoice')
     .option('--idempotency-key <key>', '1-255 visible ASCII characters; repeating the command with it records nothing twice');
   addFieldOptions(command, PAYMENT_INPUT_FIELDS).action(async (options: RecordPaymentOptions, actionCommand: Command) => {
+    // Two names for one option: given both, a payment could go to the invoice the person did not mean.
+    if (options.invoice !== undefined && options.invoiceId !== undefined) {
+      return actionCommand.error('error: give the invoice once: --invoice or --invoice-id, not both', { exitCode: 2 });
+    }
     const reference = options.invoice ?? options.invoiceId;
     if (reference === undefined) return actionCommand.error("error: required option '--invoice <ref>' not specified", { exitCode: 2 });
     await withDatabase(
