@@ -69,7 +69,15 @@ export const errors = {
   documentTypeInvalid: (allowed: readonly string[]) =>
     new AppError(422, 'DOCUMENT_TYPE_INVALID', `The document type must be one of: ${allowed.join(', ')}.`),
   documentEmpty: () => new AppError(422, 'DOCUMENT_EMPTY', 'The uploaded file is empty.'),
-  paymentExceedsBalance: () => new AppError(422, 'PAYMENT_EXCEEDS_BALANCE', "The amount is more than the invoice's remaining balance."),
+  /** `balance` as people read it (`6.00 EUR`), so the desk and an integration see what may still be paid. */
+  paymentExceedsBalance: (balance?: string) =>
+    new AppError(
+      422,
+      'PAYMENT_EXCEEDS_BALANCE',
+      balance === undefined
+        ? "The amount is more than the invoice's remaining balance."
+        : `The amount is more than the invoice's remaining balance of ${balance}.`,
+    ),
   idempotencyKeyReused: () => new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
   invoiceCurrencyMismatch: (owedCurrency: string) =>
     new AppError(

@@ -83,7 +83,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
       const before = findInvoice(server.db, invoice.id);
       const response = await pay(invoice.id, buildPayment({ amount: '6.01' }));
       assert.deepEqual(response.body, {
-        detail: { code: 'PAYMENT_EXCEEDS_BALANCE', message: "The amount is more than the invoice's remaining balance." },
+        detail: { code: 'PAYMENT_EXCEEDS_BALANCE', message: "The amount is more than the invoice's remaining balance of 6.00 EUR." },
       });
       assert.equal(response.status, 422);
       assert.deepEqual(findInvoice(server.db, invoice.id), before);

@@ -6,6 +6,7 @@ import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_PATH_FIELDS, type 
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../errors.js';
 import { queuePaidInvoiceNotification } from '../notifications/queue-notification.js';
+import { centsToText } from '../validation/decimal.js';
 import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
 import { presentPayment, type PaymentResult } from './present-payment.js';
 
@@ -80,7 +81,9 @@ function applyPayment(db: Db, payment: ValidPayment, requestFingerprint: string)
   const invoice = findInvoice(db, payment.invoiceId);
   if (invoice === undefined) throw errors.invoiceNotFound();
   // A paid invoice has a balance of zero, so any amount on it is refused here too.
-  if (payment.amountCents > invoice.balance_cents) throw errors.paymentExceedsBalance();
+  if (payment.amountCents > invoice.balance_cents) {
+    throw errors.paymentExceedsBalance(`${centsToText(invoice.balance_cents)} ${invoice.currency}`);
+  }
 
   const now = nowIso();
   const balanceCents = invoice.balance_cents - payment.amountCents;
