@@ -16,6 +16,18 @@ const HINTS: Readonly<Record<string, string>> = {
   string_too_long: 'shorten it',
 };
 
+/** Ids that have no number on paper: where to find them instead of the uuid_parsing hint above. */
+const ID_HINTS: Readonly<Record<string, string>> = {
+  resource_id: "the doctor's id: `clinic doctor list` prints each doctor's (36 characters)",
+  service_id: "the service's id: `clinic service list` prints each service's (36 characters)",
+  service_ids: "the services' ids: `clinic service list` prints each service's (36 characters)",
+};
+
+/** The hint for one failing value: by its field where that says more, else by its type. */
+function hintFor(loc: readonly (string | number)[], type: string): string | undefined {
+  return (type === 'uuid_parsing' ? ID_HINTS[String(loc[1])] : undefined) ?? HINTS[type];
+}
+
 /** What a person at the desk can do about a refusal, by its code (printed below the error, never with --json). */
 const CODE_HINTS: Readonly<Record<string, string>> = {
   PATIENT_NOT_FOUND: '`clinic patient find NAME` finds the patient and prints their number (P-000042, or P-42)',
@@ -57,7 +69,7 @@ export function reportError(io: CliIo, error: unknown, json: boolean): number {
     if (json) io.stderr(`${JSON.stringify({ detail: refusal.issues })}\n`);
     else {
       const lines = refusal.issues.map((i) => {
-        const hint = HINTS[i.type];
+        const hint = hintFor(i.loc, i.type);
         // The hint on a line of its own, so that the message stays within 100 columns.
         return `  ${optionName(i.loc)}: ${i.msg} (${i.type})${hint === undefined ? '' : `\n    hint: ${hint}`}`;
       });

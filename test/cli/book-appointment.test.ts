@@ -104,6 +104,13 @@ describe('clinic book-appointment', () => {
     assert.match(result.stderr, /SERVICE_NOT_FOUND/);
   });
 
+  it('sends a doctor given by name to `clinic doctor list` for the id, not to the numbers on paper', async () => {
+    const result = await runClinic(bookArgs('--resource-id', 'Dr. Berger'));
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /^ {2}--resource-id: .*\(uuid_parsing\)\n {4}hint: the doctor's id: `clinic doctor list`/m);
+    assert.doesNotMatch(result.stderr, /number on paper/);
+  });
+
   it('exits 2 when a required option is missing', async () => {
     const result = await runClinic([
       'book-appointment',
