@@ -39,10 +39,11 @@ describe('clinic commands', () => {
 
   it('doctor and service add and list', async () => {
     assert.equal((await clinic('doctor', 'add', '--name', 'Dr. Grey', '--color', '#123456')).code, 0);
-    assert.equal(
-      (await clinic('service', 'add', '--name', 'Cleaning', '--duration-min', '45', '--price', '80.50', '--color', '#00ff00')).code,
-      0,
-    );
+    const added = await clinic('service', 'add', '--name', 'Cleaning', '--duration-min', '45', '--price', '80.50', '--color', '#00ff00');
+    assert.equal(added.code, 0);
+    // For people, a price is money in the clinic currency; --json keeps the API's number.
+    assert.match(added.stdout, /^price\s+80\.50 EUR$/m);
+    assert.match((await clinic('service', 'list')).stdout, /\bCleaning\s+45\s+80\.50 EUR\b/);
     const doctors = JSON.parse((await clinic('doctor', 'list', '--json')).stdout) as { name: string }[];
     assert.deepEqual(
       doctors.map((d) => d.name),

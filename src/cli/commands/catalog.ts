@@ -1,11 +1,16 @@
 import type { Command } from 'commander';
-import { addDoctor, addService, listDoctors, listServices } from '../../domain/catalog.js';
+import { addDoctor, addService, listDoctors, listServices, type Service } from '../../domain/catalog.js';
+import { clinicCurrency } from '../../domain/settings.js';
 import { DOCTOR_INPUT_FIELDS, SERVICE_INPUT_FIELDS } from '../../fields/catalog-fields.js';
 import { withDatabase } from '../database.js';
+import { money } from '../desk-format.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { emit, formatRecord, formatTable, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+
+/** A service for people: its price as money in the clinic currency (`85.50 EUR`, not `85.5`). */
+const withPrice = (service: Service, currency: string) => ({ ...service, price: money(service.price, currency) });
 
 /** `clinic doctor add|list` and `clinic service add|list`. */
 export function registerCatalogCommands(program: Command, io: CliIo): void {
@@ -30,14 +35,20 @@ export function registerCatalogCommands(program: Command, io: CliIo): void {
     async (options: CommonOptions & Record<string, unknown>) => {
       await withDatabase(options, (db) => {
         const added = addService(db, readFieldOptions(options, SERVICE_INPUT_FIELDS));
-        emit(io, options, added, () => formatRecord(added));
+        emit(io, options, added, () => formatRecord(withPrice(added, clinicCurrency(db))));
       });
     },
   );
   subcommand(service, 'list', 'list services').action(async (options: CommonOptions) => {
     await withDatabase(options, (db) => {
       const services = listServices(db);
-      emit(io, options, services, () => formatTable(services, ['id', 'name', 'duration_min', 'price', 'color']));
+      const currency = clinicCurrency(db);
+      emit(io, options, services, () =>
+        formatTable(
+          services.map((service) => withPrice(service, currency)),
+          ['id', 'name', 'duration_min', 'price', 'color'],
+        ),
+      );
     });
   });
 }
