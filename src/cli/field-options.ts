@@ -23,10 +23,22 @@ function describe(spec: FieldSpec): string {
  * Required fields become required options (a missing one is a usage error, exit 2) unless the
  * command can take them from elsewhere, such as a --file.
  */
-export function addFieldOptions(command: Command, fields: readonly FieldSpec[], { enforceRequired = true } = {}): Command {
+export function addFieldOptions(
+  command: Command,
+  fields: readonly FieldSpec[],
+  {
+    enforceRequired = true,
+    /** With enforceRequired off, where else a required value may come from, for the help. */
+    requiredElsewhere = '',
+    /** Fields a rule of the use case requires although their schema does not. */
+    alsoRequired = [] as readonly string[],
+  } = {},
+): Command {
   for (const spec of fields) {
     const flags = `${optionFlag(spec.name)} <value>`;
-    if (spec.required && enforceRequired) command.requiredOption(flags, describe(spec));
+    const required = spec.required === true || alsoRequired.includes(spec.name);
+    if (required && enforceRequired) command.requiredOption(flags, describe(spec));
+    else if (required) command.option(flags, `${describe(spec)} (required${requiredElsewhere ? ` ${requiredElsewhere}` : ''})`);
     else command.option(flags, describe(spec));
   }
   return command;

@@ -40,6 +40,9 @@ export function subcommand(parent: Command, name: string, description: string): 
 
 /** Help that marks the options a command cannot run without (commander's own help only enforces them). */
 const HELP_MARKING_REQUIRED: Partial<Help> = {
+  // Commander leaves descriptions unwrapped when their column is under 40 characters wide, which
+  // made create-patient's help 142 columns wide; 20 keeps every help screen within its width.
+  minWidthToWrap: 20,
   optionDescription(this: Help, option: Option): string {
     const description = Help.prototype.optionDescription.call(this, option);
     return option.mandatory ? `${description} (required)` : description;

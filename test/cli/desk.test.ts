@@ -618,6 +618,16 @@ describe('the desk commands in --help', () => {
     assert.doesNotMatch(lineWith(book, '--resource-id'), /required/);
   });
 
+  it('marks the four options create-patient needs, unless the --file gives them, within 100 columns', async () => {
+    const raw = await runClinic(['create-patient', '--help']);
+    for (const line of raw.stdout.split('\n')) assert.ok(line.length <= 100, line);
+    const help = await helpOf('create-patient');
+    for (const option of ['--first-name', '--last-name', '--email', '--mobile']) {
+      assert.match(lineWith(help, option), /\(required unless in --file\)$/, option);
+    }
+    assert.doesNotMatch(lineWith(help, '--phone'), /required/);
+  });
+
   it('says that --patient-id of book-appointment takes the id or the number', async () => {
     assert.match(lineWith(await helpOf('book-appointment'), '--patient-id'), /number \(P-000042, P-42\) or its id/);
   });

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { readPatientOverview, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
-import { createPatient } from '../../domain/patients/create-patient.js';
+import { createPatient, PATIENT_CONTACT_FIELDS } from '../../domain/patients/create-patient.js';
 import { findPatients, type PatientSummary } from '../../domain/patients/find-patients.js';
 import { ValidationError } from '../../domain/errors.js';
 import { isPlainObject } from '../../domain/validation/structs.js';
@@ -190,25 +190,27 @@ function registerCreatePatientCommand(program: Command, io: CliIo): void {
     '--file <patient.json>',
     'read the patient from a JSON file shaped like the POST /patients body; options override its fields',
   );
-  addFieldOptions(command, PATIENT_INPUT_FIELDS, { enforceRequired: false }).action(
-    async (options: CommonOptions & { file?: string } & Record<string, unknown>) => {
-      const base = options.file === undefined ? {} : readBodyFile(options.file);
-      const body = readFieldOptions(options, PATIENT_INPUT_FIELDS, base);
-      await withDatabase(options, (db) => {
-        const patient = createPatient(db, body);
-        emit(
-          io,
-          options,
-          patient,
-          () =>
-            heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
-            deskRecord([
-              ['Born', text(patient.date_of_birth) === null ? null : shortDate(patient.date_of_birth as string)],
-              ['Mobile', text(patient.mobile)],
-              ['Email', text(patient.email)],
-            ]),
-        );
-      });
-    },
-  );
+  addFieldOptions(command, PATIENT_INPUT_FIELDS, {
+    enforceRequired: false,
+    requiredElsewhere: 'unless in --file',
+    alsoRequired: PATIENT_CONTACT_FIELDS,
+  }).action(async (options: CommonOptions & { file?: string } & Record<string, unknown>) => {
+    const base = options.file === undefined ? {} : readBodyFile(options.file);
+    const body = readFieldOptions(options, PATIENT_INPUT_FIELDS, base);
+    await withDatabase(options, (db) => {
+      const patient = createPatient(db, body);
+      emit(
+        io,
+        options,
+        patient,
+        () =>
+          heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
+          deskRecord([
+            ['Born', text(patient.date_of_birth) === null ? null : shortDate(patient.date_of_birth as string)],
+            ['Mobile', text(patient.mobile)],
+            ['Email', text(patient.email)],
+          ]),
+      );
+    });
+  });
 }

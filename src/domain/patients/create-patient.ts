@@ -15,6 +15,9 @@ const patientInput = fieldsValidator(PATIENT_INPUT_FIELDS, 'body');
 
 const isBlank = (value: string | null) => value === null || value.trim() === '';
 
+/** How a patient must be reachable (PATIENT_CONTACT_REQUIRED): fields the schema lets be absent. */
+export const PATIENT_CONTACT_FIELDS = ['email', 'mobile'] as const;
+
 /**
  * Creates a patient (POST /patients, `clinic create-patient`). Schema first, every failing
  * field at once; then the rule that a patient needs both an email and a mobile number
@@ -22,7 +25,7 @@ const isBlank = (value: string | null) => value === null || value.trim() === '';
  */
 export function createPatient(db: Db, input: unknown): Patient {
   const values = patientInput.parse(input, { timeZone: clinicTimeZone(db) });
-  if (isBlank(values.email) || isBlank(values.mobile)) throw errors.patientContactRequired();
+  if (PATIENT_CONTACT_FIELDS.some((name) => isBlank(values[name]))) throw errors.patientContactRequired();
 
   const now = nowIso();
   const columns: Record<string, unknown> = { id: newId(), created_at: now, updated_at: now };
