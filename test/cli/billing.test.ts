@@ -347,8 +347,18 @@ describe('clinic invoice, record-payment and notifications', () => {
       assert.deepEqual([row.patient_id, row.channel, row.status, row.attempts, row.sent_at], [patientId, 'email', 'pending', 0, null]);
       assert.ok(json(await clinic('notifications', 'list', '--status', 'pending', '--json')).some((r: { id: string }) => r.id === row.id));
       assert.deepEqual(json(await clinic('notifications', 'list', '--status', 'sent', '--json')), []);
+      // For people: the patient's number and name, the invoice's number, clinic time; no ids.
       const table = await clinic('notifications', 'list');
-      assert.match(table.stdout, new RegExp(`${row.id}\\s+${patientId}\\s+${invoice.id}\\s+email\\s+pending\\s+0`));
+      assert.match(
+        table.stdout,
+        new RegExp(
+          `^\\d{2}\\.\\d{2}\\.\\d{4} \\d{2}:\\d{2}\\s+P-\\d{6} \\S+.*\\s+${invoice.invoice_number}\\s+email\\s+pending\\s+0$`,
+          'm',
+        ),
+      );
+      assert.doesNotMatch(table.stdout, /[0-9a-f]{8}-[0-9a-f]{4}-/, 'no UUIDs');
+      for (const line of table.stdout.split('\n')) assert.ok(line.length <= 100, line);
+      assert.equal((await clinic('notifications', 'list', '--status', 'sent')).stdout, 'No notifications.\n');
     });
 
     it('refuses an unknown status', async () => {

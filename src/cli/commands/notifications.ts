@@ -1,9 +1,10 @@
 import type { Command } from 'commander';
-import { listNotifications } from '../../domain/notifications/list-notifications.js';
+import { listDeskNotifications } from '../../domain/desk/desk-records.js';
 import { NOTIFICATION_STATUSES } from '../../fields/notification-fields.js';
 import { withDatabase } from '../database.js';
+import { clockTime, deskTable, localDay, patientLabel, shortDate } from '../desk-format.js';
 import type { CliIo } from '../io.js';
-import { emit, formatTable, type CommonOptions } from '../output.js';
+import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
 /** `clinic notifications list`: the outbox of patient notifications and how delivery went. */
@@ -13,9 +14,37 @@ export function registerNotificationCommands(program: Command, io: CliIo): void 
     .option('--status <status>', `only rows in this status: ${NOTIFICATION_STATUSES.join(', ')}`)
     .action(async (options: CommonOptions & { status?: string }) => {
       await withDatabase(options, (db) => {
-        const rows = listNotifications(db, options.status === undefined ? {} : { status: options.status });
-        emit(io, options, rows, () =>
-          formatTable(rows, ['id', 'patient_id', 'invoice_id', 'channel', 'status', 'attempts', 'created_at', 'sent_at', 'last_error']),
+        const { notifications, patients, invoiceNumbers, context } = listDeskNotifications(
+          db,
+          options.status === undefined ? {} : { status: options.status },
+        );
+        // `23.11.2026 14:00`, clinic time: a sent row's status carries when it went, so the table fits 100 columns.
+        const when = (iso: string) => `${shortDate(localDay(iso, context.timeZone))} ${clockTime(iso, context.timeZone)}`;
+        emit(io, options, notifications, () =>
+          deskTable(
+            [
+              { header: 'Queued' },
+              { header: 'Patient', shrink: true },
+              { header: 'Invoice' },
+              { header: 'Channel' },
+              { header: 'Status' },
+              { header: 'Tries', align: 'right' },
+              { header: 'Last error', shrink: true },
+            ],
+            notifications.map((notification) => {
+              const patient = patients.get(notification.patient_id);
+              return [
+                when(notification.created_at),
+                patient ? patientLabel(patient.patient_number, patient.first_name, patient.last_name) : '',
+                invoiceNumbers.get(notification.invoice_id) ?? '',
+                notification.channel,
+                notification.sent_at === null ? notification.status : `${notification.status} ${when(notification.sent_at)}`,
+                String(notification.attempts),
+                notification.last_error ?? '',
+              ];
+            }),
+            'No notifications.',
+          ),
         );
       });
     });

@@ -1,3 +1,4 @@
+import { findInvoice } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { findPatientName, type PatientNameRow } from '../../db/patient-names.js';
 import { readAppointment } from '../appointments/list-appointments.js';
@@ -5,6 +6,7 @@ import type { Appointment } from '../appointments/present-appointment.js';
 import { listInvoices } from '../invoices/list-invoices.js';
 import type { Invoice } from '../invoices/present-invoice.js';
 import { readInvoice, type InvoiceDetail } from '../invoices/read-invoice.js';
+import { listNotifications, type Notification } from '../notifications/list-notifications.js';
 import { resolveAppointmentReference, resolveInvoiceReference, resolvePatientReference } from '../references.js';
 import { readDeskContext, type DeskContext } from './desk-context.js';
 
@@ -39,4 +41,33 @@ export function listDeskInvoices(
     if (name) patients.set(invoice.patient_id, name);
   }
   return { invoices, patients, context: readDeskContext(db) };
+}
+
+/**
+ * `clinic notifications list`: the outbox as for --json, and the number and name of each patient
+ * and the number of each invoice it names, so that people read no ids.
+ */
+export function listDeskNotifications(
+  db: Db,
+  query: { status?: unknown },
+): {
+  notifications: Notification[];
+  patients: ReadonlyMap<string, PatientNameRow>;
+  invoiceNumbers: ReadonlyMap<string, string>;
+  context: DeskContext;
+} {
+  const notifications = listNotifications(db, query);
+  const patients = new Map<string, PatientNameRow>();
+  const invoiceNumbers = new Map<string, string>();
+  for (const notification of notifications) {
+    if (!patients.has(notification.patient_id)) {
+      const name = findPatientName(db, notification.patient_id);
+      if (name) patients.set(notification.patient_id, name);
+    }
+    if (!invoiceNumbers.has(notification.invoice_id)) {
+      const invoice = findInvoice(db, notification.invoice_id);
+      if (invoice) invoiceNumbers.set(notification.invoice_id, invoice.invoice_number);
+    }
+  }
+  return { notifications, patients, invoiceNumbers, context: readDeskContext(db) };
 }
