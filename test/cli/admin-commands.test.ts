@@ -35,6 +35,18 @@ describe('clinic commands', () => {
     const revoked = await clinic('api-key', 'revoke', key.id, '--json');
     assert.equal(revoked.code, 0, revoked.stderr);
     assert.notEqual((JSON.parse(revoked.stdout) as { revoked_at: string | null }).revoked_at, null);
+    // For IT: a block per key, clinic time, the id that revoke takes, within 100 columns; never the secret.
+    const human = (await clinic('api-key', 'list')).stdout;
+    assert.match(
+      human,
+      new RegExp(
+        `^reception \\(revoked\\)\nId +${key.id}\nScopes +patients:write, lookups:read\nCreated +\\w{3} \\d{2}\\.\\d{2}\\.\\d{4} \\d{2}:\\d{2}\nRevoked +\\w{3} `,
+        'm',
+      ),
+    );
+    assert.doesNotMatch(human, /\d{4}-\d{2}-\d{2}T/, 'no UTC timestamps');
+    assert.equal(human.includes(key.key), false);
+    for (const line of human.split('\n')) assert.ok(line.length <= 100, line);
   });
 
   it('doctor and service add and list', async () => {

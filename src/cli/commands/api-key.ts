@@ -1,8 +1,10 @@
 import type { Command } from 'commander';
 import { createApiKey, listApiKeys, revokeApiKey, SCOPES } from '../../domain/api-keys.js';
+import { clinicTimeZone } from '../../domain/settings.js';
 import { withDatabase } from '../database.js';
+import { deskRecord, heading, localDateTime } from '../desk-format.js';
 import type { CliIo } from '../io.js';
-import { emit, formatRecord, formatTable, type CommonOptions } from '../output.js';
+import { emit, formatRecord, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
 /** `clinic api-key create|list|revoke`. */
@@ -31,11 +33,24 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
   subcommand(group, 'list', 'list keys (never their secrets)').action(async (options: CommonOptions) => {
     await withDatabase(options, (db) => {
       const keys = listApiKeys(db);
+      const timeZone = clinicTimeZone(db);
+      // A block per key rather than a table: the id (which revoke takes) and the scopes are long,
+      // and the scopes wrap within 100 columns.
       emit(io, options, keys, () =>
-        formatTable(
-          keys.map((k) => ({ ...k, scopes: k.scopes.join(' ') })),
-          ['id', 'name', 'scopes', 'created_at', 'revoked_at'],
-        ),
+        keys.length === 0
+          ? 'No API keys. `clinic api-key create --name NAME` issues one.\n'
+          : keys
+              .map(
+                (key) =>
+                  heading(key.revoked_at === null ? key.name : `${key.name} (revoked)`) +
+                  deskRecord([
+                    ['Id', key.id],
+                    ['Scopes', key.scopes.join(', ')],
+                    ['Created', localDateTime(key.created_at, timeZone)],
+                    ['Revoked', key.revoked_at === null ? null : localDateTime(key.revoked_at, timeZone)],
+                  ]),
+              )
+              .join('\n'),
       );
     });
   });
@@ -45,7 +60,10 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
     .action(async (id: string, options: CommonOptions) => {
       await withDatabase(options, (db) => {
         const revoked = revokeApiKey(db, id);
-        emit(io, options, revoked, () => `revoked ${revoked.id} (${revoked.name}) at ${revoked.revoked_at}\n`);
+        emit(io, options, revoked, () => {
+          const at = revoked.revoked_at === null ? '' : ` at ${localDateTime(revoked.revoked_at, clinicTimeZone(db))}`;
+          return `Revoked the key ${revoked.name} (${revoked.id})${at}; it is refused from now on, also by a running server.\n`;
+        });
       });
     });
 }
