@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { create, extract } from 'tar';
 import { openDatabase } from '../../src/db/open-database.js';
 import { dumpTables, filesUnder, populatedDataDir } from '../helpers/backup-fixtures.js';
 import { buildPatient } from '../helpers/builders.js';
-import { programPath, runClinic, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
+import { programPath, programPlatform, runClinic, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 import { checkedFetch } from '../helpers/contract.js';
 
@@ -36,6 +36,11 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
     }
     assert.deepEqual(filesUnder(restoredDir), filesUnder(dataDir));
     assert.equal((await runClinic(['check', '--data', restoredDir])).code, 0);
+    if (programPlatform !== 'win32') {
+      // The folders restore makes are closed to other users, as those serve makes (Windows has ACLs instead).
+      const folders = [restoredDir, ...[...filesUnder(restoredDir).keys()].map((file) => dirname(join(restoredDir, file)))];
+      for (const folder of new Set(folders)) assert.equal((statSync(folder).mode & 0o777).toString(8), '700', folder);
+    }
 
     // The restored keys work on a server over the restored directory.
     const serve = await startServeProcess(['--data', restoredDir]);

@@ -111,6 +111,9 @@ export async function restoreBackup(file: string, dataDir: string): Promise<Rest
       strict: true,
       // Only regular files: a symlink or device in a backup is never restored.
       filter: (_path, entry) => (entry as ReadEntry).type === 'File',
+      // The folders of documents/ are made on the way (no folder entries are taken): 0700 like the
+      // ones `serve` makes, not tar's 0755, so no other user lists a patient's documents.
+      dmode: 0o700,
     });
     const manifest = parseManifest(
       existsSync(join(staging, MANIFEST_FILE)) ? await readFile(join(staging, MANIFEST_FILE), 'utf8') : undefined,
