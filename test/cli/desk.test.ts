@@ -221,6 +221,8 @@ describe('the front desk commands', () => {
         overview.upcoming_appointments.map((appointment: Appointment) => appointment.id),
         booked.slice(0, 20).map((appointment) => appointment.id),
       );
+      // For people, the cut is said, not silent.
+      assert.match(forPeople(await clinic('patient', 'show', busy.patient_number)), /^Only the next 20 are shown: /m);
     });
 
     it('prints the record, balance, appointments, invoices and documents for people', async () => {

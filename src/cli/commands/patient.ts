@@ -75,7 +75,7 @@ function formatPatientList(patients: readonly PatientSummary[], more: boolean, w
 }
 
 /** `clinic patient show` for people: the record, then the coming appointments, open invoices and documents. */
-function formatPatientOverview({ overview, context, billingEnabled }: PatientOverviewResult): string {
+function formatPatientOverview({ overview, context, billingEnabled, moreAppointments }: PatientOverviewResult): string {
   const { patient } = overview;
   const { timeZone } = context;
   const address = [text(patient.address_street), [text(patient.address_zip), text(patient.address_city)].filter(Boolean).join(' ')]
@@ -154,7 +154,11 @@ function formatPatientOverview({ overview, context, billingEnabled }: PatientOve
   );
   return [
     heading(name) + record,
-    heading('Next appointments') + appointments,
+    heading('Next appointments') +
+      appointments +
+      (moreAppointments
+        ? `Only the next ${overview.upcoming_appointments.length} are shown: \`clinic appointment list --date YYYY-MM-DD\` shows a later day.\n`
+        : ''),
     heading('Open invoices') + invoices,
     heading('Documents') + documents,
   ].join('\n');

@@ -30,6 +30,8 @@ export interface PatientOverviewResult {
   overview: PatientOverview;
   context: DeskContext;
   billingEnabled: boolean;
+  /** Whether more upcoming appointments follow the UPCOMING_APPOINTMENT_LIMIT shown. */
+  moreAppointments: boolean;
 }
 
 /** Every document of a patient, newest first, read page by page. */
@@ -52,15 +54,17 @@ function allDocuments(db: Db, patientId: string): DocumentItem[] {
 export function readPatientOverview(db: Db, reference: string, now = Date.now()): PatientOverviewResult {
   const patient = readPatient(db, resolvePatientReference(db, reference));
   const billingEnabled = isModuleEnabled(db, 'billing');
-  const upcoming = listUpcomingAppointmentRows(db, patient.id, new Date(now).toISOString(), UPCOMING_APPOINTMENT_LIMIT);
+  // One more than shown, to know whether the list was cut.
+  const upcoming = listUpcomingAppointmentRows(db, patient.id, new Date(now).toISOString(), UPCOMING_APPOINTMENT_LIMIT + 1);
   return {
     overview: {
       patient,
-      upcoming_appointments: upcoming.map((row) => presentStoredAppointment(db, row)),
+      upcoming_appointments: upcoming.slice(0, UPCOMING_APPOINTMENT_LIMIT).map((row) => presentStoredAppointment(db, row)),
       open_invoices: billingEnabled ? listInvoices(db, { patient_id: patient.id, unpaid: true }).items : [],
       documents: allDocuments(db, patient.id),
     },
     context: readDeskContext(db),
     billingEnabled,
+    moreAppointments: upcoming.length > UPCOMING_APPOINTMENT_LIMIT,
   };
 }
