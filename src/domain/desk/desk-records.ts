@@ -25,6 +25,16 @@ export function readDeskInvoice(db: Db, reference: string): { invoice: InvoiceDe
   return { invoice: readInvoice(db, resolveInvoiceReference(db, reference)), context: readDeskContext(db) };
 }
 
+/** What `find` gives for each distinct id, asked once per id (a list names the same patient often); ids it finds nothing for are left out. */
+function lookUpEach<T>(ids: readonly string[], find: (id: string) => T | undefined): Map<string, T> {
+  const found = new Map<string, T>();
+  for (const id of new Set(ids)) {
+    const value = find(id);
+    if (value !== undefined) found.set(id, value);
+  }
+  return found;
+}
+
 /** `clinic invoice list`: GET /invoices (all of it), and the number and name of each patient listed. */
 export function listDeskInvoices(
   db: Db,
@@ -34,12 +44,10 @@ export function listDeskInvoices(
     ...(query.patient === undefined ? {} : { patient_id: resolvePatientReference(db, query.patient) }),
     ...(query.unpaid ? { unpaid: true } : {}),
   }).items;
-  const patients = new Map<string, PatientNameRow>();
-  for (const invoice of invoices) {
-    if (patients.has(invoice.patient_id)) continue;
-    const name = findPatientName(db, invoice.patient_id);
-    if (name) patients.set(invoice.patient_id, name);
-  }
+  const patients = lookUpEach(
+    invoices.map((invoice) => invoice.patient_id),
+    (id) => findPatientName(db, id),
+  );
   return { invoices, patients, context: readDeskContext(db) };
 }
 
@@ -57,17 +65,13 @@ export function listDeskNotifications(
   context: DeskContext;
 } {
   const notifications = listNotifications(db, query);
-  const patients = new Map<string, PatientNameRow>();
-  const invoiceNumbers = new Map<string, string>();
-  for (const notification of notifications) {
-    if (!patients.has(notification.patient_id)) {
-      const name = findPatientName(db, notification.patient_id);
-      if (name) patients.set(notification.patient_id, name);
-    }
-    if (!invoiceNumbers.has(notification.invoice_id)) {
-      const invoice = findInvoice(db, notification.invoice_id);
-      if (invoice) invoiceNumbers.set(notification.invoice_id, invoice.invoice_number);
-    }
-  }
+  const patients = lookUpEach(
+    notifications.map((notification) => notification.patient_id),
+    (id) => findPatientName(db, id),
+  );
+  const invoiceNumbers = lookUpEach(
+    notifications.map((notification) => notification.invoice_id),
+    (id) => findInvoice(db, id)?.invoice_number,
+  );
   return { notifications, patients, invoiceNumbers, context: readDeskContext(db) };
 }
