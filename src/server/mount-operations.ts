@@ -63,7 +63,9 @@ function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicSta
 
 /** One router serving every operation of `deps.operations` from its declaration. */
 export function operationsRouter(deps: OperationDeps): Router<ClinicState> {
-  const router = new Router<ClinicState>({ prefix: API_PREFIX });
+  // Paths exactly as declared (decisions.md §1: no such route is a 404): @koa/router would also
+  // answer /DOCTORS and /doctors/, paths the interface does not have.
+  const router = new Router<ClinicState>({ prefix: API_PREFIX, sensitive: true, strict: true });
   for (const op of deps.operations)
     router.register(routePath(op.path), [op.method.toUpperCase()], chainOf(op, deps), { name: op.operationId });
   return router;

@@ -73,14 +73,31 @@ describe('HTTP error contract', () => {
     }
   });
 
-  it('answers an empty body with 422 missing at body', async () => {
-    const response = await server.request('POST', '/patients', { rawBody: '', headers: { 'content-type': 'application/json' } });
-    assert.equal(response.status, 422);
-    assert.deepEqual(response.body.detail[0].loc, ['body']);
-    assert.equal(response.body.detail[0].type, 'missing');
+  it('answers an empty body, or a JSON null, with 422 missing at body', async () => {
+    for (const rawBody of ['', 'null']) {
+      const response = await server.request('POST', '/patients', { rawBody, headers: { 'content-type': 'application/json' } });
+      assert.equal(response.status, 422);
+      assert.deepEqual(response.body.detail, [{ type: 'missing', loc: ['body'], msg: 'Field required', input: null }], rawBody);
+    }
   });
 
-  for (const body of [[], [buildPatient()], 'a string', 42, null, true]) {
+  it('reports a missing body together with what is wrong in the path and the headers', async () => {
+    const response = await server.request('POST', '/invoices/not-an-id/payments', {
+      rawBody: '',
+      headers: { 'content-type': 'application/json', 'idempotency-key': '' },
+    });
+    assert.equal(response.status, 422);
+    assert.deepEqual(
+      response.body.detail.map((i: { type: string; loc: unknown[] }) => [i.type, i.loc]),
+      [
+        ['uuid_parsing', ['path', 'invoice_id']],
+        ['string_too_short', ['header', 'idempotency-key']],
+        ['missing', ['body']],
+      ],
+    );
+  });
+
+  for (const body of [[], [buildPatient()], 'a string', 42, true]) {
     it(`answers a ${JSON.stringify(body).slice(0, 20)} body (not an object) with model_attributes_type`, async () => {
       const response = await server.request('POST', '/patients', { body });
       assert.equal(response.status, 422);
@@ -154,9 +171,11 @@ describe('HTTP error contract', () => {
     }
   });
 
-  it('accepts application/json with a charset, application/*+json and no content type', async () => {
+  it('accepts application/json with a charset (in any case, with space before it), application/*+json and no content type', async () => {
     const variants: Record<string, string>[] = [
       { 'content-type': 'application/json; charset=utf-8' },
+      // HTTP allows whitespace before a parameter's ';' (RFC 9110 §5.6.6), and media types ignore case.
+      { 'content-type': 'Application/JSON ; charset=utf-8' },
       { 'content-type': 'application/vnd.clinic+json' },
       {},
     ];
@@ -172,6 +191,12 @@ describe('HTTP error contract', () => {
       const response = await server.request('GET', '/nothing-here', { key });
       assert.equal(response.status, 404);
       assert.equal(response.body.detail.code, 'NOT_FOUND');
+    }
+    // Paths are as the interface declares them: no other case, no trailing slash.
+    for (const path of ['/Doctors', '/doctors/', '/DOCTORS']) {
+      const response = await server.request('GET', path);
+      assert.equal(response.status, 404, path);
+      assert.equal(response.body.detail.code, 'NOT_FOUND', path);
     }
     const outside = await checkedFetch(server.baseUrl.replace('/api/public/v1', '/'));
     assert.equal(outside.status, 404);

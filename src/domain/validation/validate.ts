@@ -88,6 +88,8 @@ export function collectIssues(struct: Structure, value: unknown, source: LocSour
 export function fieldsValidator<const Fields extends readonly FieldSpec[]>(fields: Fields, source: LocSource) {
   const struct = objectStruct(source, fields);
   const issues = (value: unknown): ValidationIssue[] => {
+    // No body, or a JSON null, is a required body left out (FastAPI's `missing` at ["body"]).
+    if (source === 'body' && (value === undefined || value === null)) return [issue([source], problems.missing(), null)];
     if (!isPlainObject(value)) return [issue([source], problems.modelAttributesType(), value)];
     return collectIssues(struct, value, source);
   };

@@ -10,7 +10,8 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
 /** Whether a request's media type may carry a JSON body: JSON, `+json`, or none at all. */
 function isJsonMediaType(ctx: ClinicContext): boolean {
-  const type = ctx.request.type;
+  // Koa's type is the header up to ';', untrimmed: `application/json ; charset=utf-8` is JSON too.
+  const type = ctx.request.type.trim();
   return type === '' || JSON_TYPE.test(type);
 }
 
@@ -32,9 +33,13 @@ async function readLimited(ctx: ClinicContext, limitBytes: number): Promise<Buff
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** JSON.parse with the failure reported as pydantic's `json_invalid` at the byte position. */
+/**
+ * JSON.parse with the failure reported as pydantic's `json_invalid` at the byte position. An
+ * empty body is no body (undefined): the use case reports it `missing` together with what is
+ * wrong in the path and headers, as FastAPI does; only a malformed body is answered on its own.
+ */
 function parseJson(raw: Buffer): unknown {
-  if (raw.length === 0) throw new ValidationError([issue(['body'], problems.missing(), null)]);
+  if (raw.length === 0) return undefined;
   let text: string;
   try {
     text = utf8.decode(raw);
