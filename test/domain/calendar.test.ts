@@ -18,6 +18,8 @@ describe('dates', () => {
     ['0100-02-29', false],
     ['1900-02-29', false],
     ['2000-02-29', true],
+    ['0001-01-01', true],
+    ['0000-01-01', false],
   ];
   for (const [text, valid] of cases) {
     it(`${valid ? 'accepts' : 'rejects'} ${text}`, () => assert.equal(dateError(text) === undefined, valid));
@@ -38,7 +40,7 @@ describe('date-times', () => {
     assert.equal(utc('2026-10-25T02:30:00', 'Europe/Berlin'), '2026-10-25T00:30:00.000Z'));
   it('keeps years before 100 as written', () => assert.equal(utc('0050-01-01T00:00Z', 'UTC'), '0050-01-01T00:00:00.000Z'));
   it('handles zones west of UTC', () => assert.equal(utc('2026-01-15T09:00', 'America/New_York'), '2026-01-15T14:00:00.000Z'));
-  for (const bad of ['2026-12-01', '2026-12-01T25:00', '2026-02-30T10:00Z', 'tomorrow', '2026-12-01T09:00+25:00']) {
+  for (const bad of ['2026-12-01', '2026-12-01T25:00', '2026-02-30T10:00Z', 'tomorrow', '2026-12-01T09:00+25:00', '0000-06-01T09:00Z']) {
     it(`rejects ${bad}`, () => assert.equal(typeof parseDateTime(bad), 'string'));
   }
 });

@@ -235,6 +235,7 @@ describe('POST /patients', () => {
     ['supplemental_insurance_copies', true, 'int_type'],
     ['date_of_birth', '2025-02-30', 'date_parsing'],
     ['date_of_birth', '2025-13-01', 'date_parsing'],
+    ['date_of_birth', '0000-01-01', 'date_parsing'],
     ['date_of_birth', '01.02.2025', 'date_parsing'],
     ['date_of_birth', '2025-01-01T00:00:00Z', 'date_parsing'],
     ['recall_date', 20250101, 'date_parsing'],

@@ -28,11 +28,15 @@ function daysInMonth(year: number, month: number): number {
   return new Date(utcMillis(year, month + 1, 0)).getUTCDate();
 }
 
+/** The calendar of dates (and of pydantic's, which is Python's) has no year 0: 1 BC is followed by AD 1. */
+const YEAR_ZERO = 'year 0 is out of range';
+
 /** Why a date string is not a calendar date, or undefined when it is one. */
 export function dateError(text: string): string | undefined {
   const match = DATE.exec(text);
   if (!match) return 'expected YYYY-MM-DD';
   const [year, month, day] = match.slice(1, 4).map(Number) as [number, number, number];
+  if (year < 1) return YEAR_ZERO;
   if (month < 1 || month > 12) return 'month value is outside expected range';
   if (day < 1 || day > daysInMonth(year, month)) return 'day value is outside expected range';
   return undefined;
@@ -56,6 +60,7 @@ export function parseDateTime(text: string): LocalDateTime | string {
   if (!match) return 'expected an ISO 8601 date-time such as 2026-12-01T09:00:00+01:00';
   const [, y, mo, d, h, mi, s = '0', frac = '', zulu, sign, oh, om] = match;
   const parts = { year: Number(y), month: Number(mo), day: Number(d), hour: Number(h), minute: Number(mi), second: Number(s) };
+  if (parts.year < 1) return YEAR_ZERO;
   if (parts.month < 1 || parts.month > 12) return 'month value is outside expected range';
   if (parts.day < 1 || parts.day > daysInMonth(parts.year, parts.month)) return 'day value is outside expected range';
   if (parts.hour > 23) return 'hour value is outside expected range';
