@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -65,6 +66,11 @@ describe('references staff type: ids or the numbers on paper', () => {
       },
     );
     assert.equal(refusal(await clinic('invoice', 'list', '--patient-id', 'P-999')).code, 'PATIENT_NOT_FOUND');
+    // An id that names nobody is as unknown as a number: not an empty list of invoices.
+    assert.deepEqual(refusal(await clinic('invoice', 'list', '--patient-id', randomUUID(), '--unpaid')), {
+      code: 'PATIENT_NOT_FOUND',
+      message: 'No patient has this id.',
+    });
     assert.deepEqual(refusal(await clinic('record-payment', '--invoice', 'INV-2026-999', '--amount', '1', '--method', 'cash')), {
       code: 'INVOICE_NOT_FOUND',
       message: 'No invoice has the number INV-2026-999.',

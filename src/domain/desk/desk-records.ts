@@ -1,11 +1,13 @@
 import { findInvoice } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { findPatientName, type PatientNameRow } from '../../db/patient-names.js';
+import { patientExists } from '../../db/patients.js';
 import { readAppointment } from '../appointments/list-appointments.js';
 import type { Appointment } from '../appointments/present-appointment.js';
 import { listInvoices } from '../invoices/list-invoices.js';
 import type { Invoice } from '../invoices/present-invoice.js';
 import { readInvoice, type InvoiceDetail } from '../invoices/read-invoice.js';
+import { errors } from '../errors.js';
 import { listNotifications, type Notification } from '../notifications/list-notifications.js';
 import { resolveAppointmentReference, resolveInvoiceReference, resolvePatientReference } from '../references.js';
 import { readDeskContext, type DeskContext } from './desk-context.js';
@@ -35,15 +37,23 @@ function lookUpEach<T>(ids: readonly string[], find: (id: string) => T | undefin
   return found;
 }
 
-/** `clinic invoice list`: GET /invoices (all of it), and the number and name of each patient listed. */
+/**
+ * `clinic invoice list`: GET /invoices (all of it), and the number and name of each patient
+ * listed. Unlike the API's filter, a --patient-id that names no patient is refused (404
+ * PATIENT_NOT_FOUND), whether id or number: a person who mistyped it should not read "no invoices".
+ */
 export function listDeskInvoices(
   db: Db,
   query: { patient?: string; unpaid?: boolean },
 ): { invoices: Invoice[]; patients: ReadonlyMap<string, PatientNameRow>; context: DeskContext } {
+  const patientId = query.patient === undefined ? undefined : resolvePatientReference(db, query.patient);
   const invoices = listInvoices(db, {
-    ...(query.patient === undefined ? {} : { patient_id: resolvePatientReference(db, query.patient) }),
+    ...(patientId === undefined ? {} : { patient_id: patientId }),
     ...(query.unpaid ? { unpaid: true } : {}),
   }).items;
+  if (patientId !== undefined && invoices.length === 0 && !patientExists(db, patientId)) {
+    throw errors.patientNotFound();
+  }
   const patients = lookUpEach(
     invoices.map((invoice) => invoice.patient_id),
     (id) => findPatientName(db, id),
