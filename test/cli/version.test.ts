@@ -21,6 +21,12 @@ describe('clinic version', () => {
     }
   });
 
+  it('takes --data like every command, and reads nothing there', async () => {
+    const result = await runClinic(['version', '--json', '--data', '/nonexistent/clinic-data']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal((JSON.parse(result.stdout) as { version: string }).version, packageVersion);
+  });
+
   it('prints one line for a person without --json', async () => {
     const result = await runClinic(['version']);
     assert.equal(result.code, 0, result.stderr);
