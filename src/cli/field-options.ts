@@ -4,6 +4,26 @@ import type { FieldSpec } from '../fields/field-spec.js';
 /** `first_name` → `--first-name`. */
 export const optionFlag = (name: string) => `--${name.replaceAll('_', '-')}`;
 
+/** For each command, the request field each of its positional arguments fills, and the argument's name. */
+const ARGUMENT_FIELDS = new WeakMap<Command, Map<string, string>>();
+
+/**
+ * A positional argument (`<ref>`) that fills the request field `field` (`appointment_id`), so that
+ * a refusal of its value names the argument the person typed, not an option `--appointment-id`
+ * the command does not have.
+ */
+export function fieldArgument(command: Command, name: string, description: string, field: string): Command {
+  const labels = ARGUMENT_FIELDS.get(command) ?? new Map<string, string>();
+  labels.set(field, name);
+  ARGUMENT_FIELDS.set(command, labels);
+  return command.argument(name, description);
+}
+
+/** The argument names of `command`'s positional fields (fieldArgument), by field. */
+export function argumentLabels(command: Command | undefined): ReadonlyMap<string, string> {
+  return (command && ARGUMENT_FIELDS.get(command)) ?? new Map();
+}
+
 /** The property commander stores `--first-name` under. */
 const attributeName = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 

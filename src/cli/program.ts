@@ -1,5 +1,6 @@
 import { Command, Help, type Option } from 'commander';
 import type { CliIo } from './io.js';
+import { argumentLabels } from './field-options.js';
 import { EXIT, reportError } from './report-error.js';
 import { registerApiKeyCommands } from './commands/api-key.js';
 import { registerAppointmentCommands } from './commands/appointment.js';
@@ -82,10 +83,15 @@ export function buildProgram(io: CliIo): Command {
 
 /** Runs the program on `argv` (user arguments only) and returns the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  // The command whose action runs, so that a refusal names its positional arguments as typed.
+  let running: Command | undefined;
   try {
-    await buildProgram(io).parseAsync([...argv], { from: 'user' });
+    const program = buildProgram(io).hook('preAction', (_program, actionCommand) => {
+      running = actionCommand;
+    });
+    await program.parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    return reportError(io, error, argv.includes('--json'));
+    return reportError(io, error, argv.includes('--json'), argumentLabels(running));
   }
 }

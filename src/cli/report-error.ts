@@ -1,5 +1,6 @@
 import { CommanderError } from 'commander';
 import { classifyError, errors, ValidationError } from '../domain/errors.js';
+import { optionFlag } from './field-options.js';
 import type { CliIo } from './io.js';
 
 /** What a person at the desk can do about a failing value, by its pydantic type. */
@@ -21,6 +22,8 @@ const ID_HINTS: Readonly<Record<string, string>> = {
   resource_id: "the doctor's id: `clinic doctor list` prints each doctor's (36 characters)",
   service_id: "the service's id: `clinic service list` prints each service's (36 characters)",
   service_ids: "the services' ids: `clinic service list` prints each service's (36 characters)",
+  // `clinic api-key revoke ID`, the one command whose id field is named just `id`.
+  id: "the key's id: `clinic api-key list` prints each key's (36 characters)",
 };
 
 /** The hint for one failing value: by its field where that says more, else by its type. */
@@ -37,10 +40,13 @@ const CODE_HINTS: Readonly<Record<string, string>> = {
   MODULE_DISABLED: "`clinic module enable NAME` switches it on (ask whoever looks after the clinic's setup)",
 };
 
-/** `["body","first_name"]` → `--first-name`: the option the value came from, as staff typed it. */
-function optionName(loc: readonly (string | number)[]): string {
+/**
+ * `["body","first_name"]` → `--first-name`: the option the value came from, as staff typed it;
+ * a field the command takes as a positional argument by that argument's name (`<ref>`).
+ */
+function optionName(loc: readonly (string | number)[], argumentNames: ReadonlyMap<string, string>): string {
   const [, field, ...rest] = loc;
-  if (typeof field === 'string') return [`--${field.replace(/_/g, '-')}`, ...rest].join('.');
+  if (typeof field === 'string') return [argumentNames.get(field) ?? optionFlag(field), ...rest].join('.');
   return loc.join('.');
 }
 
@@ -51,7 +57,7 @@ export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
  * The one place a failed command is turned into output and an exit code: refused requests
  * print the API's error code (and with --json the API's error body) and exit 1.
  */
-export function reportError(io: CliIo, error: unknown, json: boolean): number {
+export function reportError(io: CliIo, error: unknown, json: boolean, argumentNames: ReadonlyMap<string, string> = new Map()): number {
   if (error instanceof CommanderError) {
     // commander has already printed its own message (usage errors) or the help text.
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
@@ -71,7 +77,7 @@ export function reportError(io: CliIo, error: unknown, json: boolean): number {
       const lines = refusal.issues.map((i) => {
         const hint = hintFor(i.loc, i.type);
         // The hint on a line of its own, so that the message stays within 100 columns.
-        return `  ${optionName(i.loc)}: ${i.msg} (${i.type})${hint === undefined ? '' : `\n    hint: ${hint}`}`;
+        return `  ${optionName(i.loc, argumentNames)}: ${i.msg} (${i.type})${hint === undefined ? '' : `\n    hint: ${hint}`}`;
       });
       io.stderr(`error: VALIDATION_ERROR: the input is not valid\n${lines.join('\n')}\n`);
     }

@@ -166,6 +166,24 @@ describe('clinic command line', () => {
     assert.equal((await clinic('settings', 'set-timezone', 'Mars/Olympus')).code, 1);
   });
 
+  it('names a refused positional argument as the person typed it, with a hint that fits it', async () => {
+    const cases: [string[], RegExp][] = [
+      [['module', 'disable', 'pharmacy'], /^ {2}<module>: Input should be 'billing' or 'payments' \(literal_error\)$/m],
+      [['settings', 'set-timezone', 'Mars/Olympus'], /^ {2}<zone>: .*\(value_error\)$/m],
+      [['appointment', 'show', 'A17'], /^ {2}<ref>: .*\(uuid_parsing\)$/m],
+      [['patient', 'show', 'Huber'], /^ {2}<ref>: .*\(uuid_parsing\)$/m],
+      [['invoice', 'show', 'INV-17'], /^ {2}<ref>: .*\(uuid_parsing\)$/m],
+      [['patient', 'find', ''], /^ {2}<text\.\.\.>: .*\(string_too_short\)$/m],
+      [['api-key', 'revoke', 'abc'], /^ {2}<id>: .*\(uuid_parsing\)\n {4}hint: .*clinic api-key list/m],
+    ];
+    for (const [args, expected] of cases) {
+      const result = await clinic(...args);
+      assert.equal(result.code, 1, args.join(' '));
+      assert.match(result.stderr, expected, args.join(' '));
+      assert.doesNotMatch(result.stderr, /--(module|timezone|appointment-id|patient-id|invoice-id|q|id):/, args.join(' '));
+    }
+  });
+
   it('reads the data directory from CLINIC_DATA', async () => {
     const other = newDir();
     assert.equal((await runClinic(['init'], { env: { CLINIC_DATA: other } })).code, 0);

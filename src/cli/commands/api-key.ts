@@ -3,6 +3,7 @@ import { createApiKey, listApiKeys, revokeApiKey, SCOPES } from '../../domain/ap
 import { clinicTimeZone } from '../../domain/settings.js';
 import { withDatabase } from '../database.js';
 import { deskRecord, heading, localDateTime } from '../desk-format.js';
+import { fieldArgument } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { emit, formatRecord, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -55,15 +56,18 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
     });
   });
 
-  subcommand(group, 'revoke', 'revoke a key at once, also on a running server')
-    .argument('<id>', 'the key id from api-key list')
-    .action(async (id: string, options: CommonOptions) => {
-      await withDatabase(options, (db) => {
-        const revoked = revokeApiKey(db, id);
-        emit(io, options, revoked, () => {
-          const at = revoked.revoked_at === null ? '' : ` at ${localDateTime(revoked.revoked_at, clinicTimeZone(db))}`;
-          return `Revoked the key ${revoked.name} (${revoked.id})${at}; it is refused from now on, also by a running server.\n`;
-        });
+  fieldArgument(
+    subcommand(group, 'revoke', 'revoke a key at once, also on a running server'),
+    '<id>',
+    'the key id from api-key list',
+    'id',
+  ).action(async (id: string, options: CommonOptions) => {
+    await withDatabase(options, (db) => {
+      const revoked = revokeApiKey(db, id);
+      emit(io, options, revoked, () => {
+        const at = revoked.revoked_at === null ? '' : ` at ${localDateTime(revoked.revoked_at, clinicTimeZone(db))}`;
+        return `Revoked the key ${revoked.name} (${revoked.id})${at}; it is refused from now on, also by a running server.\n`;
       });
     });
+  });
 }

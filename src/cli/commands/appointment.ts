@@ -8,7 +8,7 @@ import { resolvePatientReference } from '../../domain/references.js';
 import { APPOINTMENT_INPUT_FIELDS } from '../../fields/appointment-fields.js';
 import { withDatabase } from '../database.js';
 import { calendarDay, deskRecord, deskTable, heading, localDateTime, localDay, patientLabel, timeSpan } from '../desk-format.js';
-import { addFieldOptions, optionFlag, readFieldOptions } from '../field-options.js';
+import { addFieldOptions, fieldArgument, optionFlag, readFieldOptions } from '../field-options.js';
 import { readDeskContext } from '../../domain/desk/desk-context.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
@@ -101,12 +101,15 @@ export function registerAppointmentCommands(program: Command, io: CliIo): void {
         emit(io, options, sheet.appointments, () => formatDaySheet(sheet));
       });
     });
-  subcommand(group, 'show', 'one appointment (as GET /appointments/{appointment_id})')
-    .argument('<ref>', 'the appointment: its number (A-000017, A-17) or its id')
-    .action(async (reference: string, options: CommonOptions) => {
-      await withDatabase(options, (db) => {
-        const { appointment, context } = readDeskAppointment(db, reference);
-        emit(io, options, appointment, () => formatAppointment(appointment, context));
-      });
+  fieldArgument(
+    subcommand(group, 'show', 'one appointment (as GET /appointments/{appointment_id})'),
+    '<ref>',
+    'the appointment: its number (A-000017, A-17) or its id',
+    'appointment_id',
+  ).action(async (reference: string, options: CommonOptions) => {
+    await withDatabase(options, (db) => {
+      const { appointment, context } = readDeskAppointment(db, reference);
+      emit(io, options, appointment, () => formatAppointment(appointment, context));
     });
+  });
 }

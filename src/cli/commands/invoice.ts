@@ -19,7 +19,7 @@ import {
   patientLabel,
   shortDate,
 } from '../desk-format.js';
-import { addFieldOptions, readFieldOptions } from '../field-options.js';
+import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -120,16 +120,19 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
       );
     });
 
-  subcommand(group, 'show', 'one invoice with its payments (as GET /invoices/{invoice_id})')
-    .argument('<ref>', 'the invoice: its number (INV-2026-000002, INV-2026-2) or its id')
-    .action(async (reference: string, options: CommonOptions) => {
-      await withDatabase(
-        options,
-        (db) => {
-          const { invoice, context } = readDeskInvoice(db, reference);
-          emit(io, options, invoice, () => formatInvoice(invoice, context));
-        },
-        { module: 'billing' },
-      );
-    });
+  fieldArgument(
+    subcommand(group, 'show', 'one invoice with its payments (as GET /invoices/{invoice_id})'),
+    '<ref>',
+    'the invoice: its number (INV-2026-000002, INV-2026-2) or its id',
+    'invoice_id',
+  ).action(async (reference: string, options: CommonOptions) => {
+    await withDatabase(
+      options,
+      (db) => {
+        const { invoice, context } = readDeskInvoice(db, reference);
+        emit(io, options, invoice, () => formatInvoice(invoice, context));
+      },
+      { module: 'billing' },
+    );
+  });
 }

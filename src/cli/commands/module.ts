@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { isModuleEnabled, MODULES, setModuleEnabled } from '../../domain/settings.js';
 import { withDatabase } from '../database.js';
+import { fieldArgument } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { emit, formatTable, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -9,14 +10,17 @@ import { subcommand } from '../program.js';
 export function registerModuleCommands(program: Command, io: CliIo): void {
   const group = program.command('module').description(`switch the optional modules (${MODULES.join(', ')})`);
   for (const enabled of [true, false]) {
-    subcommand(group, enabled ? 'enable' : 'disable', `${enabled ? 'enable' : 'disable'} a module (takes effect at once)`)
-      .argument('<module>', MODULES.join(' or '))
-      .action(async (module: string, options: CommonOptions) => {
-        await withDatabase(options, (db) => {
-          const result = setModuleEnabled(db, module, enabled);
-          emit(io, options, result, () => `module ${result.module} ${enabled ? 'enabled' : 'disabled'}\n`);
-        });
+    fieldArgument(
+      subcommand(group, enabled ? 'enable' : 'disable', `${enabled ? 'enable' : 'disable'} a module (takes effect at once)`),
+      '<module>',
+      MODULES.join(' or '),
+      'module',
+    ).action(async (module: string, options: CommonOptions) => {
+      await withDatabase(options, (db) => {
+        const result = setModuleEnabled(db, module, enabled);
+        emit(io, options, result, () => `module ${result.module} ${enabled ? 'enabled' : 'disabled'}\n`);
       });
+    });
   }
   subcommand(group, 'list', 'show which modules are on').action(async (options: CommonOptions) => {
     await withDatabase(options, (db) => {

@@ -23,7 +23,7 @@ import {
   shortDate,
   timeSpan,
 } from '../desk-format.js';
-import { addFieldOptions, readFieldOptions } from '../field-options.js';
+import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -169,23 +169,29 @@ export function registerPatientCommands(program: Command, io: CliIo): void {
   registerCreatePatientCommand(program, io);
 
   const group = program.command('patient').description('find patients and show one, as the front desk needs them');
-  subcommand(group, 'find', 'find patients by name, number (P-42), date of birth, email or phone (the first 50, by name)')
-    .argument('<text...>', 'words that must all match, e.g. "huber anna" or 23.07.1961')
-    .action(async (words: string[], options: CommonOptions) => {
-      const q = words.join(' ');
-      await withDatabase(options, (db) => {
-        const page = findPatients(db, { q });
-        emit(io, options, page.items, () => formatPatientList(page.items, page.next !== null, q));
-      });
+  fieldArgument(
+    subcommand(group, 'find', 'find patients by name, number (P-42), date of birth, email or phone (the first 50, by name)'),
+    '<text...>',
+    'words that must all match, e.g. "huber anna" or 23.07.1961',
+    'q',
+  ).action(async (words: string[], options: CommonOptions) => {
+    const q = words.join(' ');
+    await withDatabase(options, (db) => {
+      const page = findPatients(db, { q });
+      emit(io, options, page.items, () => formatPatientList(page.items, page.next !== null, q));
     });
-  subcommand(group, 'show', "a patient's record, balance, next appointments, open invoices and documents")
-    .argument('<ref>', 'the patient: its number (P-000042, P-42) or its id')
-    .action(async (reference: string, options: CommonOptions) => {
-      await withDatabase(options, (db) => {
-        const result = readPatientOverview(db, reference);
-        emit(io, options, result.overview, () => formatPatientOverview(result));
-      });
+  });
+  fieldArgument(
+    subcommand(group, 'show', "a patient's record, balance, next appointments, open invoices and documents"),
+    '<ref>',
+    'the patient: its number (P-000042, P-42) or its id',
+    'patient_id',
+  ).action(async (reference: string, options: CommonOptions) => {
+    await withDatabase(options, (db) => {
+      const result = readPatientOverview(db, reference);
+      emit(io, options, result.overview, () => formatPatientOverview(result));
     });
+  });
 }
 
 /** `clinic create-patient`: the same fields and rules as POST /patients. */

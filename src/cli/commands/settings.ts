@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { clinicCurrency, clinicTimeZone, setClinicTimeZone } from '../../domain/settings.js';
 import { withDatabase } from '../database.js';
+import { fieldArgument } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { emit, formatRecord, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -14,12 +15,15 @@ export function registerSettingsCommands(program: Command, io: CliIo): void {
       emit(io, options, settings, () => formatRecord(settings));
     });
   });
-  subcommand(group, 'set-timezone', 'set the IANA time zone in which date-times without an offset are read')
-    .argument('<zone>', 'e.g. Europe/Berlin')
-    .action(async (zone: string, options: CommonOptions) => {
-      await withDatabase(options, (db) => {
-        const timezone = setClinicTimeZone(db, zone);
-        emit(io, options, { timezone }, () => `timezone set to ${timezone}\n`);
-      });
+  fieldArgument(
+    subcommand(group, 'set-timezone', 'set the IANA time zone in which date-times without an offset are read'),
+    '<zone>',
+    'e.g. Europe/Berlin',
+    'timezone',
+  ).action(async (zone: string, options: CommonOptions) => {
+    await withDatabase(options, (db) => {
+      const timezone = setClinicTimeZone(db, zone);
+      emit(io, options, { timezone }, () => `timezone set to ${timezone}\n`);
     });
+  });
 }
