@@ -38,9 +38,26 @@ describe('date-times', () => {
     assert.equal(utc('2026-03-29T02:30:00', 'Europe/Berlin'), '2026-03-29T01:30:00.000Z'));
   it('reads a time repeated by the autumn change as its first occurrence', () =>
     assert.equal(utc('2026-10-25T02:30:00', 'Europe/Berlin'), '2026-10-25T00:30:00.000Z'));
+  it('takes the first and last instants UTC output can write', () => {
+    assert.equal(utc('0001-01-01T00:00Z', 'UTC'), '0001-01-01T00:00:00.000Z');
+    assert.equal(utc('9999-12-31T23:59:59.999Z', 'UTC'), '9999-12-31T23:59:59.999Z');
+    assert.equal(utc('9999-12-31T10:00+09:00', 'UTC'), '9999-12-31T01:00:00.000Z');
+    assert.equal(utc('9999-12-30T10:00', 'Pacific/Kiritimati'), '9999-12-29T20:00:00.000Z');
+  });
   it('keeps years before 100 as written', () => assert.equal(utc('0050-01-01T00:00Z', 'UTC'), '0050-01-01T00:00:00.000Z'));
   it('handles zones west of UTC', () => assert.equal(utc('2026-01-15T09:00', 'America/New_York'), '2026-01-15T14:00:00.000Z'));
-  for (const bad of ['2026-12-01', '2026-12-01T25:00', '2026-02-30T10:00Z', 'tomorrow', '2026-12-01T09:00+25:00', '0000-06-01T09:00Z']) {
+  for (const bad of [
+    '2026-12-01',
+    '2026-12-01T25:00',
+    '2026-02-30T10:00Z',
+    'tomorrow',
+    '2026-12-01T09:00+25:00',
+    '0000-06-01T09:00Z',
+    // UTC output has four-digit years: instants an offset moves out of 0001-9999 are refused.
+    '9999-12-31T23:00-02:00',
+    '0001-01-01T00:30+01:00',
+    '9999-12-31T20:00',
+  ]) {
     it(`rejects ${bad}`, () => assert.equal(typeof parseDateTime(bad), 'string'));
   }
 });

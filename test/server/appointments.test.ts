@@ -295,11 +295,16 @@ describe('POST /appointments', () => {
       assert.deepEqual(response.body.detail[0].loc, ['body', 'end_at']);
     });
 
-    it('refuses a date-time that does not exist on the calendar', async () => {
-      const response = await book(buildAppointment({ start_at: '2026-02-30T09:00Z' }));
-      assert.equal(response.status, 422);
-      assert.equal(response.body.detail[0].type, 'datetime_parsing');
-      assert.deepEqual(response.body.detail[0].loc, ['body', 'start_at']);
+    it('refuses a date-time that does not exist on the calendar, or that UTC output cannot write', async () => {
+      for (const start_at of ['2026-02-30T09:00Z', '0000-12-01T09:00Z', '9999-12-31T23:00-02:00']) {
+        const response = await book(buildAppointment({ start_at, end_at: '2026-12-01T09:30Z' }));
+        assert.equal(response.status, 422, start_at);
+        assert.deepEqual(
+          response.body.detail.map((i: { type: string; loc: unknown[] }) => [i.type, i.loc]),
+          [['datetime_parsing', ['body', 'start_at']]],
+          start_at,
+        );
+      }
     });
   });
 

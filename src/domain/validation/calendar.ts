@@ -74,7 +74,28 @@ export function parseDateTime(text: string): LocalDateTime | string {
     if (hours > 23 || minutes > 59) return 'timezone offset is outside expected range';
     offsetMinutes = (sign === '-' ? -1 : 1) * (hours * 60 + minutes);
   }
-  return { ...parts, millisecond: Number(frac.padEnd(3, '0').slice(0, 3)), offsetMinutes };
+  const value = { ...parts, millisecond: Number(frac.padEnd(3, '0').slice(0, 3)), offsetMinutes };
+  return fitsUtcYears(value) ? value : 'the time falls outside the years 0001 to 9999 in UTC';
+}
+
+const FIRST_UTC_INSTANT = utcMillis(1, 1, 1);
+const LAST_UTC_INSTANT = utcMillis(9999, 12, 31, 23, 59, 59, 999);
+/** Time zones lie between UTC-12 and UTC+14, so a wall clock without an offset is this near its UTC instant. */
+const ZONE_EAST_MS = 14 * 3_600_000;
+const ZONE_WEST_MS = 12 * 3_600_000;
+
+/**
+ * Whether `value` is an instant that UTC output (RFC 3339, four-digit years) can write: an offset
+ * can carry 9999-12-31T23:00-02:00 into the year 10000. Without an offset, the clinic zone is not
+ * known here, so the time must fit under any zone.
+ */
+function fitsUtcYears(value: LocalDateTime): boolean {
+  const wallClock = utcMillis(value.year, value.month, value.day, value.hour, value.minute, value.second, value.millisecond);
+  const [earliest, latest] =
+    value.offsetMinutes === undefined
+      ? [wallClock - ZONE_EAST_MS, wallClock + ZONE_WEST_MS]
+      : [wallClock - value.offsetMinutes * 60_000, wallClock - value.offsetMinutes * 60_000];
+  return earliest >= FIRST_UTC_INSTANT && latest <= LAST_UTC_INSTANT;
 }
 
 const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
