@@ -49,6 +49,11 @@ export function shortDate(date: string): string {
   return `${day}.${month}.${year}`;
 }
 
+/** The clinic-local date of an instant as people read it: `23.11.2026`. */
+export function localShortDate(iso: string, timeZone: string): string {
+  return shortDate(localDay(iso, timeZone));
+}
+
 /** A calendar date YYYY-MM-DD → `Mon 23.11.2026`. */
 export function calendarDay(date: string): string {
   const [year, month, day] = date.split('-').map(Number) as [number, number, number];

@@ -14,10 +14,9 @@ import {
   heading,
   invoiceState,
   localDateTime,
-  localDay,
+  localShortDate,
   money,
   patientLabel,
-  shortDate,
 } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
@@ -25,15 +24,14 @@ import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
 /** The local date an invoice was issued on: `23.11.2026`. */
-const issuedOn = (invoice: Invoice, timeZone: string) =>
-  invoice.issued_at === null ? '' : shortDate(localDay(invoice.issued_at, timeZone));
+const issuedOn = (invoice: Invoice, timeZone: string) => (invoice.issued_at === null ? '' : localShortDate(invoice.issued_at, timeZone));
 
 /** `clinic invoice show` for people: the invoice, its patient, and its payments in the order recorded. */
 export function formatInvoice(invoice: InvoiceDetail, { timeZone }: DeskContext): string {
   const payments = deskTable(
     [{ header: 'Date' }, { header: 'Time' }, { header: 'Method' }, { header: 'Amount', align: 'right' }, { header: 'Note', shrink: true }],
     invoice.payments.map((payment) => [
-      shortDate(localDay(payment.created_at, timeZone)),
+      localShortDate(payment.created_at, timeZone),
       clockTime(payment.created_at, timeZone),
       payment.method,
       money(payment.amount, invoice.currency),

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { listDeskNotifications } from '../../domain/desk/desk-records.js';
 import { NOTIFICATION_STATUSES } from '../../fields/notification-fields.js';
 import { withDatabase } from '../database.js';
-import { clockTime, deskTable, localDay, patientLabel, shortDate } from '../desk-format.js';
+import { clockTime, deskTable, localShortDate, patientLabel } from '../desk-format.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -19,7 +19,7 @@ export function registerNotificationCommands(program: Command, io: CliIo): void 
           options.status === undefined ? {} : { status: options.status },
         );
         // `23.11.2026 14:00`, clinic time: a sent row's status carries when it went, so the table fits 100 columns.
-        const when = (iso: string) => `${shortDate(localDay(iso, context.timeZone))} ${clockTime(iso, context.timeZone)}`;
+        const when = (iso: string) => `${localShortDate(iso, context.timeZone)} ${clockTime(iso, context.timeZone)}`;
         emit(io, options, notifications, () =>
           deskTable(
             [

@@ -19,6 +19,7 @@ import {
   heading,
   invoiceState,
   localDay,
+  localShortDate,
   money,
   shortDate,
   timeSpan,
@@ -127,7 +128,7 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
         ],
         overview.open_invoices.map((invoice) => [
           invoice.invoice_number,
-          invoice.issued_at === null ? '' : shortDate(localDay(invoice.issued_at, timeZone)),
+          invoice.issued_at === null ? '' : localShortDate(invoice.issued_at, timeZone),
           invoiceState(invoice.status),
           money(invoice.total, invoice.currency),
           money(invoice.balance, invoice.currency),
@@ -144,7 +145,7 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
       { header: 'Size', align: 'right' },
     ],
     overview.documents.map((document) => [
-      shortDate(localDay(document.created_at, timeZone)),
+      localShortDate(document.created_at, timeZone),
       clockTime(document.created_at, timeZone),
       document.type,
       document.title ?? '',
