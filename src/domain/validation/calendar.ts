@@ -91,11 +91,10 @@ const ZONE_WEST_MS = 12 * 3_600_000;
  */
 function fitsUtcYears(value: LocalDateTime): boolean {
   const wallClock = utcMillis(value.year, value.month, value.day, value.hour, value.minute, value.second, value.millisecond);
-  const [earliest, latest] =
-    value.offsetMinutes === undefined
-      ? [wallClock - ZONE_EAST_MS, wallClock + ZONE_WEST_MS]
-      : [wallClock - value.offsetMinutes * 60_000, wallClock - value.offsetMinutes * 60_000];
-  return earliest >= FIRST_UTC_INSTANT && latest <= LAST_UTC_INSTANT;
+  if (value.offsetMinutes === undefined)
+    return wallClock - ZONE_EAST_MS >= FIRST_UTC_INSTANT && wallClock + ZONE_WEST_MS <= LAST_UTC_INSTANT;
+  const instant = wallClock - value.offsetMinutes * 60_000;
+  return instant >= FIRST_UTC_INSTANT && instant <= LAST_UTC_INSTANT;
 }
 
 const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
