@@ -84,6 +84,39 @@ export function queryWords(query: string): string[] {
   return query.split(/\s+/u).filter((word) => word !== '');
 }
 
+/** Whether text `a` sorts before, at or after `b` as SQLite's BINARY collation orders UTF-8 text (code points). */
+const binaryOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+
+/** Whether every term of `inner` lies in `outer`; an empty `inner` lies anywhere. */
+const lies = (inner: TermRange, outer: TermRange): boolean =>
+  binaryOrder(inner.from, inner.to) >= 0 || (binaryOrder(outer.from, inner.from) <= 0 && binaryOrder(inner.to, outer.to) <= 0);
+
+/**
+ * Whether every patient `narrow` finds is also found by `wide`, so that `wide` adds nothing to a
+ * query that holds both (`an` beside `anna`, a word typed twice). Checked per kind of match, so
+ * it may say no where a patient could not tell (never yes where one could).
+ */
+export function findsAll(wide: WordLookup, narrow: WordLookup): boolean {
+  return (
+    narrow.ranges.every((range) => wide.ranges.some((outer) => lies(range, outer))) &&
+    (narrow.seq === null || narrow.seq === wide.seq) &&
+    (narrow.digits === null || (wide.digits !== null && narrow.digits.includes(wide.digits)))
+  );
+}
+
+/**
+ * The lookups of a query's words that narrow it: a word that finds every patient another word
+ * finds is left out (of two that find the same, the first is kept). The answer is the same; the
+ * cost of a search grows with each word checked per match (100 × `a` took 0.8 s at 100,000
+ * patients, `a` alone 13 ms).
+ */
+export function narrowingLookups(words: readonly string[]): WordLookup[] {
+  const lookups = words.map(wordLookup);
+  return lookups.filter(
+    (lookup, i) => !lookups.some((other, j) => j !== i && findsAll(lookup, other) && (j < i || !findsAll(other, lookup))),
+  );
+}
+
 /**
  * The lookups of one query word: a name-word prefix always, and the date of birth, the whole
  * email, a patient number or a run of phone digits where the word can be one.

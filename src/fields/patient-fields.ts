@@ -141,13 +141,18 @@ export const PATIENT_PATH_FIELDS = [
   field.uuid('patient_id', { required: true, description: 'The patient' }),
 ] as const satisfies readonly FieldSpec[];
 
+/**
+ * The most words a search may hold (README, Decisions): each word is checked against every
+ * patient the others find, so more words cost more; a person types two or three.
+ */
+export const MAX_SEARCH_WORDS = 10;
+
 /** Query parameters of GET /patients (clinic-api-1.1.md); `limit` and `after` are added by the operation. */
 export const PATIENT_SEARCH_FIELDS = [
   field.string('q', {
     minLength: 1,
     maxLength: 200,
-    description:
-      'Words, each of which must match: a prefix of a word of the first or last name (case and accents ignored), the patient number (P-000042, p-42, 42), the date of birth (1961-07-23 or 23.07.1961), the whole email, or 4 or more digits of the phone or mobile number',
+    description: `Words, each of which must match: a prefix of a word of the first or last name (case and accents ignored), the patient number (P-000042, p-42, 42), the date of birth (1961-07-23 or 23.07.1961), the whole email, or 4 or more digits of the phone or mobile number. At most ${MAX_SEARCH_WORDS} words (more: 422 value_error at ["query","q"])`,
   }),
 ] as const satisfies readonly FieldSpec[];
 

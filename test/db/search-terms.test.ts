@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { foldForSearch, patientPhoneDigits, patientSearchTerms, wordLookup } from '../../src/db/search-terms.js';
+import { foldForSearch, narrowingLookups, patientPhoneDigits, patientSearchTerms, wordLookup } from '../../src/db/search-terms.js';
 
 describe('search folding', () => {
   for (const [written, folded] of [
@@ -50,4 +50,26 @@ describe('search folding', () => {
     assert.equal(wordLookup('123').digits, null, 'three digits are too few for a phone');
     assert.equal(wordLookup('mül').digits, null);
   });
+
+  // Which words a search checks: those another word does not already narrow more.
+  for (const [query, checked] of [
+    ['lud lud LUD', ['lud']],
+    ['m mü mul muller', ['muller']],
+    ['muller m', ['muller']],
+    ['anna lena', ['anna', 'lena']],
+    ['4 42', ['4', '42']], // the number 42 is not the number 4
+    ['1234 1234567', ['1234', '1234567']], // P-001234567 holds no 1234 in its phone
+    ['0664 p-42', ['0664', 'p-42']],
+    ['1961-07-23 19 1961-07-23', ['1961-07-23', '19']], // 19 is also the patient numbered 19
+    ['an@example.org a', ['an@example.org', 'a']], // a finds names, not emails
+    ['ann anna-lena', ['anna-lena']],
+  ] as const) {
+    it(`checks ${JSON.stringify(checked)} of ${JSON.stringify(query)}`, () => {
+      const lookups = narrowingLookups(query.split(' '));
+      assert.deepEqual(
+        lookups,
+        checked.map((word) => wordLookup(word)),
+      );
+    });
+  }
 });

@@ -137,6 +137,13 @@ describe('GET /patients?q=', () => {
     { rule: 'not digits of a phone that do not follow each other', q: '1235', finds: () => [] },
     { rule: 'not a run of only 3 digits', q: '567', finds: () => [] },
     { rule: 'not a word of 3 digits once the separators are removed', q: '5-6.7', finds: () => [] },
+    // Words that add nothing to another (a repeat, a prefix of another word) change no answer.
+    { rule: 'a word typed twice', q: 'lud LUD', finds: () => numbers('zoe', 'hans') },
+    { rule: 'a prefix beside the word it begins', q: 'm mü mül muller', finds: () => numbers('lukas', 'hans') },
+    { rule: 'ten words of which one narrows', q: 'h ha han hans h ha han hans l lud', finds: () => numbers('hans') },
+    { rule: 'a number beside a longer number, which is no prefix of it', q: '4 42', finds: () => [] },
+    { rule: 'a phone run beside a longer one', q: '1234 1234567', finds: () => numbers('hans') },
+    { rule: 'a date of birth beside a name', q: '1961-07-23 1961-07-23 muller', finds: () => numbers('hans') },
   ];
   for (const { rule, q, finds } of cases) {
     it(`finds ${rule} (${JSON.stringify(q)})`, async () => {
@@ -185,6 +192,28 @@ describe('GET /patients?q=', () => {
       assert.deepEqual(issuesOf(response.body), [[type, ['query', 'q']]]);
     });
   }
+
+  it('refuses a q of 11 words with 422 value_error at ["query","q"], reported with the other fields', async () => {
+    const q = 'a b c d e f g h i j k';
+    const response = await server.request('GET', `/patients?q=${encodeURIComponent(q)}&limit=0`);
+    assert.equal(response.status, 422, response.text);
+    assert.deepEqual(issuesOf(response.body).sort(), [
+      ['greater_than_equal', ['query', 'limit']],
+      ['value_error', ['query', 'q']],
+    ]);
+    const [issue] = response.body.detail.filter((d: { loc: unknown[] }) => d.loc[1] === 'q');
+    assert.deepEqual(issue, {
+      type: 'value_error',
+      loc: ['query', 'q'],
+      msg: 'Value error, a search may hold at most 10 words',
+      input: q,
+      ctx: { error: 'a search may hold at most 10 words' },
+    });
+  });
+
+  it('counts the words, not the spaces: 10 words between many spaces are searched', async () => {
+    assert.deepEqual(await search(`  ${'hans '.repeat(9)}    lud  `), numbers('hans'));
+  });
 });
 
 describe('GET /patients: checks', () => {

@@ -8,12 +8,14 @@ import {
 } from '../../db/patient-search.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { pageQueryFields } from '../../fields/page-fields.js';
-import { PATIENT_SEARCH_FIELDS, type PATIENT_SUMMARY_FIELDS } from '../../fields/patient-fields.js';
+import { MAX_SEARCH_WORDS, PATIENT_SEARCH_FIELDS, type PATIENT_SUMMARY_FIELDS } from '../../fields/patient-fields.js';
 import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
-import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
+import type { ValidationIssue } from '../errors.js';
+import { problems } from '../validation/problems.js';
+import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
 import { balanceText } from './present-patient.js';
-import { queryWords, wordLookup } from '../../db/search-terms.js';
+import { narrowingLookups, queryWords } from '../../db/search-terms.js';
 
 /** PatientSummary (clinic-api-1.1.md). */
 export type PatientSummary = ResponseOf<typeof PATIENT_SUMMARY_FIELDS>;
@@ -48,6 +50,18 @@ function drivingOrder(a: WordLookup, b: WordLookup): number {
   return phone(a) - phone(b) || length(b) - length(a);
 }
 
+/**
+ * The issue of a `q` of more than MAX_SEARCH_WORDS words (a bound on what one search may cost),
+ * as a list to report with the query's other issues; checked, as a pydantic validator after
+ * the type's, only when `schemaIssues` has none at `q`.
+ */
+function wordCountIssues(query: unknown, schemaIssues: readonly ValidationIssue[]): ValidationIssue[] {
+  const q = (query as Record<string, unknown> | null)?.q;
+  if (typeof q !== 'string' || schemaIssues.some((found) => found.loc[1] === 'q')) return [];
+  if (queryWords(q).length <= MAX_SEARCH_WORDS) return [];
+  return [issue(['query', 'q'], problems.valueError(`a search may hold at most ${MAX_SEARCH_WORDS} words`), q)];
+}
+
 /** Where the page after `cursor` starts in the name order. */
 function cursorPosition(cursor: string): PatientCursor {
   const [last_name, first_name, seq] = decodeCursor(cursor, CURSOR, CURSOR_SHAPE) as [string, string, number];
@@ -60,13 +74,15 @@ function cursorPosition(cursor: string): PatientCursor {
  * patient in that order.
  */
 export function findPatients(db: Db, query: unknown): Page<PatientSummary> {
-  throwIfIssues(listQuery.issues(query), cursorIssues(query, CURSOR, CURSOR_SHAPE));
+  const schemaIssues = listQuery.issues(query);
+  throwIfIssues(schemaIssues, wordCountIssues(query, schemaIssues), cursorIssues(query, CURSOR, CURSOR_SHAPE));
   const values = listQuery.normalize(query, { timeZone: 'UTC' });
   const limit = values.limit ?? DEFAULT_PAGE_LIMIT;
   const after = values.after === undefined ? BEFORE_FIRST_PATIENT : cursorPosition(values.after);
   // The word that narrows most comes first, and the others are checked per match: the longest,
-  // but a run of phone digits last (it is found by reading every patient's numbers).
-  const lookups = values.q === undefined ? [] : queryWords(values.q).map(wordLookup).sort(drivingOrder);
+  // but a run of phone digits last (it is found by reading every patient's numbers). Words that
+  // add nothing to the others are not checked at all.
+  const lookups = values.q === undefined ? [] : narrowingLookups(queryWords(values.q)).sort(drivingOrder);
   const rows = searchPatientRows(db, lookups, after, limit + 1);
   return pageOf(
     rows,
