@@ -31,7 +31,9 @@ export const DOCUMENT_FORM_FIELDS = [
 export const DOCUMENT_FIELDS = [
   field.uuid('id'),
   field.string('filename', { minLength: 1, maxLength: 255, description: "The client's file name reduced to its base name" }),
-  field.string('content_type', { description: "The part's Content-Type, else application/octet-stream" }),
+  field.string('content_type', {
+    description: "The part's Content-Type as type/subtype in lower case (text/plain when the part declares none)",
+  }),
   field.integer('size', { minimum: 1, description: 'Bytes' }),
   field.datetime('created_at'),
   field.literal('type', { values: DOCUMENT_TYPE_KEYS }),

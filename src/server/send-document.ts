@@ -1,10 +1,20 @@
+import { documentMediaType, OCTET_STREAM } from '../domain/documents/media-type.js';
 import type { OpenedDocument } from '../domain/documents/read-documents.js';
 import { ifNoneMatchNames } from './static-file.js';
 import type { ClinicContext } from './state.js';
 
-/** RFC 8187's attr-char: what encodeURIComponent leaves but a `filename*` value may not hold. */
+/**
+ * RFC 8187's attr-char: what encodeURIComponent leaves but a `filename*` value may not hold. A
+ * lone surrogate (which encodeURIComponent throws on) becomes U+FFFD first.
+ */
 const encodeExtValue = (text: string) =>
-  encodeURIComponent(text).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  encodeURIComponent(text.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD')).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+
+/** A SHA-256 as the program stores it; anything else (an old or edited database) gets no ETag. */
+const SHA256 = /^[0-9a-f]{64}$/;
 
 /**
  * Sends an opened document (clinic-api-1.1.md): its bytes streamed from the file, never read
@@ -13,20 +23,29 @@ const encodeExtValue = (text: string) =>
  * shared cache (`private`), and the browser must revalidate (`no-cache`), which costs a 304.
  */
 export function sendDocument(ctx: ClinicContext, { document, file }: OpenedDocument): void {
-  const etag = `"${document.sha256}"`;
-  ctx.set('ETag', etag);
-  ctx.set('Cache-Control', 'private, no-cache');
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  if (ifNoneMatchNames(ctx.get('If-None-Match') || undefined, etag)) {
+  try {
+    const etag = SHA256.test(document.sha256) ? `"${document.sha256}"` : undefined;
+    if (etag !== undefined) ctx.set('ETag', etag);
+    ctx.set('Cache-Control', 'private, no-cache');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    if (etag !== undefined && ifNoneMatchNames(ctx.get('If-None-Match') || undefined, etag)) {
+      void file.close();
+      ctx.status = 304;
+      return;
+    }
+    ctx.status = 200;
+    // Set before the body, so that Koa keeps it as stored instead of adding a charset or guessing.
+    // A value stored before types were checked at the door (media-type.ts) that is no media type
+    // (a line break, 16 KB) would make node:http throw: it is served as bytes instead.
+    ctx.set('Content-Type', documentMediaType(document.content_type) === undefined ? OCTET_STREAM : document.content_type);
+    ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeExtValue(document.filename)}`);
+    ctx.length = document.size;
+  } catch (error) {
+    // Nothing may leave the file open: a FileHandle closed only by the garbage collector is an fd
+    // held until then, and a DEP0137 warning.
     void file.close();
-    ctx.status = 304;
-    return;
+    throw error;
   }
-  ctx.status = 200;
-  // Set before the body, so that Koa keeps it as stored instead of adding a charset or guessing.
-  ctx.set('Content-Type', document.content_type);
-  ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeExtValue(document.filename)}`);
   // The stream closes the file when it ends, fails or the client goes away.
   ctx.body = file.createReadStream();
-  ctx.length = document.size;
 }

@@ -107,6 +107,38 @@ describe('clinic upload-document', () => {
     assert.match(result.stderr, /no such file/);
   });
 
+  it('stores --content-type as type/subtype in lower case, its parameters dropped as the API drops them', async () => {
+    const args = ['upload-document', '--data', data.dataDir, '--json', '--patient-id', patientId, '--file', scan];
+    const result = await runClinic([...args, '--content-type', 'Text/Plain; charset="utf-8"']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(JSON.parse(result.stdout).content_type, 'text/plain');
+  });
+
+  for (const [title, contentType] of [
+    ['a header injection', 'text/html\r\nSet-Cookie: a=b'],
+    ['no subtype', 'pdf'],
+    ['a value over 255 characters', `application/${'x'.repeat(244)}`],
+    ['an empty value', ''],
+  ]) {
+    it(`exits 2 for a --content-type that is no media type (${title}), storing nothing`, async () => {
+      const before = leftovers();
+      const result = await runClinic([
+        'upload-document',
+        '--data',
+        data.dataDir,
+        '--patient-id',
+        patientId,
+        '--file',
+        scan,
+        '--content-type',
+        contentType!,
+      ]);
+      assert.equal(result.code, 2, result.stderr);
+      assert.match(result.stderr, /--content-type.*media type/);
+      assert.deepEqual(leftovers(), { rows: before.rows, temp: 0 });
+    });
+  }
+
   it('exits 2 without --patient-id', async () => {
     const result = await runClinic(['upload-document', '--data', data.dataDir, '--file', scan]);
     assert.equal(result.code, 2);

@@ -124,13 +124,14 @@ describe('POST /patients/{patient_id}/documents', () => {
       assert.equal(last.body.type, 'consent');
     });
 
-    it('takes content_type from the part, and application/octet-stream when the part declares none', async () => {
+    it("takes content_type from the part (type/subtype in lower case), and busboy's text/plain when the part declares none", async () => {
       const declared = await upload([filePart('a', { contentType: 'image/png' })]);
-      const plain = await upload([filePart('a', { contentType: 'text/plain' })]);
+      const plain = await upload([filePart('a', { contentType: 'Text/Plain; charset="utf-8"' })]);
       const none = await upload([filePart('a', { contentType: undefined })]);
       assert.equal(declared.body.content_type, 'image/png');
       assert.equal(plain.body.content_type, 'text/plain');
-      assert.equal(none.body.content_type, 'application/octet-stream');
+      // decisions.md §6: RFC 7578 §4.4's default, as the stack's parser reports it.
+      assert.equal(none.body.content_type, 'text/plain');
     });
 
     it('ignores file parts under other names and unknown text fields', async () => {
@@ -157,8 +158,6 @@ describe('POST /patients/{patient_id}/documents', () => {
       { title: 'removes bidirectional overrides that disguise an extension', sent: 'invoice\u202Efdp.exe', stored: 'invoicefdp.exe' },
       { title: 'keeps UTF-8 names', sent: 'Befund Müller ✓.pdf', stored: 'Befund Müller ✓.pdf' },
       { title: 'names the document "document" when nothing usable is left', sent: '../..', stored: 'document' },
-      // fetch's FormData writes control characters other than LF and CR raw into the part header.
-      { title: 'removes raw control characters', sent: 'sc\u0001a\u001bn\u007f.pdf', stored: 'scan.pdf' },
       { title: 'removes percent-encoded control characters', sent: "utf-8''a%01b%7Fc%C2%85.pdf", stored: 'abc.pdf', star: true },
       {
         title: 'names the document "document" when only control characters were sent',
@@ -177,15 +176,59 @@ describe('POST /patients/{patient_id}/documents', () => {
       });
     }
 
-    it("cleans the name fetch's FormData sends with control characters in it", async () => {
+    it('refuses a part header with a raw control character (busboy does) with a 422 at body that says so', async () => {
+      const before = snapshot();
+      for (const filename of ['sc\u0001a\u001bn.pdf', 'scan\u007f.pdf']) {
+        const response = await upload([filePart('x', { filename })]);
+        assert.equal(response.status, 422, response.text);
+        assert.deepEqual(response.body.detail[0].loc, ['body']);
+        assert.match(response.body.detail[0].msg, /control character/);
+      }
+      // fetch's FormData writes a file name's control characters other than LF and CR raw.
       const form = new FormData();
       form.append('file', new File(['x'], 'Befund\u0007 M\u00fcller\u001b.pdf', { type: 'application/pdf' }));
       const url = `${server.baseUrl}/patients/${patientId}/documents`;
       const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${server.key}` }, body: form });
       const text = await response.text();
       assertMatchesContract('POST', url, { status: response.status, headers: response.headers, text });
-      assert.equal(response.status, 201, text);
-      assert.equal((JSON.parse(text) as { filename: string }).filename, 'Befund Müller.pdf');
+      assert.equal(response.status, 422, text);
+      await assertNothingLeft(before);
+    });
+
+    it('refuses a part Content-Type over 255 characters with a 422 at body.file, storing nothing', async () => {
+      const before = snapshot();
+      for (const contentType of [`application/${'x'.repeat(16_000)}`, `application/${'x'.repeat(244)}`]) {
+        const response = await upload([filePart('x', { contentType })]);
+        assert.equal(response.status, 422, response.text);
+        assert.deepEqual(
+          response.body.detail.map((i: { type: string; loc: unknown }) => [i.type, i.loc]),
+          [['value_error', ['body', 'file']]],
+        );
+      }
+      await assertNothingLeft(before);
+      const longest = await upload([filePart('x', { contentType: `application/${'x'.repeat(243)}` })]);
+      assert.equal(longest.status, 201, longest.text);
+    });
+
+    it('serves a document stored with a type that is no media type (an old database) as application/octet-stream, closing its file', async () => {
+      const stored = await upload([filePart('kept bytes')]);
+      assert.equal(stored.status, 201, stored.text);
+      server.db.prepare('UPDATE documents SET content_type = ? WHERE id = ?').run('text/html\r\nSet-Cookie: a=b', stored.body.id);
+      const openFiles = () => readdirSync('/proc/self/fd').length;
+      const download = () =>
+        fetch(`${server.baseUrl}/patients/${patientId}/documents/${stored.body.id}`, {
+          headers: { authorization: `Bearer ${server.key}` },
+        });
+      const first = await download();
+      assert.equal(first.status, 200);
+      assert.equal(first.headers.get('content-type'), 'application/octet-stream');
+      assert.equal(first.headers.get('set-cookie'), null);
+      assert.equal(await first.text(), 'kept bytes');
+      if (existsSync('/proc/self/fd') && process.env.CLINIC_BIN === undefined) {
+        const before = openFiles();
+        for (let i = 0; i < 20; i++) await (await download()).arrayBuffer();
+        await eventually(() => openFiles() <= before, 'every download closed its file');
+      }
     });
   });
 

@@ -1,6 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/documents/media-type.js';
 import { uploadDocument } from '../../domain/documents/upload-document.js';
 import { resolvePatientReference } from '../../domain/references.js';
 import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
@@ -34,12 +35,21 @@ function parseFilePath(text: string): string {
   return text;
 }
 
+/**
+ * `--content-type` must be a media type that can be served back (media-type.ts, the same rule as
+ * the upload form's); anything else is a usage error (exit 2), like a bad `--file`.
+ */
+function parseContentType(text: string): string {
+  if (documentMediaType(text) === undefined) throw new InvalidArgumentError(`expected ${MEDIA_TYPE_RULE}`);
+  return text;
+}
+
 /** `clinic upload-document`: the same steps and rules as POST /patients/{patient_id}/documents. */
 export function registerDocumentCommands(program: Command, io: CliIo): void {
   const command = subcommand(program, 'upload-document', 'store a document for a patient (same rules as POST /patients/{id}/documents)')
     .requiredOption('--patient-id <ref>', 'the patient: its id or its number (P-000042, P-42)')
     .requiredOption('--file <path>', 'the file to store; it is streamed, never read into memory whole', parseFilePath)
-    .option('--content-type <type>', 'its media type (default application/octet-stream)')
+    .option('--content-type <type>', `its media type, stored as type/subtype in lower case (default ${OCTET_STREAM})`, parseContentType)
     .option(
       '--document-limit-mb <mb>',
       `largest document accepted in MiB, as for serve (env CLINIC_DOCUMENT_LIMIT_MB, default ${DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024})`,

@@ -13,6 +13,7 @@ import { errors, ValidationError, type ValidationIssue } from '../errors.js';
 import { problems } from '../validation/problems.js';
 import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
 import { documentFilename } from './document-filename.js';
+import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from './media-type.js';
 
 /** Where documents are kept and how large one may be. */
 export interface DocumentStorage {
@@ -30,7 +31,7 @@ export interface IncomingFile {
   stream: AsyncIterable<Uint8Array>;
   /** The name on the sender's side, untrusted; see documentFilename. */
   filename: string | undefined;
-  /** The media type the sender declared, if any. */
+  /** The media type the sender declared, if any; see documentMediaType. */
   contentType: string | undefined;
 }
 
@@ -97,8 +98,8 @@ function presentDocument(row: DocumentRow): Document {
  *
  * 1. `receiveFile` reads the bytes to their end, refusing at the first byte over the limit (413).
  *    They are written to a temporary file only if nothing seen so far already refuses the upload
- *    (malformed or unknown patient, bad `type`); otherwise they are only counted, so that the
- *    answer does not depend on the order of the form fields.
+ *    (malformed or unknown patient, bad `type`, a declared type that is no media type); otherwise
+ *    they are only counted, so that the answer does not depend on the order of the form fields.
  * 2. `complete` checks the whole form (path and body issues in one 422, then 404 for an unknown
  *    patient, then DOCUMENT_TYPE_INVALID, then DOCUMENT_EMPTY), commits the row, and only then
  *    renames the file into documents/<patient_id>/<document_id>.
@@ -111,6 +112,8 @@ export class DocumentUpload {
   private readonly patientId: string | undefined;
   private received: ReceivedFile | undefined;
   private files = 0;
+  /** The issue with the file's declared media type, if it is not one that can be served back. */
+  private contentTypeIssues: ValidationIssue[] = [];
 
   constructor(
     private readonly db: Db,
@@ -137,12 +140,19 @@ export class DocumentUpload {
     if (this.files++ > 0) {
       throw new ValidationError([issue(['body', 'file'], problems.valueError('send exactly one file'), file.filename ?? null)]);
     }
+    const contentType = file.contentType === undefined ? OCTET_STREAM : documentMediaType(file.contentType);
+    if (contentType === undefined) {
+      this.contentTypeIssues = [
+        issue(['body', 'file'], problems.valueError(`the file's Content-Type must be ${MEDIA_TYPE_RULE}`), file.contentType ?? null),
+      ];
+    }
     const documentId = newId();
-    const temp = this.mayStore(fieldsSoFar) ? await createTempFile(this.storage.dataDir, documentId) : undefined;
+    const keep = contentType !== undefined && this.mayStore(fieldsSoFar);
+    const temp = keep ? await createTempFile(this.storage.dataDir, documentId) : undefined;
     try {
       const { size, sha256 } = await readStream(file.stream, this.storage.limitBytes, temp);
       if (temp) await persistTempFile(this.storage.dataDir, temp);
-      this.received = { tempPath: temp?.path, documentId, size, sha256, filename: file.filename, contentType: file.contentType };
+      this.received = { tempPath: temp?.path, documentId, size, sha256, filename: file.filename, contentType };
     } catch (error) {
       if (temp) {
         await temp.handle.close().catch(() => undefined);
@@ -164,7 +174,7 @@ export class DocumentUpload {
 
   /** The issue for a form without a usable `file` part, or none. */
   private fileIssues(fields: Readonly<Record<string, unknown>>): ValidationIssue[] {
-    if (this.received) return [];
+    if (this.received) return this.contentTypeIssues;
     // A `file` part without a filename arrives as a text field: name what is wrong with it.
     if (fields.file !== undefined) {
       return [issue(['body', 'file'], problems.valueError('expected a file: send `file` as a form part with a filename'), fields.file)];
@@ -199,7 +209,7 @@ export class DocumentUpload {
       id: file.documentId,
       patient_id: this.patientId,
       filename: documentFilename(file.filename),
-      content_type: file.contentType || 'application/octet-stream',
+      content_type: file.contentType ?? OCTET_STREAM,
       size: file.size,
       sha256: file.sha256,
       title: values.title,

@@ -15,7 +15,12 @@ export const documentOperations: readonly Operation[] = [
     path: '/patients/{patient_id}/documents',
     operationId: 'uploadDocument',
     summary: 'Upload a document for a patient',
-    description: 'The file is streamed to disk, never held in memory; an empty `type` or `title` counts as absent.',
+    description:
+      'The file is streamed to disk, never held in memory; an empty `type` or `title` counts as absent. ' +
+      "The `file` part's Content-Type must be a media type (type/subtype, optional parameters) of at most 255 characters, " +
+      'else 422 `value_error` at `["body","file"]`; it is stored as type/subtype in lower case, `text/plain` when the part declares none. ' +
+      'A part header with a control character other than tab (a raw one in a file name) makes the form malformed: 422 `value_error` at `["body"]`; ' +
+      "send such a name percent-encoded in `filename*=utf-8''…`.",
     tag: 'documents',
     scope: 'documents:write',
     pathFields: DOCUMENT_PATH_FIELDS,
