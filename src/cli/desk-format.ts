@@ -5,6 +5,8 @@
  * DESK_WIDTH columns. Formatting only: every value comes from a use case.
  */
 
+import { visibleValue } from './terminal-text.js';
+
 /** The widest line a desk command prints: a terminal of 100 columns shows it unwrapped. */
 export const DESK_WIDTH = 100;
 
@@ -103,6 +105,14 @@ export function invoiceState(status: string): string {
   }
 }
 
+/**
+ * A stored value on one line of a printout: whitespace runs (a note's line breaks) become one
+ * space, and what a terminal would obey is shown as an escape, before widths are counted.
+ */
+function oneLine(value: string): string {
+  return visibleValue(value.replace(/\s+/g, ' ').trim());
+}
+
 /** Characters as a terminal counts them (code points of the composed form). */
 const width = (text: string) => [...text.normalize('NFC')].length;
 
@@ -137,7 +147,7 @@ const MIN_SHRUNK = 12;
  */
 export function deskTable(columns: readonly DeskColumn[], rows: readonly (readonly string[])[], empty = '(none)'): string {
   if (rows.length === 0) return `${empty}\n`;
-  const cells = rows.map((row) => columns.map((_, i) => (row[i] ?? '').replace(/\s+/g, ' ').trim()));
+  const cells = rows.map((row) => columns.map((_, i) => oneLine(row[i] ?? '')));
   const widths = columns.map((column, i) => Math.max(width(column.header), ...cells.map((row) => width(row[i] ?? ''))));
   const total = () => widths.reduce((sum, w) => sum + w, 0) + 2 * (columns.length - 1);
   while (total() > DESK_WIDTH) {
@@ -168,7 +178,7 @@ export function deskRecord(entries: readonly (readonly [string, string | null | 
   const room = DESK_WIDTH - labelWidth - 2;
   return shown
     .map(([label, value]) => {
-      const lines = wrap(value.replace(/\s+/g, ' ').trim(), room);
+      const lines = wrap(oneLine(value), room);
       return lines.map((text, i) => `${pad(i === 0 ? label : '', labelWidth, 'left')}  ${text}`.trimEnd()).join('\n');
     })
     .map((text) => `${text}\n`)
@@ -191,9 +201,9 @@ function wrap(text: string, columns: number): string[] {
   return lines;
 }
 
-/** A heading over a section of a printout, cut to DESK_WIDTH. */
+/** A heading over a section of a printout, on one line (a line break in it shows as `\x0a`) cut to DESK_WIDTH. */
 export function heading(text: string): string {
-  return `${truncate(text, DESK_WIDTH)}\n`;
+  return `${truncate(visibleValue(text), DESK_WIDTH)}\n`;
 }
 
 /** A file's size for people: `812 B`, `12 KB`, `3.4 MB`. */

@@ -2,6 +2,7 @@ import { CommanderError } from 'commander';
 import { classifyError, errors, ValidationError } from '../domain/errors.js';
 import { optionFlag } from './field-options.js';
 import type { CliIo } from './io.js';
+import { inertJson, visibleText } from './terminal-text.js';
 
 /** What a person at the desk can do about a failing value, by its pydantic type. */
 const HINTS: Readonly<Record<string, string>> = {
@@ -62,31 +63,33 @@ export function reportError(io: CliIo, error: unknown, json: boolean, argumentNa
     // commander has already printed its own message (usage errors) or the help text.
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
+  // Messages may carry stored or typed text: shown, never obeyed, by the terminal (terminal-text.ts).
+  const say = (text: string) => io.stderr(json ? inertJson(text) : visibleText(text));
   const refusal = classifyError(error);
   if (refusal === undefined) {
     // A bug, not a refusal: the INTERNAL code like the API's, and what went wrong for whoever reports it.
     const internal = errors.internal();
     const cause = error instanceof Error ? (error.stack ?? error.message) : String(error);
-    if (json) io.stderr(`${JSON.stringify({ detail: { code: internal.code, message: `${internal.message} ${cause.split('\n')[0]}` } })}\n`);
-    else io.stderr(`error: ${internal.code}: this is a bug in clinic, please report it with what follows:\n${cause}\n`);
+    if (json) say(`${JSON.stringify({ detail: { code: internal.code, message: `${internal.message} ${cause.split('\n')[0]}` } })}\n`);
+    else say(`error: ${internal.code}: this is a bug in clinic, please report it with what follows:\n${cause}\n`);
     return EXIT.refused;
   }
   if (refusal instanceof ValidationError) {
-    if (json) io.stderr(`${JSON.stringify({ detail: refusal.issues })}\n`);
+    if (json) say(`${JSON.stringify({ detail: refusal.issues })}\n`);
     else {
       const lines = refusal.issues.map((i) => {
         const hint = hintFor(i.loc, i.type);
         // The hint on a line of its own, so that the message stays within 100 columns.
         return `  ${optionName(i.loc, argumentNames)}: ${i.msg} (${i.type})${hint === undefined ? '' : `\n    hint: ${hint}`}`;
       });
-      io.stderr(`error: VALIDATION_ERROR: the input is not valid\n${lines.join('\n')}\n`);
+      say(`error: VALIDATION_ERROR: the input is not valid\n${lines.join('\n')}\n`);
     }
     return EXIT.refused;
   }
-  if (json) io.stderr(`${JSON.stringify({ detail: { code: refusal.code, message: refusal.message } })}\n`);
+  if (json) say(`${JSON.stringify({ detail: { code: refusal.code, message: refusal.message } })}\n`);
   else {
     const hint = CODE_HINTS[refusal.code];
-    io.stderr(`error: ${refusal.code}: ${refusal.message}\n${hint === undefined ? '' : `hint: ${hint}\n`}`);
+    say(`error: ${refusal.code}: ${refusal.message}\n${hint === undefined ? '' : `hint: ${hint}\n`}`);
   }
   return EXIT.refused;
 }
