@@ -1,5 +1,8 @@
-import { mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { lstat, mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errors } from '../domain/errors.js';
+import { NO_FOLLOW } from './open-database.js';
 
 /**
  * The second store beside SQLite: document bytes as files in the data directory. Uploads are
@@ -33,6 +36,33 @@ function tempDirectory(dataDir: string): string {
 /** Where a committed document's bytes live. Both ids are validated UUIDs, so this stays inside the data directory. */
 export function documentFilePath(dataDir: string, patientId: string, documentId: string): string {
   return join(dataDir, DOCUMENTS_DIR, patientId, documentId);
+}
+
+/**
+ * Opens a committed document's file for reading without following a link: documents/, the
+ * patient's folder and the file must be what this program made (a folder, a folder, a regular
+ * file). A link planted there by whoever can write the data directory would otherwise serve any
+ * file this user can read (/etc/shadow when run as root) to a client. Such a file, like a
+ * missing one, is 500 STORAGE_FAILED (logged), and `clinic check` names it.
+ */
+export async function openDocumentFile(dataDir: string, patientId: string, documentId: string): Promise<FileHandle> {
+  for (const folder of [join(dataDir, DOCUMENTS_DIR), join(dataDir, DOCUMENTS_DIR, patientId)]) {
+    if (!(await lstat(folder)).isDirectory()) throw errors.storageFailed();
+  }
+  let file: FileHandle;
+  try {
+    file = await open(documentFilePath(dataDir, patientId, documentId), constants.O_RDONLY | NO_FOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw errors.storageFailed();
+    throw error;
+  }
+  try {
+    if (!(await file.stat()).isFile()) throw errors.storageFailed();
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
+  return file;
 }
 
 /** Where this process writes the upload of document `documentId` before it is put in place. */

@@ -1,5 +1,18 @@
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fchmodSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readlinkSync,
+  statSync,
+  accessSync,
+  type Stats,
+} from 'node:fs';
 import { join } from 'node:path';
+import { errors } from '../domain/errors.js';
 import { groupCommits } from './commit-groups.js';
 import { migrate } from './migrations.js';
 import { sqliteDriver, type Db } from './sqlite-driver.js';
@@ -15,6 +28,13 @@ export const BUSY_TIMEOUT_MS = 5000;
 /** SQLite's companions of the database file in WAL mode; they hold patient data too. */
 const COMPANION_SUFFIXES = ['-wal', '-shm'];
 
+/**
+ * O_NOFOLLOW where the system has it: opening a link fails (ELOOP) instead of opening its target.
+ * Windows has no such flag (fs.constants.O_NOFOLLOW is undefined there), nor links a user without
+ * the right to make them can plant; there the lstat checks below do the work.
+ */
+export const NO_FOLLOW: number = process.platform === 'win32' ? 0 : (constants.O_NOFOLLOW ?? 0);
+
 export interface OpenDatabaseOptions {
   /**
    * How a statement meets another process's write lock. `block` (default): SQLite waits up to
@@ -29,6 +49,105 @@ export interface OpenDatabaseOptions {
    * callers wait for Db.afterCommit before they answer.
    */
   commits?: 'each' | 'grouped';
+  /**
+   * Whether a 0-byte clinic.db is given a schema (`clinic init` only). Otherwise it is refused
+   * (DATABASE_EMPTY) and left as it is: an empty file is no clinic database, and a read command
+   * that quietly made it one would hide that the clinic's data is gone.
+   */
+  initialiseEmpty?: boolean;
+}
+
+/** What a data directory's clinic.db is: absent, a 0-byte file, or a file with content. */
+export type DatabaseState = 'absent' | 'empty' | 'present';
+
+/** The reason an fs call failed, for a person: the system's words and its code. */
+function reasonOf(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  if (code === 'ELOOP') return 'it is a symbolic link that leads round in a loop (ELOOP)';
+  if (code === 'ENOTDIR') return 'a part of the path is a file, not a folder (ENOTDIR)';
+  if (code === 'EACCES' || code === 'EPERM') return `this user may not read and write it (${code})`;
+  return code === undefined ? message : `${message} (${code})`;
+}
+
+/** What kind of thing a non-regular file is, in words. */
+function kindOf(info: Stats): string {
+  if (info.isFile()) return 'a file';
+  if (info.isDirectory()) return 'a folder';
+  if (info.isFIFO()) return 'a FIFO';
+  if (info.isSocket()) return 'a socket';
+  if (info.isCharacterDevice() || info.isBlockDevice()) return 'a device';
+  return 'neither a file nor a folder';
+}
+
+/** lstat of `path`, or undefined when nothing is there; any other failure is DATA_DIRECTORY_UNUSABLE naming the path. */
+function lstatIfPresent(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw errors.dataDirectoryUnusable(path, reasonOf(error));
+  }
+}
+
+/**
+ * Refuses what lstat found at a file of the data directory unless it is a regular file: a link
+ * (DATA_DIRECTORY_UNSAFE; followed, it would aim SQLite's writes and the chmod below at a file
+ * elsewhere, e.g. /etc/passwd when root runs a command) or a folder, FIFO or device.
+ */
+function requireRegularFile(path: string, info: Stats): void {
+  if (info.isSymbolicLink()) {
+    let target = '?';
+    try {
+      target = readlinkSync(path);
+    } catch {
+      // Gone meanwhile; the refusal stands.
+    }
+    throw errors.dataDirectoryUnsafe(path, target);
+  }
+  if (!info.isFile()) throw errors.dataDirectoryUnusable(path, `it is ${kindOf(info)}, not a file`);
+}
+
+/**
+ * Checks a data directory before anything in it is opened, naming the path and the reason of any
+ * refusal: the directory must be a directory this user can enter (DATA_DIRECTORY_UNUSABLE for a
+ * file, /dev/null, a link loop, no permission), and clinic.db with its -wal and -shm must be
+ * regular files, never links (DATA_DIRECTORY_UNSAFE). The directory itself may be a link (IT may
+ * point ./data at another disk): that is the path the person chose; links inside it are not.
+ */
+export function inspectDataDirectory(dataDir: string): DatabaseState {
+  let dir: Stats;
+  try {
+    dir = statSync(dataDir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
+    throw errors.dataDirectoryUnusable(dataDir, reasonOf(error));
+  }
+  if (!dir.isDirectory()) throw errors.dataDirectoryUnusable(dataDir, `it is ${kindOf(dir)}, not a folder`);
+  const path = join(dataDir, DATABASE_FILE);
+  const database = lstatIfPresent(path);
+  const companions = COMPANION_SUFFIXES.map((suffix) => lstatIfPresent(path + suffix));
+  if (database !== undefined) requireRegularFile(path, database);
+  companions.forEach((info, index) => info !== undefined && requireRegularFile(path + COMPANION_SUFFIXES[index]!, info));
+  if (database === undefined) return 'absent';
+  try {
+    // A file this user cannot read and write would fail inside SQLite without its name.
+    accessSync(path, constants.R_OK | constants.W_OK);
+  } catch (error) {
+    throw errors.dataDirectoryUnusable(path, reasonOf(error));
+  }
+  // A database whose pages still wait in the WAL is not empty (SQLite writes page 1 when WAL is set).
+  return database.size === 0 && (companions[0]?.size ?? 0) === 0 ? 'empty' : 'present';
+}
+
+/** Checks a data directory (inspectDataDirectory) and creates it (0700) when it does not exist yet; a failure names the path and the reason. */
+export function ensureDataDirectory(dataDir: string): DatabaseState {
+  const state = inspectDataDirectory(dataDir);
+  try {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw errors.dataDirectoryUnusable(dataDir, reasonOf(error));
+  }
+  return state;
 }
 
 /**
@@ -36,30 +155,53 @@ export interface OpenDatabaseOptions {
  * to 0600. SQLite creates the -wal and -shm files with the mode of the database file, so they
  * follow; an existing one from an older program is narrowed here too. Windows has no such modes
  * (chmod there only sets the read-only flag): the data directory's access list does this work
- * (README, "Install on a Windows PC").
+ * (README, "Install on a Windows PC"). A link or a non-regular file is refused, never followed
+ * (requireRegularFile): creating uses O_EXCL, which fails on any link, and narrowing goes through
+ * a descriptor opened with O_NOFOLLOW.
  *
- * An existing file is changed by its path, never opened: closing any descriptor of a database
- * file drops every POSIX lock this process holds on it, so a second connection opened in a
- * process (a test beside its in-process server) would strip the first of its locks, and a
- * command in another process could then checkpoint and remove the WAL under it (SQLite's "How To
- * Corrupt", 2.2). A new file has no connection yet, so creating it through a descriptor is safe.
+ * An existing file is opened only when its mode must be narrowed, which is never the case for a
+ * file this program made: closing any descriptor of a database file drops every POSIX lock this
+ * process holds on it, so a second connection opened in a process (a test beside its in-process
+ * server) would strip the first of its locks, and a command in another process could then
+ * checkpoint and remove the WAL under it (SQLite's "How To Corrupt", 2.2). A new file has no
+ * connection yet, so creating it through a descriptor is safe.
  */
 export function makePrivateFile(path: string): void {
-  if (!existsSync(path)) {
+  let info = lstatIfPresent(path);
+  if (info === undefined) {
     try {
       closeSync(openSync(path, 'wx', 0o600));
       return;
     } catch (error) {
       // Made meanwhile by another process: narrow it as an existing one.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw errors.dataDirectoryUnusable(path, reasonOf(error));
+      info = lstatIfPresent(path);
+      if (info === undefined) return;
     }
   }
-  if (process.platform !== 'win32' && (statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+  requireRegularFile(path, info);
+  if (process.platform === 'win32' || (info.mode & 0o077) === 0) return;
+  let fd: number;
+  try {
+    // O_NONBLOCK: a FIFO swapped in since the lstat must not hang the open.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | NO_FOLLOW);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ELOOP') requireRegularFile(path, lstatSync(path));
+    throw errors.dataDirectoryUnusable(path, reasonOf(error));
+  }
+  try {
+    if (!fstatSync(fd).isFile()) throw errors.dataDirectoryUnusable(path, 'it is not a regular file');
+    fchmodSync(fd, 0o600);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 /**
  * Opens (creating if needed) the database of a data directory, sets every connection pragma,
- * and brings the schema up to date. The one place a connection is made.
+ * and brings the schema up to date. The one place a connection is made. The directory is
+ * checked first (inspectDataDirectory): a hostile `--data` or a link planted in it is a coded
+ * refusal naming the path, and a 0-byte clinic.db is refused unless `initialiseEmpty`.
  *
  * Writes in src/db never use `INSERT/UPDATE ... RETURNING` read with `.get()`: outside a
  * transaction the autocommit happens when better-sqlite3 resets the statement after its first
@@ -69,15 +211,21 @@ export function makePrivateFile(path: string): void {
  * (test/db/no-returning.test.ts keeps it so).
  */
 export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): Db {
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const path = join(dataDir, DATABASE_FILE);
+  if (ensureDataDirectory(dataDir) === 'empty' && options.initialiseEmpty !== true) throw errors.databaseEmpty(path);
   makePrivateFile(path);
-  for (const suffix of COMPANION_SUFFIXES) if (existsSync(path + suffix)) makePrivateFile(path + suffix);
+  for (const suffix of COMPANION_SUFFIXES) if (lstatIfPresent(path + suffix) !== undefined) makePrivateFile(path + suffix);
   const db = sqliteDriver().open(path);
   try {
     // WAL lets the server read while a CLI command writes, and survives crashes with no
     // half-written pages.
     db.pragma('journal_mode = WAL');
+    // A link planted between the checks above and SQLite's own opens is caught here, before
+    // anything is written through it.
+    for (const file of [path, ...COMPANION_SUFFIXES.map((suffix) => path + suffix)]) {
+      const info = lstatIfPresent(file);
+      if (info !== undefined) requireRegularFile(file, info);
+    }
     // FULL fsyncs the WAL on every commit: an acknowledged payment or patient must survive a
     // power cut, which NORMAL does not promise in WAL mode.
     db.pragma('synchronous = FULL');

@@ -117,7 +117,20 @@ export const errors = {
     new AppError(
       500,
       'DATA_DIRECTORY_UNUSABLE',
-      `The server cannot use ${path}: ${reason}. Give the user running clinic read and write access to it, or point --data (or CLINIC_DATA) at the clinic's data directory.`,
+      `clinic cannot use ${path}: ${reason}. Give the user running clinic read and write access to it, or point --data (or CLINIC_DATA) at the clinic's data directory.`,
+    ),
+  /** A link planted in the data directory: followed, it would let whoever can write the folder aim clinic's writes and chmods elsewhere. */
+  dataDirectoryUnsafe: (path: string, target: string) =>
+    new AppError(
+      409,
+      'DATA_DIRECTORY_UNSAFE',
+      `${path} is a symbolic link (to ${target}); clinic never follows a link inside its data directory, so nothing was read or changed. Remove the link and put the real file there, or point --data at the folder that holds it.`,
+    ),
+  databaseEmpty: (path: string) =>
+    new AppError(
+      409,
+      'DATABASE_EMPTY',
+      `The database file ${path} is empty (0 bytes): it is not a clinic database, and it was left as it is. For a new clinic, \`clinic init\` sets it up; if it held the clinic's data, restore the latest backup with \`clinic restore\` into a new data directory.`,
     ),
   databaseDamaged: (path: string, finding: string) =>
     new AppError(

@@ -1,9 +1,9 @@
-import { closeSync, existsSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { untilCommitted } from '../db/busy-wait.js';
 import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instance-lock.js';
 import { quickCheckProblems } from '../db/maintenance.js';
-import { DATABASE_FILE, openDatabase, type Db } from '../db/open-database.js';
+import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../db/open-database.js';
 import { sqliteErrorCode } from '../db/sqlite-result-codes.js';
 import { storageFault } from '../db/storage-errors.js';
 import { createApiKey, hasApiKeys, type CreatedApiKey } from '../domain/api-keys.js';
@@ -117,7 +117,8 @@ async function listen(db: Db, config: ClinicServerConfig): Promise<RunningServer
  */
 export async function startClinicServer(config: ClinicServerConfig): Promise<ClinicServer> {
   const { dataDir, logger } = config;
-  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  // A --data that is no folder, a link planted in it, or a 0-byte clinic.db is refused before anything is made there.
+  if (ensureDataDirectory(dataDir) === 'empty') throw errors.databaseEmpty(join(dataDir, DATABASE_FILE));
   probeDataDirectory(dataDir);
   for (const finding of permissionFindings(dataDir)) logger.error({ event: 'warning', warning: finding });
 

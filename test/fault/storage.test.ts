@@ -175,7 +175,7 @@ describe('clinic serve refuses a data directory it cannot use', { timeout: 60_00
         served.stderr,
         // Windows has no EROFS: a write-protected place is refused as access denied (EPERM).
         new RegExp(
-          `^error: DATA_DIRECTORY_UNUSABLE: The server cannot use ${pattern(programPath(dataDir))}: it is not writable \\(.*${programPlatform === 'win32' ? 'EPERM' : 'EROFS'}\\)`,
+          `^error: DATA_DIRECTORY_UNUSABLE: clinic cannot use ${pattern(programPath(dataDir))}: it is not writable \\(.*${programPlatform === 'win32' ? 'EPERM' : 'EROFS'}\\)`,
           'm',
         ),
       );

@@ -1,5 +1,5 @@
-import { open, type FileHandle } from 'node:fs/promises';
-import { documentFilePath } from '../../db/document-files.js';
+import type { FileHandle } from 'node:fs/promises';
+import { openDocumentFile } from '../../db/document-files.js';
 import { BEFORE_NEWEST_DOCUMENT, findDocument, listPatientDocumentRows, type DocumentRow } from '../../db/documents.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
@@ -62,5 +62,5 @@ export async function openDocument(db: Db, dataDir: string, patientId: unknown, 
   if (!patientExists(db, ids.patient_id)) throw errors.patientNotFound();
   const document = findDocument(db, ids.document_id);
   if (!document || document.patient_id !== ids.patient_id) throw errors.documentNotFound();
-  return { document, file: await open(documentFilePath(dataDir, document.patient_id, document.id), 'r') };
+  return { document, file: await openDocumentFile(dataDir, document.patient_id, document.id) };
 }

@@ -1,18 +1,22 @@
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { open, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { DATABASE_FILE } from '../../db/open-database.js';
+import { DATABASE_FILE, inspectDataDirectory, NO_FOLLOW } from '../../db/open-database.js';
 import { errors } from '../errors.js';
 
 /**
  * Refuses a data directory without a clinic database (NO_DATABASE), naming the path: a mistyped
  * `--data`, or the default `./data` in the wrong folder, must not quietly start a second, empty
- * clinic. Only `clinic init` and `clinic serve` create one.
+ * clinic. Only `clinic init` and `clinic serve` create one. A `--data` that is no usable folder
+ * (a file, /dev/null, a link loop, no permission), a link planted in it, or a 0-byte clinic.db
+ * is refused with its own code first (inspectDataDirectory), never as a missing database.
  */
 export function requireExistingDatabase(dataDir: string): void {
   const path = join(resolve(dataDir), DATABASE_FILE);
-  if (!existsSync(path)) throw errors.noDatabase(path);
+  const state = inspectDataDirectory(resolve(dataDir));
+  if (state === 'absent') throw errors.noDatabase(path);
+  if (state === 'empty') throw errors.databaseEmpty(path);
 }
 
 /** A file's size and SHA-256 (lowercase hex). */
@@ -21,11 +25,16 @@ export interface FileDigest {
   sha256: string;
 }
 
-/** Size and SHA-256 of a file, read as a stream: documents may be larger than is wise to hold in memory. */
+/**
+ * Size and SHA-256 of a file, read as a stream: documents may be larger than is wise to hold in
+ * memory. A link is not followed (ELOOP): a file planted as a link in the data directory is never read through.
+ */
 export async function digestFile(path: string): Promise<FileDigest> {
   const hash = createHash('sha256');
   let size = 0;
-  for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
+  const file = await open(path, constants.O_RDONLY | NO_FOLLOW);
+  // The stream closes the file when it ends or fails.
+  for await (const chunk of file.createReadStream() as AsyncIterable<Buffer>) {
     size += chunk.length;
     hash.update(chunk);
   }

@@ -36,6 +36,8 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   noDatabase: ['/var/lib/clinic/data/clinic.db'],
   serverAlreadyRunning: ['/var/lib/clinic/data', 'clinic.lock'],
   dataDirectoryUnusable: ['/var/lib/clinic/data', 'it is not writable (EROFS)'],
+  dataDirectoryUnsafe: ['/var/lib/clinic/data/clinic.db-wal', '/etc/passwd'],
+  databaseEmpty: ['/var/lib/clinic/data/clinic.db'],
   databaseDamaged: ['/var/lib/clinic/data/clinic.db', 'database disk image is malformed'],
   cannotListen: ['127.0.0.1:8080', 'the address is already in use (EADDRINUSE)'],
   backupFileExists: ['/var/backups/clinic/clinic-2026-11-23.tar.gz'],
