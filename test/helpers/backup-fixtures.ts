@@ -1,8 +1,12 @@
 // Data directories for the backup tests: one holding something of every kind, and what a
 // restored one must hold again (every table's rows, every file).
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { createGzip } from 'node:zlib';
+import { Header, list, Pax, type ReadEntry } from 'tar';
 import { openDatabase, type Db } from '../../src/db/open-database.js';
 import { createApiKey, revokeApiKey } from '../../src/domain/api-keys.js';
 import { addDoctor, addService } from '../../src/domain/catalog.js';
@@ -56,4 +60,81 @@ export function populatedDataDir(dataDir: string): { dataDir: string; key: strin
   } finally {
     db.close();
   }
+}
+
+/** One entry of a crafted archive: any type, path, mode or owner a hostile tar can hold. */
+export interface CraftedEntry {
+  path: string;
+  type?: 'File' | 'Directory' | 'SymbolicLink' | 'Link' | 'CharacterDevice' | 'FIFO';
+  body?: Buffer;
+  /** The size the header declares, if not the body's (a lie, or a body streamed by `zeros`). */
+  size?: number;
+  /** A body of this many zero bytes, written without holding it in memory. */
+  zeros?: number;
+  mode?: number;
+  uid?: number;
+  gid?: number;
+  linkpath?: string;
+}
+
+/** Every file entry of a real backup, in its order (manifest.json first), to rebuild with changes. */
+export async function entriesOf(file: string): Promise<CraftedEntry[]> {
+  const entries: CraftedEntry[] = [];
+  await list({
+    file,
+    onReadEntry(entry: ReadEntry) {
+      const chunks: Buffer[] = [];
+      entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+      entry.on('end', () => entries.push({ path: entry.path, body: Buffer.concat(chunks) }));
+    },
+  });
+  return entries;
+}
+
+/**
+ * Writes `entries` as a gzipped tar to `file`, each header exactly as given (paths with `..`,
+ * absolute paths, links, devices, setuid modes, foreign owners): what `tar` and GNU tar refuse
+ * to make from a folder, but an attacker writes by hand.
+ */
+export async function craftArchive(file: string, entries: readonly CraftedEntry[], trailingZeros = 0): Promise<void> {
+  const gzip = createGzip({ level: 1 });
+  const done = pipeline(gzip, createWriteStream(file));
+  const write = async (chunk: Buffer) => {
+    if (!gzip.write(chunk)) await once(gzip, 'drain');
+  };
+  for (const entry of entries) {
+    const type = entry.type ?? 'File';
+    const size = entry.size ?? entry.zeros ?? entry.body?.length ?? 0;
+    // A name over tar's 100 characters goes in a pax header before the entry's own.
+    if (entry.path.length > 100) await write(new Pax({ path: entry.path, mtime: new Date(0) }).encode());
+    const header = Buffer.alloc(512);
+    new Header({
+      path: entry.path,
+      type,
+      size: type === 'File' ? size : 0,
+      mode: entry.mode ?? (type === 'Directory' ? 0o755 : 0o644),
+      uid: entry.uid ?? 0,
+      gid: entry.gid ?? 0,
+      linkpath: entry.linkpath,
+      mtime: new Date(0),
+    }).encode(header, 0);
+    await write(header);
+    if (type !== 'File') continue;
+    let written = 0;
+    if (entry.body !== undefined) {
+      await write(entry.body);
+      written = entry.body.length;
+    }
+    for (const block = Buffer.alloc(1 << 20); written < (entry.zeros ?? 0); written += block.length) {
+      await write(block.subarray(0, Math.min(block.length, (entry.zeros ?? 0) - written)));
+    }
+    // The header's size decides where the next header starts: pad (or cut short) to it.
+    const padded = Math.ceil(size / 512) * 512;
+    if (padded > written) await write(Buffer.alloc(padded - written));
+  }
+  await write(Buffer.alloc(1024));
+  // Zero blocks past the end of the tar: a gzip bomb that is still a valid archive.
+  for (let written = 0, block = Buffer.alloc(1 << 20); written < trailingZeros; written += block.length) await write(block);
+  gzip.end();
+  await done;
 }

@@ -1,7 +1,9 @@
-import { createHash } from 'node:crypto';
-import { resolve } from 'node:path';
-import { create, list, type ReadEntry, type WriteEntry } from 'tar';
-import { DATABASE_FILE } from '../../db/open-database.js';
+import { createHash, type Hash } from 'node:crypto';
+import { closeSync, constants, createReadStream, fchmodSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { create, list, Parser, type ReadEntry, type WriteEntry } from 'tar';
+import { DATABASE_FILE, NO_FOLLOW } from '../../db/open-database.js';
 import { errors } from '../errors.js';
 import type { FileDigest } from './data-dir.js';
 
@@ -36,11 +38,23 @@ export function buildManifest(fields: Omit<BackupManifest, 'format' | 'format_ve
   return { format: FORMAT, format_version: FORMAT_VERSION, ...fields };
 }
 
-/** Whether `path` may be in an archive: the database, or a file under documents/ with no `.`/`..` step. */
+/** The longest entry path restore takes: documents/<patient_id>/<document_id> is 83 characters. */
+const MAX_PATH_LENGTH = 255;
+/** The largest manifest.json restore reads (it is held in memory): some 190,000 documents. */
+const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
+
+/** Whether each `/`-separated step of `path` is a plain name: no `.`, `..`, empty step, `\` or `:` (Windows' separators and drives). */
+function hasPlainSteps(path: string): boolean {
+  return (
+    path.length <= MAX_PATH_LENGTH && path.split('/').every((step) => step !== '' && step !== '.' && step !== '..' && !/[\\:\0]/.test(step))
+  );
+}
+
+/** Whether `path` may be in an archive: the database, or a file documents/<patient>/<document> (or one level up) of plain names. */
 export function isArchivablePath(path: string): boolean {
   if (path === DATABASE_FILE) return true;
   const steps = path.split('/');
-  return steps.length >= 2 && steps[0] === 'documents' && steps.slice(1).every((step) => step !== '' && step !== '.' && step !== '..');
+  return steps.length >= 2 && steps.length <= 3 && steps[0] === 'documents' && hasPlainSteps(path);
 }
 
 /** The manifest in `text`, or an error saying the file is not a backup this program can read. */
@@ -57,13 +71,19 @@ export function parseManifest(text: string | undefined): BackupManifest {
   if (manifest.format_version !== FORMAT_VERSION) {
     throw errors.backupDamaged(`it has format version ${String(manifest.format_version)}; this program reads version ${FORMAT_VERSION}`);
   }
+  const paths = new Set<string>();
   for (const entry of manifest.entries) {
+    if (paths.has(String(entry?.path)))
+      throw errors.backupDamaged(`${MANIFEST_FILE} lists ${JSON.stringify(entry?.path).slice(0, 200)} twice`);
+    paths.add(String(entry?.path));
     const valid =
       typeof entry?.path === 'string' &&
       isArchivablePath(entry.path) &&
       Number.isSafeInteger(entry.size) &&
+      entry.size >= 0 &&
       /^[0-9a-f]{64}$/.test(String(entry.sha256));
-    if (!valid) throw errors.backupDamaged(`${MANIFEST_FILE} lists an entry this program does not accept: ${JSON.stringify(entry)}`);
+    if (!valid)
+      throw errors.backupDamaged(`${MANIFEST_FILE} lists an entry this program does not accept: ${JSON.stringify(entry).slice(0, 200)}`);
   }
   if (!manifest.entries.some((entry) => entry.path === DATABASE_FILE)) throw errors.backupDamaged(`it holds no ${DATABASE_FILE}`);
   return manifest as BackupManifest;
@@ -142,4 +162,197 @@ export async function readArchive(file: string): Promise<{ hasManifest: boolean;
     },
   });
   return { hasManifest, files };
+}
+
+/** A tar entry type in words, for a refusal. */
+const KIND_OF_ENTRY: Readonly<Record<string, string>> = {
+  SymbolicLink: 'a symbolic link',
+  Link: 'a hard link',
+  CharacterDevice: 'a device',
+  BlockDevice: 'a device',
+  FIFO: 'a FIFO',
+};
+
+/** An entry's name as a refusal shows it: quoted, control characters escaped, cut at 120 characters (it is the archive's, not ours). */
+const quoted = (path: string) => JSON.stringify(path.length > 120 ? `${path.slice(0, 120)}…` : path);
+
+/** The file being written from the current entry. */
+interface EntryBeingWritten {
+  path: string;
+  fd: number;
+  hash: Hash;
+  expected: ManifestEntry;
+  written: number;
+}
+
+/**
+ * Extracts a backup archive into the new, empty, private folder `into`, trusting nothing in it,
+ * and returns its manifest. manifest.json must come first; then every entry is checked against
+ * it before a byte of it is written: only regular files and folders, plain relative paths, each
+ * file listed once with the size the manifest gives. A link, device, `../` or absolute path, an
+ * unlisted, repeated or resized entry is BACKUP_DAMAGED naming the entry, and a file whose bytes
+ * differ from the manifest's SHA-256 too; so no more than the manifest declares is ever written.
+ * Each file is created by this program (O_EXCL, O_NOFOLLOW, 0600; folders 0700), owned by the
+ * user restoring, whatever mode or owner the archive records. The archive is read as a stream
+ * and written synchronously chunk by chunk, so memory stays bounded whatever it holds (a gzip
+ * bomb inflates 16 KiB at a time).
+ */
+export async function extractArchive(
+  file: string,
+  into: string,
+  /** Called with the manifest's total of bytes before any other entry is written; throws to refuse (a disk too small). */
+  beforeWriting: (declaredBytes: number) => void = () => {},
+): Promise<BackupManifest> {
+  let manifest: BackupManifest | undefined;
+  const manifestChunks: Buffer[] = [];
+  const listed = new Map<string, ManifestEntry>();
+  const folders = new Set<string>();
+  const done = new Set<string>();
+  const made = new Set<string>();
+  let current: EntryBeingWritten | undefined;
+  let failure: unknown;
+  const refuse = (reason: string) => {
+    failure ??= errors.backupDamaged(reason);
+  };
+
+  /** Makes `folder` (and its parents) under `into`, 0700, each once. */
+  const makeFolder = (folder: string) => {
+    const steps = folder.split('/');
+    for (let depth = 1; depth <= steps.length; depth += 1) {
+      const path = steps.slice(0, depth).join('/');
+      if (made.has(path)) continue;
+      mkdirSync(join(into, path), { mode: 0o700 });
+      made.add(path);
+    }
+  };
+
+  /** Why `entry` may not be taken, or undefined when it may. */
+  const problemOf = (entry: ReadEntry, path: string): string | undefined => {
+    const name = quoted(entry.path);
+    if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) return `entry ${name} has an absolute path`;
+    if (path.split('/').includes('..')) return `entry ${name} points outside the archive (..)`;
+    if (!hasPlainSteps(path))
+      return `entry ${name} has a path this program does not accept (too long, or with an empty, ".", "\\" or ":" step)`;
+    if (entry.type === 'Directory') {
+      if (manifest === undefined) return `${MANIFEST_FILE} is not the first entry`;
+      if (!folders.has(path)) return `entry ${name} is a folder that ${MANIFEST_FILE} does not list a file in`;
+      if (made.has(path)) return `entry ${name} is in the archive twice`;
+      return undefined;
+    }
+    if (entry.type !== 'File' && entry.type !== 'OldFile' && entry.type !== 'ContiguousFile') {
+      return `entry ${name} is ${KIND_OF_ENTRY[entry.type] ?? `of type ${entry.type}`}; a backup holds only files and folders`;
+    }
+    if (manifest === undefined) {
+      if (path !== MANIFEST_FILE) return `${MANIFEST_FILE} is not the first entry: the archive is not a clinic backup`;
+      if (entry.size > MAX_MANIFEST_BYTES) return `its ${MANIFEST_FILE} is ${entry.size} bytes, more than ${MAX_MANIFEST_BYTES}`;
+      return undefined;
+    }
+    const expected = listed.get(path);
+    if (path === MANIFEST_FILE || done.has(path)) return `entry ${name} is in the archive twice`;
+    if (expected === undefined) return `entry ${name} is not listed in ${MANIFEST_FILE}`;
+    if (entry.size !== expected.size) return `entry ${name} holds ${entry.size} bytes; ${MANIFEST_FILE} says ${expected.size}`;
+    return undefined;
+  };
+
+  const finishFile = (file: EntryBeingWritten) => {
+    closeSync(file.fd);
+    current = undefined;
+    if (file.written !== file.expected.size || file.hash.digest('hex') !== file.expected.sha256) {
+      refuse(`it is damaged or was altered: ${file.path} does not match its SHA-256 in ${MANIFEST_FILE}`);
+    }
+    done.add(file.path);
+  };
+
+  const takeEntry = (entry: ReadEntry) => {
+    if (failure !== undefined) return entry.resume();
+    const path = entry.type === 'Directory' ? entry.path.replace(/\/+$/, '') : entry.path;
+    const problem = problemOf(entry, path);
+    if (problem !== undefined) {
+      refuse(problem);
+      return entry.resume();
+    }
+    if (entry.type === 'Directory') {
+      makeFolder(path);
+      return entry.resume();
+    }
+    if (manifest === undefined) {
+      entry.on('data', (chunk: Buffer) => manifestChunks.push(chunk));
+      entry.on('end', () => {
+        try {
+          manifest = parseManifest(Buffer.concat(manifestChunks).toString('utf8'));
+        } catch (error) {
+          failure ??= error;
+          return;
+        }
+        for (const listedEntry of manifest.entries) {
+          listed.set(listedEntry.path, listedEntry);
+          const steps = listedEntry.path.split('/');
+          for (let depth = 1; depth < steps.length; depth += 1) folders.add(steps.slice(0, depth).join('/'));
+        }
+        try {
+          beforeWriting(manifest.entries.reduce((total, listedEntry) => total + listedEntry.size, 0));
+        } catch (error) {
+          failure ??= error;
+        }
+      });
+      return;
+    }
+    const expected = listed.get(path)!;
+    const folder = path.split('/').slice(0, -1).join('/');
+    if (folder !== '') makeFolder(folder);
+    const fd = openSync(join(into, path), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, 0o600);
+    // Whatever the umask, exactly 0600 (Windows keeps its access lists).
+    if (process.platform !== 'win32') fchmodSync(fd, 0o600);
+    const writing: EntryBeingWritten = { path, fd, hash: createHash('sha256'), expected, written: 0 };
+    current = writing;
+    entry.on('data', (chunk: Buffer) => {
+      if (failure !== undefined) return;
+      writing.written += chunk.length;
+      writing.hash.update(chunk);
+      for (let offset = 0; offset < chunk.length;) offset += writeSync(fd, chunk, offset);
+    });
+    entry.on('end', () => finishFile(writing));
+  };
+
+  const parser = new Parser({ strict: true, maxMetaEntrySize: 64 * 1024 });
+  parser.on('entry', (entry: ReadEntry) => {
+    try {
+      takeEntry(entry);
+    } catch (error) {
+      failure ??= error;
+      entry.resume();
+    }
+  });
+  parser.on('ignoredEntry', (entry: ReadEntry) =>
+    refuse(`entry ${quoted(entry.path)} is of a kind this program does not restore (${entry.type})`),
+  );
+  parser.on('error', (error: Error) => refuse(`it is not a readable tar archive (${error.message})`));
+
+  // The end of the tar (two zero blocks): whatever follows is not read (GNU tar ignores it too).
+  let sawEnd = false;
+  parser.on('eof', () => (sawEnd = true));
+
+  const gunzip = createReadStream(file).pipe(createGunzip());
+  try {
+    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      parser.write(chunk);
+      if (failure !== undefined || sawEnd) break;
+    }
+    if (failure === undefined) parser.end();
+  } catch (error) {
+    if (failure === undefined) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (typeof code === 'string' && code.startsWith('Z_')) refuse(`it is not a readable gzip file (${(error as Error).message})`);
+      else failure = error;
+    }
+  } finally {
+    gunzip.destroy();
+    if (current !== undefined) closeSync(current.fd);
+  }
+  if (failure === undefined && manifest === undefined) refuse(`the archive has no readable ${MANIFEST_FILE}: it is not a clinic backup`);
+  if (failure === undefined && current !== undefined) refuse(`it ends inside ${current.path}`);
+  if (failure !== undefined) throw failure;
+  const missing = manifest!.entries.filter((entry) => !done.has(entry.path)).map((entry) => `${entry.path} is missing`);
+  if (missing.length > 0) throw errors.backupDamaged(`it is damaged or was altered: ${missing.join('; ')}`);
+  return manifest!;
 }

@@ -1,24 +1,25 @@
-import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync, statfsSync, statSync } from 'node:fs';
+import { chmod, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { extract, type ReadEntry } from 'tar';
 import { DOCUMENTS_DIR, syncDirectory, syncPath, syncRenamed } from '../../db/document-files.js';
 import { backupDatabase, integrityProblems } from '../../db/maintenance.js';
 import { SCHEMA_VERSION } from '../../db/migrations.js';
-import { DATABASE_FILE, openDatabase, type Db } from '../../db/open-database.js';
+import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../../db/open-database.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { nowIso } from '../clock.js';
 import { errors } from '../errors.js';
 import {
   buildManifest,
   differencesFromManifest,
+  extractArchive,
+  isArchivablePath,
   MANIFEST_FILE,
-  parseManifest,
   readArchive,
   writeArchive,
   type ManifestEntry,
 } from './backup-archive.js';
-import { digestFile, listFilesUnder, type FileDigest } from './data-dir.js';
+import { describeFailure } from './check.js';
+import { digestFile, listFilesUnder } from './data-dir.js';
 
 /** What `clinic backup` wrote. */
 export interface BackupSummary {
@@ -58,7 +59,10 @@ export async function createBackup(db: Db, dataDir: string, file: string): Promi
     await backupDatabase(db, databaseCopy);
     const documentsDir = join(resolve(dataDir), DOCUMENTS_DIR);
     const sources = new Map<string, string>([[DATABASE_FILE, databaseCopy]]);
-    for (const path of await listFilesUnder(documentsDir)) sources.set(`${DOCUMENTS_DIR}/${path}`, join(documentsDir, path));
+    // Only what restore takes back: documents/<patient_id>/<document_id>, never a stray deeper file.
+    for (const path of await listFilesUnder(documentsDir)) {
+      if (isArchivablePath(`${DOCUMENTS_DIR}/${path}`)) sources.set(`${DOCUMENTS_DIR}/${path}`, join(documentsDir, path));
+    }
     const entries: ManifestEntry[] = [];
     for (const [path, source] of sources) entries.push({ path, ...(await digestFile(source)) });
     const manifest = buildManifest({ created_at: createdAt, program_version: PROGRAM_VERSION, schema_version: SCHEMA_VERSION, entries });
@@ -88,43 +92,46 @@ export async function createBackup(db: Db, dataDir: string, file: string): Promi
   }
 }
 
+/** The free bytes of the file system holding `dir`, or undefined where that cannot be asked. */
+function freeBytes(dir: string): number | undefined {
+  try {
+    const { bavail, bsize } = statfsSync(dir);
+    return bavail * bsize;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
- * Restores a backup into `dataDir`, which must be empty or not exist: every file is extracted,
- * checked against the manifest's SHA-256, and the database must pass integrity_check (and is
- * brought to this program's schema). On any failure the directory is left empty again.
+ * Restores a backup into `dataDir`, which must be empty or not exist: the archive is extracted
+ * without trusting it (extractArchive: only the files its manifest lists, of the sizes and
+ * SHA-256s it gives, 0600 and 0700, owned by the user restoring), and the database must pass
+ * integrity_check (and is brought to this program's schema). On any failure the directory is
+ * left empty again.
  */
 export async function restoreBackup(file: string, dataDir: string): Promise<RestoreSummary> {
   const source = resolve(file);
   const target = resolve(dataDir);
-  if (!existsSync(source)) throw errors.backupNotFound(source);
-  if (existsSync(target) && (await readdir(target)).length > 0) {
-    throw errors.dataDirectoryNotEmpty(target);
+  let archive;
+  try {
+    archive = statSync(source);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw errors.backupNotFound(source);
+    throw errors.backupDamaged(`${source} cannot be read (${describeFailure(error)})`);
   }
-  await mkdir(target, { recursive: true, mode: 0o700 });
+  if (!archive.isFile()) throw errors.backupDamaged(`${source} is not a file`);
+  // A hostile --data (a file, a link loop, no permission) is refused with its reason.
+  ensureDataDirectory(target);
+  if ((await readdir(target)).length > 0) throw errors.dataDirectoryNotEmpty(target);
+  // Patient data goes in: the folder is closed to other users, as the one `serve` makes.
+  if (process.platform !== 'win32') await chmod(target, 0o700);
   try {
     // Extracted inside the data directory (mode 0700) so that no other user can read or swap a file.
     const staging = await mkdtemp(join(target, '.restore-'));
-    await extract({
-      file: source,
-      cwd: staging,
-      // Warnings (a path with `..`, an absolute path, a damaged header) are errors here.
-      strict: true,
-      // Only regular files: a symlink or device in a backup is never restored.
-      filter: (_path, entry) => (entry as ReadEntry).type === 'File',
-      // The folders of documents/ are made on the way (no folder entries are taken): 0700 like the
-      // ones `serve` makes, not tar's 0755, so no other user lists a patient's documents.
-      dmode: 0o700,
+    const manifest = await extractArchive(source, staging, (declaredBytes) => {
+      const free = freeBytes(staging);
+      if (free !== undefined && declaredBytes > free) throw errors.storageFull();
     });
-    const manifest = parseManifest(
-      existsSync(join(staging, MANIFEST_FILE)) ? await readFile(join(staging, MANIFEST_FILE), 'utf8') : undefined,
-    );
-    const found = new Map<string, FileDigest>();
-    for (const path of await listFilesUnder(staging)) {
-      if (path !== MANIFEST_FILE) found.set(path, await digestFile(join(staging, path)));
-    }
-    const problems = differencesFromManifest(manifest, found);
-    if (problems.length > 0) throw errors.backupDamaged(`it is damaged or was altered: ${problems.join('; ')}`);
-
     await rename(join(staging, DATABASE_FILE), join(target, DATABASE_FILE));
     if (existsSync(join(staging, DOCUMENTS_DIR))) await rename(join(staging, DOCUMENTS_DIR), join(target, DOCUMENTS_DIR));
     await rm(staging, { recursive: true, force: true });

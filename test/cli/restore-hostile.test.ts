@@ -1,0 +1,160 @@
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { craftArchive, entriesOf, populatedDataDir, type CraftedEntry } from '../helpers/backup-fixtures.js';
+import { useDataDirs } from '../helpers/fixtures.js';
+import { programPlatform, runClinic } from '../helpers/run-cli.js';
+
+const tempDir = useDataDirs();
+
+/** Every path under `dir` with its stat, folders included. */
+function everythingUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).map((entry) => join(entry.parentPath, entry.name));
+}
+
+describe('clinic restore of a hostile archive', { timeout: 180_000 }, () => {
+  let entries: CraftedEntry[] = [];
+  let manifest: CraftedEntry;
+  let database: CraftedEntry;
+  let document: CraftedEntry;
+  let outside: string;
+
+  before(async () => {
+    const { dataDir } = populatedDataDir(tempDir());
+    const file = join(tempDir(), 'real.tar.gz');
+    assert.equal((await runClinic(['backup', file, '--data', dataDir])).code, 0);
+    entries = await entriesOf(file);
+    [manifest, database] = entries as [CraftedEntry, CraftedEntry];
+    document = entries.find((entry) => entry.path.startsWith('documents/'))!;
+    outside = tempDir();
+  });
+
+  const others = () => entries.filter((entry) => entry !== manifest);
+  const replacing = (entry: CraftedEntry, by: CraftedEntry) => [manifest, ...others().map((e) => (e === entry ? by : e))];
+  const scenarios: { title: string; archive: () => CraftedEntry[]; refusal: () => RegExp }[] = [
+    {
+      title: 'an unlisted 64 MiB entry, refused at its header',
+      archive: () => [manifest, { path: `${document.path}-extra`, zeros: 64 * 1024 * 1024 }, ...others()],
+      refusal: () => /entry ".*-extra" is not listed in manifest\.json/,
+    },
+    {
+      title: 'a symbolic link in place of a document',
+      archive: () => replacing(document, { path: document.path, type: 'SymbolicLink', linkpath: '/etc/passwd' }),
+      refusal: () => /entry ".*" is a symbolic link; a backup holds only files and folders/,
+    },
+    {
+      title: 'a hard link',
+      archive: () => replacing(document, { path: document.path, type: 'Link', linkpath: 'clinic.db' }),
+      refusal: () => /is a hard link; a backup holds only files and folders/,
+    },
+    {
+      title: 'a device',
+      archive: () => replacing(document, { path: document.path, type: 'CharacterDevice' }),
+      refusal: () => /is a device; a backup holds only files and folders/,
+    },
+    {
+      title: 'a FIFO',
+      archive: () => replacing(document, { path: document.path, type: 'FIFO' }),
+      refusal: () => /is a FIFO; a backup holds only files and folders/,
+    },
+    {
+      title: 'a ../ path',
+      archive: () => [manifest, { path: `../${'x'.repeat(8)}-escape`, body: Buffer.from('out') }, ...others()],
+      refusal: () => /entry "\.\.\/x+-escape" points outside the archive/,
+    },
+    {
+      title: 'an absolute path',
+      archive: () => [manifest, { path: join(outside, 'absolute'), body: Buffer.from('out') }, ...others()],
+      refusal: () => /entry ".*absolute" has an absolute path/,
+    },
+    {
+      title: 'a path too long to be a document',
+      archive: () => [manifest, { path: `documents/${'a/'.repeat(600)}deep`, body: Buffer.from('deep') }, ...others()],
+      refusal: () => /has a path this program does not accept \(too long/,
+    },
+    {
+      title: 'a path deeper than a document',
+      archive: () => [manifest, { path: `${document.path}/deeper/still`, body: Buffer.from('deep') }, ...others()],
+      refusal: () => /is not listed in manifest\.json/,
+    },
+    {
+      title: 'a second clinic.db',
+      archive: () => [...entries, { path: 'clinic.db', body: database.body }],
+      refusal: () => /entry "clinic\.db" is in the archive twice/,
+    },
+    {
+      title: 'a document larger than the manifest says',
+      archive: () => replacing(document, { path: document.path, body: Buffer.concat([document.body!, Buffer.from('more')]) }),
+      refusal: () => new RegExp(`holds ${document.body!.length + 4} bytes; manifest\\.json says ${document.body!.length}`),
+    },
+    {
+      title: 'manifest.json after the files',
+      archive: () => [...others(), manifest],
+      refusal: () => /manifest\.json is not the first entry/,
+    },
+  ];
+
+  for (const { title, archive, refusal } of scenarios) {
+    it(`refuses ${title} with BACKUP_DAMAGED, writing nothing`, async () => {
+      const work = tempDir();
+      const file = join(work, 'hostile.tar.gz');
+      await craftArchive(file, archive());
+      const restored = join(work, 'restored');
+      const result = await runClinic(['restore', file, '--data', restored]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /^error: BACKUP_DAMAGED: The backup cannot be used: /m);
+      assert.match(result.stderr, refusal());
+      assert.doesNotMatch(result.stderr, /INTERNAL|\n\s+at /);
+      assert.deepEqual(readdirSync(restored), []);
+      assert.deepEqual(readdirSync(work).sort(), ['hostile.tar.gz', 'restored']);
+      assert.deepEqual(readdirSync(outside), []);
+    });
+  }
+
+  it('refuses a file that is no gzip, and one cut short, with BACKUP_DAMAGED', async () => {
+    const work = tempDir();
+    const whole = join(work, 'whole.tar.gz');
+    await craftArchive(whole, entries);
+    const cut = readFileSync(whole);
+    writeFileSync(join(work, 'cut.tar.gz'), cut.subarray(0, Math.floor(cut.length / 2)));
+    writeFileSync(join(work, 'text.tar.gz'), 'not an archive at all');
+    for (const name of ['cut.tar.gz', 'text.tar.gz']) {
+      const restored = join(work, `restored-${name}`);
+      const result = await runClinic(['restore', join(work, name), '--data', restored]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /^error: BACKUP_DAMAGED: The backup cannot be used: it (is not a readable|ends inside)/m);
+      assert.deepEqual(readdirSync(restored), []);
+    }
+  });
+
+  it(
+    'restores files 0600 and folders 0700 owned by the user restoring, whatever modes and owners the archive names',
+    {
+      skip: programPlatform === 'win32' && 'Windows has access lists, not modes',
+    },
+    async () => {
+      const work = tempDir();
+      const file = join(work, 'setuid.tar.gz');
+      const patientFolder = document.path.split('/').slice(0, 2).join('/');
+      const foreign = { mode: 0o6777, uid: 65534, gid: 65534 };
+      await craftArchive(file, [
+        manifest,
+        { path: 'documents/', type: 'Directory', ...foreign },
+        { path: `${patientFolder}/`, type: 'Directory', ...foreign },
+        ...others().map((entry) => ({ ...entry, ...foreign })),
+      ]);
+      const restored = join(work, 'restored');
+      const result = await runClinic(['restore', file, '--data', restored]);
+      assert.equal(result.code, 0, result.stderr);
+      for (const path of [restored, ...everythingUnder(restored)]) {
+        const info = statSync(path);
+        assert.equal((info.mode & 0o7777).toString(8), info.isDirectory() ? '700' : '600', path);
+        assert.equal(info.uid, process.getuid!(), path);
+        assert.equal(info.gid, process.getgid!(), path);
+      }
+      assert.equal(existsSync(join(restored, 'clinic.db')), true);
+      assert.equal((await runClinic(['check', '--data', restored])).code, 0);
+    },
+  );
+});
