@@ -49,11 +49,28 @@ function rangesSql(lookup: WordLookup, word: number, table: string): string {
 }
 
 /**
- * The search for `lookups` (the domain puts the most telling word first). The first word's
- * matches come from the primary key with the names beside them, so they are put in name order
- * and cut to a page without reading a patients row; each other word is checked per match on the
- * (patient_seq, term) index; only the page's rows are then read from patients. Only the ranges
- * a word can match are in the SQL: every range more costs a merge of index scans.
+ * Whether the patient whose seq is `seq` (an SQL expression) matches query word `word`: one of
+ * its terms in the word's ranges (one short range of the (patient_seq, term) index), its
+ * number, or its phone digits.
+ */
+function wordCheckSql(lookup: WordLookup, word: number, seq: string): string {
+  const matches = [
+    `EXISTS (SELECT 1 FROM patient_search_terms t WHERE t.patient_seq = ${seq} AND (${rangesSql(lookup, word, 't')}))`,
+    ...(lookup.seq === null ? [] : [`${seq} = @w${word}seq`]),
+    ...(lookup.digits === null
+      ? []
+      : [`EXISTS (SELECT 1 FROM patient_phone_digits d WHERE d.patient_seq = ${seq} AND instr(d.digits, @w${word}digits) > 0)`]),
+  ];
+  return `(${matches.join(' OR ')})`;
+}
+
+/**
+ * The search for `lookups` driven by the first word's matches (searchPatientRows puts the most
+ * telling word first). They come from the primary key with the names beside them, so they are
+ * put in name order and cut to a page without reading a patients row; each other word is
+ * checked per match on the (patient_seq, term) index; only the page's rows are then read from
+ * patients. Only the ranges a word can match are in the SQL: every range more costs a merge of
+ * index scans. Its cost grows with the first word's matches, all of which are sorted.
  */
 function searchSql(lookups: readonly WordLookup[]): string {
   const [first, ...rest] = lookups as [WordLookup, ...WordLookup[]];
@@ -64,19 +81,7 @@ function searchSql(lookups: readonly WordLookup[]): string {
       ? ''
       : `UNION SELECT p.last_name, p.first_name, p.seq FROM patient_phone_digits d CROSS JOIN patients p ON p.seq = d.patient_seq
           WHERE instr(d.digits, @w0digits) > 0`;
-  const others = rest
-    .map((lookup, i) => {
-      const word = i + 1;
-      const matches = [
-        `EXISTS (SELECT 1 FROM patient_search_terms t WHERE t.patient_seq = hit.seq AND (${rangesSql(lookup, word, 't')}))`,
-        ...(lookup.seq === null ? [] : [`hit.seq = @w${word}seq`]),
-        ...(lookup.digits === null
-          ? []
-          : [`EXISTS (SELECT 1 FROM patient_phone_digits d WHERE d.patient_seq = hit.seq AND instr(d.digits, @w${word}digits) > 0)`]),
-      ];
-      return `AND (${matches.join(' OR ')})`;
-    })
-    .join('\n');
+  const others = rest.map((lookup, i) => `AND ${wordCheckSql(lookup, i + 1, 'hit.seq')}`).join('\n');
   return `WITH hit (last_name, first_name, seq) AS (
             SELECT DISTINCT last_name, first_name, patient_seq FROM patient_search_terms f WHERE ${rangesSql(first, 0, 'f')} ${byNumber} ${byPhone})
           SELECT ${SUMMARY_COLUMNS} FROM (
@@ -86,6 +91,25 @@ function searchSql(lookups: readonly WordLookup[]): string {
           CROSS JOIN patients p ON p.seq = page.seq
           ORDER BY page.last_name, page.first_name, page.seq`;
 }
+
+/**
+ * The search for `lookups` that walks the name index from the cursor, at most @walk patients,
+ * and checks every word on each: no sort, and a cost that grows with the patients walked, not
+ * with the clinic. Used when every word matches many patients, so that a page fills early.
+ */
+function walkSql(lookups: readonly WordLookup[]): string {
+  const checks = lookups.map((lookup, word) => wordCheckSql(lookup, word, 'walk.seq')).join(' AND ');
+  return `SELECT ${SUMMARY_COLUMNS} FROM (
+            SELECT p.seq, p.last_name, p.first_name FROM patients p WHERE ${AFTER_CURSOR}
+             ORDER BY p.last_name, p.first_name, p.seq LIMIT @walk) AS walk
+          CROSS JOIN patients p ON p.seq = walk.seq
+          WHERE ${checks}
+          ORDER BY walk.last_name, walk.first_name, walk.seq LIMIT @limit`;
+}
+
+/** How many terms lie in the ranges of word 0, counted up to @cap: a bounded guess at how many patients it matches. */
+const countSql = (lookup: WordLookup) =>
+  `SELECT count(*) AS n FROM (SELECT 1 FROM patient_search_terms f WHERE ${rangesSql(lookup, 0, 'f')} LIMIT @cap)`;
 
 /** The statements of searchSql are told apart by the shape of each word: how many ranges, and whether a number. */
 const shapeOf = (lookups: readonly WordLookup[]) =>
@@ -110,7 +134,11 @@ const statements = preparedFor((db) => ({
   byName: db.prepare<PatientCursor & { limit: number }, PatientSummaryRow>(
     `SELECT ${SUMMARY_COLUMNS} FROM patients p WHERE ${AFTER_CURSOR} ${BY_NAME}`,
   ),
-  // One statement per shape of query (shapeOf), prepared when first needed.
+  // Where a walk of @walk patients from the cursor ends: its last patient, if there are that many.
+  walkEnd: db.prepare<PatientCursor & { walk: number }, PatientCursor>(
+    `SELECT p.last_name, p.first_name, p.seq FROM patients p WHERE ${AFTER_CURSOR} ORDER BY p.last_name, p.first_name, p.seq LIMIT 1 OFFSET @walk - 1`,
+  ),
+  // One statement per plan and shape of query (shapeOf), prepared when first needed.
   search: new Map<string, ReturnType<Db['prepare']>>(),
 }));
 
@@ -125,8 +153,8 @@ export function insertPatientSearchTerms(db: Db, patient: SearchedPatient, terms
 }
 
 /** Parameters of searchSql for `lookups`, named as it names them. */
-function searchParameters(lookups: readonly WordLookup[], after: PatientCursor, limit: number): Record<string, unknown> {
-  const parameters: Record<string, unknown> = { ...after, limit };
+function searchParameters(lookups: readonly WordLookup[], after: PatientCursor, limit: number, cap?: number): Record<string, unknown> {
+  const parameters: Record<string, unknown> = cap === undefined ? { ...after, limit } : { cap };
   lookups.forEach((lookup, word) => {
     lookup.ranges.forEach((range, r) => {
       parameters[`w${word}r${r}from`] = range.from;
@@ -139,20 +167,69 @@ function searchParameters(lookups: readonly WordLookup[], after: PatientCursor, 
 }
 
 /**
+ * A word that matches fewer terms than this drives the search: sorting and checking that many
+ * matches costs a few milliseconds whatever the clinic's size. (Measured: bench/patient-search.ts.)
+ */
+const FEW_MATCHES = 2_000;
+
+/**
+ * How many patients a walk of the name index reads before it gives up on filling the page (a
+ * few milliseconds). A word whose matches are spread over the names fills a page early (`m`:
+ * 27 % of patients, 1 ms); words that meet rarely, or only in one stretch of last names, do not,
+ * and then the walk was wasted: a longer one would waste more.
+ */
+const WALK_PATIENTS = 2_000;
+
+/** The statement of `plan` for `lookups`, prepared once per shape. */
+function statementFor(db: Db, plan: 'search' | 'walk' | 'count', lookups: readonly WordLookup[]): ReturnType<Db['prepare']> {
+  const cache = statements(db).search;
+  const key = `${plan} ${shapeOf(lookups)}`;
+  let statement = cache.get(key);
+  if (statement === undefined) {
+    if (cache.size >= MAX_CACHED_SEARCHES) cache.clear();
+    statement = db.prepare(plan === 'search' ? searchSql(lookups) : plan === 'walk' ? walkSql(lookups) : countSql(lookups[0]!));
+    cache.set(key, statement);
+  }
+  return statement;
+}
+
+/** The index of the first of `lookups` that is no run of phone digits and has fewer than FEW_MATCHES terms, or -1. */
+function firstWithFewMatches(db: Db, lookups: readonly WordLookup[]): number {
+  return lookups.findIndex((lookup) => {
+    if (lookup.digits !== null) return false;
+    const count = statementFor(db, 'count', [lookup]).get(searchParameters([lookup], BEFORE_FIRST_PATIENT, 0, FEW_MATCHES));
+    return (count as { n: number }).n < FEW_MATCHES;
+  });
+}
+
+/**
  * Up to `limit` patients after `after` in name order that match every lookup (all patients when
- * `lookups` is empty).
+ * `lookups` is empty). `lookups` come most telling first, runs of phone digits last. A search
+ * is driven by the first word that matches few patients (at most FEW_MATCHES terms, counted no
+ * further). When every word matches many, a page fills early in name order: the name index is
+ * walked from the cursor for WALK_PATIENTS patients, and only if that fills no page is the rest
+ * read through the matches of a run of phone digits, else of the first word: the one case whose
+ * cost still grows with the clinic (common words that rarely meet, README Decisions). A run of
+ * phone digits reads the digits table whole (schema.sql).
  */
 export function searchPatientRows(db: Db, lookups: readonly WordLookup[], after: PatientCursor, limit: number): PatientSummaryRow[] {
-  const prepared = statements(db);
-  if (lookups.length === 0) return prepared.byName.all({ ...after, limit });
-  const shape = shapeOf(lookups);
-  let search = prepared.search.get(shape);
-  if (search === undefined) {
-    if (prepared.search.size >= MAX_CACHED_SEARCHES) prepared.search.clear();
-    search = db.prepare(searchSql(lookups));
-    prepared.search.set(shape, search);
-  }
-  return search.all(searchParameters(lookups, after, limit)) as PatientSummaryRow[];
+  if (lookups.length === 0) return statements(db).byName.all({ ...after, limit });
+  const search = (ordered: readonly WordLookup[], from: PatientCursor, count: number) =>
+    statementFor(db, 'search', ordered).all(searchParameters(ordered, from, count)) as PatientSummaryRow[];
+  if (lookups.every((lookup) => lookup.digits !== null)) return search(lookups, after, limit);
+  const few = firstWithFewMatches(db, lookups);
+  if (few >= 0) return search([lookups[few]!, ...lookups.filter((_, i) => i !== few)], after, limit);
+  const walked = statementFor(db, 'walk', lookups).all({
+    ...searchParameters(lookups, after, limit),
+    walk: WALK_PATIENTS,
+  }) as PatientSummaryRow[];
+  const walkEnd = statements(db).walkEnd.get({ ...after, walk: WALK_PATIENTS });
+  if (walked.length === limit || walkEnd === undefined) return walked;
+  // Every name word is common: a run of phone digits, if any, narrows more for less (a read of
+  // the narrow digits table, about 10 ms at 100,000 patients, against 100 ms and more).
+  const phone = lookups.findIndex((lookup) => lookup.digits !== null);
+  const ordered = phone < 0 ? lookups : [lookups[phone]!, ...lookups.filter((_, i) => i !== phone)];
+  return [...walked, ...search(ordered, walkEnd, limit - walked.length)];
 }
 
 /** SQLite's plan for a search of `lookups` (none: the plain name list), one line per step. */
@@ -161,5 +238,13 @@ export function explainPatientSearch(db: Db, lookups: readonly WordLookup[]): st
   return db
     .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
     .all(searchParameters(lookups, BEFORE_FIRST_PATIENT, 1))
+    .map((step) => step.detail);
+}
+
+/** SQLite's plan for the walk of the name index that a search of common `lookups` takes first, one line per step. */
+export function explainPatientWalk(db: Db, lookups: readonly WordLookup[]): string[] {
+  return db
+    .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${walkSql(lookups)}`)
+    .all({ ...searchParameters(lookups, BEFORE_FIRST_PATIENT, 1), walk: WALK_PATIENTS })
     .map((step) => step.detail);
 }

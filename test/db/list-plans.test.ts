@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { explainAppointmentList } from '../../src/db/appointments.js';
 import { explainPatientDocumentList } from '../../src/db/documents.js';
-import { explainPatientSearch } from '../../src/db/patient-search.js';
+import { explainPatientSearch, explainPatientWalk } from '../../src/db/patient-search.js';
 import { wordLookup } from '../../src/db/search-terms.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 
@@ -27,6 +27,13 @@ describe('the plans of the 1.1.0 lists', () => {
       assert.doesNotMatch(plan, /SCAN (p|patients|patient_search_terms|f|t)\b(?! USING)/);
     });
   }
+
+  it('walks the name index in order for common words, checking each patient on the term index, without a sort', () => {
+    const plan = explainPatientWalk(data.db, [wordLookup('m'), wordLookup('0664')]).join('\n');
+    assert.match(plan, /SEARCH p USING (COVERING )?INDEX patients_by_name/);
+    assert.match(plan, /USING (COVERING )?INDEX patient_search_terms_by_patient \(patient_seq=\?/);
+    assert.doesNotMatch(plan, /TEMP B-TREE|SCAN (p|patients|patient_search_terms|t|d)\b(?! USING)/);
+  });
 
   it('finds a run of phone digits by reading the narrow digits table, and only when no other word narrows first', () => {
     assert.match(explainPatientSearch(data.db, [wordLookup('1234567')]).join('\n'), /SCAN d\b/);
