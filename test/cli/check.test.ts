@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { chmodSync, mkdirSync, rmSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, rmSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
@@ -9,7 +9,7 @@ import { damageDatabase } from '../helpers/faults.js';
 import { addDocument, addInvoice } from '../helpers/module-tables.js';
 import { programPath, programPlatform, runClinic } from '../helpers/run-cli.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { makeDataDir, startTestServer } from '../helpers/test-server.js';
 
 interface CheckReport {
   ok: boolean;
@@ -152,4 +152,49 @@ describe('clinic check', () => {
       `abandoned upload, 4096 bytes, left by an interrupted upload; the next \`clinic serve\` removes it: ${programPath(stale)}`,
     ]);
   });
+  it(
+    "reports files of another owner than the data directory's, as a restore run as root left them",
+    { skip: (programPlatform === 'win32' || process.getuid?.() !== 0) && 'needs root to give files away' },
+    async () => {
+      const patient = createPatient(data.db, buildPatient());
+      const documentId = addDocument(data.db, data.dataDir, patient.id, Buffer.from('scan'));
+      const file = join(data.dataDir, 'documents', patient.id, documentId);
+      chownSync(join(data.dataDir, 'clinic.db'), 65534, 65534);
+      chownSync(file, 65534, 65534);
+      const { code, report } = await check();
+      assert.equal(code, 1);
+      assert.deepEqual(findingsOf(report, 'permissions'), [
+        `${join(data.dataDir, 'clinic.db')} belongs to uid 65534, the data directory to uid 0; run chown 0 on it`,
+        `${file} belongs to uid 65534, the data directory to uid 0; run chown 0 on it`,
+      ]);
+    },
+  );
+
+  it(
+    'reports a document file replaced by a link, and the server never serves what it points to',
+    { skip: programPlatform === 'win32' && 'links need privileges on Windows' },
+    async () => {
+      const patient = createPatient(data.db, buildPatient());
+      const documentId = addDocument(data.db, data.dataDir, patient.id, Buffer.from('scan'));
+      const file = join(data.dataDir, 'documents', patient.id, documentId);
+      const secret = join(makeDataDir(), 'secret');
+      writeFileSync(secret, 'scan');
+      unlinkSync(file);
+      symlinkSync(secret, file);
+      const { code, report } = await check();
+      assert.equal(code, 1);
+      assert.deepEqual(findingsOf(report, 'document_files'), [
+        `document ${documentId} of patient ${patient.id}: file is a symbolic link, which clinic never follows nor serves: ${programPath(file)}`,
+      ]);
+      const server = await startTestServer({}, data.dataDir);
+      try {
+        const response = await server.request('GET', `/patients/${patient.id}/documents/${documentId}`);
+        assert.equal(response.status, 500);
+        assert.equal(response.body.detail.code, 'STORAGE_FAILED');
+        assert.doesNotMatch(response.text, /scan/);
+      } finally {
+        await server.close();
+      }
+    },
+  );
 });

@@ -1,7 +1,7 @@
-import { statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 import { listDocumentFiles, listInvoicePaymentMismatches } from '../../db/check-queries.js';
-import { documentFilePath, listTempFiles, type TempEntry } from '../../db/document-files.js';
+import { DOCUMENTS_DIR, documentFilePath, listTempFiles, type TempEntry } from '../../db/document-files.js';
 import { LOCK_FILE } from '../../db/instance-lock.js';
 import { foreignKeyViolations, integrityProblems } from '../../db/maintenance.js';
 import { DATABASE_FILE, openDatabase, type Db } from '../../db/open-database.js';
@@ -40,29 +40,66 @@ export function describeFailure(error: unknown): string {
   return code === undefined ? message : `${message} (${code})`;
 }
 
+/** The uid of the user running this process, or undefined where there are none (Windows). */
+const currentUid = (): number | undefined => process.getuid?.();
+
 /**
- * The modes of the data directory and its private files. The directory is made 0700 and the
+ * The modes and owners of the data directory and its files. The directory is made 0700 and the
  * files 0600; one that a group or everyone may read or enter exposes patient data to other
- * users of the computer (`chmod 700 DIR`, `chmod 600 FILE` closes it).
+ * users of the computer (`chmod 700 DIR`, `chmod 600 FILE` closes it). Every file should belong
+ * to the directory's owner, and that should be the user running clinic: a file of another user
+ * (one restored as root from an archive that named another owner, or written by a command run
+ * as root) is one the server may not be able to write, or that this user may not protect. A
+ * link in place of one of the files is reported, never followed.
  */
 export function permissionFindings(dataDir: string): string[] {
   const findings: string[] = [];
   if (process.platform === 'win32') return findings;
-  const mode = statSync(dataDir).mode & 0o777;
+  const dir = statSync(dataDir);
+  const mode = dir.mode & 0o777;
   if ((mode & 0o077) !== 0) {
     findings.push(
       `the data directory ${dataDir} has mode ${mode.toString(8).padStart(4, '0')}: other users of this computer can reach patient data; run chmod 700 on it`,
     );
   }
+  const uid = currentUid();
+  if (uid !== undefined && dir.uid !== uid) {
+    findings.push(
+      `the data directory ${dataDir} belongs to uid ${dir.uid}, not to the user running clinic (uid ${uid}); run clinic as its owner (sudo -u), or chown -R it to the user that runs the server`,
+    );
+  }
+  const foreign = (path: string, owner: number) =>
+    findings.push(`${path} belongs to uid ${owner}, the data directory to uid ${dir.uid}; run chown ${dir.uid} on it`);
   for (const name of PRIVATE_FILES) {
-    let fileMode;
+    const path = join(dataDir, name);
+    let info;
     try {
-      fileMode = statSync(join(dataDir, name)).mode & 0o777;
+      info = lstatSync(path);
     } catch {
       continue;
     }
-    if ((fileMode & 0o077) !== 0)
-      findings.push(`${join(dataDir, name)} has mode ${fileMode.toString(8).padStart(4, '0')}; run chmod 600 on it`);
+    if (info.isSymbolicLink()) {
+      findings.push(`${path} is a symbolic link; clinic never follows one in its data directory: remove it`);
+      continue;
+    }
+    const fileMode = info.mode & 0o777;
+    if ((fileMode & 0o077) !== 0) findings.push(`${path} has mode ${fileMode.toString(8).padStart(4, '0')}; run chmod 600 on it`);
+    if (info.uid !== dir.uid) foreign(path, info.uid);
+  }
+  let documents: Dirent[] = [];
+  try {
+    documents = readdirSync(join(dataDir, DOCUMENTS_DIR), { recursive: true, withFileTypes: true });
+  } catch {
+    // No documents yet (or none readable: the document_files check names those).
+  }
+  for (const entry of documents) {
+    const path = join(entry.parentPath, entry.name);
+    try {
+      const owner = lstatSync(path).uid;
+      if (owner !== dir.uid) foreign(path, owner);
+    } catch {
+      // Removed meanwhile.
+    }
   }
   return findings;
 }
@@ -88,7 +125,13 @@ async function checkDocumentFiles(db: Db, dataDir: string, temps: readonly TempE
           `${label}: file is missing: its upload was cut off and waits in tmp/; the next \`clinic serve\` puts it in place: ${path}`,
         );
       } else {
-        findings.push(`${label}: ${code === 'ENOENT' ? 'file is missing' : `file cannot be read (${code ?? String(error)})`}: ${path}`);
+        const reason =
+          code === 'ENOENT'
+            ? 'file is missing'
+            : code === 'ELOOP'
+              ? 'file is a symbolic link, which clinic never follows nor serves'
+              : `file cannot be read (${code ?? String(error)})`;
+        findings.push(`${label}: ${reason}: ${path}`);
       }
       continue;
     }
@@ -113,7 +156,7 @@ function staleUploadFindings(db: Db, temps: readonly TempEntry[]): string[] {
 export const CHECKS: readonly NamedCheck[] = [
   {
     name: 'permissions',
-    description: 'the data directory and its database files are private to their owner',
+    description: 'the data directory and its files are private to their owner, who runs clinic',
     needsDatabase: false,
     run: (_db, dataDir) => permissionFindings(dataDir),
   },
