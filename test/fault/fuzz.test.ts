@@ -410,8 +410,19 @@ describe('fuzzed requests to every endpoint', { timeout: 120_000 }, () => {
         filename: fc.oneof(
           fc.constantFrom('scan.pdf', '../../etc/passwd', '', 'a\u202Eb.pdf'),
           fc.string({ unit: 'grapheme', maxLength: 20 }).map((n) => n.replace(/["\r\n]/g, '')),
+          // Control characters, as fetch's FormData writes them into a part header.
+          fc.string({ unit: 'binary', maxLength: 20 }).map((n) => n.replace(/["\r\n]/g, '')),
         ),
-        contentType: fc.constantFrom('application/pdf', 'text/plain', 'image/png; x=1'),
+        contentType: fc.oneof(
+          fc.constantFrom(
+            'application/pdf',
+            'text/plain',
+            'image/png; x=1',
+            'Text/HTML; charset="utf-8"',
+            `application/${'x'.repeat(300)}`,
+          ),
+          headerValue,
+        ),
         data: fc.oneof(fc.constantFrom('xrays', 'scans', 'other', 'bogus', ''), fc.uint8Array({ maxLength: 3000 })),
       },
       { requiredKeys: ['name', 'data'] },

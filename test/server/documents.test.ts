@@ -487,6 +487,20 @@ describe('POST /patients/{patient_id}/documents', () => {
       await assertNothingLeft(before);
     });
 
+    it('has removed the temporary file of a form that ends inside the file by the time it answers', async () => {
+      const before = snapshot();
+      for (let i = 0; i < 5; i++) {
+        const response = await server.request('POST', `/patients/${patientId}/documents`, {
+          rawBody: Buffer.concat([partHead({ name: 'file', filename: 'cut.pdf' }), randomBytes(300_000)]),
+          headers: { 'content-type': multipartBody([]).contentType },
+        });
+        assert.equal(response.status, 422, response.text);
+        // Not eventually: a refusal answered while its file was still being removed left it there.
+        assert.deepEqual(tempFiles(), []);
+      }
+      assert.deepEqual(snapshot(), before);
+    });
+
     it('reports a malformed patient id together with a malformed form', async () => {
       const response = await server.request('POST', '/patients/P-000001/documents', {
         rawBody: Buffer.from('garbage without any delimiter'),

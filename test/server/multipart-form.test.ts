@@ -125,15 +125,13 @@ describe('reading the upload form', () => {
     const next = Buffer.from('GET /api/public/v1/payment-methods HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     const { socket, received } = await openSocket(server.baseUrl);
     try {
-      const started = Date.now();
       socket.write(Buffer.concat([uploadHead(patientId, server.key, form.length), form, next]));
-      const [upload, lookup] = await awaitResponses(received, 2, 5_000);
-      const elapsed = Date.now() - started;
+      // Well within the 6 s the second request waited.
+      const [upload, lookup] = await awaitResponses(received, 2, 4_000);
       assert.equal(upload!.status, 201, JSON.stringify(upload!.body));
       assert.equal(upload!.body.size, 1);
       assert.equal(lookup!.status, 200);
       assert.ok(Array.isArray(lookup!.body));
-      assert.ok(elapsed < 2000, `both answered after ${elapsed} ms`);
     } finally {
       socket.destroy();
     }

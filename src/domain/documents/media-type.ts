@@ -19,7 +19,8 @@ const MEDIA_TYPE = new RegExp(`^(${TOKEN})/(${TOKEN})(?:[ \\t]*;[ \\t]*(?:${TOKE
  */
 export function documentMediaType(declared: string): string | undefined {
   if (declared.length > MEDIA_TYPE_MAX_LENGTH) return undefined;
-  const match = MEDIA_TYPE.exec(declared);
+  // Whitespace around a field value is not part of it (RFC 9110 §5.5).
+  const match = MEDIA_TYPE.exec(declared.replace(/^[ \t]+|[ \t]+$/g, ''));
   return match ? `${match[1]}/${match[2]}`.toLowerCase() : undefined;
 }
 

@@ -114,6 +114,9 @@ export class DocumentUpload {
   private files = 0;
   /** The issue with the file's declared media type, if it is not one that can be served back. */
   private contentTypeIssues: ValidationIssue[] = [];
+  /** Settles when every file being received has been kept or removed; `discard` waits for it. */
+  private inFlight: Promise<unknown> = Promise.resolve();
+  private discarded = false;
 
   constructor(
     private readonly db: Db,
@@ -136,7 +139,14 @@ export class DocumentUpload {
    * Reads the file to its end (see the class comment). Rejects with DOCUMENT_TOO_LARGE at the
    * first byte over the limit, and a second file with a 422; what was written is removed first.
    */
-  async receiveFile(file: IncomingFile, fieldsSoFar: Readonly<Record<string, unknown>>): Promise<void> {
+  receiveFile(file: IncomingFile, fieldsSoFar: Readonly<Record<string, unknown>>): Promise<void> {
+    const receiving = this.receive(file, fieldsSoFar);
+    this.inFlight = Promise.all([this.inFlight, receiving.catch(() => undefined)]);
+    return receiving;
+  }
+
+  private async receive(file: IncomingFile, fieldsSoFar: Readonly<Record<string, unknown>>): Promise<void> {
+    if (this.discarded) throw new Error('the upload was abandoned');
     if (this.files++ > 0) {
       throw new ValidationError([issue(['body', 'file'], problems.valueError('send exactly one file'), file.filename ?? null)]);
     }
@@ -231,8 +241,15 @@ export class DocumentUpload {
     return presentDocument(row);
   }
 
-  /** Abandons the upload: removes the temporary file, if one was kept. Safe to call more than once. */
+  /**
+   * Abandons the upload: waits for a file still being received (the caller ends its stream) and
+   * removes the temporary file, if one was kept. Safe to call more than once.
+   */
   async discard(): Promise<void> {
+    this.discarded = true;
+    // A file still arriving (its stream failed, but its temporary file is not yet removed, or its
+    // reader has not yet seen the failure) is waited for, so that nothing is left once this settles.
+    await this.inFlight;
     const tempPath = this.received?.tempPath;
     this.received = undefined;
     if (tempPath !== undefined) await removeFile(tempPath);

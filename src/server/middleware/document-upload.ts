@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Writable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import koaMulter from '@koa/multer';
 import type { RouterContext } from '@koa/router';
 import type { Next } from 'koa';
@@ -30,6 +30,8 @@ const FORM_OVERHEAD_BYTES = 1024 * 1024;
 /** What the storage engine needs to know about the request whose file it is storing. */
 interface PendingUpload {
   upload: DocumentUpload;
+  /** The streams of the files handed to the domain, ended when the form is refused. */
+  fileStreams: Readable[];
   /** Refuses the request at once, before the form has been read to its end. */
   refuse(error: AppError): void;
   /**
@@ -102,6 +104,7 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
       const entry = pending.get(req);
       if (!entry) return callback(new Error('a file arrived for a request without a pending upload'));
       const fields = { ...(req as IncomingMessage & { body?: object }).body };
+      entry.fileStreams.push(file.stream);
       // decisions.md §6: the type as busboy reports it, text/plain for a part that declares none.
       entry.upload.receiveFile({ stream: file.stream, filename: file.originalname, contentType: file.mimetype }, fields).then(
         () => callback(null, {}),
@@ -153,7 +156,7 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
     const upload = new DocumentUpload(db, storage, ctx.params.patient_id);
     let refuse: (error: AppError) => void = () => undefined;
     const refused = new Promise<never>((_resolve, reject) => (refuse = reject));
-    const entry: PendingUpload = { upload, refuse };
+    const entry: PendingUpload = { upload, fileStreams: [], refuse };
     pending.set(ctx.req, entry);
     try {
       // multer settles only after the body is read to its end; a 413 does not wait for that.
@@ -163,6 +166,9 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
       if (error instanceof multer.MulterError) error = errors.documentTooLarge(storage.limitBytes);
       // The unread rest of the body cannot be left for a next request on this connection.
       if (error instanceof AppError && error.status === 413) closeConnectionAfterResponse(ctx);
+      // A file still arriving when the form is refused (413 while skipping junk) would keep the
+      // domain waiting for bytes that no longer come: end it, so that discard can remove it.
+      for (const stream of entry.fileStreams) stream.destroy();
       await upload.discard();
       throw upload.withPathIssues(error);
     }
