@@ -64,6 +64,8 @@ export const errors = {
     new AppError(413, 'DOCUMENT_TOO_LARGE', `The document is larger than the limit of ${limitBytes} bytes.`),
   headersTooLarge: (limitBytes: number) =>
     new AppError(431, 'HEADERS_TOO_LARGE', `The request's headers are larger than ${limitBytes} bytes in all; the request was not read.`),
+  requestTimeout: (seconds: number) =>
+    new AppError(408, 'REQUEST_TIMEOUT', `The request did not arrive in full within ${seconds} seconds; nothing of it was processed.`),
   unsupportedMediaType: (expected: string) => new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be ${expected}.`),
   patientContactRequired: () => new AppError(422, 'PATIENT_CONTACT_REQUIRED', 'A patient needs both an email address and a mobile number.'),
   documentTypeInvalid: (allowed: readonly string[]) =>

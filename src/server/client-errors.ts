@@ -1,50 +1,74 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { errors } from '../domain/errors.js';
+import { errors, type AppError } from '../domain/errors.js';
+import type { Logger } from '../logger.js';
 
 /** Node's limit on all of a request's header lines together (--max-http-header-size, default 16 KiB). */
 export const MAX_HEADER_BYTES = 16 * 1024;
 
-/** The raw HTTP/1.1 answer to a request node:http refused before Koa saw it. */
-function rawAnswer(status: number, reason: string, body?: object): string {
-  const text = body === undefined ? '' : JSON.stringify(body);
+/** How a refusal that node:http makes before Koa sees the request is answered: status line and, where the API has one, its coded error. */
+interface RawRefusal {
+  status: number;
+  reason: string;
+  error?: AppError;
+}
+
+/** What node:http refuses, by its error code (lib/_http_server.js); any other parse error is a 400. */
+function refusalFor(code: string, requestTimeoutMs: number): RawRefusal {
+  switch (code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return { status: 431, reason: 'Request Header Fields Too Large', error: errors.headersTooLarge(MAX_HEADER_BYTES) };
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return { status: 408, reason: 'Request Timeout', error: errors.requestTimeout(requestTimeoutMs / 1000) };
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return { status: 413, reason: 'Payload Too Large' };
+    default:
+      return { status: 400, reason: 'Bad Request' };
+  }
+}
+
+/** The raw HTTP/1.1 answer to a request node:http refused, with a request id of its own. */
+function rawAnswer({ status, reason, error }: RawRefusal, requestId: string): string {
+  const text = error === undefined ? '' : JSON.stringify({ detail: { code: error.code, message: error.message } });
   const headers = [
     `HTTP/1.1 ${status} ${reason}`,
     'Connection: close',
-    `X-Request-Id: ${randomUUID()}`,
-    ...(body === undefined ? [] : ['Content-Type: application/json; charset=utf-8']),
+    `X-Request-Id: ${requestId}`,
+    ...(error === undefined ? [] : ['Content-Type: application/json; charset=utf-8']),
     `Content-Length: ${Buffer.byteLength(text)}`,
   ];
   return `${headers.join('\r\n')}\r\n\r\n${text}`;
 }
 
-const HEADERS_TOO_LARGE = (() => {
-  const error = errors.headersTooLarge(MAX_HEADER_BYTES);
-  return rawAnswer(error.status, 'Request Header Fields Too Large', { detail: { code: error.code, message: error.message } });
-})();
-
-/** What node:http itself answers to the other parse errors (lib/_http_server.js). */
-const NODE_ANSWERS: Readonly<Record<string, string>> = {
-  HPE_CHUNK_EXTENSIONS_OVERFLOW: rawAnswer(413, 'Payload Too Large'),
-  ERR_HTTP_REQUEST_TIMEOUT: rawAnswer(408, 'Request Timeout'),
-};
+/** The response Koa is writing on `socket`, if any (node:http's own test before it answers a client error). */
+const responseOn = (socket: Socket) => (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
 
 /**
- * Makes node:http refuse header trouble out loud. By default it keeps only the first 2,000
- * header lines of a request and silently drops the rest, so an `Idempotency-Key` sent after
- * 1,000 junk headers vanished and a payment could be recorded twice. Here every header line is
- * kept (no count limit), the size limit of MAX_HEADER_BYTES bounds them all, and a request over
- * it gets 431 HEADERS_TOO_LARGE in the API's error shape. Other parse errors are answered as
- * node:http would.
+ * Makes node:http refuse what it refuses out loud, each refusal with a fresh request id that is
+ * also logged, so IT can match a client's complaint to the log:
+ * - headers: by default node:http keeps only the first 2,000 header lines of a request and
+ *   silently drops the rest, so an `Idempotency-Key` sent after 1,000 junk headers vanished and a
+ *   payment could be recorded twice. Here every header line is kept (no count limit), the size
+ *   limit of MAX_HEADER_BYTES bounds them all, and a request over it gets 431 HEADERS_TOO_LARGE;
+ * - time: a request not in full within the server's request timeout gets 408 REQUEST_TIMEOUT,
+ *   also while Koa is still reading its body (the reader then fails as a client that went away);
+ * - other parse errors are answered as node:http would.
  */
-export function refuseHeaderOverflow(server: Server): void {
+export function answerClientErrors(server: Server, logger: Logger): void {
   server.maxHeadersCount = 0;
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
-    if (socket.writable && socket.bytesWritten === 0) {
-      const code = error.code ?? '';
-      socket.write(code === 'HPE_HEADER_OVERFLOW' ? HEADERS_TOO_LARGE : (NODE_ANSWERS[code] ?? rawAnswer(400, 'Bad Request')));
+    const code = error.code ?? '';
+    if (code === 'ECONNRESET') {
+      // The client went away; there is no one to answer.
+      socket.destroy(error);
+      return;
     }
+    const refusal = refusalFor(code, server.requestTimeout);
+    const requestId = randomUUID();
+    const answered = socket.writable && responseOn(socket)?.headersSent !== true;
+    if (answered) socket.write(rawAnswer(refusal, requestId));
+    logger.info({ event: 'request_refused', request_id: requestId, status: refusal.status, reason: code, answered });
     socket.destroy(error);
   });
 }

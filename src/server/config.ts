@@ -12,7 +12,26 @@ export interface ServerConfig {
   /** Largest document upload accepted (decisions.md §1: 25 MiB by default). */
   documentLimitBytes: number;
   logger: Logger;
+  /** How long a request (headers and body) may take to arrive; default REQUEST_TIMEOUT_MS. Tests shorten it. */
+  requestTimeoutMs?: number;
 }
 
 export const DEFAULT_JSON_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_DOCUMENT_LIMIT_BYTES = 25 * 1024 * 1024;
+
+/**
+ * A request must arrive in full within this (else 408 REQUEST_TIMEOUT, its connection, file
+ * handle and temporary file freed): a client trickling a body a byte at a time cannot hold them
+ * for node:http's default of 300 s. 25 MiB, the default document limit, needs under 1 MB/s.
+ */
+export const REQUEST_TIMEOUT_MS = 30_000;
+
+/** The headers alone must arrive within this, or within the request timeout if that is shorter. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+
+/**
+ * Connections open at once, whoever holds them; node:http closes one more at once, unanswered.
+ * Far above what a clinic's integrations hold (a pool of ten is usual), so that a client holding
+ * many slow connections exhausts this instead of the process's file descriptors.
+ */
+export const MAX_CONNECTIONS = 256;

@@ -2,8 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Db } from '../db/open-database.js';
 import { createApp } from './app.js';
-import type { ServerConfig } from './config.js';
-import { refuseHeaderOverflow } from './client-errors.js';
+import { HEADERS_TIMEOUT_MS, MAX_CONNECTIONS, REQUEST_TIMEOUT_MS, type ServerConfig } from './config.js';
+import { answerClientErrors } from './client-errors.js';
 import { continueWhenBodyIsRead } from './expect-continue.js';
 
 /** A listening server and the address it actually got (port 0 picks a free one). */
@@ -21,9 +21,20 @@ export interface RunningServer {
 /** Serves the app on `host:port`. */
 export async function startServer(db: Db, config: ServerConfig, host: string, port: number): Promise<RunningServer> {
   const handle = createApp(db, config).callback();
-  // Koa's handler settles every request itself (errors included); node:http wants no promise back.
-  const server = createServer((request, response) => void handle(request, response));
-  refuseHeaderOverflow(server);
+  const requestTimeout = config.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const server = createServer(
+    {
+      requestTimeout,
+      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
+      // node:http looks for requests past their time only this often (default 30 s, which would
+      // let a 30 s timeout run to 60): every second keeps a 408 within a second of its deadline.
+      connectionsCheckingInterval: Math.min(1000, requestTimeout),
+    },
+    // Koa's handler settles every request itself (errors included); node:http wants no promise back.
+    (request, response) => void handle(request, response),
+  );
+  server.maxConnections = MAX_CONNECTIONS;
+  answerClientErrors(server, config.logger);
   server.on('checkContinue', (request, response) => {
     continueWhenBodyIsRead(request, response);
     void handle(request, response);

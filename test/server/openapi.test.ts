@@ -306,7 +306,7 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(fieldsValidator(PATIENT_INPUT_FIELDS, 'body').issues(patient), []);
   });
 
-  it('documents each refusal with its status and codes, 503 where a key is read, 431 and 500 everywhere', () => {
+  it('documents each refusal with its status and codes, 503 where a key is read, 408, 431 and 500 everywhere', () => {
     const codes = (response: Json) => {
       const resolved = response.$ref ? document.components.responses[response.$ref.split('/').pop()] : response;
       const schema = resolved.content['application/json'].schema;
@@ -314,7 +314,7 @@ describe('GET /openapi.json', () => {
       return variants.flatMap((s: Json) => s.properties?.detail?.properties?.code?.enum ?? []);
     };
     const appointments = document.paths['/appointments'].post.responses;
-    assert.deepEqual(Object.keys(appointments).sort(), ['201', '401', '403', '413', '415', '422', '431', '500', '503', '507']);
+    assert.deepEqual(Object.keys(appointments).sort(), ['201', '401', '403', '408', '413', '415', '422', '431', '500', '503', '507']);
     assert.deepEqual(codes(appointments['507']), ['STORAGE_FULL']);
     assert.deepEqual(codes(appointments['500']), ['INTERNAL', 'STORAGE_FAILED']);
     assert.equal(document.paths['/invoices'].get.responses['507'], undefined, 'a read is answered on a full disk');
@@ -328,7 +328,8 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(invoices['422'].content['application/json'].schema, { $ref: '#/components/schemas/HTTPValidationError' });
     assert.deepEqual(codes(document.paths['/doctors'].get.responses['503']), ['DATABASE_BUSY']);
     assert.equal(document.components.headers['Retry-After'].required, true);
-    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '431', '500']);
+    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '408', '431', '500']);
+    assert.deepEqual(codes(appointments['408']), ['REQUEST_TIMEOUT']);
   });
 });
 

@@ -2,7 +2,7 @@ import { errors, type ValidationIssue } from '../../domain/errors.js';
 import { fieldsValidator } from '../../domain/validation/validate.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { MAX_HEADER_BYTES } from '../client-errors.js';
-import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../config.js';
+import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, REQUEST_TIMEOUT_MS } from '../config.js';
 import { VERSION_INFO } from './info.js';
 import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unprocessableResponse } from './error-responses.js';
 import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
@@ -150,7 +150,8 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
   if (op.scope) out['503'] = ref('responses', 'DatabaseBusy');
   // Only writes need room on the disk; reads are answered on a full disk.
   if (op.method === 'post') out['507'] = ref('responses', 'StorageFull');
-  // Any request may carry too many headers; the server refuses it before reading it.
+  // Any request may carry too many headers, or take too long to arrive; the server refuses it unread.
+  out['408'] = ref('responses', 'RequestTimeout');
   out['431'] = ref('responses', 'HeadersTooLarge');
   out['500'] = ref('responses', 'InternalError');
   return out;
@@ -189,6 +190,10 @@ function responseComponents(): Record<string, JsonSchema> {
     HeadersTooLarge: codedResponse(
       [errors.headersTooLarge(MAX_HEADER_BYTES)],
       'HEADERS_TOO_LARGE: the request headers together exceed 16 KiB (any path); the request was not read',
+    ),
+    RequestTimeout: codedResponse(
+      [errors.requestTimeout(REQUEST_TIMEOUT_MS / 1000)],
+      `REQUEST_TIMEOUT: the request (headers and body) did not arrive in full within ${REQUEST_TIMEOUT_MS / 1000} s (any path); nothing of it was processed`,
     ),
     NotFound: codedResponse([errors.notFound()], 'NOT_FOUND: no such path (any path not in this document)'),
     MethodNotAllowed: codedResponse([errors.methodNotAllowed(['GET'])], 'METHOD_NOT_ALLOWED: a path of this document with another method'),

@@ -23,6 +23,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   payloadTooLarge: [4 * 1024 * 1024],
   documentTooLarge: [25 * 1024 * 1024],
   headersTooLarge: [16384],
+  requestTimeout: [30],
   unsupportedMediaType: ['application/json'],
   patientContactRequired: [],
   documentTypeInvalid: [['other']],

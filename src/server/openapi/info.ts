@@ -14,7 +14,8 @@ needs \`Authorization: Bearer <key>\` with the scope the operation names. Keys a
 A path not in this description is a 404 \`NOT_FOUND\`; a path of it with another method is a 405 \`METHOD_NOT_ALLOWED\`
 with an \`Allow\` header (components \`NotFound\` and \`MethodNotAllowed\`), both before any key is checked. Request
 headers over 16 KiB in all are a 431 \`HEADERS_TOO_LARGE\` on any path (component \`HeadersTooLarge\`); no header is
-ever dropped. A write refused because the disk is full is a 507 \`STORAGE_FULL\`; a failing disk or database file is a
+ever dropped. A request not in full (headers and body) within 30 s is a 408 \`REQUEST_TIMEOUT\` (\`RequestTimeout\`).
+A write refused because the disk is full is a 507 \`STORAGE_FULL\`; a failing disk or database file is a
 500 \`STORAGE_FAILED\`; in both cases nothing was stored and the same request may be sent again.
 
 **Values.** Ids are lowercase UUIDs (read case-insensitively). A date-time without an offset is clinic local time;
