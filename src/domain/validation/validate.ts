@@ -8,27 +8,123 @@ import { normalizeFields, type NormalizeContext } from './values.js';
 /** Nesting deeper than this is cut from an echoed `input`, so rendering an error can never overflow the stack. */
 const MAX_ECHO_DEPTH = 16;
 
-function echo(value: unknown, depth = 0): unknown {
-  if (typeof value !== 'object' || value === null) return value;
+/**
+ * The bounds of what a 422 repeats of its request, so that its answer is small whatever was
+ * sent (a missing field echoes the whole enclosing object, as pydantic does; that was 10 MB for
+ * a 3.5 MB body of unknown keys). Within them an `input` is echoed exactly; past them it is cut
+ * deterministically, its first part kept and a marker saying what was left out: a string keeps
+ * `stringChars` characters and ends `…+N more characters`, an object its first `entries` members
+ * and a last member `"…": "+N more keys"`, a list its first `entries` items and a last item
+ * `"…+N more items"`, and each stops early once the `input` has `bytes` of JSON.
+ */
+export const ECHO_BOUNDS = {
+  /** Characters of one string (longer than any field but avatar). */
+  stringChars: 1000,
+  /** Members of one object or items of one list (more than a patient's fields). */
+  entries: 256,
+  /** JSON bytes of one issue's `input`. */
+  bytes: 16 * 1024,
+  /** JSON bytes of the whole `detail` list: issues past it are left out, so a 422 stays under 64 KiB. */
+  detailBytes: 60 * 1024,
+} as const;
+
+/** The UTF-8 length of `value` as JSON. */
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? 'null');
+
+/** What is left of one echo's byte budget, spent as the copy is made. */
+interface EchoBudget {
+  left: number;
+}
+
+/** `text` whole, or its head and a marker when it is longer than the bounds or the budget allow. */
+function echoString(text: string, budget: EchoBudget): string {
+  if (text.length <= ECHO_BOUNDS.stringChars) {
+    const bytes = jsonBytes(text);
+    if (bytes <= budget.left) {
+      budget.left -= bytes;
+      return text;
+    }
+  }
+  // The head shrinks (by halves, so it stays cheap) until it and the marker fit the budget.
+  const room = budget.left - 40;
+  let keep = Math.max(0, Math.min(ECHO_BOUNDS.stringChars, room));
+  while (keep > 0 && jsonBytes(text.slice(0, keep)) > room) keep = Math.floor(keep / 2);
+  // Never half of a surrogate pair.
+  const last = text.charCodeAt(keep - 1);
+  if (keep > 0 && last >= 0xd800 && last <= 0xdbff) keep--;
+  const cut = `${text.slice(0, keep)}…+${text.length - keep} more characters`;
+  budget.left -= jsonBytes(cut);
+  return cut;
+}
+
+function echo(value: unknown, budget: EchoBudget, depth = 0): unknown {
+  if (typeof value === 'string') return echoString(value, budget);
+  if (typeof value !== 'object' || value === null) {
+    budget.left -= jsonBytes(value);
+    return value;
+  }
+  budget.left -= 2;
   if (depth >= MAX_ECHO_DEPTH) return Array.isArray(value) ? [] : {};
-  if (Array.isArray(value)) return value.map((item) => echo(item, depth + 1));
-  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, echo(v, depth + 1)]));
+  if (Array.isArray(value)) {
+    const items: unknown[] = [];
+    for (const [index, item] of value.entries()) {
+      if (index >= ECHO_BOUNDS.entries || budget.left <= 0) {
+        items.push(`…+${value.length - index} more items`);
+        break;
+      }
+      items.push(echo(item, budget, depth + 1));
+      budget.left -= 1;
+    }
+    return items;
+  }
+  const keys = Object.keys(value);
+  // Entries, not assignment: a `__proto__` key stays a key of the echo.
+  const entries: [string, unknown][] = [];
+  for (const [index, key] of keys.entries()) {
+    if (index >= ECHO_BOUNDS.entries || budget.left <= 0) {
+      entries.push(['…', `+${keys.length - index} more keys`]);
+      break;
+    }
+    // A key is cut past the bounds like any echoed string.
+    entries.push([echoString(key, budget), echo((value as Record<string, unknown>)[key], budget, depth + 1)]);
+    budget.left -= 2;
+  }
+  return Object.fromEntries(entries);
+}
+
+/** `input` as a 422 repeats it: exactly within ECHO_BOUNDS, cut past them, at most `bytes` of JSON. */
+export function echoInput(input: unknown, bytes: number = ECHO_BOUNDS.bytes): unknown {
+  return echo(input, { left: bytes });
+}
+
+/** A `loc` whose strings are cut like an echoed string (a communication_prefs key can be megabytes long). */
+function boundedLoc(loc: ValidationIssue['loc']): ValidationIssue['loc'] {
+  return loc.map((part) =>
+    typeof part === 'string' && part.length > ECHO_BOUNDS.stringChars ? echoString(part, { left: ECHO_BOUNDS.bytes }) : part,
+  );
 }
 
 /** One pydantic-style issue at `loc`, for checks made outside a struct. */
 export function issue(loc: ValidationIssue['loc'], problem: Problem, input: unknown): ValidationIssue {
-  return { type: problem.type, loc, msg: problem.msg, input: echo(input), ...(problem.ctx ? { ctx: problem.ctx } : {}) };
+  return {
+    type: problem.type,
+    loc: boundedLoc(loc),
+    msg: problem.msg,
+    input: echoInput(input),
+    ...(problem.ctx ? { ctx: problem.ctx } : {}),
+  };
 }
 
-function toIssue(failure: Failure, source: LocSource): ValidationIssue {
+/** The issue of `failure`, its `input` echoed in at most `echoBytes` of JSON. */
+function toIssue(failure: Failure, source: LocSource, echoBytes: number): ValidationIssue {
   const { ctx } = failure as Failure & { ctx?: Record<string, unknown> };
   // pydantic echoes the enclosing object for a missing field.
   const input = failure.type === 'missing' ? failure.branch[failure.branch.length - 2] : failure.value;
   return {
     type: failure.type,
-    loc: [source, ...(failure.path as (string | number)[])],
+    loc: boundedLoc([source, ...(failure.path as (string | number)[])]),
     msg: failure.message,
-    input: echo(input),
+    input: echoInput(input, echoBytes),
     ...(ctx ? { ctx } : {}),
   };
 }
@@ -68,8 +164,17 @@ function* failuresOf(value: unknown, struct: AnyStruct, path: unknown[], branch:
  */
 export function walkIssues(struct: AnyStruct, value: unknown, source: LocSource): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
+  let left = ECHO_BOUNDS.detailBytes;
   for (const failure of failuresOf(value, struct, [], [value])) {
-    issues.push(toIssue(failure, source));
+    // The echo gets what the list has left once the rest of the issue is counted, so that many
+    // issues echoing a large value stop at the list's bound instead of costing 1000 echoes each.
+    const overhead = jsonBytes(toIssue(failure, source, 0)) + 1;
+    if (overhead > left) break;
+    const item = toIssue(failure, source, Math.min(ECHO_BOUNDS.bytes, left - overhead));
+    const size = jsonBytes(item) + 1;
+    if (size > left && issues.length > 0) break;
+    issues.push(item);
+    left -= size;
     if (issues.length >= MAX_ISSUES) break;
   }
   return issues;
@@ -113,5 +218,15 @@ export function fieldsValidator<const Fields extends readonly FieldSpec[]>(field
  */
 export function throwIfIssues(...issueLists: ValidationIssue[][]): void {
   const issues = issueLists.flat();
-  if (issues.length > 0) throw new ValidationError(issues);
+  if (issues.length > 0) throw new ValidationError(withinDetailBytes(issues));
+}
+
+/** The first issues of `issues` whose JSON fits in ECHO_BOUNDS.detailBytes (at least one). */
+function withinDetailBytes(issues: ValidationIssue[]): ValidationIssue[] {
+  let left = ECHO_BOUNDS.detailBytes;
+  for (const [index, item] of issues.entries()) {
+    left -= jsonBytes(item) + 1;
+    if (left < 0 && index > 0) return issues.slice(0, index);
+  }
+  return issues;
 }

@@ -1,4 +1,4 @@
-import { MAX_ISSUES } from '../../domain/validation/validate.js';
+import { ECHO_BOUNDS, MAX_ISSUES } from '../../domain/validation/validate.js';
 import type { AppError, ValidationIssue } from '../../domain/errors.js';
 import { allErrorCodes } from './error-codes.js';
 import type { JsonSchema } from './field-schemas.js';
@@ -34,13 +34,19 @@ export function errorSchemas(): Record<string, JsonSchema> {
           items: { type: ['string', 'integer'] },
         },
         msg: { type: 'string', description: 'For people' },
-        input: { description: 'The value that failed (for a missing field, the object it is missing from)' },
+        input: {
+          description:
+            'The value that failed (for a missing field, the object it is missing from). Past a bound it is cut, deterministically: ' +
+            `a string after ${ECHO_BOUNDS.stringChars} characters (ending \`…+N more characters\`), an object after ` +
+            `${ECHO_BOUNDS.entries} members (a last member \`"…": "+N more keys"\`), a list after ${ECHO_BOUNDS.entries} items ` +
+            `(a last item \`…+N more items\`), and the whole value at ${ECHO_BOUNDS.bytes / 1024} KiB of JSON`,
+        },
         ctx: { type: 'object', additionalProperties: true, description: 'The limit or pattern that was not met' },
       },
     },
     HTTPValidationError: {
       type: 'object',
-      description: `Every failing value of the request at once (at most ${MAX_ISSUES})`,
+      description: `Every failing value of the request at once (at most ${MAX_ISSUES}, and no more than fit in ${ECHO_BOUNDS.detailBytes / 1024} KiB)`,
       required: ['detail'],
       additionalProperties: false,
       properties: { detail: { type: 'array', minItems: 1, maxItems: MAX_ISSUES, items: ref('schemas', 'ValidationError') } },
