@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, readlink, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errors } from '../domain/errors.js';
 import { NO_FOLLOW } from './open-database.js';
@@ -31,6 +31,24 @@ export interface TempFile {
 /** The directory uploads are written to before they are committed. */
 function tempDirectory(dataDir: string): string {
   return join(dataDir, TEMP_DIR);
+}
+
+/**
+ * Refuses a folder of the data directory (tmp/, documents/, a patient's) that is a symbolic link
+ * or no folder: followed, a link planted by whoever can write the data directory would have
+ * uploads written, moved or (as abandoned) removed in a folder of its choosing. `refusal` is the
+ * error to throw: the server answers 500 STORAGE_FAILED (logged); `serve` and `check` name it.
+ */
+async function requireRealFolder(path: string, refusal: (target: string) => Error): Promise<void> {
+  let info;
+  try {
+    info = await lstat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (info.isDirectory()) return;
+  throw refusal(info.isSymbolicLink() ? await readlink(path) : 'no folder');
 }
 
 /** Where a committed document's bytes live. Both ids are validated UUIDs, so this stays inside the data directory. */
@@ -72,6 +90,7 @@ export function tempFilePath(dataDir: string, documentId: string): string {
 
 /** Creates the new, empty temporary file of document `documentId`, readable by this user only. */
 export async function createTempFile(dataDir: string, documentId: string): Promise<TempFile> {
+  await requireRealFolder(tempDirectory(dataDir), () => errors.storageFailed());
   await mkdir(tempDirectory(dataDir), { recursive: true, mode: 0o700 });
   const path = tempFilePath(dataDir, documentId);
   return { path, handle: await open(path, 'wx', 0o600) };
@@ -99,6 +118,7 @@ export interface TempEntry {
 /** Every file in tmp/, e.g. uploads that a crash interrupted; none when there is no tmp/. */
 export async function listTempFiles(dataDir: string): Promise<TempEntry[]> {
   const directory = tempDirectory(dataDir);
+  await requireRealFolder(directory, (target) => errors.dataDirectoryUnsafe(directory, target));
   let names: string[];
   try {
     names = await readdir(directory);
@@ -111,7 +131,8 @@ export async function listTempFiles(dataDir: string): Promise<TempEntry[]> {
     const path = join(directory, name);
     let info;
     try {
-      info = await stat(path);
+      // lstat: a link planted in tmp/ is no upload, and is neither moved nor removed.
+      info = await lstat(path);
       if (!info.isFile()) continue;
     } catch (error) {
       // Finished or removed by its upload meanwhile.
@@ -187,6 +208,8 @@ export async function moveIntoPlace(dataDir: string, tempPath: string, patientId
   const target = documentFilePath(dataDir, patientId, documentId);
   const documentsDir = join(dataDir, DOCUMENTS_DIR);
   const patientDir = join(documentsDir, patientId);
+  await requireRealFolder(documentsDir, () => errors.storageFailed());
+  await requireRealFolder(patientDir, () => errors.storageFailed());
   // mkdir returns the first directory it had to create; each new directory is an entry of its parent.
   const firstCreated = await mkdir(patientDir, { recursive: true, mode: 0o700 });
   try {

@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  lutimesSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -8,7 +19,15 @@ import { openDatabase } from '../../src/db/open-database.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { useDataDirs } from '../helpers/fixtures.js';
-import { programPath, programPlatform, runClinic, testingExecutable, type CliResult } from '../helpers/run-cli.js';
+import {
+  programPath,
+  programPlatform,
+  runClinic,
+  startServeProcess,
+  STOP_SIGNAL,
+  testingExecutable,
+  type CliResult,
+} from '../helpers/run-cli.js';
 
 const tempDir = useDataDirs();
 const posix = programPlatform !== 'win32';
@@ -178,5 +197,32 @@ describe('hostile data directories', { timeout: 180_000 }, () => {
     const init = await runClinic(['init', '--data', dataDir]);
     assert.equal(init.code, 0, init.stderr);
     assert.equal((await runClinic(['patient', 'find', 'Ada', '--data', dataDir])).code, 0);
+  });
+  it('refuses tmp/ planted as a link, and never removes what a link in tmp/ points to', { skip: !posix }, async () => {
+    const old = new Date(Date.now() - 3 * 24 * 3600 * 1000);
+    const dataDir = tempDir();
+    openDatabase(dataDir).close();
+    const elsewhere = tempDir();
+    const precious = join(elsewhere, 'precious.conf');
+    writeFileSync(precious, 'keep');
+    utimesSync(precious, old, old);
+    symlinkSync(elsewhere, join(dataDir, 'tmp'));
+    const refused = await runClinic(['serve', '--port', '0', '--data', dataDir]);
+    assertRefused(
+      refused,
+      'DATA_DIRECTORY_UNSAFE',
+      new RegExp(`${quote(join(dataDir, 'tmp'))} is a symbolic link \\(to ${quote(elsewhere)}\\)`),
+    );
+    assert.equal(readFileSync(precious, 'utf8'), 'keep');
+
+    rmSync(join(dataDir, 'tmp'));
+    mkdirSync(join(dataDir, 'tmp'));
+    const link = join(dataDir, 'tmp', 'old.part');
+    symlinkSync(precious, link);
+    lutimesSync(link, old, old);
+    const serve = await startServeProcess(['--data', dataDir]);
+    serve.child.kill(STOP_SIGNAL);
+    await serve.exited;
+    assert.equal(readFileSync(precious, 'utf8'), 'keep');
   });
 });
