@@ -35,10 +35,11 @@ interface PendingUpload {
   /** Refuses the request at once, before the form has been read to its end. */
   refuse(error: AppError): void;
   /**
-   * Why the domain refused the file, if it did. It outranks whatever multer reports: a file the
-   * domain stopped reading is an aborted stream to multer.
+   * Why the domain refused or failed to store the file (a 413, a second file, a full disk), if it
+   * did. It outranks whatever multer reports: a file the domain stopped reading is a stream
+   * closed early to multer, which reports that first.
    */
-  fileRefusal?: AppError | ValidationError;
+  fileFailure?: unknown;
 }
 
 const malformedForm = (reason: string, loc: (string | number)[] = ['body']) =>
@@ -109,7 +110,7 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
       entry.upload.receiveFile({ stream: file.stream, filename: file.originalname, contentType: file.mimetype }, fields).then(
         () => callback(null, {}),
         (error: unknown) => {
-          if (error instanceof AppError || error instanceof ValidationError) entry.fileRefusal = error;
+          entry.fileFailure ??= error;
           // multer would read the rest of the body before reporting this; answer now instead.
           if (error instanceof AppError && error.code === 'DOCUMENT_TOO_LARGE') entry.refuse(error);
           callback(error as Error);
@@ -162,14 +163,19 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
       // multer settles only after the body is read to its end; a 413 does not wait for that.
       await Promise.race([parseForm(ctx, async () => undefined), refused]);
     } catch (thrown) {
-      let error = formError(entry.fileRefusal ?? thrown, ctx.req);
-      if (error instanceof multer.MulterError) error = errors.documentTooLarge(storage.limitBytes);
-      // The unread rest of the body cannot be left for a next request on this connection.
-      if (error instanceof AppError && error.status === 413) closeConnectionAfterResponse(ctx);
       // A file still arriving when the form is refused (413 while skipping junk) would keep the
-      // domain waiting for bytes that no longer come: end it, so that discard can remove it.
+      // domain waiting for bytes that no longer come: end it. Then wait until the domain has let
+      // go of every file, so that nothing is left behind and its failure (a full disk) is known.
       for (const stream of entry.fileStreams) stream.destroy();
       await upload.discard();
+      // A 413 of the whole body outranks what ending the file made the domain say.
+      const refusedEarly = thrown instanceof AppError && thrown.status === 413;
+      let error = formError(refusedEarly ? thrown : (entry.fileFailure ?? thrown), ctx.req);
+      // LIMIT_FILE_SIZE, which the domain reports too; this is only in case it did not.
+      if (error instanceof multer.MulterError) error = errors.documentTooLarge(storage.limitBytes);
+      // A 413 is answered before the body was read to its end: the unread rest cannot be left for
+      // a next request on this connection.
+      if (error instanceof AppError && error.status === 413) closeConnectionAfterResponse(ctx);
       throw upload.withPathIssues(error);
     }
     ctx.state.upload = upload;
