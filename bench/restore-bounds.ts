@@ -34,6 +34,7 @@ try {
   const cases: [string, CraftedEntry[]][] = [
     ['an unlisted 1 GiB entry after the manifest', [manifest, { path: `${document.path}-x`, zeros: GiB }, ...rest]],
     ['an unlisted 1 GiB entry at the end', [...entries, { path: `${document.path}-x`, zeros: GiB }]],
+    ['an unlisted 1 GiB entry before the manifest (read twice)', [{ path: `${document.path}-x`, zeros: GiB }, ...entries]],
     [
       'a listed document whose header says 4 GiB',
       [manifest, ...rest.map((e) => (e === document ? { ...e, size: 4 * GiB, zeros: 4 * GiB - e.body!.length } : e))],

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { craftArchive, entriesOf, populatedDataDir, type CraftedEntry } from '../helpers/backup-fixtures.js';
 import { useDataDirs } from '../helpers/fixtures.js';
@@ -89,9 +90,14 @@ describe('clinic restore of a hostile archive', { timeout: 180_000 }, () => {
       refusal: () => new RegExp(`holds ${document.body!.length + 4} bytes; manifest\\.json says ${document.body!.length}`),
     },
     {
-      title: 'manifest.json after the files',
-      archive: () => [...others(), manifest],
-      refusal: () => /manifest\.json is not the first entry/,
+      title: 'an unlisted entry before manifest.json',
+      archive: () => [{ path: `${document.path}-early`, zeros: 1024 * 1024 }, ...entries],
+      refusal: () => /entry ".*-early" is not listed in manifest\.json/,
+    },
+    {
+      title: 'a manifest.json without clinic.db',
+      archive: () => [{ path: 'manifest.json', body: Buffer.from('{"format":"clinic-backup","format_version":1,"entries":[]}') }],
+      refusal: () => /it holds no clinic\.db/,
     },
   ];
 
@@ -154,6 +160,28 @@ describe('clinic restore of a hostile archive', { timeout: 180_000 }, () => {
         assert.equal(info.gid, process.getgid!(), path);
       }
       assert.equal(existsSync(join(restored, 'clinic.db')), true);
+      assert.equal((await runClinic(['check', '--data', restored])).code, 0);
+    },
+  );
+
+  it(
+    'restores an archive repacked by hand with GNU tar (-C folder ., manifest.json anywhere)',
+    {
+      skip: programPlatform === 'win32' && 'GNU tar is a Linux tool here',
+    },
+    async () => {
+      const work = tempDir();
+      const unpacked = join(work, 'unpacked');
+      for (const entry of entries) {
+        mkdirSync(dirname(join(unpacked, entry.path)), { recursive: true });
+        writeFileSync(join(unpacked, entry.path), entry.body!);
+      }
+      const file = join(work, 'repacked.tar.gz');
+      const tar = spawnSync('tar', ['czf', file, '-C', unpacked, '.']);
+      assert.equal(tar.status, 0, tar.stderr.toString());
+      const restored = join(work, 'restored');
+      const result = await runClinic(['restore', file, '--data', restored]);
+      assert.equal(result.code, 0, result.stderr);
       assert.equal((await runClinic(['check', '--data', restored])).code, 0);
     },
   );

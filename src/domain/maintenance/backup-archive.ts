@@ -38,6 +38,9 @@ export function buildManifest(fields: Omit<BackupManifest, 'format' | 'format_ve
   return { format: FORMAT, format_version: FORMAT_VERSION, ...fields };
 }
 
+/** The folder of an archive (and of a data directory) that holds the documents. */
+const DOCUMENTS_FOLDER = 'documents';
+
 /** The longest entry path restore takes: documents/<patient_id>/<document_id> is 83 characters. */
 const MAX_PATH_LENGTH = 255;
 /** The largest manifest.json restore reads (it is held in memory): some 190,000 documents. */
@@ -187,15 +190,16 @@ interface EntryBeingWritten {
 
 /**
  * Extracts a backup archive into the new, empty, private folder `into`, trusting nothing in it,
- * and returns its manifest. manifest.json must come first; then every entry is checked against
- * it before a byte of it is written: only regular files and folders, plain relative paths, each
- * file listed once with the size the manifest gives. A link, device, `../` or absolute path, an
- * unlisted, repeated or resized entry is BACKUP_DAMAGED naming the entry, and a file whose bytes
- * differ from the manifest's SHA-256 too; so no more than the manifest declares is ever written.
- * Each file is created by this program (O_EXCL, O_NOFOLLOW, 0600; folders 0700), owned by the
- * user restoring, whatever mode or owner the archive records. The archive is read as a stream
- * and written synchronously chunk by chunk, so memory stays bounded whatever it holds (a gzip
- * bomb inflates 16 KiB at a time).
+ * and returns its manifest. manifest.json is read first (it comes first in an archive `backup`
+ * wrote; one repacked by hand, with `tar czf FILE -C folder .`, is read once to find it); then
+ * every entry is checked against it before a byte of it is written: only regular files and
+ * folders, plain relative paths, each file listed once with the size the manifest gives. A link,
+ * device, `../` or absolute path, an unlisted, repeated or resized entry is BACKUP_DAMAGED naming
+ * the entry, and a file whose bytes differ from the manifest's SHA-256 too; so no more than the
+ * manifest declares is ever written. Each file is created by this program (O_EXCL, O_NOFOLLOW,
+ * 0600; folders 0700), owned by the user restoring, whatever mode or owner the archive records.
+ * The archive is read as a stream and written synchronously chunk by chunk, so memory stays
+ * bounded whatever it holds (a gzip bomb inflates 16 KiB at a time).
  */
 export async function extractArchive(
   file: string,
@@ -203,10 +207,82 @@ export async function extractArchive(
   /** Called with the manifest's total of bytes before any other entry is written; throws to refuse (a disk too small). */
   beforeWriting: (declaredBytes: number) => void = () => {},
 ): Promise<BackupManifest> {
+  try {
+    return await extractEntries(file, into, beforeWriting, undefined);
+  } catch (error) {
+    if (error !== MANIFEST_NOT_FIRST) throw error;
+  }
+  // Nothing was written: the first entry was not the manifest.
+  return extractEntries(file, into, beforeWriting, await findManifest(file));
+}
+
+/** Thrown by extractEntries, before it wrote anything, when the archive does not begin with its manifest. */
+const MANIFEST_NOT_FIRST = new Error('manifest.json is not the first entry');
+
+/** An entry's path as restore compares it: without the `./` of `tar -C folder .`, a folder without its trailing `/`. */
+function entryPath(entry: ReadEntry): string {
+  const relative = entry.path.replace(/^(\.\/)+/, '');
+  return entry.type === 'Directory' ? relative.replace(/\/+$/, '') : relative;
+}
+
+/**
+ * Feeds the gzipped tar `file` to `parser` 16 KiB at a time, until the tar's end marker (what
+ * follows is not read, as GNU tar ignores it) or until `stop()` says so. A file that is no gzip
+ * is BACKUP_DAMAGED.
+ */
+async function feedArchive(file: string, parser: Parser, stop: () => boolean): Promise<void> {
+  let sawEnd = false;
+  parser.on('eof', () => (sawEnd = true));
+  const gunzip = createReadStream(file).pipe(createGunzip());
+  try {
+    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
+      parser.write(chunk);
+      if (stop() || sawEnd) return;
+    }
+    parser.end();
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && code.startsWith('Z_'))
+      throw errors.backupDamaged(`it is not a readable gzip file (${(error as Error).message})`);
+    throw error;
+  } finally {
+    gunzip.destroy();
+  }
+}
+
+/** Reads an archive only to find its manifest.json (every other entry is skipped unread). */
+async function findManifest(file: string): Promise<BackupManifest> {
+  let text: string | undefined;
+  let failure: unknown;
+  const parser = new Parser({ strict: true, maxMetaEntrySize: 64 * 1024 });
+  parser.on('error', (error: Error) => (failure ??= errors.backupDamaged(`it is not a readable tar archive (${error.message})`)));
+  parser.on('entry', (entry: ReadEntry) => {
+    if (text !== undefined || entryPath(entry) !== MANIFEST_FILE || entry.type !== 'File') return entry.resume();
+    if (entry.size > MAX_MANIFEST_BYTES) {
+      failure ??= errors.backupDamaged(`its ${MANIFEST_FILE} is ${entry.size} bytes, more than ${MAX_MANIFEST_BYTES}`);
+      return entry.resume();
+    }
+    const chunks: Buffer[] = [];
+    entry.on('data', (chunk: Buffer) => chunks.push(chunk));
+    entry.on('end', () => (text = Buffer.concat(chunks).toString('utf8')));
+  });
+  await feedArchive(file, parser, () => failure !== undefined || text !== undefined);
+  if (failure !== undefined) throw failure;
+  return parseManifest(text);
+}
+
+/** extractArchive's work, with the manifest read beforehand (`preloaded`) or from the first entry. */
+async function extractEntries(
+  file: string,
+  into: string,
+  beforeWriting: (declaredBytes: number) => void,
+  preloaded: BackupManifest | undefined,
+): Promise<BackupManifest> {
   let manifest: BackupManifest | undefined;
   const manifestChunks: Buffer[] = [];
   const listed = new Map<string, ManifestEntry>();
-  const folders = new Set<string>();
+  // documents/ may come as a folder even when it holds no document.
+  const folders = new Set<string>([DOCUMENTS_FOLDER]);
   const done = new Set<string>();
   const made = new Set<string>();
   let current: EntryBeingWritten | undefined;
@@ -214,6 +290,19 @@ export async function extractArchive(
   const refuse = (reason: string) => {
     failure ??= errors.backupDamaged(reason);
   };
+  let manifestSeen = false;
+
+  /** Takes in the manifest's entries, and lets `beforeWriting` refuse before any is written. */
+  const accept = (read: BackupManifest) => {
+    manifest = read;
+    for (const listedEntry of read.entries) {
+      listed.set(listedEntry.path, listedEntry);
+      const steps = listedEntry.path.split('/');
+      for (let depth = 1; depth < steps.length; depth += 1) folders.add(steps.slice(0, depth).join('/'));
+    }
+    beforeWriting(read.entries.reduce((total, listedEntry) => total + listedEntry.size, 0));
+  };
+  if (preloaded !== undefined) accept(preloaded);
 
   /** Makes `folder` (and its parents) under `into`, 0700, each once. */
   const makeFolder = (folder: string) => {
@@ -234,7 +323,7 @@ export async function extractArchive(
     if (!hasPlainSteps(path))
       return `entry ${name} has a path this program does not accept (too long, or with an empty, ".", "\\" or ":" step)`;
     if (entry.type === 'Directory') {
-      if (manifest === undefined) return `${MANIFEST_FILE} is not the first entry`;
+      if (manifest === undefined) throw MANIFEST_NOT_FIRST;
       if (!folders.has(path)) return `entry ${name} is a folder that ${MANIFEST_FILE} does not list a file in`;
       if (made.has(path)) return `entry ${name} is in the archive twice`;
       return undefined;
@@ -242,13 +331,14 @@ export async function extractArchive(
     if (entry.type !== 'File' && entry.type !== 'OldFile' && entry.type !== 'ContiguousFile') {
       return `entry ${name} is ${KIND_OF_ENTRY[entry.type] ?? `of type ${entry.type}`}; a backup holds only files and folders`;
     }
-    if (manifest === undefined) {
-      if (path !== MANIFEST_FILE) return `${MANIFEST_FILE} is not the first entry: the archive is not a clinic backup`;
+    if (path === MANIFEST_FILE) {
+      if (manifestSeen) return `entry ${name} is in the archive twice`;
       if (entry.size > MAX_MANIFEST_BYTES) return `its ${MANIFEST_FILE} is ${entry.size} bytes, more than ${MAX_MANIFEST_BYTES}`;
       return undefined;
     }
+    if (manifest === undefined) throw MANIFEST_NOT_FIRST;
     const expected = listed.get(path);
-    if (path === MANIFEST_FILE || done.has(path)) return `entry ${name} is in the archive twice`;
+    if (done.has(path)) return `entry ${name} is in the archive twice`;
     if (expected === undefined) return `entry ${name} is not listed in ${MANIFEST_FILE}`;
     if (entry.size !== expected.size) return `entry ${name} holds ${entry.size} bytes; ${MANIFEST_FILE} says ${expected.size}`;
     return undefined;
@@ -265,7 +355,9 @@ export async function extractArchive(
 
   const takeEntry = (entry: ReadEntry) => {
     if (failure !== undefined) return entry.resume();
-    const path = entry.type === 'Directory' ? entry.path.replace(/\/+$/, '') : entry.path;
+    const path = entryPath(entry);
+    // The folder itself, as `tar czf FILE -C folder .` stores it.
+    if (entry.type === 'Directory' && (path === '' || path === '.')) return entry.resume();
     const problem = problemOf(entry, path);
     if (problem !== undefined) {
       refuse(problem);
@@ -275,22 +367,14 @@ export async function extractArchive(
       makeFolder(path);
       return entry.resume();
     }
-    if (manifest === undefined) {
+    if (path === MANIFEST_FILE) {
+      manifestSeen = true;
+      // Read beforehand (findManifest): the same bytes, skipped.
+      if (manifest !== undefined) return entry.resume();
       entry.on('data', (chunk: Buffer) => manifestChunks.push(chunk));
       entry.on('end', () => {
         try {
-          manifest = parseManifest(Buffer.concat(manifestChunks).toString('utf8'));
-        } catch (error) {
-          failure ??= error;
-          return;
-        }
-        for (const listedEntry of manifest.entries) {
-          listed.set(listedEntry.path, listedEntry);
-          const steps = listedEntry.path.split('/');
-          for (let depth = 1; depth < steps.length; depth += 1) folders.add(steps.slice(0, depth).join('/'));
-        }
-        try {
-          beforeWriting(manifest.entries.reduce((total, listedEntry) => total + listedEntry.size, 0));
+          accept(parseManifest(Buffer.concat(manifestChunks).toString('utf8')));
         } catch (error) {
           failure ??= error;
         }
@@ -328,25 +412,11 @@ export async function extractArchive(
   );
   parser.on('error', (error: Error) => refuse(`it is not a readable tar archive (${error.message})`));
 
-  // The end of the tar (two zero blocks): whatever follows is not read (GNU tar ignores it too).
-  let sawEnd = false;
-  parser.on('eof', () => (sawEnd = true));
-
-  const gunzip = createReadStream(file).pipe(createGunzip());
   try {
-    for await (const chunk of gunzip as AsyncIterable<Buffer>) {
-      parser.write(chunk);
-      if (failure !== undefined || sawEnd) break;
-    }
-    if (failure === undefined) parser.end();
+    await feedArchive(file, parser, () => failure !== undefined);
   } catch (error) {
-    if (failure === undefined) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (typeof code === 'string' && code.startsWith('Z_')) refuse(`it is not a readable gzip file (${(error as Error).message})`);
-      else failure = error;
-    }
+    failure ??= error;
   } finally {
-    gunzip.destroy();
     if (current !== undefined) closeSync(current.fd);
   }
   if (failure === undefined && manifest === undefined) refuse(`the archive has no readable ${MANIFEST_FILE}: it is not a clinic backup`);
