@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { makePrivateFile } from './open-database.js';
+import { makePrivateFile, refuseUnlessRegularFile } from './open-database.js';
 import { sqliteDriver } from './sqlite-driver.js';
 import { isDatabaseBusy } from './storage-errors.js';
 
@@ -25,6 +25,8 @@ export function acquireInstanceLock(dataDir: string): InstanceLock | undefined {
   try {
     // EXCLUSIVE locking mode keeps the lock until the connection closes, not only per transaction;
     // no journal, since nothing is ever written (and no clinic.lock-journal file is left behind).
+    // A link planted after makePrivateFile's check is caught before the lock is taken through it.
+    refuseUnlessRegularFile(path);
     lockDb.pragma('locking_mode = EXCLUSIVE');
     lockDb.pragma('journal_mode = OFF');
     lockDb.exec('BEGIN EXCLUSIVE');

@@ -29,6 +29,12 @@ export const BUSY_TIMEOUT_MS = 5000;
 const COMPANION_SUFFIXES = ['-wal', '-shm'];
 
 /**
+ * Every file SQLite may open beside the database: its companions, and the rollback journal it
+ * writes while a database is not (yet) in WAL mode. None may be a link.
+ */
+const SQLITE_SUFFIXES = [...COMPANION_SUFFIXES, '-journal'];
+
+/**
  * O_NOFOLLOW where the system has it: opening a link fails (ELOOP) instead of opening its target.
  * Windows has no such flag (fs.constants.O_NOFOLLOW is undefined there), nor links a user without
  * the right to make them can plant; there the lstat checks below do the work.
@@ -107,6 +113,12 @@ function requireRegularFile(path: string, info: Stats): void {
   if (!info.isFile()) throw errors.dataDirectoryUnusable(path, `it is ${kindOf(info)}, not a file`);
 }
 
+/** Refuses a file of the data directory that is a link or no regular file (nothing there is fine). */
+export function refuseUnlessRegularFile(path: string): void {
+  const info = lstatIfPresent(path);
+  if (info !== undefined) requireRegularFile(path, info);
+}
+
 /**
  * Checks a data directory before anything in it is opened, naming the path and the reason of any
  * refusal: the directory must be a directory this user can enter (DATA_DIRECTORY_UNUSABLE for a
@@ -125,9 +137,9 @@ export function inspectDataDirectory(dataDir: string): DatabaseState {
   if (!dir.isDirectory()) throw errors.dataDirectoryUnusable(dataDir, `it is ${kindOf(dir)}, not a folder`);
   const path = join(dataDir, DATABASE_FILE);
   const database = lstatIfPresent(path);
-  const companions = COMPANION_SUFFIXES.map((suffix) => lstatIfPresent(path + suffix));
+  const companions = SQLITE_SUFFIXES.map((suffix) => lstatIfPresent(path + suffix));
   if (database !== undefined) requireRegularFile(path, database);
-  companions.forEach((info, index) => info !== undefined && requireRegularFile(path + COMPANION_SUFFIXES[index]!, info));
+  companions.forEach((info, index) => info !== undefined && requireRegularFile(path + SQLITE_SUFFIXES[index]!, info));
   if (database === undefined) return 'absent';
   try {
     // A file this user cannot read and write would fail inside SQLite without its name.
@@ -222,10 +234,7 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     db.pragma('journal_mode = WAL');
     // A link planted between the checks above and SQLite's own opens is caught here, before
     // anything is written through it.
-    for (const file of [path, ...COMPANION_SUFFIXES.map((suffix) => path + suffix)]) {
-      const info = lstatIfPresent(file);
-      if (info !== undefined) requireRegularFile(file, info);
-    }
+    for (const file of [path, ...SQLITE_SUFFIXES.map((suffix) => path + suffix)]) refuseUnlessRegularFile(file);
     // FULL fsyncs the WAL on every commit: an acknowledged payment or patient must survive a
     // power cut, which NORMAL does not promise in WAL mode.
     db.pragma('synchronous = FULL');

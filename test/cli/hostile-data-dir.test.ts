@@ -142,7 +142,7 @@ describe('hostile data directories', { timeout: 180_000 }, () => {
     },
   );
 
-  for (const name of ['clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.lock']) {
+  for (const name of ['clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.db-journal', 'clinic.lock']) {
     it(`refuses ${name} planted as a link to another file, which keeps its mode and content`, { skip: !posix }, async () => {
       const dataDir = tempDir();
       openDatabase(dataDir).close();
