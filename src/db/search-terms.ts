@@ -1,24 +1,13 @@
+import { foldForSearch } from '../fields/folded-text.js';
+import { patientSeqOf } from '../fields/human-numbers.js';
 import type { TermRange, WordLookup } from './patient-search.js';
 
 /**
  * What a patient is found by (GET /patients?q, clinic-api-1.1.md), as terms of the
  * patient_search_terms index and the digits of patient_phone_digits (schema.sql), and what a
- * word of a query looks up there. Names are
- * folded so that `muller` finds `Müller` and `MULLER` alike: Unicode compatibility decomposition,
- * accents and other combining marks dropped, lower case, and the letters that do not decompose
- * spelt out (ß → ss, æ → ae, ø → o, ...).
+ * word of a query looks up there. Names are folded (foldForSearch) so that `muller` finds
+ * `Müller` and `MULLER` alike.
  */
-
-const SPELT_OUT: Readonly<Record<string, string>> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
-
-/** `text` folded for search: `Müller-Lüdenscheidt` → `muller-ludenscheidt`. */
-export function foldForSearch(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/[ßæœøłđðþı]/g, (letter) => SPELT_OUT[letter] ?? letter);
-}
 
 /** Hyphens and dashes within a name word (`Müller-Lüdenscheidt` is found by `lud`). */
 const NAME_SEPARATORS = /[-‐‑‒–—]+/u;
@@ -67,7 +56,6 @@ const AFTER_EVERY_SUFFIX = '\u{10FFFF}';
 const prefixRange = (prefix: string): TermRange => ({ from: prefix, to: prefix + AFTER_EVERY_SUFFIX });
 const exactRange = (term: string): TermRange => ({ from: term, to: `${term}\u0000` });
 
-const PATIENT_NUMBER = /^(?:p-)?0*(\d{1,15})$/i;
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}$/;
 const DOTTED_DATE = /^(\d{1,2})\.(\d{1,2})\.(\d{4})$/;
 
@@ -124,13 +112,13 @@ export function narrowingLookups(words: readonly string[]): WordLookup[] {
 export function wordLookup(word: string): WordLookup {
   const date = dateOf(word);
   const digits = phoneDigits(word);
-  const number = PATIENT_NUMBER.exec(word);
+  const seq = patientSeqOf(word, { digitsAlone: true });
   const ranges = [prefixRange(`n:${foldForSearch(word)}`)];
   if (date !== undefined) ranges.push(exactRange(`d:${date}`));
   if (word.includes('@')) ranges.push(exactRange(`e:${word.toLowerCase()}`));
   return {
     ranges,
-    seq: number ? Number(number[1]) : null,
+    seq: seq ?? null,
     digits: digits !== undefined && digits.length >= MIN_PHONE_DIGITS ? digits : null,
   };
 }

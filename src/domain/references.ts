@@ -1,5 +1,6 @@
 import type { Db } from '../db/open-database.js';
 import { findAppointmentIdBySeq, findInvoiceIdByNumber, findPatientIdBySeq } from '../db/references.js';
+import { appointmentSeqOf, invoiceNumberOf, patientSeqOf } from '../fields/human-numbers.js';
 import { errors } from './errors.js';
 
 /**
@@ -9,33 +10,30 @@ import { errors } from './errors.js';
  * names nothing is the API's 404 code. Anything else is passed on unchanged, to be checked as
  * the id it claims to be (422 uuid_parsing when it is none). The API takes ids only.
  */
-const PATIENT_NUMBER = /^P-0*(\d{1,15})$/i;
-const APPOINTMENT_NUMBER = /^A-0*(\d{1,15})$/i;
-const INVOICE_NUMBER = /^INV-(\d{4})-0*(\d{1,15})$/i;
 
 /** The patient id `reference` names: an id as given, or the id of patient number P-n. */
 export function resolvePatientReference(db: Db, reference: string): string {
-  const match = PATIENT_NUMBER.exec(reference.trim());
-  if (!match) return reference;
-  const id = findPatientIdBySeq(db, Number(match[1]));
+  const seq = patientSeqOf(reference.trim());
+  if (seq === undefined) return reference;
+  const id = findPatientIdBySeq(db, seq);
   if (id === undefined) throw errors.patientNotFound(404, `No patient has the number ${reference.trim().toUpperCase()}.`);
   return id;
 }
 
 /** The appointment id `reference` names: an id as given, or the id of appointment number A-n. */
 export function resolveAppointmentReference(db: Db, reference: string): string {
-  const match = APPOINTMENT_NUMBER.exec(reference.trim());
-  if (!match) return reference;
-  const id = findAppointmentIdBySeq(db, Number(match[1]));
+  const seq = appointmentSeqOf(reference.trim());
+  if (seq === undefined) return reference;
+  const id = findAppointmentIdBySeq(db, seq);
   if (id === undefined) throw errors.appointmentNotFound(`No appointment has the number ${reference.trim().toUpperCase()}.`);
   return id;
 }
 
 /** The invoice id `reference` names: an id as given, or the id of invoice INV-<year>-n. */
 export function resolveInvoiceReference(db: Db, reference: string): string {
-  const match = INVOICE_NUMBER.exec(reference.trim());
-  if (!match) return reference;
-  const id = findInvoiceIdByNumber(db, `INV-${match[1]}-${match[2]!.padStart(6, '0')}`);
+  const invoiceNumber = invoiceNumberOf(reference.trim());
+  if (invoiceNumber === undefined) return reference;
+  const id = findInvoiceIdByNumber(db, invoiceNumber);
   if (id === undefined) throw errors.invoiceNotFound(`No invoice has the number ${reference.trim().toUpperCase()}.`);
   return id;
 }

@@ -2,6 +2,7 @@ import { insertInvoice, sumOpenBalances, takeInvoiceNumber, type NewInvoiceRow }
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
 import { INVOICE_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { invoiceNumber } from '../../fields/human-numbers.js';
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../errors.js';
 import { clinicCurrency, clinicTimeZone } from '../settings.js';
@@ -49,7 +50,7 @@ export function createInvoice(db: Db, input: unknown): Invoice {
       const totalCents = values.total;
       const row: NewInvoiceRow = {
         id: newId(),
-        invoice_number: `INV-${year}-${String(takeInvoiceNumber(db, year)).padStart(6, '0')}`,
+        invoice_number: invoiceNumber(year, takeInvoiceNumber(db, year)),
         patient_id: patientId,
         status: 'issued',
         currency,

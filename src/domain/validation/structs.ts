@@ -4,6 +4,7 @@ import { numberToDecimalParts, parseDecimalNumeral, type DecimalParts } from './
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { problems, type Problem } from './problems.js';
 import { isPlainObject } from '../../fields/plain-object.js';
+import { UUID_PATTERN } from '../../fields/human-numbers.js';
 
 /**
  * superstruct validators derived from field descriptions. Every failure carries a pydantic
@@ -21,8 +22,6 @@ type Check = (value: unknown) => Problem | undefined;
 export type Structure = Struct<unknown, unknown> & { accepts(value: unknown): boolean };
 
 export { isPlainObject };
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Length in Unicode code points, as pydantic counts; cheap when the UTF-16 length already decides. */
 function codePointLength(text: string, limit: number): number {
@@ -42,7 +41,9 @@ function codePointLength(text: string, limit: number): number {
 export function uuidError(value: unknown): string | undefined {
   if (typeof value !== 'string') return 'expected a string';
   if (value.length !== 36) return `invalid length: expected 36 characters, found ${value.length}`;
-  return UUID.test(value) ? undefined : 'invalid character: expected hexadecimal digits in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx';
+  return UUID_PATTERN.test(value)
+    ? undefined
+    : 'invalid character: expected hexadecimal digits in the form xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx';
 }
 
 /**
