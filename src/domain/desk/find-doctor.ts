@@ -1,17 +1,11 @@
 import { findDoctor, listDoctorRows, type DoctorRow } from '../../db/doctors.js';
 import type { Db } from '../../db/open-database.js';
+import { foldForSearch } from '../../fields/folded-text.js';
+import { UUID_PATTERN } from '../../fields/human-numbers.js';
 import { errors } from '../errors.js';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Case- and accent-insensitive text, spaces collapsed: how staff may type a name. */
-const fold = (text: string) =>
-  text
-    .normalize('NFD')
-    .replace(/\p{Diacritic}/gu, '')
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim();
+const fold = (text: string) => foldForSearch(text).replace(/\s+/g, ' ').trim();
 
 /**
  * The doctor `reference` names: an id, or a name typed at the desk: the whole name in any case
@@ -20,7 +14,7 @@ const fold = (text: string) =>
  */
 export function findDoctorByReference(db: Db, reference: string): DoctorRow {
   const text = reference.trim();
-  if (UUID.test(text)) {
+  if (UUID_PATTERN.test(text)) {
     const byId = findDoctor(db, text.toLowerCase());
     if (byId) return byId;
   }
