@@ -5,6 +5,7 @@
  * DESK_WIDTH columns. Formatting only: every value comes from a use case.
  */
 
+import { wallClockAt } from '../domain/validation/calendar.js';
 import { visibleValue } from './terminal-text.js';
 
 /** The widest line a desk command prints: a terminal of 100 columns shows it unwrapped. */
@@ -12,25 +13,18 @@ export const DESK_WIDTH = 100;
 
 const WEEKDAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'] as const;
 
-const formatters = new Map<string, Intl.DateTimeFormat>();
+const twoDigits = (n: number) => String(n).padStart(2, '0');
 
-/** The clinic-local calendar date and clock time of an instant, as numbers and text. */
+/** The clinic-local calendar date and clock time of an instant, as zero-padded text. */
 function localParts(iso: string, timeZone: string): { year: string; month: string; day: string; hour: string; minute: string } {
-  let format = formatters.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat('en-GB', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    formatters.set(timeZone, format);
-  }
-  const parts = Object.fromEntries(format.formatToParts(new Date(iso)).map((part) => [part.type, part.value]));
-  return { year: parts.year ?? '', month: parts.month ?? '', day: parts.day ?? '', hour: parts.hour ?? '', minute: parts.minute ?? '' };
+  const { year, month, day, hour, minute } = wallClockAt(timeZone, Date.parse(iso));
+  return {
+    year: String(year).padStart(4, '0'),
+    month: twoDigits(month),
+    day: twoDigits(day),
+    hour: twoDigits(hour),
+    minute: twoDigits(minute),
+  };
 }
 
 /** `2026-11-23T13:00:00.000Z` in Europe/Vienna → `14:00`. */

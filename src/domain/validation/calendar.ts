@@ -97,11 +97,24 @@ function fitsUtcYears(value: LocalDateTime): boolean {
   return instant >= FIRST_UTC_INSTANT && instant <= LAST_UTC_INSTANT;
 }
 
-const offsetFormatters = new Map<string, Intl.DateTimeFormat>();
+const wallClockFormatters = new Map<string, Intl.DateTimeFormat>();
 
-/** Minutes east of UTC that `timeZone` observes at the instant `instant` (milliseconds since the epoch). */
-function zoneOffsetMinutes(timeZone: string, instant: number): number {
-  let format = offsetFormatters.get(timeZone);
+/** The calendar date and clock time on a wall clock in `timeZone`, as numbers. */
+export interface WallClock {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/**
+ * What a wall clock in `timeZone` shows at `instant` (milliseconds since the epoch), read with
+ * one formatter per zone made once: making a DateTimeFormat costs far more than using one.
+ */
+export function wallClockAt(timeZone: string, instant: number): WallClock {
+  let format = wallClockFormatters.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
       timeZone,
@@ -113,17 +126,23 @@ function zoneOffsetMinutes(timeZone: string, instant: number): number {
       minute: '2-digit',
       second: '2-digit',
     });
-    offsetFormatters.set(timeZone, format);
+    wallClockFormatters.set(timeZone, format);
   }
   const fields = Object.fromEntries(format.formatToParts(new Date(instant)).map((p) => [p.type, p.value]));
-  const asUtc = utcMillis(
-    Number(fields.year),
-    Number(fields.month),
-    Number(fields.day),
-    Number(fields.hour),
-    Number(fields.minute),
-    Number(fields.second),
-  );
+  return {
+    year: Number(fields.year),
+    month: Number(fields.month),
+    day: Number(fields.day),
+    hour: Number(fields.hour),
+    minute: Number(fields.minute),
+    second: Number(fields.second),
+  };
+}
+
+/** Minutes east of UTC that `timeZone` observes at the instant `instant` (milliseconds since the epoch). */
+function zoneOffsetMinutes(timeZone: string, instant: number): number {
+  const { year, month, day, hour, minute, second } = wallClockAt(timeZone, instant);
+  const asUtc = utcMillis(year, month, day, hour, minute, second);
   return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60000);
 }
 
