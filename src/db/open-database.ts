@@ -142,8 +142,9 @@ export function inspectDataDirectory(dataDir: string): DatabaseState {
   companions.forEach((info, index) => info !== undefined && requireRegularFile(path + SQLITE_SUFFIXES[index]!, info));
   if (database === undefined) return 'absent';
   try {
-    // A file this user cannot read and write would fail inside SQLite without its name.
-    accessSync(path, constants.R_OK | constants.W_OK);
+    // A file this user cannot read would fail inside SQLite without its name. Writing is not
+    // asked here: a read-only disk is named by serve's probe, and by SQLite when a command writes.
+    accessSync(path, constants.R_OK);
   } catch (error) {
     throw errors.dataDirectoryUnusable(path, reasonOf(error));
   }
