@@ -67,12 +67,17 @@ export const DRIVER_VARIABLE = 'CLINIC_SQLITE_DRIVER';
 
 let chosen: SqliteDriver | undefined;
 
+/** The driver CLINIC_SQLITE_DRIVER names, or undefined where it is unset or empty; any other name is refused. */
+export function driverNamedInEnvironment(env: NodeJS.ProcessEnv = process.env): SqliteDriverName | undefined {
+  const name = env[DRIVER_VARIABLE];
+  if (name === undefined || name === '') return undefined;
+  if (name === 'better-sqlite3' || name === 'node:sqlite') return name;
+  throw new Error(`${DRIVER_VARIABLE} is "${name}"; it may be better-sqlite3 or node:sqlite`);
+}
+
 /** The driver named by CLINIC_SQLITE_DRIVER, or better-sqlite3 (from node_modules) by default. */
 export function driverFromEnvironment(env: NodeJS.ProcessEnv = process.env): SqliteDriver {
-  const name = env[DRIVER_VARIABLE];
-  if (name === undefined || name === '' || name === 'better-sqlite3') return betterSqlite3Driver();
-  if (name === 'node:sqlite') return nodeSqliteDriver();
-  throw new Error(`${DRIVER_VARIABLE} is "${name}"; it may be better-sqlite3 or node:sqlite`);
+  return driverNamedInEnvironment(env) === 'node:sqlite' ? nodeSqliteDriver() : betterSqlite3Driver();
 }
 
 /** Chooses the process's driver, once, at start-up (the single executable brings its own). */

@@ -2,7 +2,7 @@ import { processIo } from '../cli/io.js';
 import { runCli } from '../cli/program.js';
 import { betterSqlite3Driver } from '../db/drivers/better-sqlite3.js';
 import { nodeSqliteDriver } from '../db/drivers/node-sqlite.js';
-import { DRIVER_VARIABLE, useSqliteDriver } from '../db/sqlite-driver.js';
+import { DRIVER_VARIABLE, driverNamedInEnvironment, useSqliteDriver } from '../db/sqlite-driver.js';
 import { loadEmbeddedAddon } from './native-addon.js';
 
 // Set by scripts/package.mjs (esbuild `define`): the SHA-256 of the better-sqlite3 addon embedded
@@ -13,16 +13,11 @@ declare const CLINIC_ADDON_SHA256: string;
 // as Node's SEA requires). Unlike src/main.ts it brings its own SQLite: better-sqlite3's addon
 // where one is embedded, else Node's built-in node:sqlite (README, "SQLite drivers").
 function chooseDriver(): void {
-  const wanted = process.env[DRIVER_VARIABLE];
+  const wanted = driverNamedInEnvironment();
   if (CLINIC_ADDON_SHA256 === '' || wanted === 'node:sqlite') {
-    if (wanted !== undefined && wanted !== '' && wanted !== 'node:sqlite') {
-      throw new Error(`${DRIVER_VARIABLE} is "${wanted}", but this executable has node:sqlite only`);
-    }
+    if (wanted === 'better-sqlite3') throw new Error(`${DRIVER_VARIABLE} is "${wanted}", but this executable has node:sqlite only`);
     useSqliteDriver(nodeSqliteDriver());
     return;
-  }
-  if (wanted !== undefined && wanted !== '' && wanted !== 'better-sqlite3') {
-    throw new Error(`${DRIVER_VARIABLE} is "${wanted}"; it may be better-sqlite3 or node:sqlite`);
   }
   useSqliteDriver(betterSqlite3Driver(loadEmbeddedAddon(CLINIC_ADDON_SHA256)));
 }

@@ -32,4 +32,10 @@ describe('clinic version', () => {
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, /^clinic \d+\.\d+\.\d+ \(Node v\d+\.\d+\.\d+, SQLite 3\.\d+\.\d+\)\n$/);
   });
+
+  it('refuses a CLINIC_SQLITE_DRIVER that names no driver, saying which it may name', async () => {
+    const result = await runClinic(['version'], { env: { CLINIC_SQLITE_DRIVER: 'sqlite3' } });
+    assert.equal(result.code, 1);
+    assert.match(result.stderr, /CLINIC_SQLITE_DRIVER is "sqlite3"; it may be better-sqlite3 or node:sqlite/);
+  });
 });
