@@ -122,9 +122,10 @@ export function refuseUnlessRegularFile(path: string): void {
 /**
  * Checks a data directory before anything in it is opened, naming the path and the reason of any
  * refusal: the directory must be a directory this user can enter (DATA_DIRECTORY_UNUSABLE for a
- * file, /dev/null, a link loop, no permission), and clinic.db with its -wal and -shm must be
- * regular files, never links (DATA_DIRECTORY_UNSAFE). The directory itself may be a link (IT may
- * point ./data at another disk): that is the path the person chose; links inside it are not.
+ * file, /dev/null, a link loop, no permission), and clinic.db with its -wal, -shm and -journal
+ * must be regular files, never links (DATA_DIRECTORY_UNSAFE). The directory itself may be a link
+ * (IT may point ./data at another disk): that is the path the person chose; links inside it are
+ * not.
  */
 export function inspectDataDirectory(dataDir: string): DatabaseState {
   let dir: Stats;

@@ -50,9 +50,10 @@ const currentUid = (): number | undefined => process.getuid?.();
  * to the directory's owner, and that should be the user running clinic: a file of another user
  * (one restored as root from an archive that named another owner, or written by a command run
  * as root) is one the server may not be able to write, or that this user may not protect. A
- * link in place of one of the files is reported, never followed.
+ * link in place of one of the files is reported, never followed. Document files and folders are
+ * included with `documents`.
  */
-export function permissionFindings(dataDir: string): string[] {
+export function permissionFindings(dataDir: string, { documents: walkDocuments = false }: { documents?: boolean } = {}): string[] {
   const findings: string[] = [];
   if (process.platform === 'win32') return findings;
   const dir = statSync(dataDir);
@@ -86,9 +87,10 @@ export function permissionFindings(dataDir: string): string[] {
     if ((fileMode & 0o077) !== 0) findings.push(`${path} has mode ${fileMode.toString(8).padStart(4, '0')}; run chmod 600 on it`);
     if (info.uid !== dir.uid) foreign(path, info.uid);
   }
+  // Every document's owner only where asked (check): serve starts without reading each file's inode.
   let documents: Dirent[] = [];
   try {
-    documents = readdirSync(join(dataDir, DOCUMENTS_DIR), { recursive: true, withFileTypes: true });
+    if (walkDocuments) documents = readdirSync(join(dataDir, DOCUMENTS_DIR), { recursive: true, withFileTypes: true });
   } catch {
     // No documents yet (or none readable: the document_files check names those).
   }
@@ -158,7 +160,7 @@ export const CHECKS: readonly NamedCheck[] = [
     name: 'permissions',
     description: 'the data directory and its files are private to their owner, who runs clinic',
     needsDatabase: false,
-    run: (_db, dataDir) => permissionFindings(dataDir),
+    run: (_db, dataDir) => permissionFindings(dataDir, { documents: true }),
   },
   {
     name: 'integrity',
