@@ -55,7 +55,7 @@ export function patientExists(db: Db, id: string): boolean {
   return statements(db).exists.get(id) !== undefined;
 }
 
-// Kept apart from `statements` above so billing adds to this file without touching its lines.
+// What a notification needs of a patient: read at a payment, beside the statements above.
 const contactStatements = preparedFor((db) => ({
   contact: db.prepare<[string], PatientContactRow>('SELECT email, mobile FROM patients WHERE id = ?'),
 }));

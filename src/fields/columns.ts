@@ -43,8 +43,8 @@ export function fromColumn(spec: FieldSpec, value: unknown): unknown {
  */
 export function presentColumns<T>(fields: readonly FieldSpec[], row: object, into: Record<string, unknown> = {}): T {
   const columns = row as Record<string, unknown>;
-  // Assigned in a loop onto `into`: for a patient's 90 fields, Object.fromEntries over a mapped
-  // list and a spread of its result took 20 µs, this 7 (bench/README.md).
+  // Assigned in a loop onto `into`: for a patient's 90 fields this is about a third of the cost
+  // of Object.fromEntries over a mapped list spread into it, on the hottest path of the server.
   for (const spec of fields) into[spec.name] = fromColumn(spec, columns[spec.name]);
   return into as T;
 }

@@ -4,6 +4,7 @@ import { readPatientOverview, type PatientOverviewResult } from '../../domain/de
 import { createPatient, PATIENT_CONTACT_FIELDS } from '../../domain/patients/create-patient.js';
 import { findPatients, type PatientSummary } from '../../domain/patients/find-patients.js';
 import { ValidationError } from '../../domain/errors.js';
+import { DEFAULT_PAGE_LIMIT } from '../../domain/pagination.js';
 import { isPlainObject } from '../../domain/validation/structs.js';
 import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
@@ -171,7 +172,11 @@ export function registerPatientCommands(program: Command, io: CliIo): void {
 
   const group = program.command('patient').description('find patients and show one, as the front desk needs them');
   fieldArgument(
-    subcommand(group, 'find', 'find patients by name, number (P-42), date of birth, email or phone (the first 50, by name)'),
+    subcommand(
+      group,
+      'find',
+      `find patients by name, number (P-42), date of birth, email or phone (the first ${DEFAULT_PAGE_LIMIT}, by name)`,
+    ),
     '<text...>',
     'words that must all match, e.g. "huber anna" or 23.07.1961',
     'q',

@@ -189,7 +189,7 @@ function responseComponents(): Record<string, JsonSchema> {
     ),
     HeadersTooLarge: codedResponse(
       [errors.headersTooLarge(MAX_HEADER_BYTES)],
-      'HEADERS_TOO_LARGE: the request headers together exceed 16 KiB (any path); the request was not read',
+      `HEADERS_TOO_LARGE: the request headers together exceed ${MAX_HEADER_BYTES / 1024} KiB (any path); the request was not read`,
     ),
     RequestTimeout: codedResponse(
       [errors.requestTimeout(REQUEST_TIMEOUT_MS / 1000)],

@@ -1,4 +1,6 @@
 import { errors, type AppError } from '../../domain/errors.js';
+import { MAX_HEADER_BYTES } from '../client-errors.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, REQUEST_TIMEOUT_MS } from '../config.js';
 
 type Factories = typeof errors;
 
@@ -20,10 +22,10 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   apiKeyNotFound: [],
   notFound: [],
   methodNotAllowed: [['GET']],
-  payloadTooLarge: [4 * 1024 * 1024],
-  documentTooLarge: [25 * 1024 * 1024],
-  headersTooLarge: [16384],
-  requestTimeout: [30],
+  payloadTooLarge: [DEFAULT_JSON_BODY_LIMIT_BYTES],
+  documentTooLarge: [DEFAULT_DOCUMENT_LIMIT_BYTES],
+  headersTooLarge: [MAX_HEADER_BYTES],
+  requestTimeout: [REQUEST_TIMEOUT_MS / 1000],
   unsupportedMediaType: ['application/json'],
   patientContactRequired: [],
   documentTypeInvalid: [['other']],
