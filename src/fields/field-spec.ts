@@ -130,3 +130,16 @@ export type ResponseOf<Fields extends readonly FieldSpec[]> = {
     | (Spec extends { kind: 'object_list'; fields: infer F extends readonly FieldSpec[] } ? ResponseOf<F>[] : BaseValue<Spec>)
     | (Spec extends { nullable: true } ? null : never);
 };
+
+/**
+ * The field of `fields` called `name`, with its exact type: a list made of another list's fields
+ * names them, so reordering that list cannot swap them.
+ */
+export function fieldNamed<const Fields extends readonly FieldSpec[], const N extends Fields[number]['name']>(
+  fields: Fields,
+  name: N,
+): Extract<Fields[number], { name: N }> {
+  const found = fields.find((spec) => spec.name === name);
+  if (found === undefined) throw new Error(`no field is called ${name}`);
+  return found as Extract<Fields[number], { name: N }>;
+}

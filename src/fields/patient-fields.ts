@@ -1,5 +1,5 @@
 import { DOCUMENT_TYPE_KEYS } from './document-fields.js';
-import { field, optionalText, type FieldSpec } from './field-spec.js';
+import { field, fieldNamed, optionalText, type FieldSpec } from './field-spec.js';
 
 /** PortalAccess (spec 2.3): one boolean per document type, each false unless given. */
 export const PORTAL_ACCESS_FIELDS: readonly FieldSpec[] = DOCUMENT_TYPE_KEYS.map((key) => field.boolean(key, { default: false }));
@@ -158,14 +158,14 @@ export const PATIENT_SEARCH_FIELDS = [
 
 /** PatientSummary (clinic-api-1.1.md): one patient of a search result. */
 export const PATIENT_SUMMARY_FIELDS = [
-  PATIENT_RESPONSE_EXTRA_FIELDS[0],
-  PATIENT_RESPONSE_EXTRA_FIELDS[1],
-  PATIENT_INPUT_FIELDS[0],
-  PATIENT_INPUT_FIELDS[1],
+  fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'id'),
+  fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'patient_number'),
+  fieldNamed(PATIENT_INPUT_FIELDS, 'first_name'),
+  fieldNamed(PATIENT_INPUT_FIELDS, 'last_name'),
   field.date('date_of_birth', { nullable: true }),
   field.string('email', { nullable: true }),
   field.string('mobile', { nullable: true }),
-  PATIENT_RESPONSE_EXTRA_FIELDS[2],
-  PATIENT_RESPONSE_EXTRA_FIELDS[5],
-  PATIENT_RESPONSE_EXTRA_FIELDS[6],
+  fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'is_active'),
+  fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'outstanding_balance'),
+  fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'outstanding_currency'),
 ] as const satisfies readonly FieldSpec[];
