@@ -42,13 +42,18 @@ export function dateError(text: string): string | undefined {
   return undefined;
 }
 
-export interface LocalDateTime {
+/** The calendar date and clock time on a wall clock, as numbers. */
+export interface WallClock {
   year: number;
   month: number;
   day: number;
   hour: number;
   minute: number;
   second: number;
+}
+
+/** A date-time as written in a request: a wall clock, and the offset it gave if any. */
+export interface LocalDateTime extends WallClock {
   millisecond: number;
   /** Minutes east of UTC, or undefined for a value without an offset (clinic local time). */
   offsetMinutes: number | undefined;
@@ -98,16 +103,6 @@ function fitsUtcYears(value: LocalDateTime): boolean {
 }
 
 const wallClockFormatters = new Map<string, Intl.DateTimeFormat>();
-
-/** The calendar date and clock time on a wall clock in `timeZone`, as numbers. */
-export interface WallClock {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
 
 /**
  * What a wall clock in `timeZone` shows at `instant` (milliseconds since the epoch), read with
