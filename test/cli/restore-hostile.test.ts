@@ -177,7 +177,9 @@ describe('clinic restore of a hostile archive', { timeout: 180_000 }, () => {
         writeFileSync(join(unpacked, entry.path), entry.body!);
       }
       const file = join(work, 'repacked.tar.gz');
-      const tar = spawnSync('tar', ['czf', file, '-C', unpacked, '.']);
+      // The system's tar, also where the tests run with a PATH that holds only the program (npm run test:dist).
+      const tar = spawnSync('tar', ['czf', file, '-C', unpacked, '.'], { env: { ...process.env, PATH: '/usr/sbin:/usr/bin:/sbin:/bin' } });
+      assert.equal(tar.error, undefined, String(tar.error));
       assert.equal(tar.status, 0, tar.stderr.toString());
       const restored = join(work, 'restored');
       const result = await runClinic(['restore', file, '--data', restored]);
