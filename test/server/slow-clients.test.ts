@@ -69,7 +69,8 @@ describe('slow and idle clients', { skip: testingExecutable && 'the request time
     assert.equal(status, 408, text);
     assert.equal(JSON.parse(answered).detail.code, 'REQUEST_TIMEOUT');
     assert.match(headers['x-request-id'] ?? '', /^[0-9a-f-]{36}$/);
-    assert.ok(elapsed >= TIMEOUT_MS - 100 && elapsed < TIMEOUT_MS + 2500, `answered after ${elapsed} ms`);
+    // Not at the 60 s a check every 30 s would take, nor at node's default of 300 s; a loaded CI machine gets room.
+    assert.ok(elapsed >= TIMEOUT_MS - 100 && elapsed < TIMEOUT_MS + 8000, `answered after ${elapsed} ms`);
     assert.equal(patients(), before);
   });
 
