@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds dist/clinic, the single executable that is copied to a clinic PC (README, "Install on a
+# Builds dist/clinic, the single executable that is copied to a clinic PC (docs/install.md, "Install on a
 # clinic PC"). Needs Node and npm, plus a C++ compiler, make and python3 for SQLite's addon;
 # nothing is downloaded but the npm packages that package-lock.json pins (npm ci, if not done).
 set -euo pipefail

@@ -152,7 +152,7 @@ try {
     startup: undefined,
     bigUploadMb: BIG_UPLOAD_MB,
   };
-  // The same server with node:sqlite, the driver of clinic.exe (README, "SQLite drivers"): on
+  // The same server with node:sqlite, the driver of clinic.exe (docs/benchmarks.md, "SQLite drivers"): on
   // dist/clinic, which has both, so that only the driver differs. No large upload: it hardly
   // touches SQLite.
   const nodeSqliteSettings: RoundSettings = {

@@ -2,8 +2,8 @@ import type { BindParameters, Db, Statement, Transaction } from './sqlite-driver
 
 /**
  * Group commit for the server's connection: the write transactions of requests that arrive
- * together share one COMMIT, and so one fsync of the WAL, instead of one each (README,
- * "Decisions": group commit; bench/README.md for the figures).
+ * together share one COMMIT, and so one fsync of the WAL, instead of one each (docs/decisions.md,
+ * "Storage faults": group commit; bench/README.md for the figures).
  *
  * The first `db.transaction(fn).immediate()` opens a group: BEGIN IMMEDIATE, and a COMMIT
  * scheduled with setImmediate, which runs once the event loop has handled every request that was

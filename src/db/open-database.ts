@@ -169,7 +169,7 @@ export function ensureDataDirectory(dataDir: string): DatabaseState {
  * to 0600. SQLite creates the -wal and -shm files with the mode of the database file, so they
  * follow; an existing one from an older program is narrowed here too. Windows has no such modes
  * (chmod there only sets the read-only flag): the data directory's access list does this work
- * (README, "Install on a Windows PC"). A link or a non-regular file is refused, never followed
+ * (docs/install.md, "Install on a Windows PC"). A link or a non-regular file is refused, never followed
  * (requireRegularFile): creating uses O_EXCL, which fails on any link, and narrowing goes through
  * a descriptor opened with O_NOFOLLOW.
  *

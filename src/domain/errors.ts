@@ -169,7 +169,7 @@ export const errors = {
     new AppError(
       400,
       'AUTOSTART_NEEDS_WINDOWS',
-      `clinic autostart ${command} sets up a Windows scheduled task; on Linux, run clinic serve under systemd instead (README, "Install on a clinic PC").`,
+      `clinic autostart ${command} sets up a Windows scheduled task; on Linux, run clinic serve under systemd instead (docs/install.md, "Install on a clinic PC").`,
     ),
   autostartSetupFailed: (step: string, output: string) =>
     new AppError(

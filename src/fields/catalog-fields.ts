@@ -3,7 +3,7 @@ import { field, type FieldSpec } from './field-spec.js';
 
 /**
  * Doctors and services are added by staff from the command line. The specification gives their
- * response fields (2.6, 2.7) but no limits; these are ours (README, "Decisions"): names as long
+ * response fields (2.6, 2.7) but no limits; these are ours (docs/decisions.md): names as long
  * as a patient's name, colours as long as an appointment's colour. `clinic doctor add`:
  */
 export const DOCTOR_INPUT_FIELDS = [

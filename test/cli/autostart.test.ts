@@ -80,7 +80,7 @@ describe('clinic autostart run: the server kept running', { timeout: 180_000 }, 
 
   it(
     'refuses install and uninstall outside Windows with AUTOSTART_NEEDS_WINDOWS',
-    { skip: programPlatform === 'win32' && 'they run on Windows (under Wine: see README)' },
+    { skip: programPlatform === 'win32' && 'they run on Windows (under Wine: see docs/install.md)' },
     async () => {
       for (const command of ['install', 'uninstall']) {
         const run = await runClinic(['autostart', command, '--data', newDir()]);

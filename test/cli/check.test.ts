@@ -128,7 +128,7 @@ describe('clinic check', () => {
     assert.doesNotMatch(human.stderr, /^error: database disk image is malformed/m);
   });
 
-  // Windows has no modes to report (README, "Install on a Windows PC": the access list does that work).
+  // Windows has no modes to report (docs/install.md, "Install on a Windows PC": the access list does that work).
   it(
     'reports a data directory other users can read, and database files that are not private',
     { skip: programPlatform === 'win32' && 'no file modes on Windows' },

@@ -9,7 +9,7 @@ import { programPlatform, runClinic, testingExecutable } from '../helpers/run-cl
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
 // Only the single executable carries its own SQLite addon; from source there is nothing to test.
-// clinic.exe has none: it uses node:sqlite (README, "Install on a Windows PC").
+// clinic.exe has none: it uses node:sqlite (docs/install.md, "Install on a Windows PC").
 describe(
   'the single executable',
   {

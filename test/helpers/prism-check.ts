@@ -4,7 +4,7 @@ import { API_PREFIX } from '../../src/server/config.js';
 /**
  * Stoplight Prism's own validators (the ones `prism proxy` runs on what passes through it), run
  * on every answer the HTTP suites receive: test/helpers/contract.ts calls this beside its own
- * check, so Prism sees the suites' whole traffic without a proxy in between (see README,
+ * check, so Prism sees the suites' whole traffic without a proxy in between (see docs/development.md,
  * "Development"). test/server/prism-proxy.test.ts runs the real proxy too.
  */
 

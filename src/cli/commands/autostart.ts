@@ -61,7 +61,7 @@ function serverRunning(dataDir: string): boolean {
   return lock === undefined;
 }
 
-/** `clinic autostart run|install|uninstall|status`: the server as a Windows scheduled task (README, "Install on a Windows PC"). */
+/** `clinic autostart run|install|uninstall|status`: the server as a Windows scheduled task (docs/install.md, "Install on a Windows PC"). */
 export function registerAutostartCommands(program: Command, io: CliIo): void {
   const autostart = program
     .command('autostart')

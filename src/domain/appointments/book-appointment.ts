@@ -47,7 +47,7 @@ function crossFieldIssues(input: unknown, schemaIssues: readonly ValidationIssue
 
 /**
  * The appointment's services in order: the request's `service_ids`, else `[service_id]` when
- * only that was given, else none. An empty `service_ids` counts as not given (README, "Decisions").
+ * only that was given, else none. An empty `service_ids` counts as not given (docs/decisions.md).
  */
 function serviceList(values: AppointmentValues): string[] {
   const listed = values.service_ids;
