@@ -52,14 +52,17 @@ export function addFieldOptions(
     requiredElsewhere = '',
     /** Fields a rule of the use case requires although their schema does not. */
     alsoRequired = [] as readonly string[],
+    /** Help texts that say more at the desk than the field's own, by field name (a reference the desk resolves). */
+    descriptions = {} as Readonly<Record<string, string>>,
   } = {},
 ): Command {
   for (const spec of fields) {
     const flags = `${optionFlag(spec.name)} <value>`;
+    const text = descriptions[spec.name] ?? describe(spec);
     const required = spec.required === true || alsoRequired.includes(spec.name);
-    if (required && enforceRequired) command.requiredOption(flags, describe(spec));
-    else if (required) command.option(flags, `${describe(spec)} (required${requiredElsewhere ? ` ${requiredElsewhere}` : ''})`);
-    else command.option(flags, describe(spec));
+    if (required && enforceRequired) command.requiredOption(flags, text);
+    else if (required) command.option(flags, `${text} (required${requiredElsewhere ? ` ${requiredElsewhere}` : ''})`);
+    else command.option(flags, text);
   }
   return command;
 }

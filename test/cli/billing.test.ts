@@ -24,6 +24,15 @@ describe('clinic invoice, record-payment and notifications', () => {
   };
 
   describe('invoice create', () => {
+    it('says in its help that --patient-id takes the number on paper', async () => {
+      const help = await clinic('invoice', 'create', '--help');
+      assert.equal(help.code, 0, help.stderr);
+      assert.match(
+        help.stdout.replace(/\s+/g, ' '),
+        /--patient-id <value> the patient the invoice is for: its number \(P-000042, P-42\) or its id/,
+      );
+    });
+
     it('prints the new invoice as GET /invoices lists it', async () => {
       const created = json(await clinic('invoice', 'create', '--patient-id', patientId, '--total', '120.50', '--json'));
       assertMatchesSchema('Invoice', created);

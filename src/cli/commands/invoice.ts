@@ -1,66 +1,24 @@
 import type { Command } from 'commander';
-import type { DeskContext } from '../../domain/desk/desk-context.js';
 import { listDeskInvoices, readDeskInvoice } from '../../domain/desk/desk-records.js';
 import { createInvoice } from '../../domain/invoices/create-invoice.js';
-import type { Invoice } from '../../domain/invoices/present-invoice.js';
-import type { InvoiceDetail } from '../../domain/invoices/read-invoice.js';
 import { resolvePatientReference } from '../../domain/references.js';
 import { INVOICE_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { withDatabase } from '../database.js';
-import {
-  clockTime,
-  deskRecord,
-  deskTable,
-  heading,
-  invoiceState,
-  localDateTime,
-  localShortDate,
-  money,
-  patientLabel,
-} from '../desk-format.js';
+import { deskTable, invoiceState, money, patientLabel } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
+import { formatInvoice, issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
-
-/** The local date an invoice was issued on: `23.11.2026`. */
-const issuedOn = (invoice: Invoice, timeZone: string) => (invoice.issued_at === null ? '' : localShortDate(invoice.issued_at, timeZone));
-
-/** `clinic invoice show` for people: the invoice, its patient, and its payments in the order recorded. */
-export function formatInvoice(invoice: InvoiceDetail, { timeZone }: DeskContext): string {
-  const payments = deskTable(
-    [{ header: 'Date' }, { header: 'Time' }, { header: 'Method' }, { header: 'Amount', align: 'right' }, { header: 'Note', shrink: true }],
-    invoice.payments.map((payment) => [
-      localShortDate(payment.created_at, timeZone),
-      clockTime(payment.created_at, timeZone),
-      payment.method,
-      money(payment.amount, invoice.currency),
-      payment.note ?? '',
-    ]),
-    'No payments yet.',
-  );
-  return (
-    heading(`Invoice ${invoice.invoice_number}`) +
-    deskRecord([
-      ['Patient', patientLabel(invoice.patient_number, invoice.patient_first_name, invoice.patient_last_name)],
-      ['Issued', invoice.issued_at === null ? null : localDateTime(invoice.issued_at, timeZone)],
-      ['Status', invoiceState(invoice.status)],
-      ['Total', money(invoice.total, invoice.currency)],
-      ['Paid', money(invoice.amount_paid, invoice.currency)],
-      ['Balance', money(invoice.balance, invoice.currency)],
-    ]) +
-    `\n${heading('Payments')}${payments}`
-  );
-}
 
 /** `clinic invoice create|list|show`: with --json, exactly what GET /invoices and GET /invoices/{invoice_id} return. */
 export function registerInvoiceCommands(program: Command, io: CliIo): void {
   const group = program.command('invoice').description('issue, list and show invoices');
 
   const create = subcommand(group, 'create', 'issue an invoice (status issued)');
-  addFieldOptions(create, INVOICE_INPUT_FIELDS);
-  const patientOption = create.options.find((option) => option.long === '--patient-id');
-  if (patientOption) patientOption.description = 'the patient the invoice is for: its number (P-000042, P-42) or its id';
+  addFieldOptions(create, INVOICE_INPUT_FIELDS, {
+    descriptions: { patient_id: 'the patient the invoice is for: its number (P-000042, P-42) or its id' },
+  });
   create.action(async (options: CommonOptions & Record<string, unknown>) => {
     await withDatabase(
       options,

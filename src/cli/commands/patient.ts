@@ -26,6 +26,7 @@ import {
   timeSpan,
 } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
+import { issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -129,7 +130,7 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
         ],
         overview.open_invoices.map((invoice) => [
           invoice.invoice_number,
-          invoice.issued_at === null ? '' : localShortDate(invoice.issued_at, timeZone),
+          issuedOn(invoice, timeZone),
           invoiceState(invoice.status),
           money(invoice.total, invoice.currency),
           money(invoice.balance, invoice.currency),

@@ -8,7 +8,7 @@ import type { CliIo } from '../io.js';
 import { readDeskInvoice } from '../../domain/desk/desk-records.js';
 import { money } from '../desk-format.js';
 import { emit, type CommonOptions } from '../output.js';
-import { formatInvoice } from './invoice.js';
+import { formatInvoice } from '../invoice-printout.js';
 import { subcommand } from '../program.js';
 
 interface RecordPaymentOptions extends CommonOptions, Record<string, unknown> {
