@@ -11,7 +11,7 @@ import {
   accessSync,
   type Stats,
 } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { errors } from '../domain/errors.js';
 import { groupCommits } from './commit-groups.js';
 import { migrate } from './migrations.js';
@@ -127,7 +127,9 @@ export function refuseUnlessRegularFile(path: string): void {
  * (IT may point ./data at another disk): that is the path the person chose; links inside it are
  * not.
  */
-export function inspectDataDirectory(dataDir: string): DatabaseState {
+export function inspectDataDirectory(given: string): DatabaseState {
+  // Named in full in every refusal, as the program sees it (Z:\tmp\data under Wine, not /tmp/data).
+  const dataDir = resolve(given);
   let dir: Stats;
   try {
     dir = statSync(dataDir);
@@ -159,7 +161,7 @@ export function ensureDataDirectory(dataDir: string): DatabaseState {
   try {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   } catch (error) {
-    throw errors.dataDirectoryUnusable(dataDir, reasonOf(error));
+    throw errors.dataDirectoryUnusable(resolve(dataDir), reasonOf(error));
   }
   return state;
 }
