@@ -21,7 +21,7 @@ import { outstandingBalance } from '../src/domain/invoices/outstanding-balance.j
 import { recordPayment } from '../src/domain/payments/record-payment.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../src/server/config.js';
 import { silentLogger } from '../src/logger.js';
-import { startServer } from '../src/server/start-server.js';
+import { startHttpServer } from '../src/server/http-server.js';
 import { fillInvoiceDatabase, patientCount, seededRandom } from './invoice-database.js';
 
 const INVOICES = Number(process.env.BENCH_INVOICES ?? 1_000_000);
@@ -77,7 +77,7 @@ try {
   const allOpen = time(() => (openCount = listInvoices(db, { unpaid: 'true' }).items.length));
   console.log(`  every open invoice (${openCount.toLocaleString('en')}): ${allOpen.toFixed(0)} ms`);
 
-  const server = await startServer(
+  const server = await startHttpServer(
     db,
     { dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES, logger: silentLogger },
     '127.0.0.1',

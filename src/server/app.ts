@@ -6,7 +6,7 @@ import { logRequests } from './middleware/log-requests.js';
 import { routeFallback } from './middleware/route-fallback.js';
 import { operationsRouter } from './mount-operations.js';
 import type { Operation } from './operation.js';
-import { OPERATIONS } from './operations.js';
+import { OPERATIONS } from './api-operations.js';
 import type { ClinicState } from './state.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { RouterContext } from '@koa/router';
 import type { Db } from '../db/open-database.js';
 import type { ServerConfig } from './config.js';
-import type { OperationSpec } from './openapi/operations.js';
+import type { OperationSpec } from './openapi/operation-spec.js';
 import type { ClinicState } from './state.js';
 
 /** What an operation's handler may use; given once, when the app is created. */

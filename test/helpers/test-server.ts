@@ -5,7 +5,7 @@ import { openDatabase, type Db } from '../../src/db/open-database.js';
 import { createApiKey, type Scope } from '../../src/domain/api-keys.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, type ServerConfig } from '../../src/server/config.js';
 import { silentLogger } from '../../src/logger.js';
-import { startServer } from '../../src/server/start-server.js';
+import { startHttpServer } from '../../src/server/http-server.js';
 import { assertMatchesContract } from './contract.js';
 import { runClinic, startServeProcess, STOP_SIGNAL, testingExecutable } from './run-cli.js';
 
@@ -84,7 +84,7 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
   // The test prepares and reads data on a connection of its own, as beside `clinic serve`: what
   // it writes is committed when the call returns, not with the server's next group.
   const db = openDatabase(dataDir);
-  const running = await startServer(
+  const running = await startHttpServer(
     serverDb,
     {
       dataDir,

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { OPERATIONS } from '../../src/server/operations.js';
+import { OPERATIONS } from '../../src/server/api-operations.js';
 import { CHROMIUM, isBrowserTimeout, launchChromium, withDeadline, type ChromiumSession } from '../helpers/browser.js';
 import { assertMatchesContract } from '../helpers/contract.js';
 import { useTestServer } from '../helpers/fixtures.js';

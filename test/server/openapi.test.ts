@@ -14,7 +14,7 @@ import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES
 import { silentLogger } from '../../src/logger.js';
 import { fieldsIn } from '../../src/server/openapi/field-schemas.js';
 import { MODELS } from '../../src/server/openapi/models.js';
-import { OPERATIONS } from '../../src/server/operations.js';
+import { OPERATIONS } from '../../src/server/api-operations.js';
 import { buildPatient } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';

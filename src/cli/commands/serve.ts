@@ -3,7 +3,7 @@ import { InvalidArgumentError, type Command } from 'commander';
 import { isSmtpUrl } from '../../notifications/smtp-mailer.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
 import { jsonLineLogger } from '../../logger.js';
-import { isLoopback, startClinicServer } from '../../server/run-server.js';
+import { isLoopback, startClinicServer } from '../../server/clinic-server.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { optionOrEnv, parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';
 import type { CliIo } from '../io.js';

@@ -1,5 +1,5 @@
 import { parameterExamples } from './examples.js';
-import type { OperationSpec } from './operations.js';
+import type { OperationSpec } from './operation-spec.js';
 
 /** `text` as one single-quoted shell word. */
 const quoted = (text: string) => `'${text.replaceAll("'", "'\\''")}'`;

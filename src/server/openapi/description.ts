@@ -7,7 +7,7 @@ import { VERSION_INFO } from './info.js';
 import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unprocessableResponse } from './error-responses.js';
 import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
 import { MODELS } from './models.js';
-import { TAGS, type OperationSpec } from './operations.js';
+import { TAGS, type OperationSpec } from './operation-spec.js';
 import { curlExample, headerName } from './curl-example.js';
 import { parameterExamples } from './examples.js';
 
@@ -201,7 +201,7 @@ function responseComponents(): Record<string, JsonSchema> {
 }
 
 /**
- * The OpenAPI 3.1 document of `operations` (the app's own, src/server/operations.ts), built from
+ * The OpenAPI 3.1 document of `operations` (the app's own, src/server/api-operations.ts), built from
  * their declarations and the field descriptions. Built once when the app starts, never per request.
  */
 export function buildApiDescription(

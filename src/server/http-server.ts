@@ -7,7 +7,7 @@ import { answerClientErrors } from './client-errors.js';
 import { continueWhenBodyIsRead } from './expect-continue.js';
 
 /** A listening server and the address it actually got (port 0 picks a free one). */
-export interface RunningServer {
+export interface RunningHttpServer {
   server: Server;
   host: string;
   port: number;
@@ -19,7 +19,7 @@ export interface RunningServer {
 }
 
 /** Serves the app on `host:port`. */
-export async function startServer(db: Db, config: ServerConfig, host: string, port: number): Promise<RunningServer> {
+export async function startHttpServer(db: Db, config: ServerConfig, host: string, port: number): Promise<RunningHttpServer> {
   const handle = createApp(db, config).callback();
   const requestTimeout = config.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const server = createServer(

@@ -14,7 +14,7 @@ import { startDeliveryWorker, type DeliveryWorker } from '../notifications/deliv
 import { createSmtpMailer } from '../notifications/smtp-mailer.js';
 import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
 import type { Logger } from '../logger.js';
-import { startServer, type RunningServer } from './start-server.js';
+import { startHttpServer, type RunningHttpServer } from './http-server.js';
 
 /** Everything `clinic serve` decides before the server starts. */
 export interface ClinicServerConfig {
@@ -87,9 +87,9 @@ function openServerDatabase(dataDir: string): Db {
 }
 
 /** Listens, turning "address in use" and the like into a coded refusal. */
-async function listen(db: Db, config: ClinicServerConfig): Promise<RunningServer> {
+async function listen(db: Db, config: ClinicServerConfig): Promise<RunningHttpServer> {
   try {
-    return await startServer(
+    return await startHttpServer(
       db,
       {
         dataDir: config.dataDir,
