@@ -1,6 +1,6 @@
 import type { Db } from './open-database.js';
 import { loadSchemaSql } from './schema-sql.js';
-import { patientPhoneDigits, patientSearchTerms } from './search-terms.js';
+import { patientPhoneDigits, patientSearchTerms } from '../fields/search-terms.js';
 
 /** One forward step of the schema; `version` is the PRAGMA user_version it leaves behind. */
 export interface Migration {

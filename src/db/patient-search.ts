@@ -1,20 +1,5 @@
+import type { WordLookup } from '../fields/search-terms.js';
 import { preparedFor, type Db } from './open-database.js';
-
-/** A half-open range of terms: [from, to). An empty range (from = to) matches nothing. */
-export interface TermRange {
-  from: string;
-  to: string;
-}
-
-/**
- * What one word of a query matches: a term in any of `ranges` (at least one), the patient
- * numbered `seq`, or a patient whose phone or mobile holds the run `digits`.
- */
-export interface WordLookup {
-  ranges: readonly TermRange[];
-  seq: number | null;
-  digits: string | null;
-}
 
 /** A patient as a search lists it (PatientSummary, clinic-api-1.1.md), with its sort key. */
 export interface PatientSummaryRow {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { explainAppointmentList } from '../../src/db/appointments.js';
 import { explainPatientDocumentList } from '../../src/db/documents.js';
 import { explainPatientSearch, explainPatientWalk } from '../../src/db/patient-search.js';
-import { wordLookup } from '../../src/db/search-terms.js';
+import { wordLookup } from '../../src/fields/search-terms.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { narrowingLookups, patientPhoneDigits, patientSearchTerms, wordLookup } from '../../src/db/search-terms.js';
+import { narrowingLookups, patientPhoneDigits, patientSearchTerms, wordLookup } from '../../src/fields/search-terms.js';
 import { foldForSearch } from '../../src/fields/folded-text.js';
 
 describe('search folding', () => {

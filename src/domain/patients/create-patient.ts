@@ -9,7 +9,7 @@ import { NOTHING_OWED } from '../invoices/outstanding-balance.js';
 import { clinicTimeZone } from '../settings.js';
 import { fieldsValidator } from '../validation/validate.js';
 import { presentPatient, type Patient } from './present-patient.js';
-import { patientPhoneDigits, patientSearchTerms } from '../../db/search-terms.js';
+import { patientPhoneDigits, patientSearchTerms } from '../../fields/search-terms.js';
 
 const patientInput = fieldsValidator(PATIENT_INPUT_FIELDS, 'body');
 

@@ -1,11 +1,5 @@
 import type { Db } from '../../db/open-database.js';
-import {
-  BEFORE_FIRST_PATIENT,
-  searchPatientRows,
-  type PatientCursor,
-  type PatientSummaryRow,
-  type WordLookup,
-} from '../../db/patient-search.js';
+import { BEFORE_FIRST_PATIENT, searchPatientRows, type PatientCursor, type PatientSummaryRow } from '../../db/patient-search.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { pageQueryFields } from '../../fields/page-fields.js';
 import { MAX_SEARCH_WORDS, PATIENT_SEARCH_FIELDS, type PATIENT_SUMMARY_FIELDS } from '../../fields/patient-fields.js';
@@ -15,7 +9,7 @@ import type { ValidationIssue } from '../errors.js';
 import { problems } from '../validation/problems.js';
 import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
 import { balanceText } from './present-patient.js';
-import { narrowingLookups, queryWords } from '../../db/search-terms.js';
+import { narrowingLookups, queryWords, type WordLookup } from '../../fields/search-terms.js';
 
 /** PatientSummary (clinic-api-1.1.md). */
 export type PatientSummary = ResponseOf<typeof PATIENT_SUMMARY_FIELDS>;

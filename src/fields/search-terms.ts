@@ -1,6 +1,5 @@
-import { foldForSearch } from '../fields/folded-text.js';
-import { patientSeqOf } from '../fields/human-numbers.js';
-import type { TermRange, WordLookup } from './patient-search.js';
+import { foldForSearch } from './folded-text.js';
+import { patientSeqOf } from './human-numbers.js';
 
 /**
  * What a patient is found by (GET /patients?q, clinic-api-1.1.md), as terms of the
@@ -8,6 +7,23 @@ import type { TermRange, WordLookup } from './patient-search.js';
  * word of a query looks up there. Names are folded (foldForSearch) so that `muller` finds
  * `Müller` and `MULLER` alike.
  */
+
+/** A half-open range of terms: [from, to). An empty range (from = to) matches nothing. */
+export interface TermRange {
+  from: string;
+  to: string;
+}
+
+/**
+ * What one word of a query matches (db/patient-search.ts makes it SQL): a term in any of
+ * `ranges` (at least one), the patient numbered `seq`, or a patient whose phone or mobile holds
+ * the run `digits`.
+ */
+export interface WordLookup {
+  ranges: readonly TermRange[];
+  seq: number | null;
+  digits: string | null;
+}
 
 /** Hyphens and dashes within a name word (`Müller-Lüdenscheidt` is found by `lud`). */
 const NAME_SEPARATORS = /[-‐‑‒–—]+/u;
