@@ -44,7 +44,7 @@ const db = openDatabase(dataDir);
 // names and contact fields change, so no validation or normalisation runs while serving.
 const template: Record<string, unknown> = {};
 const defaults = normalizeFields(PATIENT_INPUT_FIELDS, { first_name: 'A', last_name: 'B', email: 'a@b', mobile: '1' }, { timeZone: 'UTC' });
-for (const spec of PATIENT_STORED_FIELDS) template[spec.name] = toColumn(spec, defaults[spec.name]);
+for (const spec of PATIENT_STORED_FIELDS) template[spec.name] = toColumn(spec, (defaults as Record<string, unknown>)[spec.name]);
 
 const uploads = join(dataDir, 'floor-uploads');
 mkdirSync(uploads, { recursive: true });

@@ -4,9 +4,10 @@ import { field, fieldNamed, optionalText, type FieldSpec } from './field-spec.js
 /** PortalAccess (spec 2.3): one boolean per document type, each false unless given. */
 export const PORTAL_ACCESS_FIELDS: readonly FieldSpec[] = DOCUMENT_TYPE_KEYS.map((key) => field.boolean(key, { default: false }));
 
-const flag = (name: string, fallback = false) => field.boolean(name, { default: fallback });
-const nullableDate = (name: string) => field.date(name, { nullable: true });
-const nullableInteger = (name: string) => field.integer(name, { nullable: true });
+// Generic in the name, as the builders are: a field's name stays its literal type (ValuesOf, typed test bodies).
+const flag = <const N extends string>(name: N, fallback = false) => field.boolean(name, { default: fallback });
+const nullableDate = <const N extends string>(name: N) => field.date(name, { nullable: true });
+const nullableInteger = <const N extends string>(name: N) => field.integer(name, { nullable: true });
 
 /**
  * Every field of the Patient request (spec 2.1, limits of section 8), in the specification's

@@ -131,7 +131,7 @@ describe('clinic command line', () => {
 
   it('create-patient reads --file and lets options override it', async () => {
     const file = join(dataDir, 'patient.json');
-    writeFileSync(file, JSON.stringify(buildPatient({ first_name: 'FromFile', city: 'ignored' })));
+    writeFileSync(file, JSON.stringify({ ...buildPatient({ first_name: 'FromFile' }), city: 'ignored' }));
     const result = await clinic('create-patient', '--file', file, '--last-name', 'FromOption', '--json');
     assert.equal(result.code, 0, result.stderr);
     const patient = JSON.parse(result.stdout);

@@ -3,9 +3,23 @@ import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import type { Patient } from '../../src/domain/patients/present-patient.js';
+import type { INVOICE_INPUT_FIELDS, PAYMENT_INPUT_FIELDS } from '../../src/fields/billing-fields.js';
+import type { FieldSpec } from '../../src/fields/field-spec.js';
+import type { PATIENT_INPUT_FIELDS } from '../../src/fields/patient-fields.js';
+
+/**
+ * A request body as a test writes it: any of the fields' names, each with any value (a test may
+ * send a wrong type on purpose), and no other name, so a misspelt field does not compile. A test
+ * that sends an unknown field on purpose spreads it in beside the builder's result.
+ */
+export type BodyOf<Fields extends readonly FieldSpec[]> = { [Name in Fields[number]['name']]?: unknown };
+
+export type PatientBody = BodyOf<typeof PATIENT_INPUT_FIELDS>;
+export type InvoiceBody = BodyOf<typeof INVOICE_INPUT_FIELDS>;
+export type PaymentBody = BodyOf<typeof PAYMENT_INPUT_FIELDS>;
 
 /** A valid POST /patients body; override any field. */
-export function buildPatient(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function buildPatient(overrides: PatientBody = {}): PatientBody {
   return { first_name: 'Ada', last_name: 'Lovelace', email: 'ada@example.org', mobile: '+43 660 1234567', ...overrides };
 }
 
@@ -15,17 +29,17 @@ export function text(length: number, char = 'a'): string {
 }
 
 /** A valid `clinic invoice create` input for `patientId` (total 100.00); override any field. */
-export function buildInvoice(patientId: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function buildInvoice(patientId: string, overrides: InvoiceBody = {}): InvoiceBody {
   return { patient_id: patientId, total: '100.00', ...overrides };
 }
 
 /** A valid POST /invoices/{invoice_id}/payments body (10.00 in cash); override any field. */
-export function buildPayment(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function buildPayment(overrides: PaymentBody = {}): PaymentBody {
   return { amount: '10.00', method: 'cash', ...overrides };
 }
 
 /** Creates a patient (buildPatient with `overrides`) in `db`. */
-export function createTestPatient(db: Db, overrides: Record<string, unknown> = {}): Patient {
+export function createTestPatient(db: Db, overrides: PatientBody = {}): Patient {
   return createPatient(db, buildPatient(overrides));
 }
 
@@ -33,7 +47,7 @@ export function createTestPatient(db: Db, overrides: Record<string, unknown> = {
  * Issues an invoice in `db` (buildInvoice: total 100.00), for `overrides.patient_id` or else for
  * a new patient made for it: a test asks for an invoice and gets everything it needs.
  */
-export function createTestInvoice(db: Db, overrides: Record<string, unknown> = {}): Invoice {
+export function createTestInvoice(db: Db, overrides: InvoiceBody = {}): Invoice {
   const patientId = typeof overrides.patient_id === 'string' ? overrides.patient_id : createTestPatient(db).id;
   return createInvoice(db, buildInvoice(patientId, overrides));
 }
