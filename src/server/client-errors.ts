@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { errors, type AppError } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
@@ -45,6 +45,26 @@ function rawAnswer({ status, reason, error }: RawRefusal, requestId: string): st
 const responseOn = (socket: Socket) => (socket as Socket & { _httpMessage?: ServerResponse })._httpMessage;
 
 /**
+ * Connections whose current request was answered before its body had arrived (a 401 sent before
+ * the body is read): node:http goes on reading the body to keep the connection, and a timeout
+ * then must not send a second answer to the one request.
+ */
+function trackEarlyAnswers(server: Server): WeakSet<Socket> {
+  const answeredEarly = new WeakSet<Socket>();
+  const onRequest = (request: IncomingMessage, response: ServerResponse) => {
+    // Taken now: node:http drops request.socket once the connection is gone.
+    const socket = request.socket;
+    answeredEarly.delete(socket);
+    response.once('finish', () => {
+      if (!request.complete) answeredEarly.add(socket);
+    });
+  };
+  server.on('request', onRequest);
+  server.on('checkContinue', onRequest);
+  return answeredEarly;
+}
+
+/**
  * Makes node:http refuse what it refuses out loud, each refusal with a fresh request id that is
  * also logged, so IT can match a client's complaint to the log:
  * - headers: by default node:http keeps only the first 2,000 header lines of a request and
@@ -52,11 +72,13 @@ const responseOn = (socket: Socket) => (socket as Socket & { _httpMessage?: Serv
  *   payment could be recorded twice. Here every header line is kept (no count limit), the size
  *   limit of MAX_HEADER_BYTES bounds them all, and a request over it gets 431 HEADERS_TOO_LARGE;
  * - time: a request not in full within the server's request timeout gets 408 REQUEST_TIMEOUT,
- *   also while Koa is still reading its body (the reader then fails as a client that went away);
+ *   also while Koa is still reading its body (the reader then fails as a client that went away),
+ *   unless it was answered already (a 401 before its body): then its connection is only closed;
  * - other parse errors are answered as node:http would.
  */
 export function answerClientErrors(server: Server, logger: Logger): void {
   server.maxHeadersCount = 0;
+  const answeredEarly = trackEarlyAnswers(server);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => {
     const code = error.code ?? '';
     if (code === 'ECONNRESET') {
@@ -66,7 +88,7 @@ export function answerClientErrors(server: Server, logger: Logger): void {
     }
     const refusal = refusalFor(code, server.requestTimeout);
     const requestId = randomUUID();
-    const answered = socket.writable && responseOn(socket)?.headersSent !== true;
+    const answered = socket.writable && responseOn(socket)?.headersSent !== true && !answeredEarly.has(socket);
     if (answered) socket.write(rawAnswer(refusal, requestId));
     logger.info({ event: 'request_refused', request_id: requestId, status: refusal.status, reason: code, answered });
     socket.destroy(error);

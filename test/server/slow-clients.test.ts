@@ -74,6 +74,16 @@ describe('slow and idle clients', { skip: testingExecutable && 'the request time
     assert.equal(patients(), before);
   });
 
+  it('closes a request answered before its body came (401) when the rest does not come in time, with no second answer', async () => {
+    const { socket, answer } = await openSocket(port());
+    socket.write('POST /api/public/v1/patients HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    const trickle = setInterval(() => socket.writable && socket.write(' '), 300);
+    const text = await answer;
+    clearInterval(trickle);
+    assert.equal(parseAnswer(text).status, 401, text);
+    assert.equal(text.match(/HTTP\/1\.1 \d{3}/g)?.length, 1, `one request, one answer: ${text}`);
+  });
+
   it('frees an upload trickled a byte at a time: 408, and no temporary file is left in the data directory', async () => {
     const patient = await server.request('POST', '/patients', { body: buildPatient() });
     const boundary = 'slowboundary';
