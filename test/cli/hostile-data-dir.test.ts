@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import {
   chmodSync,
   existsSync,
@@ -14,7 +13,6 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../src/db/open-database.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
@@ -22,6 +20,7 @@ import { useDataDirs } from '../helpers/fixtures.js';
 import {
   programPath,
   programPlatform,
+  runAsNobody,
   runClinic,
   startServeProcess,
   STOP_SIGNAL,
@@ -40,23 +39,6 @@ const COMMANDS: readonly (readonly string[])[] = [
   ['backup', '/nonexistent-dir/b.tar.gz'],
   ['serve', '--port', '0'],
 ];
-
-/** Runs `clinic <args> --data <dataDir>` as uid/gid 65534 (nobody), where the test runs as root. */
-function runAsNobody(args: readonly string[]): Promise<CliResult> {
-  const root = fileURLToPath(new URL('../..', import.meta.url));
-  const bin = process.env.CLINIC_BIN;
-  const [command, prefix] = bin ? [bin, []] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
-  const child = spawn(command, [...prefix, ...args], { cwd: root, uid: 65534, gid: 65534, env: { ...process.env, HOME: '/tmp' } });
-  child.stdin.end();
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
-}
 
 function assertRefused(result: CliResult, code: string, detail: RegExp): void {
   assert.equal(result.code, 1, `${result.stdout}${result.stderr}`);

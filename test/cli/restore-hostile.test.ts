@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { craftArchive, entriesOf, populatedDataDir, type CraftedEntry } from '../helpers/backup-fixtures.js';
 import { useDataDirs } from '../helpers/fixtures.js';
-import { programPlatform, runClinic } from '../helpers/run-cli.js';
+import { programPlatform, runAsNobody, runClinic, testingExecutable } from '../helpers/run-cli.js';
 
 const tempDir = useDataDirs();
 
@@ -95,6 +96,26 @@ describe('clinic restore of a hostile archive', { timeout: 180_000 }, () => {
       refusal: () => /entry ".*-early" is not listed in manifest\.json/,
     },
     {
+      title: 'a manifest that lists a file as the folder of another (documents/x and documents/x/y)',
+      archive: () => {
+        const listed = JSON.parse(manifest.body!.toString('utf8')) as { entries: object[] };
+        const file = Buffer.from('a file');
+        const inside = Buffer.from('a file inside it');
+        const sha256 = (body: Buffer) => createHash('sha256').update(body).digest('hex');
+        listed.entries.push(
+          { path: 'documents/x', size: file.length, sha256: sha256(file) },
+          { path: 'documents/x/y', size: inside.length, sha256: sha256(inside) },
+        );
+        return [
+          { path: 'manifest.json', body: Buffer.from(JSON.stringify(listed)) },
+          ...others(),
+          { path: 'documents/x', body: file },
+          { path: 'documents/x/y', body: inside },
+        ];
+      },
+      refusal: () => /lists "documents\/x" both as a file and as a folder/,
+    },
+    {
       title: 'a manifest.json without clinic.db',
       archive: () => [{ path: 'manifest.json', body: Buffer.from('{"format":"clinic-backup","format_version":1,"entries":[]}') }],
       refusal: () => /it holds no clinic\.db/,
@@ -117,6 +138,24 @@ describe('clinic restore of a hostile archive', { timeout: 180_000 }, () => {
       assert.deepEqual(readdirSync(outside), []);
     });
   }
+
+  it(
+    'refuses a backup file the user restoring may not read with BACKUP_DAMAGED naming it (the process ended on an unhandled EACCES)',
+    { skip: (programPlatform === 'win32' || testingExecutable || process.getuid?.() !== 0) && 'needs root to run a child as uid 65534' },
+    async () => {
+      const work = tempDir();
+      chmodSync(work, 0o777);
+      const file = join(work, 'unreadable.tar.gz');
+      await craftArchive(file, entries);
+      chmodSync(file, 0o000);
+      const restored = join(work, 'restored');
+      const result = await runAsNobody(['restore', file, '--data', restored]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /^error: BACKUP_DAMAGED: The backup cannot be used: .*unreadable\.tar\.gz cannot be read \(.*EACCES/m);
+      assert.doesNotMatch(result.stderr, /INTERNAL|\n\s+at /);
+      assert.deepEqual(readdirSync(restored), []);
+    },
+  );
 
   it('refuses a file that is no gzip, and one cut short, with BACKUP_DAMAGED', async () => {
     const work = tempDir();

@@ -144,3 +144,19 @@ export function startServeProcess(args: readonly string[], options: { env?: Reco
     void exited.then(({ code }) => reject(new Error(`clinic serve exited (${code}) before listening:\n${stdout}${stderr}`)));
   });
 }
+
+/** Runs `clinic <args>` as uid/gid 65534 (nobody), as a user without root's reach; the test must run as root. */
+export function runAsNobody(args: readonly string[]): Promise<CliResult> {
+  const bin = process.env.CLINIC_BIN;
+  const [command, prefix] = bin ? [bin, []] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
+  const child = spawn(command, [...prefix, ...args], { cwd: root, uid: 65534, gid: 65534, env: { ...process.env, HOME: '/tmp' } });
+  child.stdin.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}

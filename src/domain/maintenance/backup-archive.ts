@@ -5,6 +5,7 @@ import { createGunzip } from 'node:zlib';
 import { create, list, Parser, type ReadEntry, type WriteEntry } from 'tar';
 import { DATABASE_FILE, NO_FOLLOW } from '../../db/open-database.js';
 import { errors } from '../errors.js';
+import { describeFailure } from './check.js';
 import type { FileDigest } from './data-dir.js';
 
 // A backup is a gzipped tar (readable with `tar tzf` on any PC) of:
@@ -74,11 +75,12 @@ export function parseManifest(text: string | undefined): BackupManifest {
   if (manifest.format_version !== FORMAT_VERSION) {
     throw errors.backupDamaged(`it has format version ${String(manifest.format_version)}; this program reads version ${FORMAT_VERSION}`);
   }
+  // Compared without case: on Windows (and macOS) `documents/A/1` and `documents/a/1` are one file.
   const paths = new Set<string>();
   for (const entry of manifest.entries) {
-    if (paths.has(String(entry?.path)))
+    if (paths.has(String(entry?.path).toLowerCase()))
       throw errors.backupDamaged(`${MANIFEST_FILE} lists ${JSON.stringify(entry?.path).slice(0, 200)} twice`);
-    paths.add(String(entry?.path));
+    paths.add(String(entry?.path).toLowerCase());
     const valid =
       typeof entry?.path === 'string' &&
       isArchivablePath(entry.path) &&
@@ -87,6 +89,15 @@ export function parseManifest(text: string | undefined): BackupManifest {
       /^[0-9a-f]{64}$/.test(String(entry.sha256));
     if (!valid)
       throw errors.backupDamaged(`${MANIFEST_FILE} lists an entry this program does not accept: ${JSON.stringify(entry).slice(0, 200)}`);
+  }
+  // A listed file cannot also be the folder of another (documents/x beside documents/x/y).
+  for (const entry of manifest.entries as ManifestEntry[]) {
+    const steps = entry.path.toLowerCase().split('/');
+    for (let depth = 1; depth < steps.length; depth += 1) {
+      const folder = steps.slice(0, depth).join('/');
+      if (paths.has(folder))
+        throw errors.backupDamaged(`${MANIFEST_FILE} lists ${JSON.stringify(folder).slice(0, 200)} both as a file and as a folder`);
+    }
   }
   if (!manifest.entries.some((entry) => entry.path === DATABASE_FILE)) throw errors.backupDamaged(`it holds no ${DATABASE_FILE}`);
   return manifest as BackupManifest;
@@ -233,7 +244,13 @@ function entryPath(entry: ReadEntry): string {
 async function feedArchive(file: string, parser: Parser, stop: () => boolean): Promise<void> {
   let sawEnd = false;
   parser.on('eof', () => (sawEnd = true));
-  const gunzip = createReadStream(file).pipe(createGunzip());
+  const gunzip = createGunzip();
+  // pipe() does not pass on the file's own errors (no permission, an I/O error): they would end
+  // the process unhandled. Passed on here, they end the loop below as a coded refusal.
+  const source = createReadStream(file).on('error', (error) =>
+    gunzip.destroy(errors.backupDamaged(`${file} cannot be read (${describeFailure(error)})`)),
+  );
+  source.pipe(gunzip);
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
       parser.write(chunk);
@@ -247,6 +264,7 @@ async function feedArchive(file: string, parser: Parser, stop: () => boolean): P
     throw error;
   } finally {
     gunzip.destroy();
+    source.destroy();
   }
 }
 
@@ -304,13 +322,26 @@ async function extractEntries(
   };
   if (preloaded !== undefined) accept(preloaded);
 
+  /**
+   * `make()` (a folder or a file at `path`), with a path that is already there (the manifest's
+   * checks leave none, but a disk that ignores case might) refused as the archive's fault.
+   */
+  const refuseCollision = <T>(path: string, make: () => T): T => {
+    try {
+      return make();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw errors.backupDamaged(`entry ${quoted(path)} would be written twice`);
+      throw error;
+    }
+  };
+
   /** Makes `folder` (and its parents) under `into`, 0700, each once. */
   const makeFolder = (folder: string) => {
     const steps = folder.split('/');
     for (let depth = 1; depth <= steps.length; depth += 1) {
       const path = steps.slice(0, depth).join('/');
       if (made.has(path)) continue;
-      mkdirSync(join(into, path), { mode: 0o700 });
+      refuseCollision(path, () => mkdirSync(join(into, path), { mode: 0o700 }));
       made.add(path);
     }
   };
@@ -384,7 +415,9 @@ async function extractEntries(
     const expected = listed.get(path)!;
     const folder = path.split('/').slice(0, -1).join('/');
     if (folder !== '') makeFolder(folder);
-    const fd = openSync(join(into, path), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, 0o600);
+    const fd = refuseCollision(path, () =>
+      openSync(join(into, path), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, 0o600),
+    );
     // Whatever the umask, exactly 0600 (Windows keeps its access lists).
     if (process.platform !== 'win32') fchmodSync(fd, 0o600);
     const writing: EntryBeingWritten = { path, fd, hash: createHash('sha256'), expected, written: 0 };
