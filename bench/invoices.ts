@@ -23,6 +23,7 @@ import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../
 import { silentLogger } from '../src/logger.js';
 import { startHttpServer } from '../src/server/http-server.js';
 import { fillInvoiceDatabase, patientCount, seededRandom } from './invoice-database.js';
+import { CommitGroups } from '../src/server/commit-groups.js';
 
 const INVOICES = Number(process.env.BENCH_INVOICES ?? 1_000_000);
 const PATIENTS = patientCount(INVOICES);
@@ -79,6 +80,7 @@ try {
 
   const server = await startHttpServer(
     db,
+    new CommitGroups(db),
     { dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES, logger: silentLogger },
     '127.0.0.1',
     0,

@@ -13,7 +13,6 @@ import {
 } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errors } from '../domain/errors.js';
-import { groupCommits } from './commit-groups.js';
 import { migrate } from './migrations.js';
 import { sqliteDriver, type Db } from './sqlite-driver.js';
 
@@ -45,16 +44,10 @@ export interface OpenDatabaseOptions {
   /**
    * How a statement meets another process's write lock. `block` (default): SQLite waits up to
    * BUSY_TIMEOUT_MS inside the call, right for a one-shot command. `fail`: SQLITE_BUSY at once,
-   * so that the server waits with timers (busy-wait.ts) and keeps answering other requests; the
-   * schema migration at open still waits as `block` does.
+   * so that the server waits with timers (src/server/commit-groups.ts) and keeps answering other
+   * requests; the schema migration at open still waits as `block` does.
    */
   busyWait?: 'block' | 'fail';
-  /**
-   * `each` (default): every transaction commits itself. `grouped`: the write transactions of one
-   * turn of the event loop share a COMMIT (commit-groups.ts); for the server's connection, whose
-   * callers wait for Db.afterCommit before they answer.
-   */
-  commits?: 'each' | 'grouped';
   /**
    * Whether a 0-byte clinic.db is given a schema (`clinic init` only). Otherwise it is refused
    * (DATABASE_EMPTY) and left as it is: an empty file is no clinic database, and a read command
@@ -247,14 +240,14 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     // failing at once. Past this the request is answered 503 DATABASE_BUSY.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     migrate(db);
-    // The server waits asynchronously instead (untilCommitted): a synchronous wait would stop
+    // The server waits asynchronously instead (src/server/commit-groups.ts): a synchronous wait would stop
     // every other request for as long.
     if (options.busyWait === 'fail') db.pragma('busy_timeout = 0');
   } catch (error) {
     db.close();
     throw error;
   }
-  return options.commits === 'grouped' ? groupCommits(db) : db;
+  return db;
 }
 
 /** The version of the SQLite library the driver runs (asks a throwaway in-memory database). */

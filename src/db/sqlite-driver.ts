@@ -41,12 +41,6 @@ export interface Db {
   /** `PRAGMA <source>`: its rows, or with `simple` the first column of the first row. */
   pragma(source: string, options?: { simple?: boolean }): unknown;
   transaction<F extends AnyFunction>(fn: F): Transaction<F>;
-  /**
-   * Runs `work` (synchronous database calls) and gives back its outcome, value or throw, once the
-   * writes it made or read are committed: at once on a connection that commits each transaction
-   * itself, later on one that groups commits (commit-groups.ts), whose failure it then gets instead.
-   */
-  afterCommit<T>(work: () => T): T | Promise<T>;
   /** Copies the database to `destination` with SQLite's online backup API, in one step. */
   backup(destination: string): Promise<void>;
   close(): void;

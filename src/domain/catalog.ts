@@ -7,6 +7,7 @@ import { presentColumns } from '../fields/columns.js';
 import { newId, nowIso } from './clock.js';
 import { centsToNumber } from './validation/decimal.js';
 import { fieldsValidator } from './validation/validate.js';
+import { defineUseCase } from './use-case.js';
 
 /** Doctor of spec 2.7. */
 export type Doctor = ResponseOf<typeof DOCTOR_FIELDS>;
@@ -41,6 +42,15 @@ export function listDoctors(db: Db): Doctor[] {
   return listDoctorRows(db).map(presentDoctor);
 }
 
+/** GET /doctors, `clinic doctor list`. */
+export const LIST_DOCTORS = defineUseCase({
+  summary: 'List doctors',
+  input: {},
+  refusals: [],
+  access: 'read',
+  run: (db): Doctor[] => listDoctors(db),
+});
+
 /** Adds a bookable service with its default duration and price. */
 export function addService(db: Db, input: unknown): Service {
   const values = serviceInput.parse(input, NO_TIME_FIELDS);
@@ -60,3 +70,12 @@ export function addService(db: Db, input: unknown): Service {
 export function listServices(db: Db): Service[] {
   return listServiceRows(db).map(presentService);
 }
+
+/** GET /services, `clinic service list`. */
+export const LIST_SERVICES = defineUseCase({
+  summary: 'List services',
+  input: {},
+  refusals: [],
+  access: 'read',
+  run: (db): Service[] => listServices(db),
+});

@@ -1,17 +1,14 @@
 import { PAYMENT_METHOD_KEYS } from '../fields/billing-fields.js';
 import { DOCUMENT_TYPE_KEYS } from '../fields/document-fields.js';
+import { defineUseCase } from './use-case.js';
+import type { ResponseOf } from '../fields/field-spec.js';
+import type { DOCUMENT_TYPE_FIELDS, PAYMENT_METHOD_FIELDS } from '../fields/lookup-fields.js';
 
 /** A document type of spec 2.12. */
-export interface DocumentType {
-  key: (typeof DOCUMENT_TYPE_KEYS)[number];
-  label: string;
-}
+export type DocumentType = ResponseOf<typeof DOCUMENT_TYPE_FIELDS>;
 
 /** A payment method of spec 2.12; `requires_note` is a hint to clients, not enforced. */
-export interface PaymentMethod {
-  key: string;
-  requires_note: boolean;
-}
+export type PaymentMethod = ResponseOf<typeof PAYMENT_METHOD_FIELDS>;
 
 const DOCUMENT_TYPE_LABELS: Record<DocumentType['key'], string> = {
   invoices: 'Invoices',
@@ -24,15 +21,23 @@ const DOCUMENT_TYPE_LABELS: Record<DocumentType['key'], string> = {
   other: 'Other',
 };
 
-const DOCUMENT_TYPES: readonly DocumentType[] = DOCUMENT_TYPE_KEYS.map((key) => ({ key, label: DOCUMENT_TYPE_LABELS[key] }));
-const PAYMENT_METHODS: readonly PaymentMethod[] = PAYMENT_METHOD_KEYS.map((key) => ({ key, requires_note: key === 'other' }));
+export const DOCUMENT_TYPES: readonly DocumentType[] = DOCUMENT_TYPE_KEYS.map((key) => ({ key, label: DOCUMENT_TYPE_LABELS[key] }));
+export const PAYMENT_METHODS: readonly PaymentMethod[] = PAYMENT_METHOD_KEYS.map((key) => ({ key, requires_note: key === 'other' }));
 
-/** The static list of document types. */
-export function listDocumentTypes(): readonly DocumentType[] {
-  return DOCUMENT_TYPES;
-}
+/** The static list of document types (GET /document-types). */
+export const LIST_DOCUMENT_TYPES = defineUseCase({
+  summary: 'List document types',
+  input: {},
+  refusals: [],
+  access: 'read',
+  run: (): DocumentType[] => [...DOCUMENT_TYPES],
+});
 
-/** The static list of payment methods. */
-export function listPaymentMethods(): readonly PaymentMethod[] {
-  return PAYMENT_METHODS;
-}
+/** The static list of payment methods (GET /payment-methods). */
+export const LIST_PAYMENT_METHODS = defineUseCase({
+  summary: 'List payment methods',
+  input: {},
+  refusals: [],
+  access: 'read',
+  run: (): PaymentMethod[] => [...PAYMENT_METHODS],
+});

@@ -1,4 +1,5 @@
 import type { Db } from '../db/open-database.js';
+import type { WorkRunner } from '../domain/use-case.js';
 import {
   deliverDueNotifications,
   DEFAULT_RETRY_POLICY,
@@ -26,7 +27,12 @@ export interface DeliveryWorkerOptions {
  * the database stayed locked) is logged and the next one tries again; nothing here can reach a
  * payment, which was committed before its notification was ever read.
  */
-export function startDeliveryWorker(db: Db, mailer: Mailer & { close?(): void }, options: DeliveryWorkerOptions): DeliveryWorker {
+export function startDeliveryWorker(
+  db: Db,
+  runner: WorkRunner,
+  mailer: Mailer & { close?(): void },
+  options: DeliveryWorkerOptions,
+): DeliveryWorker {
   const { logger, intervalMs = 2000, policy = DEFAULT_RETRY_POLICY } = options;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -34,7 +40,7 @@ export function startDeliveryWorker(db: Db, mailer: Mailer & { close?(): void },
 
   const runPass = async () => {
     try {
-      for (const { error: _reason, ...outcome } of await deliverDueNotifications(db, mailer, policy)) {
+      for (const { error: _reason, ...outcome } of await deliverDueNotifications(db, runner, mailer, policy)) {
         // An SMTP reply may quote the recipient's address: the reason stays in the outbox row
         // (`clinic notifications list`), the log gets ids and counts only.
         const event = { event: `notification_${outcome.outcome}`, ...outcome };

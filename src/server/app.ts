@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import type { Db } from '../db/open-database.js';
+import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
 import { handleErrors } from './middleware/handle-errors.js';
 import { logRequests } from './middleware/log-requests.js';
@@ -14,12 +15,17 @@ import type { ClinicState } from './state.js';
  * one middleware mounted first; the operations follow, each mounted from its declaration; a
  * request none of them answers ends in the JSON 404/405 fallback.
  */
-export function createApp(db: Db, config: ServerConfig, operations: readonly Operation[] = OPERATIONS): Koa<ClinicState> {
+export function createApp(
+  db: Db,
+  commits: CommitGroups,
+  config: ServerConfig,
+  operations: readonly Operation[] = OPERATIONS,
+): Koa<ClinicState> {
   const app = new Koa<ClinicState>();
   // Errors are logged (with request ids) by handleErrors; Koa's own stderr printing would
   // duplicate them without the id.
   app.silent = true;
-  const router = operationsRouter({ db, config, operations });
+  const router = operationsRouter({ db, commits, config, operations });
   app.use(logRequests(config.logger));
   app.use(handleErrors(config.logger));
   app.use(router.routes());

@@ -1,6 +1,5 @@
 import { closeSync, existsSync, openSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { untilCommitted } from '../db/busy-wait.js';
 import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instance-lock.js';
 import { quickCheckProblems } from '../db/maintenance.js';
 import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../db/open-database.js';
@@ -14,6 +13,7 @@ import { startDeliveryWorker, type DeliveryWorker } from '../notifications/deliv
 import { createSmtpMailer } from '../notifications/smtp-mailer.js';
 import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
 import type { Logger } from '../logger.js';
+import { CommitGroups } from './commit-groups.js';
 import { startHttpServer, type RunningHttpServer } from './http-server.js';
 
 /** Everything `clinic serve` decides before the server starts. */
@@ -67,7 +67,7 @@ function openServerDatabase(dataDir: string): Db {
   const path = join(dataDir, DATABASE_FILE);
   let db: Db;
   try {
-    db = openDatabase(dataDir, { busyWait: 'fail', commits: 'grouped' });
+    db = openDatabase(dataDir, { busyWait: 'fail' });
   } catch (error) {
     if (isDamagedFile(error)) throw errors.databaseDamaged(path, describeFailure(error));
     if (storageFault(error) === 'failed' || storageFault(error) === 'full')
@@ -87,10 +87,11 @@ function openServerDatabase(dataDir: string): Db {
 }
 
 /** Listens, turning "address in use" and the like into a coded refusal. */
-async function listen(db: Db, config: ClinicServerConfig): Promise<RunningHttpServer> {
+async function listen(db: Db, commits: CommitGroups, config: ClinicServerConfig): Promise<RunningHttpServer> {
   try {
     return await startHttpServer(
       db,
+      commits,
       {
         dataDir: config.dataDir,
         jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
@@ -145,13 +146,16 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
         removed_bytes: recovery.removedBytes,
       });
     }
-    const running = await listen(db, config);
+    // Every request's database work, and the worker's, runs through these (group commit).
+    const commits = new CommitGroups(db);
+    const running = await listen(db, commits, config);
     const openDb = db;
     // Shown only once it is stored.
-    const firstKey = hasApiKeys(db) ? undefined : await untilCommitted(db, () => createApiKey(openDb, { name: 'first key' }));
+    const firstKey = hasApiKeys(db) ? undefined : await commits.run('write', () => createApiKey(openDb, { name: 'first key' }));
     const host = running.host.includes(':') ? `[${running.host}]` : running.host;
     const address = `http://${host}:${running.port}${API_PREFIX}`;
-    if (config.smtp !== undefined) worker = startDeliveryWorker(db, createSmtpMailer(config.smtp.url, config.smtp.from), { logger });
+    if (config.smtp !== undefined)
+      worker = startDeliveryWorker(db, commits, createSmtpMailer(config.smtp.url, config.smtp.from), { logger });
     let stopping: Promise<void> | undefined;
     return {
       address,
@@ -166,6 +170,8 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
             // database, which a pass in progress still writes to.
             await worker?.stop();
           } finally {
+            // A group still open is committed first: its members are waiting to be answered.
+            commits.flush();
             // Closing the last connection checkpoints the WAL into clinic.db and removes it.
             openDb.close();
             lock.release();

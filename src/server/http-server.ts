@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Db } from '../db/open-database.js';
 import { createApp } from './app.js';
+import type { CommitGroups } from './commit-groups.js';
 import { HEADERS_TIMEOUT_MS, MAX_CONNECTIONS, REQUEST_TIMEOUT_MS, type ServerConfig } from './config.js';
 import { answerClientErrors } from './client-errors.js';
 import { continueWhenBodyIsRead } from './expect-continue.js';
@@ -18,9 +19,15 @@ export interface RunningHttpServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Serves the app on `host:port`. */
-export async function startHttpServer(db: Db, config: ServerConfig, host: string, port: number): Promise<RunningHttpServer> {
-  const handle = createApp(db, config).callback();
+/** Serves the app on `host:port`; its requests run their database work through `commits`. */
+export async function startHttpServer(
+  db: Db,
+  commits: CommitGroups,
+  config: ServerConfig,
+  host: string,
+  port: number,
+): Promise<RunningHttpServer> {
+  const handle = createApp(db, commits, config).callback();
   const requestTimeout = config.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const server = createServer(
     {

@@ -1,5 +1,4 @@
 import Router, { type RouterMiddleware } from '@koa/router';
-import { untilCommitted } from '../db/busy-wait.js';
 import { API_PREFIX } from './config.js';
 import { authorize } from './middleware/authorize.js';
 import { receiveDocumentUpload } from './middleware/document-upload.js';
@@ -33,21 +32,20 @@ const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
 /**
  * The middleware chain of one operation, in the order of checks of decisions.md §1: the key and
  * its scope (401, 403), the module (403), the body (415, 413, then the handler's 422s). The
- * handler's database work waits out another process's lock by timer (untilCommitted); a handler
- * that returns a promise (the upload) waits for its own writes.
+ * handler runs its database work through the server's commit groups (OperationDeps.commits).
  */
 function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicState>[] {
-  const { db, config } = deps;
+  const { db, config, commits } = deps;
   const chain: RouterMiddleware<ClinicState>[] = [];
   if (op.scope) chain.push(authorize(db, op.scope));
   if (op.module) chain.push(requireModule(db, op.module));
   if (op.body?.kind === 'json') chain.push(jsonBody(config.jsonBodyLimitBytes));
   // The one multipart form of the API is the document upload.
-  if (op.body?.kind === 'multipart') chain.push(receiveDocumentUpload(db, config));
+  if (op.body?.kind === 'multipart') chain.push(receiveDocumentUpload(db, commits, config));
   const handle = op.handler(deps);
   const result = op.result;
   chain.push(async function answer(ctx) {
-    const body = await untilCommitted(db, () => handle(ctx));
+    const body = await handle(ctx);
     if (result.kind !== 'model') return;
     ctx.status = result.status;
     if (!result.paged) {

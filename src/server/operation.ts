@@ -1,21 +1,28 @@
 import type { RouterContext } from '@koa/router';
 import type { Db } from '../db/open-database.js';
+import type { ResponseOf } from '../fields/field-spec.js';
+import type { Page } from '../domain/pagination.js';
+import type { AnyUseCase, Caller, UseCase, UseCaseInput } from '../domain/use-case.js';
+import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
-import type { OperationSpec } from './openapi/operation-spec.js';
+import { MODELS, type ModelName } from './openapi/models.js';
+import type { DownloadResult, ModelResult, OperationSpec } from './openapi/operation-spec.js';
 import type { ClinicState } from './state.js';
 
 /** What an operation's handler may use; given once, when the app is created. */
 export interface OperationDeps {
   db: Db;
   config: ServerConfig;
+  /** How requests run their database work: group commit and timed waits for another process's lock. */
+  commits: CommitGroups;
   /** Every operation the app serves (the interface description is built from them). */
   operations: readonly Operation[];
 }
 
 /**
  * Answers one request. For a `model` result its return value is the response body, sent with
- * the result's status; a `static` result sends itself. Runs after the key, the module switch and
- * the body were checked (mount-operations.ts).
+ * the result's status; a `static` or `download` result sends itself. Runs after the key, the
+ * module switch and the body were checked (mount-operations.ts).
  */
 export type OperationHandler = (ctx: RouterContext<ClinicState>) => unknown;
 
@@ -23,9 +30,91 @@ export type OperationHandler = (ctx: RouterContext<ClinicState>) => unknown;
  * One operation of the API, declared once: method, path, scope, module, inputs, result and
  * refusals (OperationSpec, from which the interface description is built), and its handler. The
  * Koa route is mounted from the same object, so the served route and its description cannot
- * disagree.
+ * disagree. Most are made from a use case (useCaseOperation), which gives the module, the
+ * inputs and the refusals.
  */
 export interface Operation extends OperationSpec {
+  /** The use case the operation mounts, when it mounts one. */
+  useCase?: AnyUseCase;
   /** Makes the handler, once per app: anything a request need not repeat happens here. */
   handler(deps: OperationDeps): OperationHandler;
+}
+
+/** Who asks over HTTP. */
+const API_CALLER: Caller = { source: 'api' };
+
+/** What a use case's operation answers with: a JSON model (or a list or page of it), or a stored file. */
+type UseCaseResult = ModelResult | DownloadResult;
+
+/**
+ * The JSON body a model result sends: the model's response shape, a list of it, or a page of it;
+ * a download sends its file itself.
+ */
+type BodyOf<Result extends UseCaseResult> = Result extends DownloadResult
+  ? Promise<void>
+  : Result extends { model: infer M extends ModelName }
+    ? Result extends { paged: true }
+      ? Page<ResponseOf<(typeof MODELS)[M]['fields']>>
+      : Result extends { list: true }
+        ? ResponseOf<(typeof MODELS)[M]['fields']>[]
+        : ResponseOf<(typeof MODELS)[M]['fields']>
+    : never;
+
+/** What HTTP adds to a use case: everything of an OperationSpec the use case does not already say. */
+type HttpBinding<R, Result extends UseCaseResult> = Omit<
+  OperationSpec,
+  'summary' | 'module' | 'pathFields' | 'queryFields' | 'headerFields' | 'body' | 'refusals' | 'result'
+> & {
+  /** The use case's summary unless the API says it otherwise. */
+  summary?: string;
+  /** A JSON body's example; its schema is the model made of the use case's body fields. */
+  bodyExample?: unknown;
+  result: Result;
+} & (R extends BodyOf<Result>
+    ? {
+        /** The body of the answer (and its headers) from the use case's result; the result itself by default. */
+        answer?: Answer<R, Result>;
+      }
+    : { answer: Answer<R, Result> });
+
+/** Makes the answer from a use case's result: sets headers, picks the body, or sends a file. */
+type Answer<R, Result extends UseCaseResult> = (ctx: RouterContext<ClinicState>, result: R, deps: OperationDeps) => BodyOf<Result>;
+
+/** The request model made of exactly `fields`: the body a use case declares is described by that name. */
+function requestModelOf(fields: UseCaseInput['body']): ModelName {
+  const found = (Object.keys(MODELS) as ModelName[]).find((name) => MODELS[name].direction === 'request' && MODELS[name].fields === fields);
+  if (found === undefined) throw new Error('a use case takes a JSON body that no request model of openapi/models.ts describes');
+  return found;
+}
+
+/**
+ * The API operation of `useCase`: its module, inputs and refusals are the use case's; the
+ * request's path, query, headers and body are validated against them in one step
+ * (UseCase.valuesOf), then the work runs through the server's commit groups, in the
+ * transaction its access asks for. The result's type is checked against the model the
+ * operation says it answers with.
+ */
+export function useCaseOperation<I extends UseCaseInput, R, const Result extends UseCaseResult>(
+  useCase: UseCase<I, R>,
+  http: HttpBinding<R, Result>,
+): Operation {
+  const { bodyExample, answer, summary, ...spec } = http as HttpBinding<R, Result> & { answer?: Answer<R, Result> };
+  const { input } = useCase;
+  return {
+    ...spec,
+    useCase,
+    summary: summary ?? useCase.summary,
+    ...(useCase.module === undefined ? {} : { module: useCase.module }),
+    ...(input.path === undefined ? {} : { pathFields: input.path }),
+    ...(input.query === undefined ? {} : { queryFields: input.query }),
+    ...(input.header === undefined ? {} : { headerFields: input.header }),
+    ...(input.body === undefined ? {} : { body: { kind: 'json', model: requestModelOf(input.body), example: bodyExample } }),
+    ...(useCase.refusals.length === 0 ? {} : { refusals: useCase.refusals }),
+    handler: (deps) => async (ctx) => {
+      const { db, commits } = deps;
+      const values = useCase.valuesOf(db, { path: ctx.params, query: ctx.query, header: ctx.headers, body: ctx.state.body });
+      const result = await commits.run(useCase.access, () => useCase.run(db, values, API_CALLER));
+      return answer === undefined ? result : answer(ctx, result, deps);
+    },
+  };
 }

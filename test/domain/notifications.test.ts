@@ -15,6 +15,7 @@ import { listNotifications } from '../../src/domain/notifications/list-notificat
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { recordPayment } from '../../src/domain/payments/record-payment.js';
 import { startDeliveryWorker } from '../../src/notifications/delivery-worker.js';
+import { connectionRunner } from '../../src/domain/use-case.js';
 import { createSmtpMailer } from '../../src/notifications/smtp-mailer.js';
 import { silentLogger } from '../../src/logger.js';
 import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
@@ -56,7 +57,7 @@ describe('notification delivery', () => {
   it('delivers a pending email through SMTP, naming the invoice and nothing more sensitive', async () => {
     const { invoice, notification } = paidInvoice({ first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.org' });
     onlyDue(notification.id);
-    const outcomes = await deliverDueNotifications(data.db, createSmtpMailer(smtp.url, 'clinic@example.org'));
+    const outcomes = await deliverDueNotifications(data.db, connectionRunner(data.db), createSmtpMailer(smtp.url, 'clinic@example.org'));
     assert.deepEqual(outcomes, [{ notification_id: notification.id, outcome: 'sent', attempts: 1 }]);
     const [mail] = await smtp.waitFor(1);
     assert.equal(mail?.from, 'clinic@example.org');
@@ -82,7 +83,7 @@ describe('notification delivery', () => {
     onlyDue(notification.id);
     const started = Date.now();
     const mailer = createSmtpMailer(`smtp://127.0.0.1:${await closedPort()}`, 'clinic@example.org');
-    const [outcome] = await deliverDueNotifications(data.db, mailer);
+    const [outcome] = await deliverDueNotifications(data.db, connectionRunner(data.db), mailer);
     assert.equal(outcome?.outcome, 'retry');
     const row = rowOf(notification.id);
     assert.deepEqual([row.status, row.attempts, row.sent_at], ['pending', 1, null]);
@@ -90,7 +91,7 @@ describe('notification delivery', () => {
     const wait = Date.parse(row.next_attempt_at) - started;
     assert.ok(wait >= DEFAULT_RETRY_POLICY.firstDelayMs - 1000 && wait <= DEFAULT_RETRY_POLICY.firstDelayMs + 5000, `waits ${wait} ms`);
     // Not due again yet: a second pass leaves it alone.
-    assert.deepEqual(await deliverDueNotifications(data.db, mailer), []);
+    assert.deepEqual(await deliverDueNotifications(data.db, connectionRunner(data.db), mailer), []);
     assert.equal(rowOf(notification.id).attempts, 1);
   });
 
@@ -102,7 +103,7 @@ describe('notification delivery', () => {
     let clock = Date.now();
     const waits: number[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const [outcome] = await deliverDueNotifications(data.db, failing, policy, () => clock);
+      const [outcome] = await deliverDueNotifications(data.db, connectionRunner(data.db), failing, policy, () => clock);
       assert.equal(outcome?.outcome, attempt < 3 ? 'retry' : 'failed');
       const row = rowOf(notification.id);
       assert.equal(row.attempts, attempt);
@@ -125,7 +126,7 @@ describe('notification delivery', () => {
     const { notification } = paidInvoice({}, { withoutEmail: true });
     assert.equal(notification.channel, 'sms');
     onlyDue(notification.id);
-    assert.deepEqual(await deliverDueNotifications(data.db, { send: () => assert.fail('no SMS by email') }), []);
+    assert.deepEqual(await deliverDueNotifications(data.db, connectionRunner(data.db), { send: () => assert.fail('no SMS by email') }), []);
     assert.deepEqual([rowOf(notification.id).status, rowOf(notification.id).attempts], ['pending', 0]);
   });
 
@@ -134,7 +135,10 @@ describe('notification delivery', () => {
     onlyDue(notification.id);
     let sends = 0;
     const slow: Mailer = { send: () => new Promise((resolve) => setTimeout(() => resolve(void sends++), 50)) };
-    const [a, b] = await Promise.all([deliverDueNotifications(data.db, slow), deliverDueNotifications(data.db, slow)]);
+    const [a, b] = await Promise.all([
+      deliverDueNotifications(data.db, connectionRunner(data.db), slow),
+      deliverDueNotifications(data.db, connectionRunner(data.db), slow),
+    ]);
     assert.equal(sends, 1);
     assert.equal((a?.length ?? 0) + (b?.length ?? 0), 1);
     assert.equal(rowOf(notification.id).status, 'sent');
@@ -144,7 +148,10 @@ describe('notification delivery', () => {
     const { notification } = paidInvoice({ email: 'worker@example.org' });
     onlyDue(notification.id);
     const before = smtp.messages.length;
-    const worker = startDeliveryWorker(data.db, createSmtpMailer(smtp.url, 'clinic@example.org'), { logger: silentLogger, intervalMs: 50 });
+    const worker = startDeliveryWorker(data.db, connectionRunner(data.db), createSmtpMailer(smtp.url, 'clinic@example.org'), {
+      logger: silentLogger,
+      intervalMs: 50,
+    });
     try {
       const messages = await smtp.waitFor(before + 1);
       assert.deepEqual(messages.at(-1)?.to, ['worker@example.org']);

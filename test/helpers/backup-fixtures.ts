@@ -51,11 +51,12 @@ export function populatedDataDir(dataDir: string): { dataDir: string; key: strin
     revokeApiKey(db, createApiKey(db, { name: 'old laptop' }).id);
     addDoctor(db, { name: 'Dr. Grey', color: '#123456' });
     addService(db, { name: 'Cleaning', duration_min: 45, price: '80.50', color: '#00ff00' });
-    setModuleEnabled(db, 'payments', false);
     setClinicTimeZone(db, 'Europe/Vienna');
     addDocument(db, dataDir, ada.id, randomBytes(300_000));
     addDocument(db, dataDir, ada.id, Buffer.from('%PDF-1.7 consent'));
     addInvoice(db, 8_050, [8_050]);
+    // After the payment: a payment is refused while its module is off.
+    setModuleEnabled(db, 'payments', false);
     return { dataDir, key };
   } finally {
     db.close();

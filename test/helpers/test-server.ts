@@ -8,6 +8,7 @@ import { silentLogger } from '../../src/logger.js';
 import { startHttpServer } from '../../src/server/http-server.js';
 import { assertMatchesContract } from './contract.js';
 import { runClinic, startServeProcess, STOP_SIGNAL, testingExecutable } from './run-cli.js';
+import { CommitGroups } from '../../src/server/commit-groups.js';
 
 /** A fresh temporary data directory, removed by the returned cleanup. */
 export function makeDataDir(): string {
@@ -80,12 +81,14 @@ function requester(baseUrl: string, key: string): TestServer['request'] {
  * groups commits.
  */
 async function startInProcessServer(config: Partial<ServerConfig>, dataDir = makeDataDir()): Promise<TestServer> {
-  const serverDb = openDatabase(dataDir, { busyWait: 'fail', commits: 'grouped' });
+  const serverDb = openDatabase(dataDir, { busyWait: 'fail' });
+  const commits = new CommitGroups(serverDb);
   // The test prepares and reads data on a connection of its own, as beside `clinic serve`: what
   // it writes is committed when the call returns, not with the server's next group.
   const db = openDatabase(dataDir);
   const running = await startHttpServer(
     serverDb,
+    commits,
     {
       dataDir,
       jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
@@ -109,6 +112,7 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
       // A client that still holds a connection (a hung browser, say) cannot hold the test file open.
       await running.close(5_000);
       db.close();
+      commits.flush();
       serverDb.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

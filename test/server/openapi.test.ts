@@ -18,6 +18,7 @@ import { OPERATIONS } from '../../src/server/api-operations.js';
 import { buildPatient } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { CommitGroups } from '../../src/server/commit-groups.js';
 
 type Json = Record<string, any>;
 
@@ -74,17 +75,18 @@ describe('GET /openapi.json', () => {
       documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
       logger: silentLogger,
     };
-    const routes = [operationsRouter({ db: server.db, config, operations: OPERATIONS })].flatMap((router) =>
-      router.stack.flatMap((layer) =>
-        layer.methods
-          .filter((method) => method !== 'HEAD')
-          .map(
-            (method) =>
-              `${method} ${String(layer.path)
-                .slice(API_PREFIX.length)
-                .replace(/:(\w+)/g, '{$1}')}`,
-          ),
-      ),
+    const routes = [operationsRouter({ db: server.db, commits: new CommitGroups(server.db), config, operations: OPERATIONS })].flatMap(
+      (router) =>
+        router.stack.flatMap((layer) =>
+          layer.methods
+            .filter((method) => method !== 'HEAD')
+            .map(
+              (method) =>
+                `${method} ${String(layer.path)
+                  .slice(API_PREFIX.length)
+                  .replace(/:(\w+)/g, '{$1}')}`,
+            ),
+        ),
     );
     assert.deepEqual(
       [...routes].sort(),
@@ -128,7 +130,7 @@ describe('GET /openapi.json', () => {
       documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
       logger: silentLogger,
     };
-    const handle = createApp(server.db, config, changed).callback();
+    const handle = createApp(server.db, new CommitGroups(server.db), config, changed).callback();
     const http = createServer((request, response) => void handle(request, response));
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
     try {

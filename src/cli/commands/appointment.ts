@@ -1,18 +1,19 @@
 import type { Command } from 'commander';
-import { bookAppointment } from '../../domain/appointments/book-appointment.js';
+import { BOOK_APPOINTMENT } from '../../domain/appointments/book-appointment.js';
+import { READ_APPOINTMENT } from '../../domain/appointments/list-appointments.js';
 import type { Appointment } from '../../domain/appointments/present-appointment.js';
 import type { DeskContext } from '../../domain/desk/desk-context.js';
-import { readDeskAppointment } from '../../domain/desk/desk-records.js';
 import { readDaySheet, type DaySheet } from '../../domain/desk/day-sheet.js';
-import { resolvePatientReference } from '../../domain/references.js';
+import { resolveAppointmentReference, resolvePatientReference } from '../../domain/references.js';
 import { APPOINTMENT_INPUT_FIELDS } from '../../fields/appointment-fields.js';
 import { withDatabase } from '../database.js';
 import { calendarDay, deskRecord, deskTable, heading, localDateTime, localDay, patientLabel, timeSpan } from '../desk-format.js';
-import { addFieldOptions, fieldArgument, optionFlag, readFieldOptions } from '../field-options.js';
+import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { readDeskContext } from '../../domain/desk/desk-context.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 /** The doctor's name, or nothing for an appointment without one. */
 const doctorName = (appointment: Appointment, context: DeskContext) =>
@@ -74,17 +75,19 @@ function formatAppointment(appointment: Appointment, context: DeskContext): stri
 /** `clinic book-appointment` (as POST /appointments, booked as `cli`) and the desk's `clinic appointment list|show`. */
 export function registerAppointmentCommands(program: Command, io: CliIo): void {
   const command = subcommand(program, 'book-appointment', 'book an appointment (same fields and rules as POST /appointments)');
-  addFieldOptions(command, APPOINTMENT_INPUT_FIELDS);
   // The field's description is the API's, which takes ids only; the command line also takes the number.
-  const patientOption = command.options.find((option) => option.long === optionFlag('patient_id'));
-  if (patientOption) patientOption.description = 'the patient: its number (P-000042, P-42) or its id';
+  addFieldOptions(command, APPOINTMENT_INPUT_FIELDS, {
+    descriptions: { patient_id: 'the patient: its number (P-000042, P-42) or its id' },
+  });
   command.action(async (options: CommonOptions & Record<string, unknown>) => {
-    const body = readFieldOptions(options, APPOINTMENT_INPUT_FIELDS);
-    await withDatabase(options, (db) => {
-      if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
-      const appointment = bookAppointment(db, body, 'cli');
+    await runUseCaseCommand(io, options, BOOK_APPOINTMENT, {
+      request(db) {
+        const body = readFieldOptions(options, APPOINTMENT_INPUT_FIELDS);
+        if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
+        return { body };
+      },
       // For people: the printout of `appointment show`, so the booking reads as it will be found again.
-      emit(io, options, appointment, () => formatAppointment(appointment, readDeskContext(db)));
+      print: (appointment, db) => formatAppointment(appointment, readDeskContext(db)),
     });
   });
 
@@ -107,9 +110,9 @@ export function registerAppointmentCommands(program: Command, io: CliIo): void {
     'the appointment: its number (A-000017, A-17) or its id',
     'appointment_id',
   ).action(async (reference: string, options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      const { appointment, context } = readDeskAppointment(db, reference);
-      emit(io, options, appointment, () => formatAppointment(appointment, context));
+    await runUseCaseCommand(io, options, READ_APPOINTMENT, {
+      request: (db) => ({ path: { appointment_id: resolveAppointmentReference(db, reference) } }),
+      print: (appointment, db) => formatAppointment(appointment, readDeskContext(db)),
     });
   });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { addDoctor, addService, listDoctors, listServices, type Service } from '../../domain/catalog.js';
+import { addDoctor, addService, LIST_DOCTORS, LIST_SERVICES, type Service } from '../../domain/catalog.js';
 import { clinicCurrency } from '../../domain/settings.js';
 import { DOCTOR_INPUT_FIELDS, SERVICE_INPUT_FIELDS } from '../../fields/catalog-fields.js';
 import { withDatabase } from '../database.js';
@@ -8,6 +8,7 @@ import { addFieldOptions, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { emit, formatRecord, formatTable, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 /** A service for people: its price as money in the clinic currency (`85.50 EUR`, not `85.5`). */
 const withPrice = (service: Service, currency: string) => ({ ...service, price: money(service.price, currency) });
@@ -24,9 +25,9 @@ export function registerCatalogCommands(program: Command, io: CliIo): void {
     },
   );
   subcommand(doctor, 'list', 'list doctors').action(async (options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      const doctors = listDoctors(db);
-      emit(io, options, doctors, () => formatTable(doctors, ['id', 'name', 'color']));
+    await runUseCaseCommand(io, options, LIST_DOCTORS, {
+      request: () => ({}),
+      print: (doctors) => formatTable(doctors, ['id', 'name', 'color']),
     });
   });
 
@@ -40,15 +41,15 @@ export function registerCatalogCommands(program: Command, io: CliIo): void {
     },
   );
   subcommand(service, 'list', 'list services').action(async (options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      const services = listServices(db);
-      const currency = clinicCurrency(db);
-      emit(io, options, services, () =>
-        formatTable(
+    await runUseCaseCommand(io, options, LIST_SERVICES, {
+      request: () => ({}),
+      print(services, db) {
+        const currency = clinicCurrency(db);
+        return formatTable(
           services.map((service) => withPrice(service, currency)),
           ['id', 'name', 'duration_min', 'price', 'color'],
-        ),
-      );
+        );
+      },
     });
   });
 }

@@ -1,15 +1,20 @@
 import type { Command } from 'commander';
-import { listDeskInvoices, readDeskInvoice } from '../../domain/desk/desk-records.js';
-import { createInvoice } from '../../domain/invoices/create-invoice.js';
-import { resolvePatientReference } from '../../domain/references.js';
+import { patientNames, readDeskInvoice } from '../../domain/desk/desk-records.js';
+import { readDeskContext } from '../../domain/desk/desk-context.js';
+import { errors } from '../../domain/errors.js';
+import { CREATE_INVOICE, withIssuedDateAsMidnight } from '../../domain/invoices/create-invoice.js';
+import { LIST_INVOICES } from '../../domain/invoices/list-invoices.js';
+import { READ_INVOICE } from '../../domain/invoices/read-invoice.js';
+import { resolveInvoiceReference, resolvePatientReference } from '../../domain/references.js';
+import { patientExists } from '../../db/patients.js';
 import { INVOICE_INPUT_FIELDS } from '../../fields/billing-fields.js';
-import { withDatabase } from '../database.js';
 import { deskTable, invoiceState, money, patientLabel } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { formatInvoice, issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
-import { emit, type CommonOptions } from '../output.js';
+import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 /** `clinic invoice create|list|show`: with --json, exactly what GET /invoices and GET /invoices/{invoice_id} return. */
 export function registerInvoiceCommands(program: Command, io: CliIo): void {
@@ -20,60 +25,66 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
     descriptions: { patient_id: 'the patient the invoice is for: its number (P-000042, P-42) or its id' },
   });
   create.action(async (options: CommonOptions & Record<string, unknown>) => {
-    await withDatabase(
-      options,
-      (db) => {
+    await runUseCaseCommand(io, options, CREATE_INVOICE, {
+      request(db) {
         const body = readFieldOptions(options, INVOICE_INPUT_FIELDS);
         if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
-        const invoice = createInvoice(db, body);
-        // For people: the printout of `invoice show`, with the patient's number and name.
-        emit(io, options, invoice, () => {
-          const shown = readDeskInvoice(db, invoice.id);
-          return formatInvoice(shown.invoice, shown.context);
-        });
+        return { body: withIssuedDateAsMidnight(body) };
       },
-      { module: 'billing' },
-    );
+      // For people: the printout of `invoice show`, with the patient's number and name.
+      print(invoice, db) {
+        const shown = readDeskInvoice(db, invoice.id);
+        return formatInvoice(shown.invoice, shown.context);
+      },
+    });
   });
 
   subcommand(group, 'list', 'list invoices, newest first (same as GET /invoices)')
     .option('--patient-id <ref>', "only this patient's invoices: the patient's number (P-42) or id")
     .option('--unpaid', 'only invoices with a balance above zero')
     .action(async (options: CommonOptions & { patientId?: string; unpaid?: boolean }) => {
-      await withDatabase(
-        options,
-        (db) => {
-          const { invoices, patients, context } = listDeskInvoices(db, {
-            ...(options.patientId === undefined ? {} : { patient: options.patientId }),
-            ...(options.unpaid ? { unpaid: true } : {}),
-          });
-          emit(io, options, invoices, () =>
-            deskTable(
-              [
-                { header: 'Invoice' },
-                { header: 'Issued' },
-                { header: 'Patient', shrink: true },
-                { header: 'Status' },
-                { header: 'Total', align: 'right' },
-                { header: 'Balance', align: 'right' },
-              ],
-              invoices.map((invoice) => {
-                const patient = patients.get(invoice.patient_id);
-                return [
-                  invoice.invoice_number,
-                  issuedOn(invoice, context.timeZone),
-                  patient === undefined ? '' : patientLabel(patient.patient_number, patient.first_name, patient.last_name),
-                  invoiceState(invoice.status),
-                  money(invoice.total, invoice.currency),
-                  money(invoice.balance, invoice.currency),
-                ];
-              }),
-              'No invoices.',
-            ),
+      let patientId: string | undefined;
+      await runUseCaseCommand(io, options, LIST_INVOICES, {
+        request(db) {
+          patientId = options.patientId === undefined ? undefined : resolvePatientReference(db, options.patientId);
+          return { query: { ...(patientId === undefined ? {} : { patient_id: patientId }), ...(options.unpaid ? { unpaid: true } : {}) } };
+        },
+        // Unlike the API's filter, a --patient-id that names no patient is refused, whether id or
+        // number: a person who mistyped it should not read "no invoices".
+        check(page, db) {
+          if (patientId !== undefined && page.items.length === 0 && !patientExists(db, patientId)) throw errors.patientNotFound();
+        },
+        json: (page) => page.items,
+        print({ items: invoices }, db) {
+          const patients = patientNames(
+            db,
+            invoices.map((invoice) => invoice.patient_id),
+          );
+          const context = readDeskContext(db);
+          return deskTable(
+            [
+              { header: 'Invoice' },
+              { header: 'Issued' },
+              { header: 'Patient', shrink: true },
+              { header: 'Status' },
+              { header: 'Total', align: 'right' },
+              { header: 'Balance', align: 'right' },
+            ],
+            invoices.map((invoice) => {
+              const patient = patients.get(invoice.patient_id);
+              return [
+                invoice.invoice_number,
+                issuedOn(invoice, context.timeZone),
+                patient === undefined ? '' : patientLabel(patient.patient_number, patient.first_name, patient.last_name),
+                invoiceState(invoice.status),
+                money(invoice.total, invoice.currency),
+                money(invoice.balance, invoice.currency),
+              ];
+            }),
+            'No invoices.',
           );
         },
-        { module: 'billing' },
-      );
+      });
     });
 
   fieldArgument(
@@ -82,13 +93,9 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
     'the invoice: its number (INV-2026-000002, INV-2026-2) or its id',
     'invoice_id',
   ).action(async (reference: string, options: CommonOptions) => {
-    await withDatabase(
-      options,
-      (db) => {
-        const { invoice, context } = readDeskInvoice(db, reference);
-        emit(io, options, invoice, () => formatInvoice(invoice, context));
-      },
-      { module: 'billing' },
-    );
+    await runUseCaseCommand(io, options, READ_INVOICE, {
+      request: (db) => ({ path: { invoice_id: resolveInvoiceReference(db, reference) } }),
+      print: (invoice, db) => formatInvoice(invoice, readDeskContext(db)),
+    });
   });
 }

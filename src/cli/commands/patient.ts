@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { readPatientOverview, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
-import { createPatient, PATIENT_CONTACT_FIELDS } from '../../domain/patients/create-patient.js';
-import { findPatients, type PatientSummary } from '../../domain/patients/find-patients.js';
+import { CREATE_PATIENT, PATIENT_CONTACT_FIELDS } from '../../domain/patients/create-patient.js';
+import { FIND_PATIENTS, type PatientSummary } from '../../domain/patients/find-patients.js';
 import { ValidationError } from '../../domain/errors.js';
 import { DEFAULT_PAGE_LIMIT } from '../../domain/pagination.js';
 import { isPlainObject } from '../../domain/validation/structs.js';
@@ -30,6 +30,7 @@ import { issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 /** The JSON object in a --file, refused like a malformed request body. */
 function readBodyFile(path: string): Record<string, unknown> {
@@ -183,9 +184,10 @@ export function registerPatientCommands(program: Command, io: CliIo): void {
     'q',
   ).action(async (words: string[], options: CommonOptions) => {
     const q = words.join(' ');
-    await withDatabase(options, (db) => {
-      const page = findPatients(db, { q });
-      emit(io, options, page.items, () => formatPatientList(page.items, page.next !== null, q));
+    await runUseCaseCommand(io, options, FIND_PATIENTS, {
+      request: () => ({ query: { q } }),
+      json: (page) => page.items,
+      print: (page) => formatPatientList(page.items, page.next !== null, q),
     });
   });
   fieldArgument(
@@ -214,20 +216,15 @@ function registerCreatePatientCommand(program: Command, io: CliIo): void {
   }).action(async (options: CommonOptions & { file?: string } & Record<string, unknown>) => {
     const base = options.file === undefined ? {} : readBodyFile(options.file);
     const body = readFieldOptions(options, PATIENT_INPUT_FIELDS, base);
-    await withDatabase(options, (db) => {
-      const patient = createPatient(db, body);
-      emit(
-        io,
-        options,
-        patient,
-        () =>
-          heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
-          deskRecord([
-            ['Born', text(patient.date_of_birth) === null ? null : shortDate(patient.date_of_birth as string)],
-            ['Mobile', text(patient.mobile)],
-            ['Email', text(patient.email)],
-          ]),
-      );
+    await runUseCaseCommand(io, options, CREATE_PATIENT, {
+      request: () => ({ body }),
+      print: (patient) =>
+        heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
+        deskRecord([
+          ['Born', text(patient.date_of_birth) === null ? null : shortDate(patient.date_of_birth as string)],
+          ['Mobile', text(patient.mobile)],
+          ['Email', text(patient.email)],
+        ]),
     });
   });
 }

@@ -1,15 +1,15 @@
 import type { Command } from 'commander';
-import { recordPayment } from '../../domain/payments/record-payment.js';
+import { RECORD_PAYMENT } from '../../domain/payments/record-payment.js';
 import { resolveInvoiceReference } from '../../domain/references.js';
 import { PAYMENT_INPUT_FIELDS } from '../../fields/billing-fields.js';
-import { withDatabase } from '../database.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { readDeskInvoice } from '../../domain/desk/desk-records.js';
 import { money } from '../desk-format.js';
-import { emit, type CommonOptions } from '../output.js';
+import type { CommonOptions } from '../output.js';
 import { formatInvoice } from '../invoice-printout.js';
 import { subcommand } from '../program.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 interface RecordPaymentOptions extends CommonOptions, Record<string, unknown> {
   invoiceId?: string;
@@ -18,7 +18,7 @@ interface RecordPaymentOptions extends CommonOptions, Record<string, unknown> {
 }
 
 /**
- * `clinic record-payment`: the very function POST /invoices/{invoice_id}/payments calls, so the
+ * `clinic record-payment`: the use case POST /invoices/{invoice_id}/payments mounts, so the
  * CLI and the server paying one invoice at once can never overpay it, and an Idempotency-Key
  * used here replays over HTTP (and the other way round).
  */
@@ -34,23 +34,20 @@ export function registerPaymentCommands(program: Command, io: CliIo): void {
     }
     const reference = options.invoice ?? options.invoiceId;
     if (reference === undefined) return actionCommand.error("error: required option '--invoice <ref>' not specified", { exitCode: 2 });
-    await withDatabase(
-      options,
-      (db) => {
-        const { payment, replayed } = recordPayment(db, {
-          path: { invoice_id: resolveInvoiceReference(db, reference) },
-          headers: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
-          body: readFieldOptions(options, PAYMENT_INPUT_FIELDS),
-        });
-        emit(io, options, payment, () => {
-          const { invoice, context } = readDeskInvoice(db, payment.invoice_id);
-          const said = replayed
-            ? 'This key was already used for this payment: nothing new was recorded.'
-            : `Recorded ${money(payment.amount, payment.currency)} ${payment.method} on ${invoice.invoice_number}.`;
-          return `${said}\n\n${formatInvoice(invoice, context)}`;
-        });
+    await runUseCaseCommand(io, options, RECORD_PAYMENT, {
+      request: (db) => ({
+        path: { invoice_id: resolveInvoiceReference(db, reference) },
+        header: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
+        body: readFieldOptions(options, PAYMENT_INPUT_FIELDS),
+      }),
+      json: ({ payment }) => payment,
+      print({ payment, replayed }, db) {
+        const { invoice, context } = readDeskInvoice(db, payment.invoice_id);
+        const said = replayed
+          ? 'This key was already used for this payment: nothing new was recorded.'
+          : `Recorded ${money(payment.amount, payment.currency)} ${payment.method} on ${invoice.invoice_number}.`;
+        return `${said}\n\n${formatInvoice(invoice, context)}`;
       },
-      { module: 'payments' },
-    );
+    });
   });
 }

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { readDayReport, type DayReportResult } from '../../domain/desk/day-report.js';
+import { DAY_REPORT, type DayReportResult } from '../../domain/desk/day-report.js';
 import { PAYMENT_METHOD_KEYS } from '../../fields/billing-fields.js';
-import { withDatabase } from '../database.js';
 import { calendarDay, clockTime, deskTable, heading, money } from '../desk-format.js';
 import type { CliIo } from '../io.js';
-import { emit, type CommonOptions } from '../output.js';
+import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 /** `clinic report day` for people: the day's payments, then the totals to count the drawer against. */
 function formatDayReport({ report, otherCurrencies }: DayReportResult): string {
@@ -59,13 +59,10 @@ export function registerReportCommands(program: Command, io: CliIo): void {
   subcommand(group, 'day', "the end-of-day cash count: the clinic day's payments, totals per method and overall")
     .option('--date <day>', 'the clinic day: today or a date like 2026-11-23 (default: today)')
     .action(async (options: CommonOptions & { date?: string }) => {
-      await withDatabase(
-        options,
-        (db) => {
-          const result = readDayReport(db, options.date === undefined ? {} : { date: options.date });
-          emit(io, options, result.report, () => formatDayReport(result));
-        },
-        { module: 'billing' },
-      );
+      await runUseCaseCommand(io, options, DAY_REPORT, {
+        request: () => ({ query: options.date === undefined ? {} : { date: options.date } }),
+        json: (result) => result.report,
+        print: (result) => formatDayReport(result),
+      });
     });
 }

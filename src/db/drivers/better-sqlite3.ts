@@ -22,11 +22,6 @@ class BetterSqlite3Connection implements Db {
     return this.db.transaction(fn) as unknown as Transaction<F>;
   }
 
-  afterCommit<T>(work: () => T): T {
-    // Every transaction commits itself: its outcome is final when it returns.
-    return work();
-  }
-
   async backup(destination: string): Promise<void> {
     // One step (progress asks for every remaining page): a copy made in slices restarts whenever
     // another connection writes in between, and a busy server could keep it restarting.

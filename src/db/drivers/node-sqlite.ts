@@ -152,11 +152,6 @@ class NodeSqliteConnection implements Db {
     }
   }
 
-  afterCommit<T>(work: () => T): T {
-    // Every transaction commits itself: its outcome is final when it returns.
-    return work();
-  }
-
   async backup(destination: string): Promise<void> {
     // One step (every page at once), as with better-sqlite3: see its driver.
     await this.sqlite.backup(this.db, destination, { rate: 0x7fffffff });

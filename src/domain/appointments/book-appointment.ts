@@ -7,18 +7,13 @@ import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_READ_ONLY_FIELDS, APPOINTMENT_STO
 import { toColumn } from '../../fields/columns.js';
 import { newId, nowIso } from '../clock.js';
 import { errors, type ValidationIssue } from '../errors.js';
-import { clinicTimeZone } from '../settings.js';
+import { defineUseCase, performUseCase, type Caller } from '../use-case.js';
 import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
-import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
+import { issue } from '../validation/validate.js';
 import { normalizeFields } from '../validation/values.js';
 import type { ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
-
-/** Where a booking was made: this program books over its HTTP API or its command line. */
-export type BookingSource = 'api' | 'cli';
-
-const appointmentInput = fieldsValidator(APPOINTMENT_INPUT_FIELDS, 'body');
 
 type AppointmentValues = ValuesOf<typeof APPOINTMENT_INPUT_FIELDS>;
 
@@ -59,29 +54,29 @@ function serviceList(values: AppointmentValues): string[] {
  * Books an appointment for an existing patient (POST /appointments, `clinic book-appointment`).
  * Schema and cross-field checks first, every failing field at once; then the named patient,
  * doctor and services must exist (422 PATIENT_NOT_FOUND, DOCTOR_NOT_FOUND, SERVICE_NOT_FOUND, in
- * that order). A booking by the clinic counts as confirmed by the clinic at creation.
+ * that order). The existence checks and the inserts see one state of the database (access
+ * `read-then-write`). A booking by the clinic counts as confirmed by the clinic at creation;
+ * its `booking_source` is the front end it came through.
  */
-export function bookAppointment(db: Db, input: unknown, bookingSource: BookingSource): Appointment {
-  const timeZone = clinicTimeZone(db);
-  const schemaIssues = appointmentInput.issues(input);
-  throwIfIssues(schemaIssues, crossFieldIssues(input, schemaIssues, timeZone));
-  const values = appointmentInput.normalize(input, { timeZone });
-  // Refused above when null (crossFieldIssues).
-  const patientId = values.patient_id!;
-  const serviceIds = serviceList(values);
-
-  const id = newId();
-  // IMMEDIATE: the existence checks and the inserts see one state of the database, and a
-  // concurrent writer waits instead of interleaving.
-  db.transaction(() => {
+export const BOOK_APPOINTMENT = defineUseCase({
+  summary: 'Book an appointment for an existing patient',
+  input: { body: APPOINTMENT_INPUT_FIELDS },
+  refusals: [errors.patientNotFound(422), errors.doctorNotFound(), errors.serviceNotFound()],
+  access: 'read-then-write',
+  moreIssues: ({ body }, fieldIssues, { timeZone }) => crossFieldIssues(body, fieldIssues, timeZone),
+  run(db, { body: values }, caller): Appointment {
+    // Refused before run when null (crossFieldIssues).
+    const patientId = values.patient_id!;
+    const serviceIds = serviceList(values);
     if (!patientExists(db, patientId)) throw errors.patientNotFound(422);
     if (values.resource_id !== null && !findDoctor(db, values.resource_id)) throw errors.doctorNotFound();
     // service_id alone is also the whole of serviceIds: each id is looked up once.
     const named = new Set(values.service_id === null ? serviceIds : [values.service_id, ...serviceIds]);
     if ([...named].some((serviceId) => !findService(db, serviceId))) throw errors.serviceNotFound();
 
+    const id = newId();
     const now = nowIso();
-    const columns: Record<string, unknown> = { id, booking_source: bookingSource, created_at: now, updated_at: now };
+    const columns: Record<string, unknown> = { id, booking_source: caller.source, created_at: now, updated_at: now };
     const byName: Readonly<Record<string, unknown>> = values;
     for (const spec of APPOINTMENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, byName[spec.name]);
     for (const spec of APPOINTMENT_READ_ONLY_FIELDS) columns[spec.name] = null;
@@ -89,9 +84,13 @@ export function bookAppointment(db: Db, input: unknown, bookingSource: BookingSo
     insertAppointment(db, columns);
     insertAppointmentServices(db, id, serviceIds);
     recordAppointmentLength(db, Date.parse(values.end_at) - Date.parse(values.start_at));
-  }).immediate();
+    const stored = findAppointment(db, id);
+    if (!stored) throw new Error(`appointment ${id} vanished after it was written`);
+    return presentStoredAppointment(db, stored);
+  },
+});
 
-  const stored = findAppointment(db, id);
-  if (!stored) throw new Error(`appointment ${id} vanished after it was committed`);
-  return presentStoredAppointment(db, stored);
+/** BOOK_APPOINTMENT on a connection of its own, booked as `source`. */
+export function bookAppointment(db: Db, body: unknown, source: Caller['source']): Appointment {
+  return performUseCase(BOOK_APPOINTMENT, db, { body }, { source });
 }

@@ -8,14 +8,14 @@ import { clinicTimeZone } from '../settings.js';
 import { dateError, localDateOf, nextDay, parseDate, parseDateTime, startOfDay, toUtcIso } from '../validation/calendar.js';
 import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
-import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
+import { issue, throwIfIssues } from '../validation/validate.js';
+import { defineUseCase, performUseCase } from '../use-case.js';
+import type { ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
 
 /** The query of GET /appointments. */
 export const APPOINTMENT_LIST_QUERY_FIELDS = [...APPOINTMENT_WINDOW_FIELDS, ...pageQueryFields(`${DEFAULT_PAGE_LIMIT}`)] as const;
 
-const listQuery = fieldsValidator(APPOINTMENT_LIST_QUERY_FIELDS, 'query');
-const appointmentPath = fieldsValidator(APPOINTMENT_PATH_FIELDS, 'path');
 const CURSOR = 'appointments';
 const CURSOR_SHAPE = ['string', 'number'] as const;
 
@@ -92,10 +92,25 @@ function cursorPosition(cursor: string) {
  * then number, one page at a time (GET /appointments). An unknown doctor or patient id matches
  * nothing.
  */
+export const LIST_APPOINTMENTS = defineUseCase({
+  summary: 'List the appointments of a window of time (the day sheet)',
+  input: { query: APPOINTMENT_LIST_QUERY_FIELDS },
+  refusals: [],
+  access: 'read',
+  moreIssues: ({ query }, _fieldIssues, { timeZone }) => [
+    ...windowEndIssues(query, timeZone),
+    ...cursorIssues(query, CURSOR, CURSOR_SHAPE),
+  ],
+  run: (db, { query }) => appointmentPage(db, query),
+});
+
+/** LIST_APPOINTMENTS on a connection of its own. */
 export function listAppointments(db: Db, query: unknown): Page<Appointment> {
+  return performUseCase(LIST_APPOINTMENTS, db, { query }, { source: 'cli' });
+}
+
+function appointmentPage(db: Db, values: ValuesOf<typeof APPOINTMENT_LIST_QUERY_FIELDS>): Page<Appointment> {
   const timeZone = clinicTimeZone(db);
-  throwIfIssues(listQuery.issues(query), windowEndIssues(query, timeZone), cursorIssues(query, CURSOR, CURSOR_SHAPE));
-  const values = listQuery.normalize(query, { timeZone });
   const window = appointmentWindow(values.from, values.to, timeZone);
   const limit = values.limit ?? DEFAULT_PAGE_LIMIT;
   const after = values.after === undefined ? BEFORE_FIRST_APPOINTMENT : cursorPosition(values.after);
@@ -111,9 +126,19 @@ export function listAppointments(db: Db, query: unknown): Page<Appointment> {
 }
 
 /** GET /appointments/{appointment_id}: 422 for a malformed id, 404 APPOINTMENT_NOT_FOUND for an unknown one. */
+export const READ_APPOINTMENT = defineUseCase({
+  summary: 'Read an appointment',
+  input: { path: APPOINTMENT_PATH_FIELDS },
+  refusals: [errors.appointmentNotFound()],
+  access: 'read',
+  run(db, { path }): Appointment {
+    const row = findAppointment(db, path.appointment_id);
+    if (!row) throw errors.appointmentNotFound();
+    return presentStoredAppointment(db, row);
+  },
+});
+
+/** READ_APPOINTMENT on a connection of its own. */
 export function readAppointment(db: Db, appointmentId: unknown): Appointment {
-  const { appointment_id: id } = appointmentPath.parse({ appointment_id: appointmentId }, { timeZone: 'UTC' });
-  const row = findAppointment(db, id);
-  if (!row) throw errors.appointmentNotFound();
-  return presentStoredAppointment(db, row);
+  return performUseCase(READ_APPOINTMENT, db, { path: { appointment_id: appointmentId } }, { source: 'cli' });
 }

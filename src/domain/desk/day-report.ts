@@ -5,6 +5,8 @@ import { clinicCurrency, clinicTimeZone } from '../settings.js';
 import { nextDay, parseDate, startOfDay } from '../validation/calendar.js';
 import { centsToNumber } from '../validation/decimal.js';
 import { deskDate } from './desk-date.js';
+import { field } from '../../fields/field-spec.js';
+import { defineUseCase } from '../use-case.js';
 
 /** One payment of the cash count (clinic-api-1.1.md, `clinic report day --json`). */
 export interface DayReportPayment {
@@ -48,6 +50,21 @@ function reportPayment(row: DayPaymentRow): DayReportPayment {
     amount: centsToNumber(row.amount_cents),
   };
 }
+
+/** The input of `clinic report day`: the clinic day, `today` or YYYY-MM-DD (deskDate reads it). */
+const DAY_REPORT_QUERY = [
+  field.string('date', { description: 'the clinic day: today or a date like 2026-11-23 (default: today)' }),
+] as const;
+
+/** `clinic report day`: the end-of-day cash count (billing module). */
+export const DAY_REPORT = defineUseCase({
+  summary: "The end-of-day cash count: the clinic day's payments, totals per method and overall",
+  module: 'billing',
+  input: { query: DAY_REPORT_QUERY },
+  refusals: [],
+  access: 'read',
+  run: (db, { query }) => readDayReport(db, query.date === undefined ? {} : { date: query.date }),
+});
 
 /**
  * `clinic report day`: the end-of-day cash count. Every payment recorded during the clinic-local

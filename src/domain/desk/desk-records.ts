@@ -1,26 +1,15 @@
 import { findInvoice } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { findPatientName, type PatientNameRow } from '../../db/patient-names.js';
-import { patientExists } from '../../db/patients.js';
-import { readAppointment } from '../appointments/list-appointments.js';
-import type { Appointment } from '../appointments/present-appointment.js';
-import { listInvoices } from '../invoices/list-invoices.js';
-import type { Invoice } from '../invoices/present-invoice.js';
 import { readInvoice, type InvoiceDetail } from '../invoices/read-invoice.js';
-import { errors } from '../errors.js';
 import { listNotifications, type Notification } from '../notifications/list-notifications.js';
-import { resolveAppointmentReference, resolveInvoiceReference, resolvePatientReference } from '../references.js';
+import { resolveInvoiceReference } from '../references.js';
 import { readDeskContext, type DeskContext } from './desk-context.js';
 
 /**
  * The desk's single records: the API's body for --json, and the context a person's printout
  * needs (the clinic time zone, names instead of ids). References are ids or staff numbers.
  */
-
-/** `clinic appointment show REF`: GET /appointments/{id} by id or number (A-17); 404 APPOINTMENT_NOT_FOUND. */
-export function readDeskAppointment(db: Db, reference: string): { appointment: Appointment; context: DeskContext } {
-  return { appointment: readAppointment(db, resolveAppointmentReference(db, reference)), context: readDeskContext(db) };
-}
 
 /** `clinic invoice show REF`: GET /invoices/{id} by id or number (INV-2026-2); 404 INVOICE_NOT_FOUND. */
 export function readDeskInvoice(db: Db, reference: string): { invoice: InvoiceDetail; context: DeskContext } {
@@ -37,28 +26,9 @@ function lookUpEach<T>(ids: readonly string[], find: (id: string) => T | undefin
   return found;
 }
 
-/**
- * `clinic invoice list`: GET /invoices (all of it), and the number and name of each patient
- * listed. Unlike the API's filter, a --patient-id that names no patient is refused (404
- * PATIENT_NOT_FOUND), whether id or number: a person who mistyped it should not read "no invoices".
- */
-export function listDeskInvoices(
-  db: Db,
-  query: { patient?: string; unpaid?: boolean },
-): { invoices: Invoice[]; patients: ReadonlyMap<string, PatientNameRow>; context: DeskContext } {
-  const patientId = query.patient === undefined ? undefined : resolvePatientReference(db, query.patient);
-  const invoices = listInvoices(db, {
-    ...(patientId === undefined ? {} : { patient_id: patientId }),
-    ...(query.unpaid ? { unpaid: true } : {}),
-  }).items;
-  if (patientId !== undefined && invoices.length === 0 && !patientExists(db, patientId)) {
-    throw errors.patientNotFound();
-  }
-  const patients = lookUpEach(
-    invoices.map((invoice) => invoice.patient_id),
-    (id) => findPatientName(db, id),
-  );
-  return { invoices, patients, context: readDeskContext(db) };
+/** The number and name of each patient of `patientIds` (a list names the same patient often: each is read once). */
+export function patientNames(db: Db, patientIds: readonly string[]): ReadonlyMap<string, PatientNameRow> {
+  return lookUpEach(patientIds, (id) => findPatientName(db, id));
 }
 
 /**
@@ -75,9 +45,9 @@ export function listDeskNotifications(
   context: DeskContext;
 } {
   const notifications = listNotifications(db, query);
-  const patients = lookUpEach(
+  const patients = patientNames(
+    db,
     notifications.map((notification) => notification.patient_id),
-    (id) => findPatientName(db, id),
   );
   const invoiceNumbers = lookUpEach(
     notifications.map((notification) => notification.invoice_id),

@@ -9,7 +9,7 @@ import type { ResponseOf } from '../../fields/field-spec.js';
 import { pageQueryFields } from '../../fields/page-fields.js';
 import { errors } from '../errors.js';
 import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
-import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
+import { defineUseCase, performUseCase } from '../use-case.js';
 
 /** DocumentItem (clinic-api-1.1.md). */
 export type DocumentItem = ResponseOf<typeof DOCUMENT_ITEM_FIELDS>;
@@ -17,12 +17,8 @@ export type DocumentItem = ResponseOf<typeof DOCUMENT_ITEM_FIELDS>;
 /** The query of GET /patients/{patient_id}/documents. */
 export const DOCUMENT_LIST_QUERY_FIELDS = pageQueryFields(`${DEFAULT_PAGE_LIMIT}`);
 
-const listPath = fieldsValidator(DOCUMENT_PATH_FIELDS, 'path');
-const listQuery = fieldsValidator(DOCUMENT_LIST_QUERY_FIELDS, 'query');
-const downloadPath = fieldsValidator(DOCUMENT_DOWNLOAD_PATH_FIELDS, 'path');
 const CURSOR = 'documents';
 const CURSOR_SHAPE = ['string', 'number'] as const;
-const UTC = { timeZone: 'UTC' };
 
 /** The API shape of a stored document as listed. */
 export function presentDocumentItem(row: DocumentRow): DocumentItem {
@@ -35,15 +31,24 @@ function cursorPosition(cursor: string) {
 }
 
 /** A patient's documents, newest first, one page at a time; 404 PATIENT_NOT_FOUND. */
+export const LIST_DOCUMENTS = defineUseCase({
+  summary: "List a patient's documents",
+  input: { path: DOCUMENT_PATH_FIELDS, query: DOCUMENT_LIST_QUERY_FIELDS },
+  refusals: [errors.patientNotFound(404)],
+  access: 'read',
+  moreIssues: ({ query }) => cursorIssues(query, CURSOR, CURSOR_SHAPE),
+  run(db, { path, query }): Page<DocumentItem> {
+    if (!patientExists(db, path.patient_id)) throw errors.patientNotFound();
+    const limit = query.limit ?? DEFAULT_PAGE_LIMIT;
+    const after = query.after === undefined ? BEFORE_NEWEST_DOCUMENT : cursorPosition(query.after);
+    const rows = listPatientDocumentRows(db, path.patient_id, after, limit + 1);
+    return pageOf(rows, limit, CURSOR, (row) => [row.created_at, row.seq], presentDocumentItem);
+  },
+});
+
+/** LIST_DOCUMENTS on a connection of its own. */
 export function listPatientDocuments(db: Db, patientId: unknown, query: unknown): Page<DocumentItem> {
-  // Path and query are reported together (decisions.md §1).
-  throwIfIssues(listPath.issues({ patient_id: patientId }), listQuery.issues(query), cursorIssues(query, CURSOR, CURSOR_SHAPE));
-  const id = listPath.normalize({ patient_id: patientId }, UTC).patient_id;
-  const values = listQuery.normalize(query, UTC);
-  if (!patientExists(db, id)) throw errors.patientNotFound();
-  const limit = values.limit ?? DEFAULT_PAGE_LIMIT;
-  const after = values.after === undefined ? BEFORE_NEWEST_DOCUMENT : cursorPosition(values.after);
-  return pageOf(listPatientDocumentRows(db, id, after, limit + 1), limit, CURSOR, (row) => [row.created_at, row.seq], presentDocumentItem);
+  return performUseCase(LIST_DOCUMENTS, db, { path: { patient_id: patientId }, query }, { source: 'cli' });
 }
 
 /** A document ready to be sent: its metadata and its bytes, opened. The caller closes `file`. */
@@ -53,14 +58,26 @@ export interface OpenedDocument {
 }
 
 /**
- * Opens a stored document of a patient for download: 404 PATIENT_NOT_FOUND for an unknown
- * patient, 404 DOCUMENT_NOT_FOUND for an unknown document or one of another patient. A missing
- * or unreadable file is a storage fault (500 STORAGE_FAILED, logged), which `clinic check` names.
+ * A stored document of a patient, to be downloaded: 404 PATIENT_NOT_FOUND for an unknown patient,
+ * 404 DOCUMENT_NOT_FOUND for an unknown document or one of another patient.
  */
-export async function openDocument(db: Db, dataDir: string, patientId: unknown, documentId: unknown): Promise<OpenedDocument> {
-  const ids = downloadPath.parse({ patient_id: patientId, document_id: documentId }, UTC);
-  if (!patientExists(db, ids.patient_id)) throw errors.patientNotFound();
-  const document = findDocument(db, ids.document_id);
-  if (!document || document.patient_id !== ids.patient_id) throw errors.documentNotFound();
+export const FIND_DOCUMENT = defineUseCase({
+  summary: 'Download a stored document',
+  input: { path: DOCUMENT_DOWNLOAD_PATH_FIELDS },
+  refusals: [errors.patientNotFound(404), errors.documentNotFound()],
+  access: 'read',
+  run(db, { path }): DocumentRow {
+    if (!patientExists(db, path.patient_id)) throw errors.patientNotFound();
+    const document = findDocument(db, path.document_id);
+    if (!document || document.patient_id !== path.patient_id) throw errors.documentNotFound();
+    return document;
+  },
+});
+
+/**
+ * Opens the bytes of a document FIND_DOCUMENT found. A missing or unreadable file is a storage
+ * fault (500 STORAGE_FAILED, logged), which `clinic check` names.
+ */
+export async function openDocument(dataDir: string, document: DocumentRow): Promise<OpenedDocument> {
   return { document, file: await openDocumentFile(dataDir, document.patient_id, document.id) };
 }

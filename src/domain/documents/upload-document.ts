@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { createTempFile, moveIntoPlace, persistTempFile, removeFile, writeChunk, type TempFile } from '../../db/document-files.js';
-import { untilCommitted } from '../../db/busy-wait.js';
 import { deleteDocument, insertDocument, type DocumentRow } from '../../db/documents.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
@@ -14,6 +13,7 @@ import { problems } from '../validation/problems.js';
 import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
 import { documentFilename } from './document-filename.js';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from './media-type.js';
+import { connectionRunner, type WorkRunner } from '../use-case.js';
 
 /** Where documents are kept and how large one may be. */
 export interface DocumentStorage {
@@ -120,6 +120,8 @@ export class DocumentUpload {
 
   constructor(
     private readonly db: Db,
+    /** How the document's row is committed: at once on the command line, with its group on the server. */
+    private readonly runner: WorkRunner,
     private readonly storage: DocumentStorage,
     patientIdInput: unknown,
   ) {
@@ -226,7 +228,7 @@ export class DocumentUpload {
       type: values.type,
       created_at: nowIso(),
     };
-    await untilCommitted(this.db, () => insertDocument(this.db, row));
+    await this.runner.run('write', () => insertDocument(this.db, row));
     // A crash from here until the rename is done leaves the row and its file in tmp/: the next
     // `clinic serve` finishes the move (recover-uploads.ts).
     try {
@@ -234,7 +236,7 @@ export class DocumentUpload {
     } catch (error) {
       // Committed first so that a file in documents/ always has its row; a row whose file
       // never arrived must not remain either.
-      await untilCommitted(this.db, () => deleteDocument(this.db, row.id));
+      await this.runner.run('write', () => deleteDocument(this.db, row.id));
       throw error;
     }
     this.received = undefined;
@@ -265,7 +267,7 @@ export async function uploadDocument(
   storage: DocumentStorage,
   input: { patientId: unknown; fields: Readonly<Record<string, unknown>>; file: IncomingFile },
 ): Promise<Document> {
-  const upload = new DocumentUpload(db, storage, input.patientId);
+  const upload = new DocumentUpload(db, connectionRunner(db), storage, input.patientId);
   await upload.receiveFile(input.file, input.fields);
   return upload.complete(input.fields);
 }

@@ -6,15 +6,13 @@ import { invoiceNumber } from '../../fields/human-numbers.js';
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../errors.js';
 import { clinicCurrency, clinicTimeZone } from '../settings.js';
+import { defineUseCase, performUseCase } from '../use-case.js';
 import { dateError } from '../validation/calendar.js';
 import { isPlainObject } from '../validation/structs.js';
-import { fieldsValidator } from '../validation/validate.js';
 import { presentInvoice, type Invoice } from './present-invoice.js';
 
-const invoiceInput = fieldsValidator(INVOICE_INPUT_FIELDS, 'body');
-
 /** Staff type `--issued-at 2026-03-01`: a calendar date alone means midnight, clinic time. */
-function withIssuedDateAsMidnight(input: unknown): unknown {
+export function withIssuedDateAsMidnight(input: unknown): unknown {
   if (!isPlainObject(input)) return input;
   const issuedAt = input.issued_at;
   if (typeof issuedAt !== 'string' || dateError(issuedAt) !== undefined) return input;
@@ -30,39 +28,44 @@ function yearIn(timeZone: string, isoInstant: string): number {
  * Issues an invoice (`clinic invoice create`): status `issued`, nothing paid, numbered
  * INV-<year of issue>-NNNNNN. The number is taken and the invoice stored in one transaction, so
  * numbers are unique and never reused. A patient's open invoices share one currency, so that
- * their outstanding balance is one amount in one currency.
+ * their outstanding balance is one amount in one currency (read, then written: IMMEDIATE).
  */
-export function createInvoice(db: Db, input: unknown): Invoice {
-  const body = withIssuedDateAsMidnight(input);
-  const timeZone = clinicTimeZone(db);
-  const values = invoiceInput.parse(body, { timeZone });
-  const patientId = values.patient_id;
-  const currency = values.currency ?? clinicCurrency(db);
-  const now = nowIso();
-  const issuedAt = values.issued_at ?? now;
+export const CREATE_INVOICE = defineUseCase({
+  summary: 'Issue an invoice',
+  module: 'billing',
+  input: { body: INVOICE_INPUT_FIELDS },
+  refusals: [errors.patientNotFound(422), errors.invoiceCurrencyMismatch('EUR')],
+  access: 'read-then-write',
+  run(db, { body: values }): Invoice {
+    const timeZone = clinicTimeZone(db);
+    const patientId = values.patient_id;
+    const currency = values.currency ?? clinicCurrency(db);
+    const now = nowIso();
+    const issuedAt = values.issued_at ?? now;
+    if (!patientExists(db, patientId)) throw errors.patientNotFound(422);
+    const owed = sumOpenBalances(db, patientId)[0];
+    if (owed !== undefined && owed.currency !== currency) throw errors.invoiceCurrencyMismatch(owed.currency);
+    const year = yearIn(timeZone, issuedAt);
+    const totalCents = values.total;
+    const row: NewInvoiceRow = {
+      id: newId(),
+      invoice_number: invoiceNumber(year, takeInvoiceNumber(db, year)),
+      patient_id: patientId,
+      status: 'issued',
+      currency,
+      total_cents: totalCents,
+      amount_paid_cents: 0,
+      balance_cents: totalCents,
+      issued_at: issuedAt,
+      created_at: now,
+      updated_at: now,
+    };
+    insertInvoice(db, row);
+    return presentInvoice(row);
+  },
+});
 
-  return db
-    .transaction(() => {
-      if (!patientExists(db, patientId)) throw errors.patientNotFound(422);
-      const owed = sumOpenBalances(db, patientId)[0];
-      if (owed !== undefined && owed.currency !== currency) throw errors.invoiceCurrencyMismatch(owed.currency);
-      const year = yearIn(timeZone, issuedAt);
-      const totalCents = values.total;
-      const row: NewInvoiceRow = {
-        id: newId(),
-        invoice_number: invoiceNumber(year, takeInvoiceNumber(db, year)),
-        patient_id: patientId,
-        status: 'issued',
-        currency,
-        total_cents: totalCents,
-        amount_paid_cents: 0,
-        balance_cents: totalCents,
-        issued_at: issuedAt,
-        created_at: now,
-        updated_at: now,
-      };
-      insertInvoice(db, row);
-      return presentInvoice(row);
-    })
-    .immediate();
+/** CREATE_INVOICE on a connection of its own; a bare `issued_at` date is midnight, clinic time. */
+export function createInvoice(db: Db, body: unknown): Invoice {
+  return performUseCase(CREATE_INVOICE, db, { body: withIssuedDateAsMidnight(body) }, { source: 'cli' });
 }

@@ -5,17 +5,28 @@ import { INVOICE_PATH_FIELDS, type INVOICE_DETAIL_FIELDS } from '../../fields/bi
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { errors } from '../errors.js';
 import { centsToNumber } from '../validation/decimal.js';
-import { fieldsValidator } from '../validation/validate.js';
+import { defineUseCase, performUseCase } from '../use-case.js';
 import { presentInvoice } from './present-invoice.js';
 
 /** GET /invoices/{invoice_id} (clinic-api-1.1.md). */
 export type InvoiceDetail = ResponseOf<typeof INVOICE_DETAIL_FIELDS>;
 
-const invoicePath = fieldsValidator(INVOICE_PATH_FIELDS, 'path');
-
 /** One invoice with its patient's number and name and its payments in the order recorded; 404 INVOICE_NOT_FOUND. */
+export const READ_INVOICE = defineUseCase({
+  summary: 'Read an invoice with its payments',
+  module: 'billing',
+  input: { path: INVOICE_PATH_FIELDS },
+  refusals: [errors.invoiceNotFound()],
+  access: 'read',
+  run: (db, { path }) => invoiceDetail(db, path.invoice_id),
+});
+
+/** READ_INVOICE on a connection of its own. */
 export function readInvoice(db: Db, invoiceId: unknown): InvoiceDetail {
-  const { invoice_id: id } = invoicePath.parse({ invoice_id: invoiceId }, { timeZone: 'UTC' });
+  return performUseCase(READ_INVOICE, db, { path: { invoice_id: invoiceId } }, { source: 'cli' });
+}
+
+function invoiceDetail(db: Db, id: string): InvoiceDetail {
   const row = findInvoiceWithPatient(db, id);
   if (!row) throw errors.invoiceNotFound();
   return {

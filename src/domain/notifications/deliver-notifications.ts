@@ -6,7 +6,7 @@ import {
   scheduleNotificationRetry,
   type NotificationRow,
 } from '../../db/notifications.js';
-import { untilCommitted } from '../../db/busy-wait.js';
+import type { WorkRunner } from '../use-case.js';
 import type { Db } from '../../db/open-database.js';
 
 /** An email to send: plain text, one recipient. */
@@ -80,7 +80,14 @@ function describeError(error: unknown): string {
   return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
 }
 
-async function deliverOne(db: Db, mailer: Mailer, row: NotificationRow, policy: RetryPolicy, now: () => number): Promise<DeliveryOutcome> {
+async function deliverOne(
+  db: Db,
+  runner: WorkRunner,
+  mailer: Mailer,
+  row: NotificationRow,
+  policy: RetryPolicy,
+  now: () => number,
+): Promise<DeliveryOutcome> {
   const base = { notification_id: row.id, attempts: row.attempts };
   try {
     const invoice = findInvoice(db, row.invoice_id);
@@ -89,15 +96,15 @@ async function deliverOne(db: Db, mailer: Mailer, row: NotificationRow, policy: 
   } catch (error) {
     const reason = describeError(error);
     if (row.attempts >= policy.maxAttempts) {
-      await untilCommitted(db, () => markNotificationFailed(db, row.id, reason));
+      await runner.run('write', () => markNotificationFailed(db, row.id, reason));
       return { ...base, outcome: 'failed', error: reason };
     }
     const nextAttemptAt = new Date(now() + retryDelayMs(policy, row.attempts)).toISOString();
-    await untilCommitted(db, () => scheduleNotificationRetry(db, row.id, nextAttemptAt, reason));
+    await runner.run('write', () => scheduleNotificationRetry(db, row.id, nextAttemptAt, reason));
     return { ...base, outcome: 'retry', error: reason };
   }
   // Waits out another process's lock: a sent email left unmarked would be sent again after its lease.
-  await untilCommitted(db, () => markNotificationSent(db, row.id, new Date(now()).toISOString()));
+  await runner.run('write', () => markNotificationSent(db, row.id, new Date(now()).toISOString()));
   return { ...base, outcome: 'sent' };
 }
 
@@ -109,6 +116,7 @@ async function deliverOne(db: Db, mailer: Mailer, row: NotificationRow, policy: 
  */
 export async function deliverDueNotifications(
   db: Db,
+  runner: WorkRunner,
   mailer: Mailer,
   policy: RetryPolicy = DEFAULT_RETRY_POLICY,
   now: () => number = Date.now,
@@ -116,11 +124,11 @@ export async function deliverDueNotifications(
   const outcomes: DeliveryOutcome[] = [];
   while (outcomes.length < policy.batchSize) {
     const started = now();
-    const row = await untilCommitted(db, () =>
+    const row = await runner.run('write', () =>
       claimDueNotification(db, 'email', new Date(started).toISOString(), new Date(started + policy.leaseMs).toISOString()),
     );
     if (row === undefined) break;
-    outcomes.push(await deliverOne(db, mailer, row, policy, now));
+    outcomes.push(await deliverOne(db, runner, mailer, row, policy, now));
   }
   return outcomes;
 }

@@ -6,12 +6,9 @@ import { PATIENT_INPUT_FIELDS, PATIENT_STORED_FIELDS } from '../../fields/patien
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../errors.js';
 import { NOTHING_OWED } from '../invoices/outstanding-balance.js';
-import { clinicTimeZone } from '../settings.js';
-import { fieldsValidator } from '../validation/validate.js';
+import { defineUseCase, performUseCase } from '../use-case.js';
 import { presentPatient, type Patient } from './present-patient.js';
 import { patientPhoneDigits, patientSearchTerms } from '../../fields/search-terms.js';
-
-const patientInput = fieldsValidator(PATIENT_INPUT_FIELDS, 'body');
 
 const isBlank = (value: string | null) => value === null || value.trim() === '';
 
@@ -21,30 +18,34 @@ export const PATIENT_CONTACT_FIELDS = ['email', 'mobile'] as const;
 /**
  * Creates a patient (POST /patients, `clinic create-patient`). Schema first, every failing
  * field at once; then the rule that a patient needs both an email and a mobile number
- * (absent, null and blank all count as missing).
+ * (absent, null and blank all count as missing). The patient and its search terms are one
+ * transaction: stored together or not at all.
  */
-export function createPatient(db: Db, input: unknown): Patient {
-  const values = patientInput.parse(input, { timeZone: clinicTimeZone(db) });
-  if (PATIENT_CONTACT_FIELDS.some((name) => isBlank(values[name]))) throw errors.patientContactRequired();
+export const CREATE_PATIENT = defineUseCase({
+  summary: 'Create a patient',
+  input: { body: PATIENT_INPUT_FIELDS },
+  refusals: [errors.patientContactRequired()],
+  access: 'write',
+  run(db, { body: values }): Patient {
+    if (PATIENT_CONTACT_FIELDS.some((name) => isBlank(values[name]))) throw errors.patientContactRequired();
+    const now = nowIso();
+    const columns: Record<string, unknown> = { id: newId(), created_at: now, updated_at: now };
+    const byName: Readonly<Record<string, unknown>> = values;
+    for (const spec of PATIENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, byName[spec.name]);
+    const row = insertPatient(db, columns);
+    insertPatientSearchTerms(
+      db,
+      { seq: row.seq, last_name: values.last_name, first_name: values.first_name },
+      patientSearchTerms(values),
+      patientPhoneDigits(values),
+    );
+    // A patient created a moment ago has no invoices: not asked of the database (7–11 µs of an
+    // answer's CPU, docs/benchmarks.md).
+    return presentPatient(row, NOTHING_OWED);
+  },
+});
 
-  const now = nowIso();
-  const columns: Record<string, unknown> = { id: newId(), created_at: now, updated_at: now };
-  const byName: Readonly<Record<string, unknown>> = values;
-  for (const spec of PATIENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, byName[spec.name]);
-  // The patient and its search terms are stored together or not at all.
-  const row = db
-    .transaction(() => {
-      const inserted = insertPatient(db, columns);
-      insertPatientSearchTerms(
-        db,
-        { seq: inserted.seq, last_name: values.last_name, first_name: values.first_name },
-        patientSearchTerms(values),
-        patientPhoneDigits(values),
-      );
-      return inserted;
-    })
-    .immediate();
-  // A patient created a moment ago has no invoices: not asked of the database (7–11 µs of an
-  // answer's CPU, bench/README.md).
-  return presentPatient(row, NOTHING_OWED);
+/** CREATE_PATIENT on a connection of its own (performUseCase). */
+export function createPatient(db: Db, body: unknown): Patient {
+  return performUseCase(CREATE_PATIENT, db, { body }, { source: 'cli' });
 }

@@ -1,13 +1,14 @@
 import type { Db } from '../../db/open-database.js';
 import { BEFORE_FIRST_PATIENT, searchPatientRows, type PatientCursor, type PatientSummaryRow } from '../../db/patient-search.js';
-import type { ResponseOf } from '../../fields/field-spec.js';
+import type { ResponseOf, ValuesOf } from '../../fields/field-spec.js';
 import { pageQueryFields } from '../../fields/page-fields.js';
 import { MAX_SEARCH_WORDS, PATIENT_SEARCH_FIELDS, type PATIENT_SUMMARY_FIELDS } from '../../fields/patient-fields.js';
 import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
 import type { ValidationIssue } from '../errors.js';
 import { problems } from '../validation/problems.js';
-import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
+import { defineUseCase, performUseCase } from '../use-case.js';
+import { issue } from '../validation/validate.js';
 import { balanceText } from './present-patient.js';
 import { narrowingLookups, queryWords, type WordLookup } from '../../fields/search-terms.js';
 
@@ -17,7 +18,6 @@ export type PatientSummary = ResponseOf<typeof PATIENT_SUMMARY_FIELDS>;
 /** The query of GET /patients: `q`, `limit`, `after`. */
 export const PATIENT_LIST_QUERY_FIELDS = [...PATIENT_SEARCH_FIELDS, ...pageQueryFields(`${DEFAULT_PAGE_LIMIT}`)] as const;
 
-const listQuery = fieldsValidator(PATIENT_LIST_QUERY_FIELDS, 'query');
 const CURSOR = 'patients';
 const CURSOR_SHAPE = ['string', 'string', 'number'] as const;
 
@@ -67,10 +67,16 @@ function cursorPosition(cursor: string): PatientCursor {
  * and number, one page at a time (GET /patients, `clinic patient find`). Without `q`, every
  * patient in that order.
  */
-export function findPatients(db: Db, query: unknown): Page<PatientSummary> {
-  const schemaIssues = listQuery.issues(query);
-  throwIfIssues(schemaIssues, wordCountIssues(query, schemaIssues), cursorIssues(query, CURSOR, CURSOR_SHAPE));
-  const values = listQuery.normalize(query, { timeZone: 'UTC' });
+export const FIND_PATIENTS = defineUseCase({
+  summary: 'Find patients by name, number, date of birth, email or phone',
+  input: { query: PATIENT_LIST_QUERY_FIELDS },
+  refusals: [],
+  access: 'read',
+  moreIssues: ({ query }, fieldIssues) => [...wordCountIssues(query, fieldIssues), ...cursorIssues(query, CURSOR, CURSOR_SHAPE)],
+  run: (db, { query }) => findPatientPage(db, query),
+});
+
+function findPatientPage(db: Db, values: ValuesOf<typeof PATIENT_LIST_QUERY_FIELDS>): Page<PatientSummary> {
   const limit = values.limit ?? DEFAULT_PAGE_LIMIT;
   const after = values.after === undefined ? BEFORE_FIRST_PATIENT : cursorPosition(values.after);
   // The word that narrows most comes first, and the others are checked per match: the longest,
@@ -85,4 +91,9 @@ export function findPatients(db: Db, query: unknown): Page<PatientSummary> {
     (row) => [row.last_name, row.first_name, row.seq],
     (row) => presentSummary(db, row),
   );
+}
+
+/** FIND_PATIENTS on a connection of its own. */
+export function findPatients(db: Db, query: unknown): Page<PatientSummary> {
+  return performUseCase(FIND_PATIENTS, db, { query }, { source: 'cli' });
 }

@@ -1,18 +1,11 @@
 import type { PatientRow } from '../../db/patients.js';
 import { presentColumns } from '../../fields/columns.js';
-import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../../fields/patient-fields.js';
+import type { ResponseOf } from '../../fields/field-spec.js';
+import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS, type PATIENT_RESPONSE_FIELDS } from '../../fields/patient-fields.js';
 import { centsToText } from '../validation/decimal.js';
 
 /** The Patient of spec 2.2: every stored field plus the identifiers and balances. */
-export type Patient = Record<string, unknown> & {
-  id: string;
-  patient_number: string;
-  is_active: boolean;
-  created_at: string;
-  updated_at: string;
-  outstanding_balance: string;
-  outstanding_currency: string | null;
-};
+export type Patient = ResponseOf<typeof PATIENT_RESPONSE_FIELDS>;
 
 /** The fields a patient row carries in columns of their own name, in the response's order. */
 const PRESENTED_COLUMNS = [...PATIENT_STORED_FIELDS, ...PATIENT_READ_ONLY_FIELDS];

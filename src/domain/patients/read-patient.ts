@@ -3,6 +3,7 @@ import { findPatient } from '../../db/patients.js';
 import { PATIENT_PATH_FIELDS } from '../../fields/patient-fields.js';
 import { errors } from '../errors.js';
 import { outstandingBalance } from '../invoices/outstanding-balance.js';
+import { defineUseCase, performUseCase } from '../use-case.js';
 import { fieldsValidator } from '../validation/validate.js';
 import { presentPatient, type Patient } from './present-patient.js';
 
@@ -14,8 +15,19 @@ export function patientIdOf(patientId: unknown): string {
 }
 
 /** The patient as it stands now, with its current balance (GET /patients/{patient_id}); 404 PATIENT_NOT_FOUND. */
+export const READ_PATIENT = defineUseCase({
+  summary: 'Read a patient',
+  input: { path: PATIENT_PATH_FIELDS },
+  refusals: [errors.patientNotFound(404)],
+  access: 'read',
+  run(db, { path }): Patient {
+    const row = findPatient(db, path.patient_id);
+    if (!row) throw errors.patientNotFound();
+    return presentPatient(row, outstandingBalance(db, row.id));
+  },
+});
+
+/** READ_PATIENT on a connection of its own. */
 export function readPatient(db: Db, patientId: unknown): Patient {
-  const row = findPatient(db, patientIdOf(patientId));
-  if (!row) throw errors.patientNotFound();
-  return presentPatient(row, outstandingBalance(db, row.id));
+  return performUseCase(READ_PATIENT, db, { path: { patient_id: patientId } }, { source: 'cli' });
 }

@@ -6,8 +6,8 @@ import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_PATH_FIELDS, type 
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../errors.js';
 import { queuePaidInvoiceNotification } from '../notifications/queue-notification.js';
+import { defineUseCase, performUseCase } from '../use-case.js';
 import { centsToText } from '../validation/decimal.js';
-import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
 import { presentPayment, type PaymentResult } from './present-payment.js';
 
 /** A payment request as it arrives, over HTTP or from the command line: not yet validated. */
@@ -34,25 +34,6 @@ interface ValidPayment {
   idempotencyKey: string | null;
 }
 
-const pathInput = fieldsValidator(PAYMENT_PATH_FIELDS, 'path');
-const headerInput = fieldsValidator(PAYMENT_HEADER_FIELDS, 'header');
-const paymentInput = fieldsValidator(PAYMENT_INPUT_FIELDS, 'body');
-const NO_TIME_FIELDS = { timeZone: 'UTC' };
-
-function validate(request: PaymentRequest): ValidPayment {
-  throwIfIssues(pathInput.issues(request.path), headerInput.issues(request.headers), paymentInput.issues(request.body));
-  const path = pathInput.normalize(request.path, NO_TIME_FIELDS);
-  const headers = headerInput.normalize(request.headers, NO_TIME_FIELDS);
-  const body = paymentInput.normalize(request.body, NO_TIME_FIELDS);
-  return {
-    invoiceId: path.invoice_id,
-    amountCents: body.amount,
-    method: body.method,
-    note: body.note,
-    idempotencyKey: headers['idempotency-key'] ?? null,
-  };
-}
-
 /**
  * What makes two requests "the same request" for an Idempotency-Key (decisions.md §7): the
  * invoice, the amount in cents (so 10, 10.0 and "10.00" agree), the method and the note.
@@ -63,7 +44,7 @@ function fingerprint(payment: ValidPayment): string {
 }
 
 /**
- * The body of the payment transaction. It runs under BEGIN IMMEDIATE, so from the first read
+ * The body of the payment transaction. It runs under BEGIN IMMEDIATE (access `read-then-write`), so from the first read
  * to the commit no other connection, in this process or another (a CLI, a second server), can
  * write: the balance checked is the balance updated, and a key looked up is still unused when
  * it is stored. A throw anywhere rolls all of it back, which is why a refused request consumes
@@ -116,13 +97,31 @@ function applyPayment(db: Db, payment: ValidPayment, requestFingerprint: string)
 
 /**
  * Records a payment against an invoice (POST /invoices/{invoice_id}/payments and
- * `clinic record-payment`, which share this function and so the same guarantees). Schema first
+ * `clinic record-payment`, which mount this use case and so share its guarantees). Schema first
  * (path, header and body issues together); then, in one IMMEDIATE transaction: the
  * Idempotency-Key (replay or IDEMPOTENCY_KEY_REUSED), the invoice (INVOICE_NOT_FOUND), the
  * balance (PAYMENT_EXCEEDS_BALANCE), and the writes: payment, invoice, and the patient's
  * notification when the invoice becomes paid.
  */
+export const RECORD_PAYMENT = defineUseCase({
+  summary: 'Record a payment against an invoice',
+  module: 'payments',
+  input: { path: PAYMENT_PATH_FIELDS, header: PAYMENT_HEADER_FIELDS, body: PAYMENT_INPUT_FIELDS },
+  refusals: [errors.invoiceNotFound(), errors.paymentExceedsBalance(), errors.idempotencyKeyReused()],
+  access: 'read-then-write',
+  run(db, { path, header, body }): RecordedPayment {
+    const payment: ValidPayment = {
+      invoiceId: path.invoice_id,
+      amountCents: body.amount,
+      method: body.method,
+      note: body.note,
+      idempotencyKey: header['idempotency-key'] ?? null,
+    };
+    return applyPayment(db, payment, fingerprint(payment));
+  },
+});
+
+/** RECORD_PAYMENT on a connection of its own (performUseCase), as the command line performs it. */
 export function recordPayment(db: Db, request: PaymentRequest): RecordedPayment {
-  const payment = validate(request);
-  return db.transaction(applyPayment).immediate(db, payment, fingerprint(payment));
+  return performUseCase(RECORD_PAYMENT, db, { path: request.path, header: request.headers, body: request.body }, { source: 'cli' });
 }

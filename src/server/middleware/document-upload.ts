@@ -9,6 +9,7 @@ import { DocumentUpload, type DocumentStorage } from '../../domain/documents/upl
 import { AppError, errors, ValidationError } from '../../domain/errors.js';
 import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
+import type { CommitGroups } from '../commit-groups.js';
 import type { ServerConfig } from '../config.js';
 import { closeConnectionAfterResponse } from '../close-connection.js';
 import type { ClinicState } from '../state.js';
@@ -95,7 +96,7 @@ function formError(thrown: unknown, req: IncomingMessage): unknown {
  * answer comes after the body was read to its end (an epilogue after the closing boundary is
  * read and dropped), so the connection stays usable. Any refusal discards the upload.
  */
-export function receiveDocumentUpload(db: Db, config: ServerConfig) {
+export function receiveDocumentUpload(db: Db, commits: CommitGroups, config: ServerConfig) {
   const storage: DocumentStorage = { dataDir: config.dataDir, limitBytes: config.documentLimitBytes };
   const maxBodyBytes = storage.limitBytes + FORM_OVERHEAD_BYTES;
   const pending = new WeakMap<IncomingMessage, PendingUpload>();
@@ -154,7 +155,7 @@ export function receiveDocumentUpload(db: Db, config: ServerConfig) {
       closeConnectionAfterResponse(ctx);
       throw errors.documentTooLarge(storage.limitBytes);
     }
-    const upload = new DocumentUpload(db, storage, ctx.params.patient_id);
+    const upload = new DocumentUpload(db, commits, storage, ctx.params.patient_id);
     let refuse: (error: AppError) => void = () => undefined;
     const refused = new Promise<never>((_resolve, reject) => (refuse = reject));
     const entry: PendingUpload = { upload, fileStreams: [], refuse };

@@ -1,5 +1,5 @@
 import type { FieldSpec } from '../../fields/field-spec.js';
-import { listDocumentTypes, listPaymentMethods } from '../../domain/lookups.js';
+import { DOCUMENT_TYPES, PAYMENT_METHODS } from '../../domain/lookups.js';
 import { MODELS, type ModelName } from './models.js';
 
 /**
@@ -162,8 +162,8 @@ export const invoiceDetailExample = exampleOf('InvoiceDetail', {
 
 export const servicesExample = [exampleOf('Service', serviceExample)];
 export const doctorsExample = [exampleOf('Doctor', doctorExample)];
-export const documentTypesExample = [...listDocumentTypes()];
-export const paymentMethodsExample = [...listPaymentMethods()];
+export const documentTypesExample = [...DOCUMENT_TYPES];
+export const paymentMethodsExample = [...PAYMENT_METHODS];
 
 /** Example values of path, query and header parameters, by name. */
 export const parameterExamples: Readonly<Record<string, string>> = {

@@ -6,7 +6,7 @@ import type { JsonSchema } from './field-schemas.js';
 import type { ModelName } from './models.js';
 
 /** A JSON response made of one model, or a list of it. */
-interface ModelResult {
+export interface ModelResult {
   kind: 'model';
   status: 200 | 201;
   model: ModelName;
@@ -31,7 +31,7 @@ interface StaticResult {
 }
 
 /** A stored file, streamed: 200 with its bytes, or 304 to an If-None-Match naming its ETag. The handler sends it. */
-interface DownloadResult {
+export interface DownloadResult {
   kind: 'download';
   description: string;
 }

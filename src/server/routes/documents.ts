@@ -1,8 +1,8 @@
+import { FIND_DOCUMENT, LIST_DOCUMENTS, openDocument } from '../../domain/documents/read-documents.js';
 import { errors } from '../../domain/errors.js';
-import { DOCUMENT_LIST_QUERY_FIELDS, listPatientDocuments, openDocument } from '../../domain/documents/read-documents.js';
-import { DOCUMENT_DOWNLOAD_PATH_FIELDS, DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
+import { DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
 import * as examples from '../openapi/examples.js';
-import type { Operation } from '../operation.js';
+import { useCaseOperation, type Operation } from '../operation.js';
 import { sendDocument } from '../send-document.js';
 
 /**
@@ -31,19 +31,18 @@ export const documentOperations: readonly Operation[] = [
       errors.documentEmpty(),
     ],
     result: { kind: 'model', status: 201, model: 'Document', description: 'The document was stored', example: examples.documentExample },
+    // The upload is no use case object: its file arrives as a stream, checked while it is read
+    // (DocumentUpload, shared with `clinic upload-document`), and its row is committed through
+    // the server's commit groups.
     handler: () => (ctx) => ctx.state.upload!.complete(ctx.state.form ?? {}),
   },
-  {
+  useCaseOperation(LIST_DOCUMENTS, {
     method: 'get',
     path: '/patients/{patient_id}/documents',
     operationId: 'listDocuments',
-    summary: "List a patient's documents",
     description: 'Newest first.',
     tag: 'documents',
     scope: 'documents:read',
-    pathFields: DOCUMENT_PATH_FIELDS,
-    queryFields: DOCUMENT_LIST_QUERY_FIELDS,
-    refusals: [errors.patientNotFound(404)],
     result: {
       kind: 'model',
       status: 200,
@@ -52,27 +51,16 @@ export const documentOperations: readonly Operation[] = [
       description: "One page of the patient's documents",
       example: examples.documentItemListExample,
     },
-    handler:
-      ({ db }) =>
-      (ctx) =>
-        listPatientDocuments(db, ctx.params.patient_id, ctx.query),
-  },
-  {
+  }),
+  useCaseOperation(FIND_DOCUMENT, {
     method: 'get',
     path: '/patients/{patient_id}/documents/{document_id}',
     operationId: 'downloadDocument',
-    summary: 'Download a stored document',
     description:
       'The bytes as stored, streamed. `ETag` is the SHA-256 of the bytes: send it as `If-None-Match` to get a 304 instead of the file.',
     tag: 'documents',
     scope: 'documents:read',
-    pathFields: DOCUMENT_DOWNLOAD_PATH_FIELDS,
-    refusals: [errors.patientNotFound(404), errors.documentNotFound()],
     result: { kind: 'download', description: 'The stored bytes' },
-    handler:
-      ({ db, config }) =>
-      async (ctx) => {
-        sendDocument(ctx, await openDocument(db, config.dataDir, ctx.params.patient_id, ctx.params.document_id));
-      },
-  },
+    answer: async (ctx, document, { config }) => sendDocument(ctx, await openDocument(config.dataDir, document)),
+  }),
 ];

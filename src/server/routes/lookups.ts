@@ -1,18 +1,17 @@
-import { listDoctors, listServices } from '../../domain/catalog.js';
-import { listDocumentTypes, listPaymentMethods } from '../../domain/lookups.js';
+import { LIST_DOCTORS, LIST_SERVICES } from '../../domain/catalog.js';
+import { LIST_DOCUMENT_TYPES, LIST_PAYMENT_METHODS } from '../../domain/lookups.js';
 import * as examples from '../openapi/examples.js';
-import type { Operation } from '../operation.js';
+import { useCaseOperation, type Operation } from '../operation.js';
 
 /**
  * The lookup lists. Document types and payment methods are static and public (no patient data,
  * decisions.md §2; a bad Authorization header there is ignored); services and doctors need a key.
  */
 export const lookupOperations: readonly Operation[] = [
-  {
+  useCaseOperation(LIST_DOCUMENT_TYPES, {
     method: 'get',
     path: '/document-types',
     operationId: 'listDocumentTypes',
-    summary: 'List document types',
     description: 'Public: no key is needed.',
     tag: 'lookups',
     result: {
@@ -23,13 +22,11 @@ export const lookupOperations: readonly Operation[] = [
       description: 'Every document type',
       example: examples.documentTypesExample,
     },
-    handler: () => () => listDocumentTypes(),
-  },
-  {
+  }),
+  useCaseOperation(LIST_PAYMENT_METHODS, {
     method: 'get',
     path: '/payment-methods',
     operationId: 'listPaymentMethods',
-    summary: 'List payment methods',
     description: 'Public: no key is needed.',
     tag: 'lookups',
     result: {
@@ -40,13 +37,11 @@ export const lookupOperations: readonly Operation[] = [
       description: 'Every payment method',
       example: examples.paymentMethodsExample,
     },
-    handler: () => () => listPaymentMethods(),
-  },
-  {
+  }),
+  useCaseOperation(LIST_SERVICES, {
     method: 'get',
     path: '/services',
     operationId: 'listServices',
-    summary: 'List services',
     description: 'A service id is used as `service_id` when booking an appointment.',
     tag: 'lookups',
     scope: 'lookups:read',
@@ -58,16 +53,11 @@ export const lookupOperations: readonly Operation[] = [
       description: 'Every service, in the order added',
       example: examples.servicesExample,
     },
-    handler:
-      ({ db }) =>
-      () =>
-        listServices(db),
-  },
-  {
+  }),
+  useCaseOperation(LIST_DOCTORS, {
     method: 'get',
     path: '/doctors',
     operationId: 'listDoctors',
-    summary: 'List doctors',
     description: 'A doctor id is used as `resource_id` when booking an appointment.',
     tag: 'lookups',
     scope: 'lookups:read',
@@ -79,9 +69,5 @@ export const lookupOperations: readonly Operation[] = [
       description: 'Every doctor, in the order added',
       example: examples.doctorsExample,
     },
-    handler:
-      ({ db }) =>
-      () =>
-        listDoctors(db),
-  },
+  }),
 ];

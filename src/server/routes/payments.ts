@@ -1,16 +1,13 @@
-import { errors } from '../../domain/errors.js';
-import { recordPayment } from '../../domain/payments/record-payment.js';
-import { PAYMENT_HEADER_FIELDS, PAYMENT_PATH_FIELDS } from '../../fields/billing-fields.js';
+import { RECORD_PAYMENT } from '../../domain/payments/record-payment.js';
 import * as examples from '../openapi/examples.js';
-import type { Operation } from '../operation.js';
+import { useCaseOperation, type Operation } from '../operation.js';
 
 /** POST /invoices/{invoice_id}/payments (payments module): 200, not 201 (spec 4). */
 export const paymentOperations: readonly Operation[] = [
-  {
+  useCaseOperation(RECORD_PAYMENT, {
     method: 'post',
     path: '/invoices/{invoice_id}/payments',
     operationId: 'recordPayment',
-    summary: 'Record a payment against an invoice',
     description:
       'Final: a recorded payment is never edited or removed. Partial payments are allowed up to the remaining balance; ' +
       'when the balance reaches zero the invoice becomes `paid` and the patient is notified. Repeating an ' +
@@ -18,11 +15,7 @@ export const paymentOperations: readonly Operation[] = [
       'records nothing; with a different request it is refused. Requires the payments module.',
     tag: 'billing',
     scope: 'payments:write',
-    module: 'payments',
-    pathFields: PAYMENT_PATH_FIELDS,
-    headerFields: PAYMENT_HEADER_FIELDS,
-    body: { kind: 'json', model: 'PaymentRequest', example: examples.paymentRequestExample },
-    refusals: [errors.invoiceNotFound(), errors.paymentExceedsBalance(), errors.idempotencyKeyReused()],
+    bodyExample: examples.paymentRequestExample,
     result: {
       kind: 'model',
       status: 200,
@@ -36,12 +29,9 @@ export const paymentOperations: readonly Operation[] = [
         },
       },
     },
-    handler:
-      ({ db }) =>
-      (ctx) => {
-        const { payment, replayed } = recordPayment(db, { path: ctx.params, headers: ctx.headers, body: ctx.state.body });
-        if (replayed) ctx.set('Idempotent-Replayed', 'true');
-        return payment;
-      },
-  },
+    answer(ctx, { payment, replayed }) {
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      return payment;
+    },
+  }),
 ];

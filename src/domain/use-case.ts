@@ -1,0 +1,150 @@
+import type { Db } from '../db/open-database.js';
+import type { FieldSpec, ValuesOf } from '../fields/field-spec.js';
+import type { AppError, LocSource, ValidationIssue } from './errors.js';
+import { clinicTimeZone, requireModuleEnabled, type ModuleName } from './settings.js';
+import type { NormalizeContext } from './validation/values.js';
+import { fieldsValidator, throwIfIssues } from './validation/validate.js';
+
+/**
+ * A use case is one thing the clinic can do, declared once and mounted by both front ends: the
+ * server adds its method, path, scope and documentation (src/server/operation.ts), the command
+ * line its name, options and printout (src/cli/use-case-command.ts). What it takes, the module it
+ * needs, the refusals it can give and how it touches the database are said here only, so the
+ * API and the desk cannot check them differently.
+ */
+
+/** The parts of a request, in the order their issues are reported (decisions.md §1). */
+export const REQUEST_PARTS = ['path', 'query', 'header', 'body'] as const satisfies readonly LocSource[];
+export type RequestPart = (typeof REQUEST_PARTS)[number];
+
+/** The field lists a use case takes, by request part. */
+export type UseCaseInput = { readonly [P in RequestPart]?: readonly FieldSpec[] };
+
+/** A request as it arrives, not yet validated: the API's path, query, headers and body, or what the desk typed. */
+export type RawRequest = { readonly [P in RequestPart]?: unknown };
+
+/** The validated, normalised values of each declared part (ValuesOf): a misspelt field is a compile error. */
+export type InputValues<I extends UseCaseInput> = {
+  -readonly [P in keyof I]-?: I[P] extends readonly FieldSpec[] ? ValuesOf<I[P]> : never;
+};
+
+/**
+ * How a use case touches the database, which decides its transaction:
+ * - `read`: no writes; it may run beside anything.
+ * - `write`: its writes are one transaction, all or nothing.
+ * - `read-then-write`: what it reads decides what it writes (a balance, an idempotency key), so
+ *   no other connection may write between its first read and its commit: BEGIN IMMEDIATE.
+ */
+export type Access = 'read' | 'write' | 'read-then-write';
+
+/** Who asks: recorded with what they book (an appointment's `booking_source`). */
+export interface Caller {
+  source: 'api' | 'cli';
+}
+
+export interface UseCaseDeclaration<I extends UseCaseInput, R> {
+  /** What it does, for people: the API operation's summary and the command's description start from it. */
+  summary: string;
+  /** The clinic module that must be on (403 MODULE_DISABLED). */
+  module?: ModuleName;
+  input: I;
+  /** The coded refusals it can give after its input is valid: unknown ids (404) and rules (422). */
+  refusals: readonly AppError[];
+  access: Access;
+  /**
+   * Issues the fields' own types cannot find (a cursor, a cross-field rule), reported in the same
+   * 422 as theirs; `fieldIssues` are the fields' own, so a rule skips a field already refused.
+   */
+  moreIssues?(request: RawRequest, fieldIssues: readonly ValidationIssue[], context: NormalizeContext): ValidationIssue[];
+  /** The work itself, on valid values; it may refuse with the errors of `refusals`. */
+  run(db: Db, values: InputValues<I>, caller: Caller): R;
+}
+
+/** A declared use case, with the validators of its input built once. */
+export interface UseCase<I extends UseCaseInput = UseCaseInput, R = unknown> extends UseCaseDeclaration<I, R> {
+  /**
+   * The values of `request` once every part is valid; otherwise one ValidationError with the
+   * issues of every part together.
+   */
+  valuesOf(db: Db, request: RawRequest): InputValues<I>;
+}
+
+/** A use case of any input and result, as the front ends list them. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of use cases holds many value types
+export type AnyUseCase = UseCase<any, unknown>;
+
+/** The clinic's time zone, read only when a date-time field or a rule asks for it. */
+function lazyTimeZone(db: Db): NormalizeContext {
+  let timeZone: string | undefined;
+  return {
+    get timeZone() {
+      timeZone ??= clinicTimeZone(db);
+      return timeZone;
+    },
+  };
+}
+
+/** Declares a use case: its validators are built here, once, not per request. */
+export function defineUseCase<const I extends UseCaseInput, R>(declaration: UseCaseDeclaration<I, R>): UseCase<I, R> {
+  const parts = REQUEST_PARTS.flatMap((part) => {
+    const fields = declaration.input[part];
+    return fields === undefined ? [] : [{ part, validator: fieldsValidator(fields, part) }];
+  });
+  return {
+    ...declaration,
+    valuesOf(db, request) {
+      const context = lazyTimeZone(db);
+      const fieldIssues = parts.flatMap(({ part, validator }) => validator.issues(request[part]));
+      throwIfIssues(fieldIssues, declaration.moreIssues?.(request, fieldIssues, context) ?? []);
+      const values: Record<string, unknown> = {};
+      for (const { part, validator } of parts) values[part] = validator.normalize(request[part], context);
+      return values as InputValues<I>;
+    },
+  };
+}
+
+/**
+ * Runs `useCase` on a connection of its own, synchronously, in the transaction its access asks
+ * for: how the command line (and a test) performs it. The module is checked first, then the
+ * input, then the work. The server runs the same steps, grouping the commits of concurrent
+ * requests (src/server/commit-groups.ts).
+ */
+export function performUseCase<I extends UseCaseInput, R>(
+  useCase: UseCase<I, R>,
+  db: Db,
+  request: RawRequest | (() => RawRequest),
+  caller: Caller,
+): R {
+  if (useCase.module !== undefined) requireModuleEnabled(db, useCase.module);
+  // A request made by a function (the desk resolving P-42 to an id) is made after the module check,
+  // so a command of a module that is off says so whatever it names.
+  const values = useCase.valuesOf(db, typeof request === 'function' ? request() : request);
+  return inTransaction(db, useCase.access, () => useCase.run(db, values, caller));
+}
+
+/**
+ * How a front end runs database work and learns that it is durable: the command line at once, in
+ * the transaction `access` asks for (connectionRunner); the server in groups that share a COMMIT
+ * (src/server/commit-groups.ts). Work that outlives one call (an upload's row after its file, a
+ * notification's delivery) is given the front end's runner rather than choosing one itself.
+ */
+export interface WorkRunner {
+  run<T>(access: Access, work: () => T): Promise<T>;
+}
+
+/** A connection of its own: each piece of work is its own transaction, committed before the promise settles. */
+export function connectionRunner(db: Db): WorkRunner {
+  return {
+    run: async (access, work) => inTransaction(db, access, work),
+  };
+}
+
+/**
+ * `work` in the transaction `access` asks for: none for a read, BEGIN for a write, BEGIN
+ * IMMEDIATE for a read-then-write (inside an open transaction, a savepoint).
+ */
+export function inTransaction<T>(db: Db, access: Access, work: () => T): T {
+  if (access === 'read') return work();
+  const transaction = db.transaction(work);
+  return access === 'read-then-write' ? transaction.immediate() : transaction();
+}
