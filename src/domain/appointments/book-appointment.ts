@@ -12,13 +12,13 @@ import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
 import { issue } from '../validation/validate.js';
 import { normalizeFields } from '../validation/values.js';
-import type { ValuesOf } from '../../fields/field-spec.js';
+import { fieldNamed, type ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
 
 type AppointmentValues = ValuesOf<typeof APPOINTMENT_INPUT_FIELDS>;
 
 /** The two fields `end_at` after `start_at` compares, normalised on their own. */
-const TIME_FIELDS = [APPOINTMENT_INPUT_FIELDS[0], APPOINTMENT_INPUT_FIELDS[1]] as const;
+const TIME_FIELDS = [fieldNamed(APPOINTMENT_INPUT_FIELDS, 'start_at'), fieldNamed(APPOINTMENT_INPUT_FIELDS, 'end_at')] as const;
 
 /**
  * Checks that need more than one field or go beyond the schema's types, reported with the schema
