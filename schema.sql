@@ -130,7 +130,9 @@ CREATE TABLE patients (
   communication_prefs            TEXT,            -- JSON object of string arrays
   portal_access                  TEXT NOT NULL,   -- JSON object of eight booleans
   insurer_code                   TEXT,
-  last_panoramic_date            TEXT
+  last_panoramic_date            TEXT,
+  -- 1 at creation, +1 for each change (PATCH, clinic-api-1.2.md): the ETag of If-Match.
+  version                        INTEGER NOT NULL DEFAULT 1
 ) STRICT;
 
 -- Patient search (GET /patients?q, `clinic patient find`): the words a patient is found by, folded
@@ -187,7 +189,9 @@ CREATE TABLE appointments (
   reschedule_from_end_at        TEXT,
   reschedule_at                 TEXT,
   reschedule_by_role            TEXT,
-  confirmation_reminder_sent_at TEXT
+  confirmation_reminder_sent_at TEXT,
+  status_reason                 TEXT,
+  status_changed_at             TEXT   -- when the status last changed (1.2.0); null while it never did
 ) STRICT;
 
 -- A patient's appointments in time order: the lookup behind the foreign key and any patient calendar.
@@ -242,13 +246,14 @@ CREATE TABLE invoice_counters (
 
 -- Money is integer cents. The CHECKs are the last line of defence for the payment rules: a
 -- balance can never go below zero, paid + balance always equals the total, and the status
--- always agrees with the amounts, whatever code writes the row.
+-- always agrees with the amounts, whatever code writes the row. A void invoice (1.2.0) owes
+-- nothing and has nothing paid, and says when and why it was voided.
 CREATE TABLE invoices (
   seq               INTEGER PRIMARY KEY AUTOINCREMENT,  -- creation order: the listing tie-break
   id                TEXT NOT NULL UNIQUE,
   invoice_number    TEXT NOT NULL UNIQUE,
   patient_id        TEXT NOT NULL REFERENCES patients (id),
-  status            TEXT NOT NULL CHECK (status IN ('issued', 'partially_paid', 'paid')),
+  status            TEXT NOT NULL CHECK (status IN ('issued', 'partially_paid', 'paid', 'void')),
   currency          TEXT NOT NULL,
   total_cents       INTEGER NOT NULL CHECK (total_cents > 0),
   amount_paid_cents INTEGER NOT NULL CHECK (amount_paid_cents >= 0),
@@ -256,9 +261,13 @@ CREATE TABLE invoices (
   issued_at         TEXT NOT NULL,
   created_at        TEXT NOT NULL,
   updated_at        TEXT NOT NULL,
-  CHECK (amount_paid_cents + balance_cents = total_cents),
-  CHECK ((status = 'paid') = (balance_cents = 0)),
-  CHECK ((status = 'issued') = (amount_paid_cents = 0))
+  voided_at         TEXT,
+  void_reason       TEXT,
+  CHECK ((status = 'void') = (voided_at IS NOT NULL AND void_reason IS NOT NULL)),
+  CHECK (status <> 'void' OR (amount_paid_cents = 0 AND balance_cents = 0)),
+  CHECK (status = 'void' OR amount_paid_cents + balance_cents = total_cents),
+  CHECK (status = 'void' OR (status = 'paid') = (balance_cents = 0)),
+  CHECK (status = 'void' OR (status = 'issued') = (amount_paid_cents = 0))
 ) STRICT;
 
 -- GET /invoices lists newest first: ORDER BY issued_at DESC, seq DESC. Every index ends with the
@@ -300,6 +309,42 @@ END;
 CREATE TRIGGER payments_are_final_on_delete BEFORE DELETE ON payments
 BEGIN
   SELECT RAISE(ABORT, 'payments are final: a recorded payment cannot be deleted');
+END;
+
+-- A refund (1.2.0) gives back part or all of one payment. Like a payment it is final (the
+-- triggers below) and keeps the invoice's state right after it, for an Idempotency-Key replay;
+-- its key shares one space with the payments' (checked in the refund's and the payment's
+-- transaction, src/domain/payments). What a payment can still give back is its amount minus the
+-- sum of its refunds.
+CREATE TABLE refunds (
+  seq                       INTEGER PRIMARY KEY AUTOINCREMENT,
+  id                        TEXT NOT NULL UNIQUE,
+  payment_id                TEXT NOT NULL REFERENCES payments (id),
+  invoice_id                TEXT NOT NULL REFERENCES invoices (id),
+  amount_cents              INTEGER NOT NULL CHECK (amount_cents > 0),
+  method                    TEXT NOT NULL CHECK (method IN ('cash', 'card', 'bank', 'other')),
+  reason                    TEXT NOT NULL,
+  idempotency_key           TEXT UNIQUE,
+  request_fingerprint       TEXT NOT NULL,  -- SHA-256 of (payment, amount in cents or none, method, reason)
+  invoice_status            TEXT NOT NULL,
+  invoice_amount_paid_cents INTEGER NOT NULL,
+  invoice_balance_cents     INTEGER NOT NULL,
+  created_at                TEXT NOT NULL
+) STRICT;
+
+CREATE INDEX refunds_by_payment ON refunds (payment_id);
+CREATE INDEX refunds_by_invoice ON refunds (invoice_id);
+-- The day's refunds in `clinic report day`.
+CREATE INDEX refunds_by_created_at ON refunds (created_at);
+
+CREATE TRIGGER refunds_are_final_on_update BEFORE UPDATE ON refunds
+BEGIN
+  SELECT RAISE(ABORT, 'refunds are final: a recorded refund cannot be changed');
+END;
+
+CREATE TRIGGER refunds_are_final_on_delete BEFORE DELETE ON refunds
+BEGIN
+  SELECT RAISE(ABORT, 'refunds are final: a recorded refund cannot be deleted');
 END;
 
 -- The outbox of patient notifications ("the patient is notified", spec 3). A row is written in

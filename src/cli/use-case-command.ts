@@ -28,10 +28,10 @@ export interface DeskBinding<R> {
  * a use case's module is checked and its input validated (performUseCase), exactly as the API's
  * operation of the same use case does (src/server/operation.ts).
  */
-export async function runUseCaseCommand<I extends UseCaseInput, R>(
+export async function runUseCaseCommand<I extends UseCaseInput, R, Patch extends boolean>(
   io: CliIo,
   options: CommonOptions,
-  useCase: UseCase<I, R>,
+  useCase: UseCase<I, R, Patch>,
   desk: DeskBinding<R>,
 ): Promise<void> {
   await withDatabase(options, (db) => {

@@ -6,6 +6,12 @@ import { patientPhoneDigits, patientSearchTerms } from '../fields/search-terms.j
 export interface Migration {
   version: number;
   sql: string;
+  /**
+   * The step rebuilds a table others refer to (SQLite cannot change a CHECK in place): it runs
+   * with foreign keys off, as SQLite's own procedure for such changes says, and the transaction
+   * is refused unless `PRAGMA foreign_key_check` finds nothing afterwards.
+   */
+  rebuildsTables?: boolean;
   /** Fills what SQL alone cannot (folded search terms), after `sql`, in the same transaction. */
   fill?: (db: Db) => void;
 }
@@ -68,11 +74,84 @@ const READ_SIDE: Migration = {
 };
 
 /**
+ * Version 3, interface 1.2.0 (corrections): a patient's version, an appointment's status reason
+ * and change time, void invoices (the status CHECK changes, so the table is rebuilt), and refunds.
+ */
+const CORRECTIONS: Migration = {
+  version: 3,
+  rebuildsTables: true,
+  sql: `
+    ALTER TABLE patients ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+    ALTER TABLE appointments ADD COLUMN status_reason TEXT;
+    ALTER TABLE appointments ADD COLUMN status_changed_at TEXT;
+
+    CREATE TABLE invoices_v3 (
+      seq               INTEGER PRIMARY KEY AUTOINCREMENT,
+      id                TEXT NOT NULL UNIQUE,
+      invoice_number    TEXT NOT NULL UNIQUE,
+      patient_id        TEXT NOT NULL REFERENCES patients (id),
+      status            TEXT NOT NULL CHECK (status IN ('issued', 'partially_paid', 'paid', 'void')),
+      currency          TEXT NOT NULL,
+      total_cents       INTEGER NOT NULL CHECK (total_cents > 0),
+      amount_paid_cents INTEGER NOT NULL CHECK (amount_paid_cents >= 0),
+      balance_cents     INTEGER NOT NULL CHECK (balance_cents >= 0),
+      issued_at         TEXT NOT NULL,
+      created_at        TEXT NOT NULL,
+      updated_at        TEXT NOT NULL,
+      voided_at         TEXT,
+      void_reason       TEXT,
+      CHECK ((status = 'void') = (voided_at IS NOT NULL AND void_reason IS NOT NULL)),
+      CHECK (status <> 'void' OR (amount_paid_cents = 0 AND balance_cents = 0)),
+      CHECK (status = 'void' OR amount_paid_cents + balance_cents = total_cents),
+      CHECK (status = 'void' OR (status = 'paid') = (balance_cents = 0)),
+      CHECK (status = 'void' OR (status = 'issued') = (amount_paid_cents = 0))
+    ) STRICT;
+    INSERT INTO invoices_v3 (seq, id, invoice_number, patient_id, status, currency, total_cents, amount_paid_cents,
+                             balance_cents, issued_at, created_at, updated_at)
+      SELECT seq, id, invoice_number, patient_id, status, currency, total_cents, amount_paid_cents,
+             balance_cents, issued_at, created_at, updated_at
+        FROM invoices;
+    DROP TABLE invoices;
+    ALTER TABLE invoices_v3 RENAME TO invoices;
+    CREATE INDEX invoices_by_patient ON invoices (patient_id, issued_at);
+    CREATE INDEX invoices_by_issued_at ON invoices (issued_at);
+    CREATE INDEX invoices_open_by_issued_at ON invoices (issued_at) WHERE balance_cents > 0;
+
+    CREATE TABLE refunds (
+      seq                       INTEGER PRIMARY KEY AUTOINCREMENT,
+      id                        TEXT NOT NULL UNIQUE,
+      payment_id                TEXT NOT NULL REFERENCES payments (id),
+      invoice_id                TEXT NOT NULL REFERENCES invoices (id),
+      amount_cents              INTEGER NOT NULL CHECK (amount_cents > 0),
+      method                    TEXT NOT NULL CHECK (method IN ('cash', 'card', 'bank', 'other')),
+      reason                    TEXT NOT NULL,
+      idempotency_key           TEXT UNIQUE,
+      request_fingerprint       TEXT NOT NULL,
+      invoice_status            TEXT NOT NULL,
+      invoice_amount_paid_cents INTEGER NOT NULL,
+      invoice_balance_cents     INTEGER NOT NULL,
+      created_at                TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX refunds_by_payment ON refunds (payment_id);
+    CREATE INDEX refunds_by_invoice ON refunds (invoice_id);
+    CREATE INDEX refunds_by_created_at ON refunds (created_at);
+    CREATE TRIGGER refunds_are_final_on_update BEFORE UPDATE ON refunds
+    BEGIN
+      SELECT RAISE(ABORT, 'refunds are final: a recorded refund cannot be changed');
+    END;
+    CREATE TRIGGER refunds_are_final_on_delete BEFORE DELETE ON refunds
+    BEGIN
+      SELECT RAISE(ABORT, 'refunds are final: a recorded refund cannot be deleted');
+    END;
+  `,
+};
+
+/**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
  * schema.sql that shipped. Append only; never edit a migration that has shipped.
  */
-export const MIGRATIONS: readonly Migration[] = [READ_SIDE];
+export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS];
 
 /** The user_version of a database that is fully up to date. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 1);
@@ -97,16 +176,24 @@ export function migrate(db: Db): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > SCHEMA_VERSION) throw new SchemaTooNewError(current, SCHEMA_VERSION);
   if (current === SCHEMA_VERSION) return;
-  db.transaction(() => {
-    if (current === 0) {
-      db.exec(loadSchemaSql());
-    } else {
-      for (const migration of MIGRATIONS) {
-        if (migration.version <= current) continue;
+  const pending = current === 0 ? [] : MIGRATIONS.filter((migration) => migration.version > current);
+  const rebuilds = pending.some((migration) => migration.rebuildsTables === true);
+  // Outside the transaction: inside one, SQLite ignores this pragma.
+  if (rebuilds) db.pragma('foreign_keys = OFF');
+  try {
+    db.transaction(() => {
+      if (current === 0) db.exec(loadSchemaSql());
+      for (const migration of pending) {
         db.exec(migration.sql);
         migration.fill?.(db);
       }
-    }
-    db.pragma(`user_version = ${SCHEMA_VERSION}`);
-  }).immediate();
+      if (rebuilds) {
+        const broken = db.pragma('foreign_key_check') as unknown[];
+        if (broken.length > 0) throw new Error(`the migration would leave ${broken.length} rows referring to missing ones`);
+      }
+      db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    }).immediate();
+  } finally {
+    if (rebuilds) db.pragma('foreign_keys = ON');
+  }
 }

@@ -115,6 +115,8 @@ const statements = preparedFor((db) => ({
     'INSERT OR IGNORE INTO patient_search_terms (term, last_name, first_name, patient_seq) VALUES (?, ?, ?, ?)',
   ),
   insertDigits: db.prepare<[number, string]>('INSERT INTO patient_phone_digits (patient_seq, digits) VALUES (?, ?)'),
+  deleteTerms: db.prepare<[number]>('DELETE FROM patient_search_terms WHERE patient_seq = ?'),
+  deleteDigits: db.prepare<[number]>('DELETE FROM patient_phone_digits WHERE patient_seq = ?'),
   // Without a query: a range of the name index, in order.
   byName: db.prepare<PatientCursor & { limit: number }, PatientSummaryRow>(
     `SELECT ${SUMMARY_COLUMNS} FROM patients p WHERE ${AFTER_CURSOR} ${BY_NAME}`,
@@ -135,6 +137,14 @@ export function insertPatientSearchTerms(db: Db, patient: SearchedPatient, terms
   const { insertTerm, insertDigits } = statements(db);
   for (const term of terms) insertTerm.run(term, patient.last_name, patient.first_name, patient.seq);
   if (phoneDigits !== null) insertDigits.run(patient.seq, phoneDigits);
+}
+
+/** Makes a changed patient findable by what it is now: its old terms and digits go, its new ones come. */
+export function replacePatientSearchTerms(db: Db, patient: SearchedPatient, terms: readonly string[], phoneDigits: string | null): void {
+  const { deleteTerms, deleteDigits } = statements(db);
+  deleteTerms.run(patient.seq);
+  deleteDigits.run(patient.seq);
+  insertPatientSearchTerms(db, patient, terms, phoneDigits);
 }
 
 /** Parameters of searchSql for `lookups`, named as it names them. */

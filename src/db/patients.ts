@@ -10,6 +10,8 @@ export interface PatientRow extends Record<string, unknown> {
   is_active: number;
   created_at: string;
   updated_at: string;
+  /** 1 at creation, +1 for each change (clinic-api-1.2.md). */
+  version: number;
 }
 
 const STORED_COLUMNS = PATIENT_STORED_FIELDS.map((spec) => spec.name);
@@ -20,6 +22,7 @@ const SELECT_COLUMNS = [
   'is_active',
   'created_at',
   'updated_at',
+  'version',
   ...STORED_COLUMNS,
   ...PATIENT_READ_ONLY_FIELDS.map((spec) => spec.name),
 ];
@@ -32,7 +35,22 @@ const statements = preparedFor((db) => ({
   ),
   byId: db.prepare<[string], PatientRow>(`SELECT ${SELECT_COLUMNS.join(', ')} FROM patients WHERE id = ?`),
   exists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM patients WHERE id = ?'),
+  update: db.prepare<Record<string, unknown>>(
+    `UPDATE patients SET is_active = @is_active, updated_at = @updated_at, version = version + 1,
+       ${STORED_COLUMNS.map((c) => `${c} = @${c}`).join(', ')}
+     WHERE id = @id`,
+  ),
 }));
+
+/**
+ * Stores a patient's changed columns (every stored column and is_active, keyed by name, with its
+ * id and updated_at), counting its version up by one; returns the row as it now is.
+ */
+export function updatePatient(db: Db, columns: Record<string, unknown>): PatientRow {
+  const { update, byId } = statements(db);
+  update.run(columns);
+  return byId.get(columns.id as string)!;
+}
 
 /**
  * Inserts a patient from column values keyed by column name; returns the stored row. The insert

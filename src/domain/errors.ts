@@ -80,6 +80,31 @@ export const errors = {
         ? "The amount is more than the invoice's remaining balance."
         : `The amount is more than the invoice's remaining balance of ${balance}.`,
     ),
+  paymentNotFound: () => new AppError(404, 'PAYMENT_NOT_FOUND', 'No payment has this id.'),
+  preconditionFailed: (version: number) =>
+    new AppError(
+      412,
+      'PRECONDITION_FAILED',
+      `The record was changed meanwhile: it is at version ${version} now. Read it again, then retry.`,
+    ),
+  invoiceVoid: () => new AppError(409, 'INVOICE_VOID', 'This invoice is void: it takes no payment.'),
+  invoiceHasPayments: (paid?: string) =>
+    new AppError(
+      409,
+      'INVOICE_HAS_PAYMENTS',
+      paid === undefined
+        ? 'This invoice has payments: refund them before voiding it.'
+        : `This invoice has ${paid} paid: refund the payments before voiding it.`,
+    ),
+  /** `refundable` as people read it (`6.00 EUR`): what the payment can still give back. */
+  refundExceedsPayment: (refundable?: string) =>
+    new AppError(
+      422,
+      'REFUND_EXCEEDS_PAYMENT',
+      refundable === undefined
+        ? 'The amount is more than can still be refunded of this payment.'
+        : `The amount is more than can still be refunded of this payment: ${refundable}.`,
+    ),
   idempotencyKeyReused: () => new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
   invoiceCurrencyMismatch: (owedCurrency: string) =>
     new AppError(

@@ -2,7 +2,7 @@ import type { Db } from '../db/open-database.js';
 import type { FieldSpec, ValuesOf } from '../fields/field-spec.js';
 import type { AppError, LocSource, ValidationIssue } from './errors.js';
 import { clinicTimeZone, requireModuleEnabled, type ModuleName } from './settings.js';
-import type { NormalizeContext } from './validation/values.js';
+import { normalizePresent, type NormalizeContext } from './validation/values.js';
 import { fieldsValidator, throwIfIssues } from './validation/validate.js';
 
 /**
@@ -23,9 +23,18 @@ export type UseCaseInput = { readonly [P in RequestPart]?: readonly FieldSpec[] 
 /** A request as it arrives, not yet validated: the API's path, query, headers and body, or what the desk typed. */
 export type RawRequest = { readonly [P in RequestPart]?: unknown };
 
-/** The validated, normalised values of each declared part (ValuesOf): a misspelt field is a compile error. */
-export type InputValues<I extends UseCaseInput> = {
-  -readonly [P in keyof I]-?: I[P] extends readonly FieldSpec[] ? ValuesOf<I[P]> : never;
+/**
+ * The validated, normalised values of each declared part (ValuesOf): a misspelt field is a
+ * compile error. A merge patch's body holds only the fields it names.
+ */
+export type InputValues<I extends UseCaseInput, Patch extends boolean = false> = {
+  -readonly [P in keyof I]-?: I[P] extends readonly FieldSpec[]
+    ? P extends 'body'
+      ? Patch extends true
+        ? Partial<ValuesOf<I[P]>>
+        : ValuesOf<I[P]>
+      : ValuesOf<I[P]>
+    : never;
 };
 
 /**
@@ -42,12 +51,17 @@ export interface Caller {
   source: 'api' | 'cli';
 }
 
-export interface UseCaseDeclaration<I extends UseCaseInput, R> {
+export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boolean = false> {
   /** What it does, for people: the API operation's summary and the command's description start from it. */
   summary: string;
   /** The clinic module that must be on (403 MODULE_DISABLED). */
   module?: ModuleName;
   input: I;
+  /**
+   * The body is a JSON merge patch (RFC 7396): its values are the fields it names, an object's
+   * keys too, and an absent field stays as stored (declare the body with mergePatchFields).
+   */
+  mergePatch?: Patch;
   /** The coded refusals it can give after its input is valid: unknown ids (404) and rules (422). */
   refusals: readonly AppError[];
   access: Access;
@@ -57,21 +71,25 @@ export interface UseCaseDeclaration<I extends UseCaseInput, R> {
    */
   moreIssues?(request: RawRequest, fieldIssues: readonly ValidationIssue[], context: NormalizeContext): ValidationIssue[];
   /** The work itself, on valid values; it may refuse with the errors of `refusals`. */
-  run(db: Db, values: InputValues<I>, caller: Caller): R;
+  run(db: Db, values: InputValues<I, Patch>, caller: Caller): R;
 }
 
 /** A declared use case, with the validators of its input built once. */
-export interface UseCase<I extends UseCaseInput = UseCaseInput, R = unknown> extends UseCaseDeclaration<I, R> {
+export interface UseCase<I extends UseCaseInput = UseCaseInput, R = unknown, Patch extends boolean = boolean> extends UseCaseDeclaration<
+  I,
+  R,
+  Patch
+> {
   /**
    * The values of `request` once every part is valid; otherwise one ValidationError with the
    * issues of every part together.
    */
-  valuesOf(db: Db, request: RawRequest): InputValues<I>;
+  valuesOf(db: Db, request: RawRequest): InputValues<I, Patch>;
 }
 
 /** A use case of any input and result, as the front ends list them. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a list of use cases holds many value types
-export type AnyUseCase = UseCase<any, unknown>;
+export type AnyUseCase = UseCase<any, unknown, any>;
 
 /** The clinic's time zone, read only when a date-time field or a rule asks for it. */
 function lazyTimeZone(db: Db): NormalizeContext {
@@ -85,10 +103,12 @@ function lazyTimeZone(db: Db): NormalizeContext {
 }
 
 /** Declares a use case: its validators are built here, once, not per request. */
-export function defineUseCase<const I extends UseCaseInput, R>(declaration: UseCaseDeclaration<I, R>): UseCase<I, R> {
+export function defineUseCase<const I extends UseCaseInput, R, const Patch extends boolean = false>(
+  declaration: UseCaseDeclaration<I, R, Patch>,
+): UseCase<I, R, Patch> {
   const parts = REQUEST_PARTS.flatMap((part) => {
     const fields = declaration.input[part];
-    return fields === undefined ? [] : [{ part, validator: fieldsValidator(fields, part) }];
+    return fields === undefined ? [] : [{ part, fields, validator: fieldsValidator(fields, part) }];
   });
   return {
     ...declaration,
@@ -97,8 +117,13 @@ export function defineUseCase<const I extends UseCaseInput, R>(declaration: UseC
       const fieldIssues = parts.flatMap(({ part, validator }) => validator.issues(request[part]));
       throwIfIssues(fieldIssues, declaration.moreIssues?.(request, fieldIssues, context) ?? []);
       const values: Record<string, unknown> = {};
-      for (const { part, validator } of parts) values[part] = validator.normalize(request[part], context);
-      return values as InputValues<I>;
+      for (const { part, validator, fields } of parts) {
+        values[part] =
+          part === 'body' && declaration.mergePatch === true
+            ? normalizePresent(fields, request[part] as Record<string, unknown>, context)
+            : validator.normalize(request[part], context);
+      }
+      return values as InputValues<I, Patch>;
     },
   };
 }
@@ -109,8 +134,8 @@ export function defineUseCase<const I extends UseCaseInput, R>(declaration: UseC
  * input, then the work. The server runs the same steps, grouping the commits of concurrent
  * requests (src/server/commit-groups.ts).
  */
-export function performUseCase<I extends UseCaseInput, R>(
-  useCase: UseCase<I, R>,
+export function performUseCase<I extends UseCaseInput, R, Patch extends boolean>(
+  useCase: UseCase<I, R, Patch>,
   db: Db,
   request: RawRequest | (() => RawRequest),
   caller: Caller,

@@ -131,6 +131,24 @@ export type ResponseOf<Fields extends readonly FieldSpec[]> = {
     | (Spec extends { nullable: true } ? null : never);
 };
 
+/** A field of a merge patch: any field may be absent, and an absent one stays as it is (no default). */
+type PatchFieldOf<Spec> = Spec extends { kind: 'object'; fields: infer F extends readonly FieldSpec[] }
+  ? Omit<Spec, 'required' | 'default' | 'fields'> & { fields: PatchFieldsOf<F> }
+  : Omit<Spec, 'required' | 'default'>;
+export type PatchFieldsOf<Fields extends readonly FieldSpec[]> = { [K in keyof Fields]: PatchFieldOf<Fields[K]> };
+
+/**
+ * The fields of a JSON merge patch (RFC 7396) over `fields`: each may be absent, none has a
+ * default, and an object field is itself a patch, merged key by key. Types, limits and
+ * nullability stay as they are, so a patch can set exactly the values a create could.
+ */
+export function mergePatchFields<const Fields extends readonly FieldSpec[]>(fields: Fields): PatchFieldsOf<Fields> {
+  return fields.map((spec: FieldSpec) => {
+    const { required: _required, default: _default, ...rest } = spec;
+    return rest.kind === 'object' ? { ...rest, fields: mergePatchFields(rest.fields) } : rest;
+  }) as PatchFieldsOf<Fields>;
+}
+
 /**
  * The field of `fields` called `name`, with its exact type: a list made of another list's fields
  * names them, so reordering that list cannot swap them.

@@ -1,5 +1,5 @@
 import { DOCUMENT_TYPE_KEYS } from './document-fields.js';
-import { field, fieldNamed, optionalText, type FieldSpec } from './field-spec.js';
+import { field, fieldNamed, mergePatchFields, optionalText, type FieldSpec } from './field-spec.js';
 
 /** PortalAccess (spec 2.3): one boolean per document type, each false unless given. */
 export const PORTAL_ACCESS_FIELDS: readonly FieldSpec[] = DOCUMENT_TYPE_KEYS.map((key) => field.boolean(key, { default: false }));
@@ -126,6 +126,7 @@ export const PATIENT_RESPONSE_EXTRA_FIELDS = [
   field.boolean('is_active'),
   field.datetime('created_at'),
   field.datetime('updated_at'),
+  field.integer('version', { description: '1 at creation, +1 for each change; the ETag a PATCH may name in If-Match' }),
   field.decimal('outstanding_balance', { default: '0', description: 'Sum of the open invoice balances' }),
   field.string('outstanding_currency', { nullable: true, description: 'Currency of the open invoices; null while there are none' }),
 ] as const satisfies readonly FieldSpec[];
@@ -169,4 +170,22 @@ export const PATIENT_SUMMARY_FIELDS = [
   fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'is_active'),
   fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'outstanding_balance'),
   fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'outstanding_currency'),
+] as const satisfies readonly FieldSpec[];
+
+/**
+ * The body of PATCH /patients/{patient_id} (clinic-api-1.2.md), a JSON merge patch: the fields
+ * of a new patient but `link_existing_portal_user`, plus `is_active`, each optional and without
+ * a default; `portal_access` merged key by key.
+ */
+export const PATIENT_PATCH_FIELDS = mergePatchFields([
+  ...(PATIENT_STORED_FIELDS as readonly Exclude<(typeof PATIENT_INPUT_FIELDS)[number], { requestOnly: true }>[]),
+  field.boolean('is_active', { description: 'false: the patient is kept, with its records, and still found' }),
+] as const);
+
+/** The header of a change that must not overwrite another: If-Match names the version it was made on. */
+export const IF_MATCH_HEADER_FIELDS = [
+  field.string('if-match', {
+    maxLength: 1000,
+    description: 'The ETag (`"<version>"`) the change was made on, or `*`: another version is 412 PRECONDITION_FAILED',
+  }),
 ] as const satisfies readonly FieldSpec[];

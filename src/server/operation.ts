@@ -94,8 +94,8 @@ function requestModelOf(fields: UseCaseInput['body']): ModelName {
  * transaction its access asks for. The result's type is checked against the model the
  * operation says it answers with.
  */
-export function useCaseOperation<I extends UseCaseInput, R, const Result extends UseCaseResult>(
-  useCase: UseCase<I, R>,
+export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolean, const Result extends UseCaseResult>(
+  useCase: UseCase<I, R, Patch>,
   http: HttpBinding<R, Result>,
 ): Operation {
   const { bodyExample, answer, summary, ...spec } = http as HttpBinding<R, Result> & { answer?: Answer<R, Result> };

@@ -13,12 +13,19 @@ const encodeExtValue = (text: string) =>
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
   );
 
+/**
+ * RFC 6266 §4.3's fallback for a client that does not read `filename*` (curl -OJ): the name with
+ * each code point outside printable ASCII, each quote and each backslash as one `_`.
+ */
+const asciiFilename = (text: string) => Array.from(text, (c) => (/^[\x20-\x7e]$/.test(c) && c !== '"' && c !== '\\' ? c : '_')).join('');
+
 /** A SHA-256 as the program stores it; anything else (an old or edited database) gets no ETag. */
 const SHA256 = /^[0-9a-f]{64}$/;
 
 /**
  * Sends an opened document (clinic-api-1.1.md): its bytes streamed from the file, never read
- * whole, with the type it was stored with, its length, its name for the save dialog and its
+ * whole, with the type it was stored with, its length, its name for the save dialog (as ASCII
+ * for old clients and in full in `filename*`) and its
  * SHA-256 as ETag; or 304 when If-None-Match names that ETag. Patient data is never cached by a
  * shared cache (`private`), and the browser must revalidate (`no-cache`), which costs a 304.
  */
@@ -38,7 +45,10 @@ export function sendDocument(ctx: ClinicContext, { document, file }: OpenedDocum
     // A value stored before types were checked at the door (media-type.ts) that is no media type
     // (a line break, 16 KB) would make node:http throw: it is served as bytes instead.
     ctx.set('Content-Type', documentMediaType(document.content_type) === undefined ? OCTET_STREAM : document.content_type);
-    ctx.set('Content-Disposition', `attachment; filename*=UTF-8''${encodeExtValue(document.filename)}`);
+    ctx.set(
+      'Content-Disposition',
+      `attachment; filename="${asciiFilename(document.filename)}"; filename*=UTF-8''${encodeExtValue(document.filename)}`,
+    );
     ctx.length = document.size;
   } catch (error) {
     // Nothing may leave the file open: a FileHandle closed only by the garbage collector is an fd

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
+import { SCHEMA_VERSION } from '../../src/db/migrations.js';
 import { SCOPES } from '../../src/domain/api-keys.js';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
@@ -21,7 +22,7 @@ describe('clinic command line', () => {
     for (let i = 0; i < 2; i++) {
       const result = await clinic('init', '--json');
       assert.equal(result.code, 0, result.stderr);
-      assert.equal(JSON.parse(result.stdout).schema_version, 2);
+      assert.equal(JSON.parse(result.stdout).schema_version, SCHEMA_VERSION);
     }
   });
 

@@ -20,11 +20,11 @@ import { useDataDirs } from '../helpers/fixtures.js';
 import {
   programPath,
   programPlatform,
+  nobodySkipReason,
   runAsNobody,
   runClinic,
   startServeProcess,
   STOP_SIGNAL,
-  testingExecutable,
   type CliResult,
 } from '../helpers/run-cli.js';
 
@@ -88,7 +88,7 @@ describe('hostile data directories', { timeout: 180_000 }, () => {
   it(
     'refuses a data directory this user may not enter, naming it (run as nobody)',
     {
-      skip: (!posix || testingExecutable || process.getuid?.() !== 0) && 'needs root to run a child as uid 65534',
+      skip: nobodySkipReason,
     },
     async () => {
       const parent = tempDir();
@@ -109,7 +109,7 @@ describe('hostile data directories', { timeout: 180_000 }, () => {
   it(
     'refuses an unreadable clinic.db, naming it (run as nobody)',
     {
-      skip: (!posix || testingExecutable || process.getuid?.() !== 0) && 'needs root to run a child as uid 65534',
+      skip: nobodySkipReason,
     },
     async () => {
       const dataDir = tempDir();

@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { craftArchive, entriesOf, populatedDataDir, type CraftedEntry } from '../helpers/backup-fixtures.js';
 import { useDataDirs } from '../helpers/fixtures.js';
-import { programPlatform, runAsNobody, runClinic, testingExecutable } from '../helpers/run-cli.js';
+import { nobodySkipReason, programPlatform, runAsNobody, runClinic } from '../helpers/run-cli.js';
 
 const tempDir = useDataDirs();
 
@@ -141,7 +141,7 @@ describe('clinic restore of a hostile archive', { timeout: 180_000 }, () => {
 
   it(
     'refuses a backup file the user restoring may not read with BACKUP_DAMAGED naming it (the process ended on an unhandled EACCES)',
-    { skip: (programPlatform === 'win32' || testingExecutable || process.getuid?.() !== 0) && 'needs root to run a child as uid 65534' },
+    { skip: nobodySkipReason },
     async () => {
       const work = tempDir();
       chmodSync(work, 0o777);

@@ -3,8 +3,8 @@ import { chmodSync, cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { openDatabase } from '../../src/db/open-database.js';
 import { runClinic } from '../helpers/run-cli.js';
+import { schemaOf } from '../helpers/schema-of.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /**
@@ -128,28 +128,7 @@ describe('upgrading a data directory made by release 1.0.0', () => {
   });
 });
 
-describe('the migration to schema version 2', () => {
-  /** Every table, index and trigger with its SQL, comments dropped and white space collapsed. */
-  function schemaOf(dataDir: string): string[] {
-    const db = openDatabase(dataDir);
-    try {
-      const rows = db
-        .prepare<[], { type: string; name: string; sql: string | null }>(
-          "SELECT type, name, sql FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%'",
-        )
-        .all();
-      const normal = (sql: string | null) =>
-        (sql ?? '')
-          .replace(/--[^\n]*/g, '')
-          .replace(/\s+/g, ' ')
-          .replace(/\s*([(),])\s*/g, '$1')
-          .trim();
-      return rows.map((row) => `${row.type} ${row.name}: ${normal(row.sql)}`).sort();
-    } finally {
-      db.close();
-    }
-  }
-
+describe('the migrations from schema version 1', () => {
   it('leaves a 1.0.0 database with exactly the schema of a new one', () => {
     const upgraded = copyOfRelease100();
     const fresh = makeDataDir();

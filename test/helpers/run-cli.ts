@@ -1,5 +1,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
+import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -145,7 +147,26 @@ export function startServeProcess(args: readonly string[], options: { env?: Reco
   });
 }
 
-/** Runs `clinic <args>` as uid/gid 65534 (nobody), as a user without root's reach; the test must run as root. */
+/** The first folder from the checkout up to / that other users may not enter, if any. */
+function folderClosedToOthers(): string | undefined {
+  for (let folder = root; ; folder = dirname(folder)) {
+    if ((statSync(folder).mode & 0o001) === 0) return folder;
+    if (dirname(folder) === folder) return undefined;
+  }
+}
+
+/**
+ * Why runAsNobody cannot run here, for a test's `skip`, or false: it needs root (to run a child
+ * as uid 65534), the program from source on POSIX, and a checkout that other users may enter (a
+ * clone in a folder of mode 0700, as `mktemp -d` makes, is not).
+ */
+export const nobodySkipReason: string | false = (() => {
+  if (programPlatform === 'win32' || testingExecutable || process.getuid?.() !== 0) return 'needs root to run a child as uid 65534';
+  const closed = folderClosedToOthers();
+  return closed === undefined ? false : `uid 65534 may not enter ${closed}, so it cannot run the program from this checkout`;
+})();
+
+/** Runs `clinic <args>` as uid/gid 65534 (nobody), as a user without root's reach; see nobodySkipReason. */
 export function runAsNobody(args: readonly string[]): Promise<CliResult> {
   const bin = process.env.CLINIC_BIN;
   const [command, prefix] = bin ? [bin, []] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];

@@ -1,5 +1,10 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { before, describe, it } from 'node:test';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
@@ -11,6 +16,8 @@ import { useTestServer } from '../helpers/fixtures.js';
 import { multipartBody, type FormPart } from '../helpers/multipart.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import type { TestServer } from '../helpers/test-server.js';
+
+const execFileAsync = promisify(execFile);
 
 // GET /invoices/{invoice_id}, GET /patients/{patient_id}/documents and the document download of
 // interface 1.1.0 (clinic-api-1.1.md), black box over HTTP.
@@ -253,12 +260,17 @@ describe('GET /patients/{patient_id}/documents/{document_id}', () => {
     return { status: response.status, headers: response.headers, body };
   }
 
-  /** Asserts a Content-Disposition of exactly `attachment; filename*=UTF-8''<name percent-encoded>` (RFC 8187 attr-chars). */
-  function assertDisposition(header: string | null, filename: string): void {
-    const match = /^attachment; filename\*=UTF-8''(.*)$/.exec(header ?? '');
+  /**
+   * Asserts a Content-Disposition of exactly `attachment; filename="<ascii>"; filename*=UTF-8''<name
+   * percent-encoded>` (RFC 6266 §4.3; RFC 8187 attr-chars), the fallback being `ascii`.
+   */
+  function assertDisposition(header: string | null, filename: string, ascii: string): void {
+    const match = /^attachment; filename="([^"\\]*)"; filename\*=UTF-8''(.*)$/.exec(header ?? '');
     assert.ok(match, `Content-Disposition: ${header}`);
-    assert.match(match[1]!, /^(?:[A-Za-z0-9!#$&+\-.^_`|~]|%[0-9A-Fa-f]{2})+$/, 'only attr-chars and percent-encoded octets');
-    assert.equal(decodeURIComponent(match[1]!), filename);
+    assert.equal(match[1], ascii, 'the ASCII fallback');
+    assert.match(match[1]!, /^[\x20-\x7e]*$/, 'the fallback is printable ASCII');
+    assert.match(match[2]!, /^(?:[A-Za-z0-9!#$&+\-.^_`|~]|%[0-9A-Fa-f]{2})+$/, 'only attr-chars and percent-encoded octets');
+    assert.equal(decodeURIComponent(match[2]!), filename);
   }
 
   it('answers the stored bytes with their type, length, name, ETag and nosniff', async () => {
@@ -267,7 +279,7 @@ describe('GET /patients/{patient_id}/documents/{document_id}', () => {
     assert.ok(response.body.equals(bytes), 'the bytes uploaded');
     assert.equal(response.headers.get('content-type'), 'image/png');
     assert.equal(response.headers.get('content-length'), String(bytes.length));
-    assertDisposition(response.headers.get('content-disposition'), 'Befund Müller ✓.png');
+    assertDisposition(response.headers.get('content-disposition'), 'Befund Müller ✓.png', 'Befund M_ller _.png');
     assert.equal(response.headers.get('etag'), `"${sha256(bytes)}"`);
     assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
   });
@@ -282,7 +294,20 @@ describe('GET /patients/{patient_id}/documents/{document_id}', () => {
     assert.equal(stored.filename, name);
     const response = await download(pathOf(patientId, stored.id));
     assert.equal(response.status, 200);
-    assertDisposition(response.headers.get('content-disposition'), name);
+    assertDisposition(response.headers.get('content-disposition'), name, "O'Brien (1); *copy* 100% _final_.pdf");
+  });
+
+  it('gives a name curl -OJ saves the file under (the ASCII fallback of 1.2.0)', async () => {
+    const stored = await upload(server, patientId, { data: '%PDF-1.7', filename: 'scan.pdf', contentType: 'application/pdf' });
+    const folder = mkdtempSync(join(tmpdir(), 'clinic-curl-'));
+    try {
+      const url = `${server.baseUrl}${pathOf(patientId, stored.id)}`;
+      await execFileAsync('curl', ['-s', '-f', '-O', '-J', '-H', `Authorization: Bearer ${server.key}`, url], { cwd: folder });
+      assert.deepEqual(readdirSync(folder), ['scan.pdf']);
+      assert.equal(readFileSync(join(folder, 'scan.pdf'), 'utf8'), '%PDF-1.7');
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   const storedTypes: { title: string; contentType: string | undefined; data: string }[] = [

@@ -230,8 +230,8 @@ describe('GET /patients: checks', () => {
 
   const methods: { method: string; path: () => string; allows: string[] }[] = [
     { method: 'PUT', path: () => '/patients', allows: ['GET', 'POST'] },
-    { method: 'DELETE', path: () => `/patients/${randomUUID()}`, allows: ['GET'] },
-    { method: 'PATCH', path: () => `/patients/${randomUUID()}`, allows: ['GET'] },
+    { method: 'DELETE', path: () => `/patients/${randomUUID()}`, allows: ['GET', 'PATCH'] },
+    { method: 'PUT', path: () => `/patients/${randomUUID()}`, allows: ['GET', 'PATCH'] },
   ];
   for (const { method, path, allows } of methods) {
     it(`answers ${method} ${path().replace(/[0-9a-f-]{36}/, '{patient_id}')} with 405 and Allow naming ${allows.join(', ')}`, async () => {

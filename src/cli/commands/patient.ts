@@ -8,7 +8,14 @@ import { DEFAULT_PAGE_LIMIT } from '../../domain/pagination.js';
 import { isPlainObject } from '../../domain/validation/structs.js';
 import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
-import { PATIENT_INPUT_FIELDS } from '../../fields/patient-fields.js';
+import { PATIENT_INPUT_FIELDS, PATIENT_PATCH_FIELDS } from '../../fields/patient-fields.js';
+import { UPDATE_PATIENT } from '../../domain/patients/update-patient.js';
+import { readPatient } from '../../domain/patients/read-patient.js';
+import { resolvePatientReference } from '../../domain/references.js';
+import { versionTag } from '../../domain/if-match.js';
+import type { Patient } from '../../domain/patients/present-patient.js';
+import { InvalidArgumentError } from 'commander';
+import type { FieldSpec } from '../../fields/field-spec.js';
 import { withDatabase } from '../database.js';
 import {
   patientLabel,
@@ -172,7 +179,8 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
 export function registerPatientCommands(program: Command, io: CliIo): void {
   registerCreatePatientCommand(program, io);
 
-  const group = program.command('patient').description('find patients and show one, as the front desk needs them');
+  const group = program.command('patient').description('find patients, show one and correct one, as the front desk needs them');
+  registerEditPatientCommand(group, io);
   fieldArgument(
     subcommand(
       group,
@@ -225,6 +233,71 @@ function registerCreatePatientCommand(program: Command, io: CliIo): void {
           ['Mobile', text(patient.mobile)],
           ['Email', text(patient.email)],
         ]),
+    });
+  });
+}
+
+/** `--if-version 3`: a positive whole number. */
+function parseVersion(text: string): number {
+  if (!/^[1-9]\d{0,8}$/.test(text)) throw new InvalidArgumentError('expected a version number (1, 2, …) as `patient show --json` gives it');
+  return Number(text);
+}
+
+/** The fields whose value differs between two readings of a patient, in the response's order. */
+function changedFields(before: Patient, after: Patient): string[] {
+  const skip = new Set(['version', 'updated_at', 'outstanding_balance', 'outstanding_currency']);
+  return Object.keys(after).filter(
+    (name) =>
+      !skip.has(name) &&
+      JSON.stringify((before as Record<string, unknown>)[name]) !== JSON.stringify((after as Record<string, unknown>)[name]),
+  );
+}
+
+/**
+ * `clinic patient edit REF --field value…`: PATCH /patients/{patient_id} with the options given
+ * as its merge patch. An option given as empty text clears a field that may be empty (null);
+ * `--if-version N` refuses the change if someone else changed the patient since version N.
+ */
+function registerEditPatientCommand(group: Command, io: CliIo): void {
+  const command = fieldArgument(
+    subcommand(group, 'edit', 'correct a patient: the fields given change, the others stay (same rules as PATCH /patients/{id})'),
+    '<ref>',
+    'the patient: its number (P-000042, P-42) or its id',
+    'patient_id',
+  ).option('--if-version <n>', 'change only if the patient is still at this version (as `patient show --json` gives it)', parseVersion);
+  addFieldOptions(command, PATIENT_PATCH_FIELDS, {
+    descriptions: { is_active: 'false: the patient is kept, with its records, and still found; true or false' },
+  }).action(async (reference: string, options: CommonOptions & { ifVersion?: number } & Record<string, unknown>) => {
+    const patch = readFieldOptions(options, PATIENT_PATCH_FIELDS);
+    // Empty text clears a field that may be empty, as null does over HTTP.
+    for (const spec of PATIENT_PATCH_FIELDS as readonly FieldSpec[])
+      if (patch[spec.name] === '' && spec.nullable === true) patch[spec.name] = null;
+    let before: Patient | undefined;
+    await runUseCaseCommand(io, options, UPDATE_PATIENT, {
+      request(db) {
+        const patientId = resolvePatientReference(db, reference);
+        // For the printout: what changed. A malformed or unknown id is left to the use case to refuse.
+        try {
+          before = readPatient(db, patientId);
+        } catch {
+          before = undefined;
+        }
+        return {
+          path: { patient_id: patientId },
+          header: options.ifVersion === undefined ? {} : { 'if-match': versionTag(options.ifVersion) },
+          body: patch,
+        };
+      },
+      print(patient) {
+        const label = patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name));
+        const changed = before === undefined ? [] : changedFields(before, patient);
+        if (changed.length === 0) return `Nothing changed: ${label} already has these values (version ${patient.version}).\n`;
+        const shown = changed.map((name) => {
+          const value = (patient as Record<string, unknown>)[name];
+          return [name, value === null ? '(empty)' : typeof value === 'object' ? JSON.stringify(value) : String(value)] as [string, string];
+        });
+        return heading(`Patient ${label} changed (version ${patient.version})`) + deskRecord(shown);
+      },
     });
   });
 }

@@ -29,6 +29,7 @@ export function presentPatient(row: PatientRow, balance: PatientBalance): Patien
     is_active: row.is_active === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
+    version: row.version,
     outstanding_balance: balanceText(balance.balanceCents),
     outstanding_currency: balance.currency,
   };

@@ -62,3 +62,24 @@ function defaultOf(spec: FieldSpec, context: NormalizeContext): unknown {
   if (spec.default !== undefined) return spec.default;
   return spec.nullable ? null : undefined;
 }
+
+/**
+ * The fields a merge patch names, each in its canonical form; absent fields are left out (they
+ * stay as stored) and an object's absent keys too, so that it is merged key by key.
+ */
+export function normalizePresent(
+  fields: readonly FieldSpec[],
+  input: Record<string, unknown>,
+  context: NormalizeContext,
+): Record<string, unknown> {
+  const output: Record<string, unknown> = {};
+  for (const spec of fields) {
+    const value = input[spec.name];
+    if (value === undefined) continue;
+    output[spec.name] =
+      spec.kind === 'object' && value !== null
+        ? normalizePresent(spec.fields, value as Record<string, unknown>, context)
+        : normalizeValue(spec, value, context);
+  }
+  return output;
+}

@@ -65,9 +65,11 @@ function requestBody(op: OperationSpec): JsonSchema | undefined {
   const body = op.body;
   if (body === undefined) return undefined;
   if (body.kind === 'json') {
+    const media = { schema: ref('schemas', body.model), examples: { example: { value: body.example } } };
+    // A PATCH body is a JSON merge patch (RFC 7396), sent as such or as plain JSON.
     return {
       required: true,
-      content: { 'application/json': { schema: ref('schemas', body.model), examples: { example: { value: body.example } } } },
+      content: { 'application/json': media, ...(op.method === 'patch' ? { 'application/merge-patch+json': media } : {}) },
     };
   }
   const form = objectSchema(body.fields, 'request');
@@ -84,7 +86,12 @@ function requestBody(op: OperationSpec): JsonSchema | undefined {
 /** The issues the real validators report for a typical mistake, as the 422 example. */
 function validationExample(op: OperationSpec): ValidationIssue[] {
   if (op.result.kind === 'static') return [];
-  if (op.body?.kind === 'json') return fieldsValidator(MODELS[op.body.model].fields, 'body').issues({});
+  if (op.body?.kind === 'json') {
+    // A body whose every field may be absent (a merge patch) is refused only when it is no object.
+    const body = fieldsValidator(MODELS[op.body.model].fields, 'body');
+    const missing = body.issues({});
+    return missing.length > 0 ? missing : body.issues([]);
+  }
   if (op.pathFields)
     return fieldsValidator(op.pathFields, 'path').issues(Object.fromEntries(op.pathFields.map((f) => [f.name, 'P-000001'])));
   if (op.queryFields)
@@ -136,7 +143,7 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
     out['401'] = ref('responses', 'Unauthenticated');
     out['403'] = codedResponse([errors.forbidden(op.scope), ...(op.module ? [errors.moduleDisabled(op.module)] : [])]);
   }
-  if (byStatus(404).length > 0) out['404'] = codedResponse(byStatus(404));
+  for (const status of [404, 409, 412]) if (byStatus(status).length > 0) out[String(status)] = codedResponse(byStatus(status));
   if (op.body?.kind === 'json') {
     out['413'] = codedResponse([errors.payloadTooLarge(limits.jsonBodyLimitBytes)]);
     out['415'] = codedResponse([errors.unsupportedMediaType('application/json')]);
@@ -149,7 +156,7 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
   if (validation.length > 0 || byStatus(422).length > 0) out['422'] = unprocessableResponse(validation, byStatus(422));
   if (op.scope) out['503'] = ref('responses', 'DatabaseBusy');
   // Only writes need room on the disk; reads are answered on a full disk.
-  if (op.method === 'post') out['507'] = ref('responses', 'StorageFull');
+  if (op.method !== 'get') out['507'] = ref('responses', 'StorageFull');
   // Any request may carry too many headers, or take too long to arrive; the server refuses it unread.
   out['408'] = ref('responses', 'RequestTimeout');
   out['431'] = ref('responses', 'HeadersTooLarge');

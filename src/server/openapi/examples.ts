@@ -50,7 +50,10 @@ export const patientExample = exampleOf('Patient', {
   is_active: true,
   created_at: CREATED_AT,
   updated_at: CREATED_AT,
+  version: 1,
 });
+
+export const patientPatchExample = { mobile: '+43 660 7654321', notes: null, portal_access: { xrays: true } };
 
 export const appointmentInputExample = {
   patient_id: PATIENT_ID,

@@ -4,7 +4,12 @@ import { DOCTOR_FIELDS, SERVICE_FIELDS } from '../../fields/catalog-fields.js';
 import { DOCUMENT_FIELDS, DOCUMENT_ITEM_FIELDS } from '../../fields/document-fields.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { DOCUMENT_TYPE_FIELDS, PAYMENT_METHOD_FIELDS } from '../../fields/lookup-fields.js';
-import { PATIENT_INPUT_FIELDS, PATIENT_RESPONSE_FIELDS, PATIENT_SUMMARY_FIELDS } from '../../fields/patient-fields.js';
+import {
+  PATIENT_INPUT_FIELDS,
+  PATIENT_PATCH_FIELDS,
+  PATIENT_RESPONSE_FIELDS,
+  PATIENT_SUMMARY_FIELDS,
+} from '../../fields/patient-fields.js';
 import type { Direction } from './field-schemas.js';
 
 /** A named schema of the interface description: a field list read in one direction. */
@@ -31,6 +36,12 @@ export const MODELS = {
     direction: 'request',
     fields: APPOINTMENT_INPUT_FIELDS,
     description: 'Appointment, the body of POST /appointments (spec 2.4). A null patient_id is refused like an absent one.',
+  },
+  PatientPatch: {
+    direction: 'request',
+    fields: PATIENT_PATCH_FIELDS,
+    description:
+      'A JSON merge patch (RFC 7396) of a Patient (1.2.0): a field present sets its value, `null` clears a nullable one, an absent one stays; `portal_access` is merged key by key. Unknown fields are ignored.',
   },
   Appointment: { direction: 'response', fields: APPOINTMENT_RESPONSE_FIELDS, description: 'Appointment as returned (spec 2.5).' },
   PatientSummary: {

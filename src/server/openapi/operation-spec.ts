@@ -47,7 +47,7 @@ export type RequestBody =
  * one declaration (src/server/operation.ts), from which the route is mounted too.
  */
 export interface OperationSpec {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'patch';
   /** OpenAPI path template below the API prefix. */
   path: string;
   operationId: string;

@@ -1,10 +1,24 @@
 import { CREATE_PATIENT } from '../../domain/patients/create-patient.js';
 import { FIND_PATIENTS } from '../../domain/patients/find-patients.js';
 import { READ_PATIENT } from '../../domain/patients/read-patient.js';
+import { UPDATE_PATIENT } from '../../domain/patients/update-patient.js';
+import { versionTag } from '../../domain/if-match.js';
+import type { Patient } from '../../domain/patients/present-patient.js';
 import * as examples from '../openapi/examples.js';
 import { useCaseOperation, type Operation } from '../operation.js';
 
-/** POST /patients; GET /patients and GET /patients/{patient_id} (1.1.0). */
+/** The patient's version as its ETag, which a PATCH may name in If-Match. */
+const ETAG_HEADER = {
+  ETag: { description: 'The patient\'s version, `"<version>"`: send it as If-Match with a PATCH', schema: { type: 'string' } },
+};
+
+/** The answer of a single patient: its version as the ETag, and the patient. */
+function withVersionTag(ctx: { set(name: string, value: string): void }, patient: Patient): Patient {
+  ctx.set('ETag', versionTag(patient.version));
+  return patient;
+}
+
+/** POST /patients; GET /patients and GET /patients/{patient_id} (1.1.0); PATCH /patients/{patient_id} (1.2.0). */
 export const patientOperations: readonly Operation[] = [
   useCaseOperation(CREATE_PATIENT, {
     method: 'post',
@@ -40,6 +54,35 @@ export const patientOperations: readonly Operation[] = [
     description: 'The patient as it stands now, with the current outstanding balance.',
     tag: 'patients',
     scope: 'patients:read',
-    result: { kind: 'model', status: 200, model: 'Patient', description: 'The patient', example: examples.patientExample },
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'Patient',
+      description: 'The patient',
+      example: examples.patientExample,
+      headers: ETAG_HEADER,
+    },
+    answer: withVersionTag,
+  }),
+  useCaseOperation(UPDATE_PATIENT, {
+    method: 'patch',
+    path: '/patients/{patient_id}',
+    operationId: 'updatePatient',
+    description:
+      'A JSON merge patch (RFC 7396): a field present sets its value, `null` clears a nullable one, an absent one stays. ' +
+      'A patch that changes a value counts `version` up by one; one that changes nothing answers the patient as it is. ' +
+      'With If-Match naming another version than the stored one: 412, nothing changed.',
+    tag: 'patients',
+    scope: 'patients:write',
+    bodyExample: examples.patientPatchExample,
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'Patient',
+      description: 'The patient as it now stands',
+      example: examples.patientExample,
+      headers: ETAG_HEADER,
+    },
+    answer: withVersionTag,
   }),
 ];
