@@ -22,29 +22,68 @@ import {
 export const issuedOn = (invoice: Invoice, timeZone: string) =>
   invoice.issued_at === null ? '' : localShortDate(invoice.issued_at, timeZone);
 
-/** `clinic invoice show` for people: the invoice, its patient, and its payments in the order recorded. */
+/**
+ * `clinic invoice show` for people: the invoice, its patient, its payments in the order recorded
+ * (numbered when there are several: the numbers `clinic refund --payment N` takes), and its
+ * refunds and voiding (1.2.0).
+ */
 export function formatInvoice(invoice: InvoiceDetail, { timeZone }: DeskContext): string {
+  const refunded = invoice.refunds.length > 0;
+  // Numbered where a refund must say which one (`clinic refund --payment N`).
+  const numbered = invoice.payments.length > 1;
   const payments = deskTable(
-    [{ header: 'Date' }, { header: 'Time' }, { header: 'Method' }, { header: 'Amount', align: 'right' }, { header: 'Note', shrink: true }],
-    invoice.payments.map((payment) => [
+    [
+      ...(numbered ? [{ header: '#', align: 'right' as const }] : []),
+      { header: 'Date' },
+      { header: 'Time' },
+      { header: 'Method' },
+      { header: 'Amount', align: 'right' },
+      ...(refunded ? [{ header: 'Refunded', align: 'right' as const }] : []),
+      { header: 'Note', shrink: true },
+    ],
+    invoice.payments.map((payment, index) => [
+      ...(numbered ? [String(index + 1)] : []),
       localShortDate(payment.created_at, timeZone),
       clockTime(payment.created_at, timeZone),
       payment.method,
       money(payment.amount, invoice.currency),
+      ...(refunded ? [payment.refunded_amount === 0 ? '' : money(payment.refunded_amount, invoice.currency)] : []),
       payment.note ?? '',
     ]),
     'No payments yet.',
   );
+  const paymentNumber = new Map(invoice.payments.map((payment, index) => [payment.payment_id, index + 1]));
+  const refunds = refunded
+    ? `\n${heading('Refunds')}${deskTable(
+        [
+          { header: 'Date' },
+          { header: 'Time' },
+          { header: 'Payment', align: 'right' },
+          { header: 'Method' },
+          { header: 'Amount', align: 'right' },
+          { header: 'Reason', shrink: true },
+        ],
+        invoice.refunds.map((refund) => [
+          localShortDate(refund.created_at, timeZone),
+          clockTime(refund.created_at, timeZone),
+          `#${paymentNumber.get(refund.payment_id) ?? '?'}`,
+          refund.method,
+          money(-refund.amount, invoice.currency),
+          refund.reason,
+        ]),
+      )}`
+    : '';
   return (
     heading(`Invoice ${invoice.invoice_number}`) +
     deskRecord([
       ['Patient', patientLabel(invoice.patient_number, invoice.patient_first_name, invoice.patient_last_name)],
       ['Issued', invoice.issued_at === null ? null : localDateTime(invoice.issued_at, timeZone)],
       ['Status', invoiceState(invoice.status)],
+      ['Voided', invoice.voided_at === null ? null : `${localDateTime(invoice.voided_at, timeZone)}: ${invoice.void_reason ?? ''}`],
       ['Total', money(invoice.total, invoice.currency)],
       ['Paid', money(invoice.amount_paid, invoice.currency)],
       ['Balance', money(invoice.balance, invoice.currency)],
     ]) +
-    `\n${heading('Payments')}${payments}`
+    `\n${heading('Payments')}${payments}${refunds}`
   );
 }

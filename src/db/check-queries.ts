@@ -2,7 +2,7 @@ import { preparedFor, type Db } from './open-database.js';
 
 // The two queries `clinic check` runs against tables that the documents and billing modules
 // own (schema.sql): documents(id, patient_id, size, sha256 lowercase hex), invoices(id,
-// amount_paid_cents) and payments(invoice_id, amount_cents).
+// amount_paid_cents), payments(invoice_id, amount_cents) and refunds(invoice_id, amount_cents).
 
 /** A document's row: where its file is and what it must contain. */
 export interface DocumentFileRow {
@@ -12,11 +12,13 @@ export interface DocumentFileRow {
   sha256: string;
 }
 
-/** An invoice whose recorded amount paid is not the sum of its payments. */
+/** An invoice whose recorded amount paid is not its payments less its refunds. */
 export interface InvoicePaymentMismatch {
   invoice_id: string;
   amount_paid_cents: number;
+  /** Its payments less its refunds. */
   payments_cents: number;
+  refunds_cents: number;
 }
 
 const documentStatements = preparedFor((db) => ({
@@ -25,11 +27,13 @@ const documentStatements = preparedFor((db) => ({
 
 const invoiceStatements = preparedFor((db) => ({
   mismatches: db.prepare<[], InvoicePaymentMismatch>(
-    `SELECT i.id AS invoice_id, i.amount_paid_cents, coalesce(sum(p.amount_cents), 0) AS payments_cents
-     FROM invoices i LEFT JOIN payments p ON p.invoice_id = i.id
-     GROUP BY i.id
-     HAVING i.amount_paid_cents IS NOT coalesce(sum(p.amount_cents), 0)
-     ORDER BY i.id`,
+    `SELECT id AS invoice_id, amount_paid_cents, paid_cents - refunds_cents AS payments_cents, refunds_cents FROM (
+       SELECT i.id, i.amount_paid_cents,
+              (SELECT coalesce(sum(p.amount_cents), 0) FROM payments p WHERE p.invoice_id = i.id) AS paid_cents,
+              (SELECT coalesce(sum(r.amount_cents), 0) FROM refunds r WHERE r.invoice_id = i.id) AS refunds_cents
+       FROM invoices i)
+     WHERE amount_paid_cents IS NOT paid_cents - refunds_cents
+     ORDER BY invoice_id`,
   ),
 }));
 
@@ -42,7 +46,7 @@ export function listDocumentFiles(db: Db): DocumentFileRow[] {
   return documentStatements(db).all.all();
 }
 
-/** Every invoice whose amount paid differs from the sum of its payments. */
+/** Every invoice whose amount paid differs from its payments less its refunds. */
 export function listInvoicePaymentMismatches(db: Db): InvoicePaymentMismatch[] {
   return invoiceStatements(db).mismatches.all();
 }

@@ -27,11 +27,31 @@ const DAY_PAYMENTS_SQL = `SELECT p.id AS payment_id, p.created_at, p.method, p.a
       WHERE p.created_at >= @from AND p.created_at < @to
       ORDER BY p.seq`;
 
+/** A refund as the end-of-day cash count lists it (1.2.0), as a payment is listed. */
+export interface DayRefundRow extends Omit<DayPaymentRow, 'payment_id'> {
+  refund_id: string;
+}
+
+/** The refunds recorded in [@from, @to), as DAY_PAYMENTS_SQL reads payments (refunds_by_created_at). */
+const DAY_REFUNDS_SQL = `SELECT r.id AS refund_id, r.created_at, r.method, r.amount_cents, i.invoice_number, i.currency,
+            pt.patient_number, pt.first_name AS patient_first_name, pt.last_name AS patient_last_name
+       FROM refunds r
+       JOIN invoices i ON i.id = r.invoice_id
+       JOIN patients pt ON pt.id = i.patient_id
+      WHERE r.created_at >= @from AND r.created_at < @to
+      ORDER BY r.seq`;
+
 type DayParams = { from: string; to: string };
 
 const statements = preparedFor((db) => ({
   dayPayments: db.prepare<DayParams, DayPaymentRow>(DAY_PAYMENTS_SQL),
+  dayRefunds: db.prepare<DayParams, DayRefundRow>(DAY_REFUNDS_SQL),
 }));
+
+/** Every refund recorded from `from` (inclusive) to `to` (exclusive), in the order recorded. */
+export function listRefundsBetween(db: Db, from: string, to: string): DayRefundRow[] {
+  return statements(db).dayRefunds.all({ from, to });
+}
 
 /** Every payment recorded from `from` (inclusive) to `to` (exclusive), UTC ISO instants, in the order recorded. */
 export function listPaymentsBetween(db: Db, from: string, to: string): DayPaymentRow[] {

@@ -16,10 +16,21 @@ export interface InvoiceRow {
   issued_at: string;
   created_at: string;
   updated_at: string;
+  /** When and why it was voided (1.2.0); null unless its status is void. */
+  voided_at: string | null;
+  void_reason: string | null;
 }
 
-/** An invoice to insert: the row less what SQLite assigns. */
-export type NewInvoiceRow = Omit<InvoiceRow, 'seq'>;
+/** An invoice to insert: the row less what SQLite assigns, and not void. */
+export type NewInvoiceRow = Omit<InvoiceRow, 'seq' | 'voided_at' | 'void_reason'>;
+
+/** What voiding writes. */
+export interface InvoiceVoid {
+  id: string;
+  voided_at: string;
+  void_reason: string;
+  updated_at: string;
+}
 
 /** Which invoices to list: one patient's or all, open ones only or all. */
 export interface InvoiceFilter {
@@ -39,7 +50,7 @@ export interface InvoicePaymentUpdate {
 const COLUMNS =
   'id, invoice_number, patient_id, status, currency, total_cents, amount_paid_cents, balance_cents, issued_at, created_at, updated_at';
 
-const SELECTED = `seq, ${COLUMNS}`;
+const SELECTED = `seq, ${COLUMNS}, voided_at, void_reason`;
 
 // Newest first, ties in creation order newest first: the order every index of invoices ends in.
 // A page starts strictly after its cursor's (issued_at, seq); the first page after one that
@@ -82,7 +93,7 @@ const statements = preparedFor((db) => ({
   ),
   byId: db.prepare<[string], InvoiceRow>(`SELECT ${SELECTED} FROM invoices WHERE id = ?`),
   withPatient: db.prepare<[string], InvoiceWithPatientRow>(
-    `SELECT i.seq, i.${COLUMNS.split(', ').join(', i.')}, p.patient_number, p.first_name AS patient_first_name, p.last_name AS patient_last_name
+    `SELECT i.seq, i.${COLUMNS.split(', ').join(', i.')}, i.voided_at, i.void_reason, p.patient_number, p.first_name AS patient_first_name, p.last_name AS patient_last_name
        FROM invoices i JOIN patients p ON p.id = i.patient_id WHERE i.id = ?`,
   ),
   // All four take the same parameter object; a statement without @patientId ignores it.
@@ -100,6 +111,11 @@ const statements = preparedFor((db) => ({
   openBalances: db.prepare<[string], { currency: string; balance_cents: number }>(
     `SELECT currency, sum(balance_cents) AS balance_cents FROM invoices
      WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`,
+  ),
+  voidInvoice: db.prepare<InvoiceVoid>(
+    `UPDATE invoices SET status = 'void', balance_cents = 0, voided_at = @voided_at, void_reason = @void_reason,
+       updated_at = @updated_at
+     WHERE id = @id`,
   ),
   applyPayment: db.prepare<InvoicePaymentUpdate>(
     `UPDATE invoices SET status = @status, amount_paid_cents = @amount_paid_cents, balance_cents = @balance_cents,
@@ -169,4 +185,9 @@ export function sumOpenBalances(db: Db, patientId: string): { currency: string; 
 /** Writes the money columns a payment changed. */
 export function updateInvoiceAfterPayment(db: Db, update: InvoicePaymentUpdate): void {
   statements(db).applyPayment.run(update);
+}
+
+/** Voids an invoice: nothing is owed on it any more (its status CHECKs require nothing paid). */
+export function voidInvoiceRow(db: Db, update: InvoiceVoid): void {
+  statements(db).voidInvoice.run(update);
 }

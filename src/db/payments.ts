@@ -29,6 +29,7 @@ const statements = preparedFor((db) => ({
              @invoice_amount_paid_cents, @invoice_balance_cents, @created_at)`,
   ),
   byIdempotencyKey: db.prepare<[string], PaymentRow>(`SELECT ${COLUMNS} FROM payments WHERE idempotency_key = ?`),
+  byId: db.prepare<[string], PaymentRow>(`SELECT ${COLUMNS} FROM payments WHERE id = ?`),
   byInvoice: db.prepare<[string], PaymentRow>(`SELECT ${COLUMNS} FROM payments WHERE invoice_id = ? ORDER BY seq`),
 }));
 
@@ -40,6 +41,11 @@ export function insertPayment(db: Db, row: PaymentRow): void {
 /** The payment recorded under this Idempotency-Key, or undefined. */
 export function findPaymentByIdempotencyKey(db: Db, key: string): PaymentRow | undefined {
   return statements(db).byIdempotencyKey.get(key);
+}
+
+/** The payment with this id, or undefined. */
+export function findPayment(db: Db, id: string): PaymentRow | undefined {
+  return statements(db).byId.get(id);
 }
 
 /** An invoice's payments in the order they were recorded. */

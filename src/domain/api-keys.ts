@@ -18,6 +18,7 @@ export const SCOPES = [
   'documents:write',
   'lookups:read',
   'invoices:read',
+  'invoices:write',
   'payments:write',
 ] as const;
 export type Scope = (typeof SCOPES)[number];

@@ -80,7 +80,7 @@ export const errors = {
         ? "The amount is more than the invoice's remaining balance."
         : `The amount is more than the invoice's remaining balance of ${balance}.`,
     ),
-  paymentNotFound: () => new AppError(404, 'PAYMENT_NOT_FOUND', 'No payment has this id.'),
+  paymentNotFound: (message = 'No payment has this id.') => new AppError(404, 'PAYMENT_NOT_FOUND', message),
   preconditionFailed: (version: number) =>
     new AppError(
       412,

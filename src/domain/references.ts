@@ -1,5 +1,7 @@
 import type { Db } from '../db/open-database.js';
 import { findAppointmentIdBySeq, findInvoiceIdByNumber, findPatientIdBySeq } from '../db/references.js';
+import { findInvoice } from '../db/invoices.js';
+import { listPaymentRows, type PaymentRow } from '../db/payments.js';
 import { appointmentSeqOf, invoiceNumberOf, patientSeqOf } from '../fields/human-numbers.js';
 import { errors } from './errors.js';
 
@@ -36,4 +38,15 @@ export function resolveInvoiceReference(db: Db, reference: string): string {
   const id = findInvoiceIdByNumber(db, invoiceNumber);
   if (id === undefined) throw errors.invoiceNotFound(`No invoice has the number ${reference.trim().toUpperCase()}.`);
   return id;
+}
+
+/**
+ * The payments of the invoice `reference` names, in the order recorded: position N of this list
+ * is payment N as `clinic invoice show` numbers them (`clinic refund --payment N`). An invoice
+ * that does not exist is INVOICE_NOT_FOUND.
+ */
+export function paymentsOfInvoiceReference(db: Db, reference: string): { invoiceNumber: string; payments: PaymentRow[] } {
+  const invoice = findInvoice(db, resolveInvoiceReference(db, reference).toLowerCase());
+  if (invoice === undefined) throw errors.invoiceNotFound();
+  return { invoiceNumber: invoice.invoice_number, payments: listPaymentRows(db, invoice.id) };
 }

@@ -14,8 +14,8 @@ const MONEY_LIMITS = { exclusiveMinimum: 0, ...MONEY_DIGITS } as const;
 export const PAYMENT_METHOD_KEYS = ['cash', 'card', 'bank', 'other'] as const;
 export type PaymentMethodKey = (typeof PAYMENT_METHOD_KEYS)[number];
 
-/** The states of spec 3 an invoice passes through, in order. */
-export const INVOICE_STATUSES = ['issued', 'partially_paid', 'paid'] as const;
+/** The states of spec 3 an invoice passes through, in order, and `void` (1.2.0), an invoice issued in error. */
+export const INVOICE_STATUSES = ['issued', 'partially_paid', 'paid', 'void'] as const;
 export type InvoiceStatus = (typeof INVOICE_STATUSES)[number];
 
 /** An ISO 4217 currency code. */
@@ -59,15 +59,40 @@ export const INVOICE_PAYMENT_FIELDS = [
   field.literal('method', { values: PAYMENT_METHOD_KEYS }),
   field.string('note', { nullable: true }),
   field.datetime('created_at'),
+  amount('refunded_amount', 'How much of it has been refunded (1.2.0)'),
 ] as const satisfies readonly FieldSpec[];
 
-/** GET /invoices/{invoice_id}: the Invoice item, its patient's number and name, and its payments in the order recorded. */
+/** One refund of an invoice as GET /invoices/{invoice_id} lists it (1.2.0). */
+export const INVOICE_REFUND_FIELDS = [
+  field.uuid('refund_id'),
+  field.uuid('payment_id', { description: 'The payment it gives back' }),
+  amount('amount'),
+  field.literal('method', { values: PAYMENT_METHOD_KEYS }),
+  field.string('reason'),
+  field.datetime('created_at'),
+] as const satisfies readonly FieldSpec[];
+
+/**
+ * GET /invoices/{invoice_id}: the Invoice item, its patient's number and name, its payments and
+ * (1.2.0) its refunds in the order recorded, and when and why it was voided.
+ */
 export const INVOICE_DETAIL_FIELDS = [
   ...INVOICE_FIELDS,
   field.string('patient_number'),
   field.string('patient_first_name'),
   field.string('patient_last_name'),
   field.objectList('payments', { fields: INVOICE_PAYMENT_FIELDS, description: 'In the order recorded' }),
+  field.objectList('refunds', { fields: INVOICE_REFUND_FIELDS, description: 'In the order recorded (1.2.0)' }),
+  field.datetime('voided_at', { nullable: true, description: 'When it was voided (1.2.0); null unless it is void' }),
+  field.string('void_reason', { nullable: true, description: 'Why it was voided (1.2.0); null unless it is void' }),
+] as const satisfies readonly FieldSpec[];
+
+/** A reason a correction gives: 1–500 characters, and not only spaces (1.2.0). */
+const reason = (description: string) => field.string('reason', { required: true, minLength: 1, maxLength: 500, description });
+
+/** The body of POST /invoices/{invoice_id}/void (1.2.0). */
+export const VOID_INPUT_FIELDS = [
+  reason('Why the invoice is void, e.g. issued to the wrong patient'),
 ] as const satisfies readonly FieldSpec[];
 
 /** Query parameters of GET /invoices (spec 4); `limit` and `after` are added by the use case (1.1.0). */
@@ -102,6 +127,33 @@ export const PAYMENT_RESULT_FIELDS = [
   field.uuid('patient_id'),
   amount('amount'),
   field.literal('method', { values: PAYMENT_METHOD_KEYS }),
+  currency(),
+  field.datetime('created_at'),
+  field.string('invoice_status', { description: `One of ${INVOICE_STATUSES.join(', ')}` }),
+  amount('invoice_total'),
+  amount('invoice_amount_paid'),
+  amount('invoice_balance'),
+] as const satisfies readonly FieldSpec[];
+
+/** Path of POST /payments/{payment_id}/refunds (1.2.0). */
+export const REFUND_PATH_FIELDS = [field.uuid('payment_id', { required: true })] as const satisfies readonly FieldSpec[];
+
+/** The Refund request (1.2.0): how much of the payment, why, and how it is given back. */
+export const REFUND_INPUT_FIELDS = [
+  field.money('amount', { ...MONEY_LIMITS, description: 'Amount given back (default: all that can still be refunded of the payment)' }),
+  reason('Why the payment is given back, e.g. charged twice'),
+  field.literal('method', { values: PAYMENT_METHOD_KEYS, description: "How it is given back (default: the payment's method)" }),
+] as const satisfies readonly FieldSpec[];
+
+/** The Refund result (1.2.0): the refund and the invoice's state as the refund left it. */
+export const REFUND_RESULT_FIELDS = [
+  field.uuid('refund_id'),
+  field.uuid('payment_id'),
+  field.uuid('invoice_id'),
+  field.uuid('patient_id'),
+  amount('amount'),
+  field.literal('method', { values: PAYMENT_METHOD_KEYS }),
+  field.string('reason'),
   currency(),
   field.datetime('created_at'),
   field.string('invoice_status', { description: `One of ${INVOICE_STATUSES.join(', ')}` }),

@@ -28,14 +28,27 @@ export interface WordLookup {
 /** Hyphens and dashes within a name word (`Müller-Lüdenscheidt` is found by `lud`). */
 const NAME_SEPARATORS = /[-‐‑‒–—]+/u;
 
-/** A phone number's digits, once spaces, +, -, / and . are removed; undefined when anything else is left. */
-function phoneDigits(text: string): string | undefined {
-  const digits = text.replace(/[\s+\-/.]/g, '');
-  return /^\d+$/.test(digits) ? digits : undefined;
-}
+/** The characters a phone number is written with besides its digits: `+43 (664) 123-45/67.8`. */
+const PHONE_PUNCTUATION = /[\s+\-/.()]/g;
 
 /** The shortest run of phone digits a query may look for. */
 const MIN_PHONE_DIGITS = 4;
+
+/**
+ * A phone number's digits, once spaces, +, -, /, . and parentheses are removed; undefined when
+ * anything else is left. A number dialled with its trunk prefix (`0664 …`) or international
+ * prefix (`0043 …`) is stored with the country code (`+43 664 …`), so its leading `0` or `00` is
+ * dropped (clinic-api-1.2.md): the rest is found inside either spelling.
+ */
+function phoneDigits(text: string): string | undefined {
+  const digits = text.replace(PHONE_PUNCTUATION, '');
+  if (!/^\d+$/.test(digits)) return undefined;
+  const national = digits.replace(/^00?/, '');
+  return national.length >= MIN_PHONE_DIGITS ? national : digits;
+}
+
+/** A whole query that is one phone number as the desk types it: digits and phone punctuation, 4 digits or more. */
+const isPhoneNumber = (query: string) => /^[\d\s+\-/.()]+$/.test(query) && query.replace(/\D/g, '').length >= MIN_PHONE_DIGITS;
 
 const textOf = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
 
@@ -83,9 +96,20 @@ function dateOf(word: string): string | undefined {
   return `${dotted[3]}-${dotted[2]!.padStart(2, '0')}-${dotted[1]!.padStart(2, '0')}`;
 }
 
-/** The words of a query: split at white space. */
+/** The words of a query: split at white space and at commas (`müller, jürgen`). */
 export function queryWords(query: string): string[] {
-  return query.split(/\s+/u).filter((word) => word !== '');
+  return query.split(/[\s,]+/u).filter((word) => word !== '');
+}
+
+/**
+ * A query that is one phone number as the desk types it, spaces and all (`+43 664 1234567`,
+ * `0664 1234567`), as one word (clinic-api-1.2.md); undefined for any other query, or one that
+ * is a single word anyway. Such a query is also read word by word, as 1.1.0 reads it (runs of
+ * digits that must each match), and finds what either reading finds.
+ */
+export function phoneNumberWord(query: string): string | undefined {
+  const trimmed = query.trim();
+  return isPhoneNumber(trimmed) && queryWords(trimmed).length > 1 ? trimmed : undefined;
 }
 
 /** Whether text `a` sorts before, at or after `b` as SQLite's BINARY collation orders UTF-8 text (code points). */

@@ -492,6 +492,7 @@ describe('the front desk commands', () => {
           payment('twoDimes', '2026-03-29T12:00:00.000Z', 'cash', 0.2),
           payment('late', '2026-03-29T21:59:00.000Z', 'bank', 5),
         ],
+        refunds: [],
         // Summed in cents: 10 + 0.1 + 0.2 in floating point would be 10.299999999999999.
         totals: { cash: 10.3, card: 85.5, bank: 5, other: 0 },
         total: 100.8,

@@ -93,7 +93,7 @@ describe('a use case of a module that is off', () => {
     }
     assert.deepEqual(
       OPERATIONS.filter((operation) => operation.module !== undefined).map((operation) => operation.operationId),
-      ['listInvoices', 'getInvoice', 'recordPayment'],
+      ['listInvoices', 'getInvoice', 'voidInvoice', 'recordPayment', 'refundPayment'],
     );
   });
 });

@@ -77,7 +77,11 @@ describe('GET /invoices/{invoice_id}', () => {
         method: ['cash', 'card', 'other', 'bank'][index],
         note: [null, 'terminal 2', 'voucher', null][index],
         created_at: p.created_at,
+        refunded_amount: 0,
       })),
+      refunds: [],
+      voided_at: null,
+      void_reason: null,
     });
   });
 
@@ -91,6 +95,9 @@ describe('GET /invoices/{invoice_id}', () => {
       patient_first_name: 'Ida',
       patient_last_name: 'Rechnung',
       payments: [],
+      refunds: [],
+      voided_at: null,
+      void_reason: null,
     });
   });
 

@@ -5,9 +5,10 @@ import { errors } from '../../domain/errors.js';
 import { CREATE_INVOICE, withIssuedDateAsMidnight } from '../../domain/invoices/create-invoice.js';
 import { LIST_INVOICES } from '../../domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../domain/invoices/read-invoice.js';
+import { VOID_INVOICE } from '../../domain/invoices/void-invoice.js';
 import { resolveInvoiceReference, resolvePatientReference } from '../../domain/references.js';
 import { patientExists } from '../../db/patients.js';
-import { INVOICE_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { INVOICE_INPUT_FIELDS, VOID_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { deskTable, invoiceState, money, patientLabel } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { formatInvoice, issuedOn } from '../invoice-printout.js';
@@ -16,7 +17,7 @@ import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
-/** `clinic invoice create|list|show`: with --json, exactly what GET /invoices and GET /invoices/{invoice_id} return. */
+/** `clinic invoice create|list|show|void`: with --json, exactly what the API's invoice operations return. */
 export function registerInvoiceCommands(program: Command, io: CliIo): void {
   const group = program.command('invoice').description('issue, list and show invoices');
 
@@ -96,6 +97,19 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
     await runUseCaseCommand(io, options, READ_INVOICE, {
       request: (db) => ({ path: { invoice_id: resolveInvoiceReference(db, reference) } }),
       print: (invoice, db) => formatInvoice(invoice, readDeskContext(db)),
+    });
+  });
+
+  const voiding = fieldArgument(
+    subcommand(group, 'void', 'void an invoice issued in error: it then owes nothing (as POST /invoices/{invoice_id}/void)'),
+    '<ref>',
+    'the invoice: its number (INV-2026-000002, INV-2026-2) or its id; nothing may be paid on it',
+    'invoice_id',
+  );
+  addFieldOptions(voiding, VOID_INPUT_FIELDS).action(async (reference: string, options: CommonOptions & { reason?: string }) => {
+    await runUseCaseCommand(io, options, VOID_INVOICE, {
+      request: (db) => ({ path: { invoice_id: resolveInvoiceReference(db, reference) }, body: { reason: options.reason } }),
+      print: (invoice, db) => `Invoice ${invoice.invoice_number} is void.\n\n${formatInvoice(invoice, readDeskContext(db))}`,
     });
   });
 }

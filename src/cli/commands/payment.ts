@@ -1,7 +1,12 @@
 import type { Command } from 'commander';
 import { RECORD_PAYMENT } from '../../domain/payments/record-payment.js';
-import { resolveInvoiceReference } from '../../domain/references.js';
-import { PAYMENT_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { REFUND_PAYMENT } from '../../domain/payments/refund-payment.js';
+import { paymentsOfInvoiceReference, resolveInvoiceReference } from '../../domain/references.js';
+import { errors } from '../../domain/errors.js';
+import { PAYMENT_INPUT_FIELDS, REFUND_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { InvalidArgumentError } from 'commander';
+import { clockTime, localShortDate } from '../desk-format.js';
+import { clinicTimeZone } from '../../domain/settings.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { readDeskInvoice } from '../../domain/desk/desk-records.js';
@@ -46,6 +51,79 @@ export function registerPaymentCommands(program: Command, io: CliIo): void {
         const said = replayed
           ? 'This key was already used for this payment: nothing new was recorded.'
           : `Recorded ${money(payment.amount, payment.currency)} ${payment.method} on ${invoice.invoice_number}.`;
+        return `${said}\n\n${formatInvoice(invoice, context)}`;
+      },
+    });
+  });
+
+  registerRefundCommand(program, io);
+}
+
+/** `--payment 2`: a position on the invoice, 1 or more. */
+function parsePosition(text: string): number {
+  if (!/^[1-9]\d{0,5}$/.test(text))
+    throw new InvalidArgumentError("expected the payment's number on the invoice (1, 2, …) as `invoice show` lists them");
+  return Number(text);
+}
+
+interface RefundOptions extends CommonOptions, Record<string, unknown> {
+  invoice: string;
+  payment?: number;
+  idempotencyKey?: string;
+}
+
+/**
+ * `clinic refund --invoice REF [--payment N]`: POST /payments/{payment_id}/refunds for payment N
+ * of the invoice, numbered as `invoice show` lists them. N may be left out when the invoice has
+ * one payment; with more, leaving it out is a usage error (exit 2) that lists them.
+ */
+function registerRefundCommand(program: Command, io: CliIo): void {
+  const command = subcommand(program, 'refund', 'give back part or all of a payment (same rules as POST /payments/{id}/refunds)')
+    .requiredOption('--invoice <ref>', 'the invoice paid: its number (INV-2026-000002, INV-2026-2) or its id')
+    .option(
+      '--payment <n>',
+      'which of its payments, numbered as `invoice show` lists them (needed when it has more than one)',
+      parsePosition,
+    )
+    .option('--idempotency-key <key>', '1-255 visible ASCII characters; repeating the command with it refunds nothing twice');
+  addFieldOptions(command, REFUND_INPUT_FIELDS).action(async (options: RefundOptions, actionCommand: Command) => {
+    let position = 0;
+    let invoiceNumber = '';
+    await runUseCaseCommand(io, options, REFUND_PAYMENT, {
+      request(db) {
+        const found = paymentsOfInvoiceReference(db, options.invoice);
+        invoiceNumber = found.invoiceNumber;
+        const { payments } = found;
+        if (payments.length === 0) throw errors.paymentNotFound(`Invoice ${invoiceNumber} has no payments to refund.`);
+        if (options.payment === undefined && payments.length > 1) {
+          const timeZone = clinicTimeZone(db);
+          const listed = payments
+            .map(
+              (payment, index) =>
+                `  ${index + 1}  ${localShortDate(payment.created_at, timeZone)} ${clockTime(payment.created_at, timeZone)}  ${payment.method}  ${money(payment.amount_cents / 100, null)}`,
+            )
+            .join('\n');
+          actionCommand.error(`error: ${invoiceNumber} has ${payments.length} payments: say which with --payment N\n${listed}`, {
+            exitCode: 2,
+          });
+        }
+        position = options.payment ?? 1;
+        const payment = payments[position - 1];
+        if (payment === undefined) {
+          throw errors.paymentNotFound(`Invoice ${invoiceNumber} has no payment ${position}: it has ${payments.length}.`);
+        }
+        return {
+          path: { payment_id: payment.id },
+          header: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
+          body: readFieldOptions(options, REFUND_INPUT_FIELDS),
+        };
+      },
+      json: ({ refund }) => refund,
+      print({ refund, replayed }, db) {
+        const { invoice, context } = readDeskInvoice(db, refund.invoice_id);
+        const said = replayed
+          ? 'This key was already used for this refund: nothing new was refunded.'
+          : `Refunded ${money(refund.amount, refund.currency)} ${refund.method} of payment ${position} on ${invoiceNumber}.`;
         return `${said}\n\n${formatInvoice(invoice, context)}`;
       },
     });

@@ -7,49 +7,56 @@ import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
-/** `clinic report day` for people: the day's payments, then the totals to count the drawer against. */
-function formatDayReport({ report, otherCurrencies }: DayReportResult): string {
+/** A line of the day: a payment, or a refund as a negative amount, in the order of the clock. */
+interface DayLine {
+  created_at: string;
+  invoice_number: string;
+  patient_number: string;
+  patient_name: string;
+  method: string;
+  amount: number;
+  currency: string;
+}
+
+/** Payments and refunds (negative) as lines in time order. */
+function dayLines(
+  payments: readonly Omit<DayLine, 'currency'>[],
+  refunds: readonly Omit<DayLine, 'currency'>[],
+  currencyOf: (line: object) => string,
+): DayLine[] {
+  return [
+    ...payments.map((payment) => ({ ...payment, currency: currencyOf(payment) })),
+    ...refunds.map((refund) => ({ ...refund, amount: -refund.amount, currency: currencyOf(refund) })),
+  ].sort((a, b) => a.created_at.localeCompare(b.created_at));
+}
+
+/** `clinic report day` for people: the day's payments and refunds, then the net totals to count the drawer against. */
+function formatDayReport({ report, otherCurrencies, otherCurrencyRefunds }: DayReportResult): string {
   const { currency, time_zone: timeZone } = report;
-  const payments = deskTable(
-    [
-      { header: 'Time' },
-      { header: 'Invoice' },
-      { header: 'Patient', shrink: true },
-      { header: 'Method' },
-      { header: 'Amount', align: 'right' },
-    ],
-    report.payments.map((payment) => [
-      clockTime(payment.created_at, timeZone),
-      payment.invoice_number,
-      `${payment.patient_number} ${payment.patient_name}`,
-      payment.method,
-      money(payment.amount, currency),
-    ]),
-    'No payments.',
-  );
+  const columns = [
+    { header: 'Time' },
+    { header: 'Invoice' },
+    { header: 'Patient', shrink: true },
+    { header: 'Method' },
+    { header: 'Amount', align: 'right' as const },
+  ];
+  const row = (line: DayLine) => [
+    clockTime(line.created_at, timeZone),
+    line.invoice_number,
+    `${line.patient_number} ${line.patient_name}`,
+    line.method,
+    money(line.amount, line.currency),
+  ];
+  const payments = deskTable(columns, dayLines(report.payments, report.refunds, () => currency).map(row), 'No payments.');
   const totals = deskTable(
     [{ header: 'Method' }, { header: 'Amount', align: 'right' }],
     [...PAYMENT_METHOD_KEYS.map((method) => [method, money(report.totals[method], currency)]), ['total', money(report.total, currency)]],
   );
+  const foreign = dayLines(otherCurrencies, otherCurrencyRefunds, (line) => (line as { currency: string }).currency);
   const apart =
-    otherCurrencies.length === 0
+    foreign.length === 0
       ? ''
-      : `\n${heading(`Not in the totals: paid in another currency than ${currency}`)}${deskTable(
-          [
-            { header: 'Time' },
-            { header: 'Invoice' },
-            { header: 'Patient', shrink: true },
-            { header: 'Method' },
-            { header: 'Amount', align: 'right' },
-          ],
-          otherCurrencies.map((payment) => [
-            clockTime(payment.created_at, timeZone),
-            payment.invoice_number,
-            `${payment.patient_number} ${payment.patient_name}`,
-            payment.method,
-            money(payment.amount, payment.currency),
-          ]),
-        )}`;
+      : `\n${heading(`Not in the totals: paid in another currency than ${currency}`)}${deskTable(columns, foreign.map(row))}`;
   return `${heading(`Payments ${calendarDay(report.date)}  (times in ${timeZone})`)}${payments}\n${heading('Totals')}${totals}${apart}`;
 }
 

@@ -1,4 +1,4 @@
-import { listPaymentsBetween, type DayPaymentRow } from '../../db/day-report.js';
+import { listPaymentsBetween, listRefundsBetween, type DayPaymentRow, type DayRefundRow } from '../../db/day-report.js';
 import type { Db } from '../../db/open-database.js';
 import { PAYMENT_METHOD_KEYS, type PaymentMethodKey } from '../../fields/billing-fields.js';
 import { clinicCurrency, clinicTimeZone } from '../settings.js';
@@ -19,12 +19,21 @@ export interface DayReportPayment {
   amount: number;
 }
 
-/** `clinic report day --json`: one clinic day's payments in the clinic currency, and their totals per method and overall. */
+/** One refund of the cash count (1.2.0): its amount positive, subtracted in the totals. */
+export interface DayReportRefund extends Omit<DayReportPayment, 'payment_id'> {
+  refund_id: string;
+}
+
+/**
+ * `clinic report day --json`: one clinic day's payments and refunds in the clinic currency, and
+ * their totals per method and overall, net: payments less refunds (1.2.0).
+ */
 export interface DayReport {
   date: string;
   time_zone: string;
   currency: string;
   payments: DayReportPayment[];
+  refunds: DayReportRefund[];
   totals: Record<PaymentMethodKey, number>;
   total: number;
 }
@@ -32,16 +41,33 @@ export interface DayReport {
 /** A payment of the day on an invoice in another currency than the clinic's: received, but not in the totals. */
 export type ForeignPayment = DayReportPayment & { currency: string };
 
-/** The cash count and, apart, what the day brought in other currencies. */
+/** A refund of the day on an invoice in another currency than the clinic's: given back, but not in the totals. */
+export type ForeignRefund = DayReportRefund & { currency: string };
+
+/** The cash count and, apart, what the day brought and gave back in other currencies. */
 export interface DayReportResult {
   report: DayReport;
   /** Payments the report's one currency cannot add up; the command shows them apart. */
   otherCurrencies: ForeignPayment[];
+  /** Refunds the report's one currency cannot add up, shown apart as well. */
+  otherCurrencyRefunds: ForeignRefund[];
 }
 
 function reportPayment(row: DayPaymentRow): DayReportPayment {
   return {
     payment_id: row.payment_id,
+    created_at: row.created_at,
+    invoice_number: row.invoice_number,
+    patient_number: row.patient_number,
+    patient_name: `${row.patient_first_name} ${row.patient_last_name}`,
+    method: row.method,
+    amount: centsToNumber(row.amount_cents),
+  };
+}
+
+function reportRefund(row: DayRefundRow): DayReportRefund {
+  return {
+    refund_id: row.refund_id,
     created_at: row.created_at,
     invoice_number: row.invoice_number,
     patient_number: row.patient_number,
@@ -58,7 +84,7 @@ const DAY_REPORT_QUERY = [
 
 /** `clinic report day`: the end-of-day cash count (billing module). */
 export const DAY_REPORT = defineUseCase({
-  summary: "The end-of-day cash count: the clinic day's payments, totals per method and overall",
+  summary: "The end-of-day cash count: the clinic day's payments and refunds, net totals per method and overall",
   module: 'billing',
   input: { query: DAY_REPORT_QUERY },
   refusals: [],
@@ -78,7 +104,8 @@ export function readDayReport(db: Db, query: { date?: string }, now = Date.now()
   const currency = clinicCurrency(db);
   const date = deskDate(query.date, timeZone, now);
   const day = parseDate(date);
-  const rows = listPaymentsBetween(db, startOfDay(day, timeZone), startOfDay(nextDay(day), timeZone));
+  const [from, to] = [startOfDay(day, timeZone), startOfDay(nextDay(day), timeZone)];
+  const rows = listPaymentsBetween(db, from, to);
   const cents = Object.fromEntries(PAYMENT_METHOD_KEYS.map((method) => [method, 0])) as Record<PaymentMethodKey, number>;
   const payments: DayReportPayment[] = [];
   const otherCurrencies: ForeignPayment[] = [];
@@ -90,10 +117,20 @@ export function readDayReport(db: Db, query: { date?: string }, now = Date.now()
     payments.push(reportPayment(row));
     cents[row.method] += row.amount_cents;
   }
+  const refunds: DayReportRefund[] = [];
+  const otherCurrencyRefunds: ForeignRefund[] = [];
+  for (const row of listRefundsBetween(db, from, to)) {
+    if (row.currency !== currency) {
+      otherCurrencyRefunds.push({ ...reportRefund(row), currency: row.currency });
+      continue;
+    }
+    refunds.push(reportRefund(row));
+    cents[row.method] -= row.amount_cents;
+  }
   const totals = Object.fromEntries(PAYMENT_METHOD_KEYS.map((method) => [method, centsToNumber(cents[method])])) as Record<
     PaymentMethodKey,
     number
   >;
   const total = centsToNumber(PAYMENT_METHOD_KEYS.reduce((sum, method) => sum + cents[method], 0));
-  return { report: { date, time_zone: timeZone, currency, payments, totals, total }, otherCurrencies };
+  return { report: { date, time_zone: timeZone, currency, payments, refunds, totals, total }, otherCurrencies, otherCurrencyRefunds };
 }

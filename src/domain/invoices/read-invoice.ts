@@ -1,6 +1,7 @@
 import { findInvoiceWithPatient } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { listPaymentRows } from '../../db/payments.js';
+import { listRefundRows } from '../../db/refunds.js';
 import { INVOICE_PATH_FIELDS, type INVOICE_DETAIL_FIELDS } from '../../fields/billing-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { errors } from '../errors.js';
@@ -26,9 +27,13 @@ export function readInvoice(db: Db, invoiceId: unknown): InvoiceDetail {
   return performUseCase(READ_INVOICE, db, { path: { invoice_id: invoiceId } }, { source: 'cli' });
 }
 
-function invoiceDetail(db: Db, id: string): InvoiceDetail {
+/** The invoice as GET /invoices/{invoice_id} gives it; 404 INVOICE_NOT_FOUND. */
+export function invoiceDetail(db: Db, id: string): InvoiceDetail {
   const row = findInvoiceWithPatient(db, id);
   if (!row) throw errors.invoiceNotFound();
+  const refunds = listRefundRows(db, id);
+  const refundedOf = (paymentId: string) =>
+    refunds.filter((refund) => refund.payment_id === paymentId).reduce((sum, refund) => sum + refund.amount_cents, 0);
   return {
     ...presentInvoice(row),
     patient_number: row.patient_number,
@@ -40,6 +45,17 @@ function invoiceDetail(db: Db, id: string): InvoiceDetail {
       method: payment.method,
       note: payment.note,
       created_at: payment.created_at,
+      refunded_amount: centsToNumber(refundedOf(payment.id)),
     })),
+    refunds: refunds.map((refund) => ({
+      refund_id: refund.id,
+      payment_id: refund.payment_id,
+      amount: centsToNumber(refund.amount_cents),
+      method: refund.method,
+      reason: refund.reason,
+      created_at: refund.created_at,
+    })),
+    voided_at: row.voided_at,
+    void_reason: row.void_reason,
   };
 }

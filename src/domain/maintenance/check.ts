@@ -189,11 +189,12 @@ export const CHECKS: readonly NamedCheck[] = [
   },
   {
     name: 'invoice_payments',
-    description: "every invoice's amount paid equals the sum of its payments",
+    description: "every invoice's amount paid equals its payments less its refunds",
     needsDatabase: true,
     run: (db) =>
       listInvoicePaymentMismatches(db!).map(
-        (m) => `invoice ${m.invoice_id}: amount paid is ${m.amount_paid_cents} cents, its payments add up to ${m.payments_cents} cents`,
+        (m) =>
+          `invoice ${m.invoice_id}: amount paid is ${m.amount_paid_cents} cents, its payments ${m.refunds_cents > 0 ? 'less its refunds ' : ''}add up to ${m.payments_cents} cents`,
       ),
   },
 ];

@@ -10,7 +10,7 @@ import { problems } from '../validation/problems.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { issue } from '../validation/validate.js';
 import { balanceText } from './present-patient.js';
-import { narrowingLookups, queryWords, type WordLookup } from '../../fields/search-terms.js';
+import { narrowingLookups, phoneNumberWord, queryWords, type WordLookup } from '../../fields/search-terms.js';
 
 /** PatientSummary (clinic-api-1.1.md). */
 export type PatientSummary = ResponseOf<typeof PATIENT_SUMMARY_FIELDS>;
@@ -56,6 +56,13 @@ function wordCountIssues(query: unknown, schemaIssues: readonly ValidationIssue[
   return [issue(['query', 'q'], problems.valueError(`a search may hold at most ${MAX_SEARCH_WORDS} words`), q)];
 }
 
+/** Two lists in the name order (last name, first name, number) as one, each patient once. */
+function mergedInNameOrder(a: readonly PatientSummaryRow[], b: readonly PatientSummaryRow[]): PatientSummaryRow[] {
+  const bySeq = new Map([...a, ...b].map((row) => [row.seq, row]));
+  const binary = (x: string, y: string) => Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8'));
+  return [...bySeq.values()].sort((x, y) => binary(x.last_name, y.last_name) || binary(x.first_name, y.first_name) || x.seq - y.seq);
+}
+
 /** Where the page after `cursor` starts in the name order. */
 function cursorPosition(cursor: string): PatientCursor {
   const [last_name, first_name, seq] = decodeCursor(cursor, CURSOR, CURSOR_SHAPE) as [string, string, number];
@@ -84,6 +91,12 @@ function findPatientPage(db: Db, values: ValuesOf<typeof PATIENT_LIST_QUERY_FIEL
   // add nothing to the others are not checked at all.
   const lookups = values.q === undefined ? [] : narrowingLookups(queryWords(values.q)).sort(drivingOrder);
   const rows = searchPatientRows(db, lookups, after, limit + 1);
+  const phone = values.q === undefined ? undefined : phoneNumberWord(values.q);
+  if (phone !== undefined) {
+    // Both readings give rows in the name order after the same cursor: merged, they are a page of either's.
+    const asPhone = searchPatientRows(db, narrowingLookups([phone]), after, limit + 1);
+    rows.splice(0, rows.length, ...mergedInNameOrder(rows, asPhone).slice(0, limit + 1));
+  }
   return pageOf(
     rows,
     limit,

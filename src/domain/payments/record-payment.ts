@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { findInvoice, updateInvoiceAfterPayment } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { findPaymentByIdempotencyKey, insertPayment, type PaymentRow } from '../../db/payments.js';
+import { findRefundByIdempotencyKey } from '../../db/refunds.js';
 import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_PATH_FIELDS, type PaymentMethodKey } from '../../fields/billing-fields.js';
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../errors.js';
@@ -53,6 +54,8 @@ function fingerprint(payment: ValidPayment): string {
 function applyPayment(db: Db, payment: ValidPayment, requestFingerprint: string): RecordedPayment {
   if (payment.idempotencyKey !== null) {
     // Before the invoice lookup (decisions.md §7): a reused key is refused whatever it names.
+    // Refunds share the key space (clinic-api-1.2.md).
+    if (findRefundByIdempotencyKey(db, payment.idempotencyKey) !== undefined) throw errors.idempotencyKeyReused();
     const earlier = findPaymentByIdempotencyKey(db, payment.idempotencyKey);
     if (earlier !== undefined) {
       if (earlier.request_fingerprint !== requestFingerprint) throw errors.idempotencyKeyReused();
@@ -61,6 +64,8 @@ function applyPayment(db: Db, payment: ValidPayment, requestFingerprint: string)
   }
   const invoice = findInvoice(db, payment.invoiceId);
   if (invoice === undefined) throw errors.invoiceNotFound();
+  // 409 before the coded 422s (clinic-api-1.2.md, "Conflicts"): a void invoice takes nothing.
+  if (invoice.status === 'void') throw errors.invoiceVoid();
   // A paid invoice has a balance of zero, so any amount on it is refused here too.
   if (payment.amountCents > invoice.balance_cents) {
     throw errors.paymentExceedsBalance(`${centsToText(invoice.balance_cents)} ${invoice.currency}`);
@@ -107,7 +112,7 @@ export const RECORD_PAYMENT = defineUseCase({
   summary: 'Record a payment against an invoice',
   module: 'payments',
   input: { path: PAYMENT_PATH_FIELDS, header: PAYMENT_HEADER_FIELDS, body: PAYMENT_INPUT_FIELDS },
-  refusals: [errors.invoiceNotFound(), errors.paymentExceedsBalance(), errors.idempotencyKeyReused()],
+  refusals: [errors.invoiceNotFound(), errors.invoiceVoid(), errors.paymentExceedsBalance(), errors.idempotencyKeyReused()],
   access: 'read-then-write',
   run(db, { path, header, body }): RecordedPayment {
     const payment: ValidPayment = {

@@ -12,6 +12,7 @@ const PATIENT_ID = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';
 const DOCTOR_ID = '0b7e6f1a-2c3d-4e5f-8a9b-1c2d3e4f5a6b';
 const SERVICE_ID = 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f';
 const INVOICE_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+const PAYMENT_ID = '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e';
 const CREATED_AT = '2026-11-20T08:15:00.000Z';
 
 /** A response example of `model`: `values` over every field's default (or null). */
@@ -117,7 +118,7 @@ export const invoiceListExample = [
 export const paymentRequestExample = { amount: '20.50', method: 'card', note: null };
 
 export const paymentResultExample = exampleOf('PaymentResult', {
-  payment_id: '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e',
+  payment_id: PAYMENT_ID,
   invoice_id: INVOICE_ID,
   patient_id: PATIENT_ID,
   amount: 20.5,
@@ -160,7 +161,28 @@ export const invoiceDetailExample = exampleOf('InvoiceDetail', {
   patient_number: 'P-000042',
   patient_first_name: 'Ada',
   patient_last_name: 'Lovelace',
-  payments: [{ payment_id: '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e', amount: 20.5, method: 'card', note: null, created_at: CREATED_AT }],
+  payments: [{ payment_id: PAYMENT_ID, amount: 20.5, method: 'card', note: null, created_at: CREATED_AT, refunded_amount: 0 }],
+  refunds: [],
+});
+
+export const voidRequestExample = { reason: 'Issued to the wrong patient' };
+
+export const refundRequestExample = { amount: '20.50', reason: 'Charged twice', method: 'card' };
+
+export const refundExample = exampleOf('Refund', {
+  refund_id: '3c4d5e6f-7a8b-4c9d-8e0f-2a3b4c5d6e7f',
+  payment_id: PAYMENT_ID,
+  invoice_id: INVOICE_ID,
+  patient_id: PATIENT_ID,
+  amount: 20.5,
+  method: 'card',
+  reason: 'Charged twice',
+  currency: 'EUR',
+  created_at: CREATED_AT,
+  invoice_status: 'issued',
+  invoice_total: 120.5,
+  invoice_amount_paid: 0,
+  invoice_balance: 120.5,
 });
 
 export const servicesExample = [exampleOf('Service', serviceExample)];
@@ -172,6 +194,7 @@ export const paymentMethodsExample = [...PAYMENT_METHODS];
 export const parameterExamples: Readonly<Record<string, string>> = {
   patient_id: PATIENT_ID,
   invoice_id: INVOICE_ID,
+  payment_id: PAYMENT_ID,
   appointment_id: '1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a',
   document_id: '7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b',
   resource_id: DOCTOR_ID,

@@ -1,5 +1,13 @@
 import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_RESPONSE_FIELDS } from '../../fields/appointment-fields.js';
-import { INVOICE_DETAIL_FIELDS, INVOICE_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_RESULT_FIELDS } from '../../fields/billing-fields.js';
+import {
+  INVOICE_DETAIL_FIELDS,
+  INVOICE_FIELDS,
+  PAYMENT_INPUT_FIELDS,
+  PAYMENT_RESULT_FIELDS,
+  REFUND_INPUT_FIELDS,
+  REFUND_RESULT_FIELDS,
+  VOID_INPUT_FIELDS,
+} from '../../fields/billing-fields.js';
 import { DOCTOR_FIELDS, SERVICE_FIELDS } from '../../fields/catalog-fields.js';
 import { DOCUMENT_FIELDS, DOCUMENT_ITEM_FIELDS } from '../../fields/document-fields.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
@@ -66,6 +74,17 @@ export const MODELS = {
     direction: 'response',
     fields: PAYMENT_RESULT_FIELDS,
     description: 'Payment result (spec 2.10): the invoice state as this payment left it, also on a replay.',
+  },
+  VoidRequest: { direction: 'request', fields: VOID_INPUT_FIELDS, description: 'Why an invoice is void (1.2.0).' },
+  RefundRequest: {
+    direction: 'request',
+    fields: REFUND_INPUT_FIELDS,
+    description: 'A refund of part or all of a payment (1.2.0); without `amount`, all that can still be refunded.',
+  },
+  Refund: {
+    direction: 'response',
+    fields: REFUND_RESULT_FIELDS,
+    description: 'A refund (1.2.0): the invoice state as this refund left it, also on a replay.',
   },
   Service: { direction: 'response', fields: SERVICE_FIELDS, description: 'Service (spec 2.6).' },
   Doctor: { direction: 'response', fields: DOCTOR_FIELDS, description: 'Doctor (spec 2.7).' },

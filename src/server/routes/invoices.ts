@@ -1,9 +1,10 @@
 import { LIST_INVOICES } from '../../domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../domain/invoices/read-invoice.js';
+import { VOID_INVOICE } from '../../domain/invoices/void-invoice.js';
 import * as examples from '../openapi/examples.js';
 import { useCaseOperation, type Operation } from '../operation.js';
 
-/** GET /invoices and GET /invoices/{invoice_id} (1.1.0), billing module. */
+/** GET /invoices and GET /invoices/{invoice_id} (1.1.0), POST /invoices/{invoice_id}/void (1.2.0): billing module. */
 export const invoiceOperations: readonly Operation[] = [
   useCaseOperation(LIST_INVOICES, {
     method: 'get',
@@ -34,6 +35,25 @@ export const invoiceOperations: readonly Operation[] = [
       status: 200,
       model: 'InvoiceDetail',
       description: 'The invoice, its patient and its payments',
+      example: examples.invoiceDetailExample,
+    },
+  }),
+  useCaseOperation(VOID_INVOICE, {
+    method: 'post',
+    path: '/invoices/{invoice_id}/void',
+    operationId: 'voidInvoice',
+    description:
+      'Allowed while nothing is paid on the invoice (never paid, or every payment refunded): it becomes `void` with balance 0, ' +
+      'owes nothing, takes no payment (409 `INVOICE_VOID`) and keeps its number. Voiding a void invoice changes nothing ' +
+      '(the first reason stays). Requires the billing module.',
+    tag: 'billing',
+    scope: 'invoices:write',
+    bodyExample: examples.voidRequestExample,
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'InvoiceDetail',
+      description: 'The invoice as it now stands, as GET /invoices/{invoice_id} gives it',
       example: examples.invoiceDetailExample,
     },
   }),

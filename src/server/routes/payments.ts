@@ -1,8 +1,17 @@
 import { RECORD_PAYMENT } from '../../domain/payments/record-payment.js';
+import { REFUND_PAYMENT } from '../../domain/payments/refund-payment.js';
 import * as examples from '../openapi/examples.js';
 import { useCaseOperation, type Operation } from '../operation.js';
 
-/** POST /invoices/{invoice_id}/payments (payments module): 200, not 201 (spec 4). */
+/** A replay of an earlier request with the same Idempotency-Key is marked so. */
+const REPLAYED_HEADER = {
+  'Idempotent-Replayed': {
+    description: 'Present, and `true`, when this answer replays an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
+
+/** POST /invoices/{invoice_id}/payments: 200, not 201 (spec 4); POST /payments/{payment_id}/refunds (1.2.0): payments module. */
 export const paymentOperations: readonly Operation[] = [
   useCaseOperation(RECORD_PAYMENT, {
     method: 'post',
@@ -22,16 +31,35 @@ export const paymentOperations: readonly Operation[] = [
       model: 'PaymentResult',
       description: 'The payment was recorded, or an earlier one with this Idempotency-Key is replayed (200, not 201)',
       example: examples.paymentResultExample,
-      headers: {
-        'Idempotent-Replayed': {
-          description: 'Present, and `true`, when this answer replays an earlier payment with the same Idempotency-Key',
-          schema: { type: 'string', enum: ['true'] },
-        },
-      },
+      headers: REPLAYED_HEADER,
     },
     answer(ctx, { payment, replayed }) {
       if (replayed) ctx.set('Idempotent-Replayed', 'true');
       return payment;
+    },
+  }),
+  useCaseOperation(REFUND_PAYMENT, {
+    method: 'post',
+    path: '/payments/{payment_id}/refunds',
+    operationId: 'refundPayment',
+    description:
+      'Gives back part or all of a payment, at most its amount less its earlier refunds. Final: a refund is never edited ' +
+      "or removed. The invoice's `amount_paid` falls and its `balance` rises by the amount. `Idempotency-Key` works as for " +
+      'payments, in the same key space: a replay answers 201 with `Idempotent-Replayed: true`. Requires the payments module.',
+    tag: 'billing',
+    scope: 'payments:write',
+    bodyExample: examples.refundRequestExample,
+    result: {
+      kind: 'model',
+      status: 201,
+      model: 'Refund',
+      description: 'The refund was recorded, or an earlier one with this Idempotency-Key is replayed',
+      example: examples.refundExample,
+      headers: REPLAYED_HEADER,
+    },
+    answer(ctx, { refund, replayed }) {
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      return refund;
     },
   }),
 ];

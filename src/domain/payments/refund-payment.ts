@@ -1,0 +1,125 @@
+import { createHash } from 'node:crypto';
+import { findInvoice, updateInvoiceAfterPayment, type InvoiceRow } from '../../db/invoices.js';
+import { findPayment, findPaymentByIdempotencyKey } from '../../db/payments.js';
+import { findRefundByIdempotencyKey, insertRefund, refundedCents, type RefundRow } from '../../db/refunds.js';
+import type { REFUND_RESULT_FIELDS } from '../../fields/billing-fields.js';
+import { PAYMENT_HEADER_FIELDS, REFUND_INPUT_FIELDS, REFUND_PATH_FIELDS } from '../../fields/billing-fields.js';
+import type { ResponseOf } from '../../fields/field-spec.js';
+import { newId, nowIso } from '../clock.js';
+import { errors, type ValidationIssue } from '../errors.js';
+import { defineUseCase, type RawRequest } from '../use-case.js';
+import { centsToNumber, centsToText } from '../validation/decimal.js';
+import { problems } from '../validation/problems.js';
+import { isPlainObject } from '../validation/structs.js';
+import { issue } from '../validation/validate.js';
+
+/** The Refund of clinic-api-1.2.md: the refund and the invoice's state as it left it. */
+export type RefundResult = ResponseOf<typeof REFUND_RESULT_FIELDS>;
+
+/** What recording answered: the Refund, and whether it is the replay of an earlier one. */
+export interface RecordedRefund {
+  refund: RefundResult;
+  replayed: boolean;
+}
+
+/** A refund's result: the invoice fields that never change from the invoice, its state from the row. */
+export function presentRefund(refund: RefundRow, invoice: InvoiceRow): RefundResult {
+  return {
+    refund_id: refund.id,
+    payment_id: refund.payment_id,
+    invoice_id: refund.invoice_id,
+    patient_id: invoice.patient_id,
+    amount: centsToNumber(refund.amount_cents),
+    method: refund.method,
+    reason: refund.reason,
+    currency: invoice.currency,
+    created_at: refund.created_at,
+    invoice_status: refund.invoice_status,
+    invoice_total: centsToNumber(invoice.total_cents),
+    invoice_amount_paid: centsToNumber(refund.invoice_amount_paid_cents),
+    invoice_balance: centsToNumber(refund.invoice_balance_cents),
+  };
+}
+
+/** A reason of white space only says nothing: 422 value_error at ["body","reason"], as a 1.2.0 reason must. */
+export function blankReasonIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): ValidationIssue[] {
+  if (!isPlainObject(body) || typeof body.reason !== 'string' || body.reason.trim() !== '') return [];
+  if (fieldIssues.some((found) => found.loc[0] === 'body' && found.loc[1] === 'reason')) return [];
+  return [issue(['body', 'reason'], problems.valueError('the reason must say something, not only spaces'), body.reason)];
+}
+
+/**
+ * What makes two refund requests "the same request" for an Idempotency-Key: the payment, the
+ * amount in cents as asked (none: all that is left), the method asked and the reason.
+ */
+function fingerprint(paymentId: string, amountCents: number | null, method: string | null, reason: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify(['refund', paymentId, amountCents, method, reason]))
+    .digest('hex');
+}
+
+/**
+ * Gives back part or all of a payment (POST /payments/{payment_id}/refunds, `clinic refund`).
+ * Schema first; then in one IMMEDIATE transaction: the Idempotency-Key, whose space it shares
+ * with payments (a replay, or IDEMPOTENCY_KEY_REUSED), the payment (PAYMENT_NOT_FOUND), what it
+ * can still give back, its amount less its refunds (more, or nothing left: REFUND_EXCEEDS_PAYMENT),
+ * and the writes: the refund, and its invoice's amount paid down and balance up by the amount,
+ * `issued` once nothing is paid, else `partially_paid`. A refund is final, as a payment is.
+ */
+export const REFUND_PAYMENT = defineUseCase({
+  summary: 'Refund a payment, in part or in full',
+  module: 'payments',
+  input: { path: REFUND_PATH_FIELDS, header: PAYMENT_HEADER_FIELDS, body: REFUND_INPUT_FIELDS },
+  refusals: [errors.paymentNotFound(), errors.refundExceedsPayment(), errors.idempotencyKeyReused()],
+  access: 'read-then-write',
+  moreIssues: ({ body }: RawRequest, fieldIssues) => blankReasonIssues(body, fieldIssues),
+  run(db, { path, header, body }): RecordedRefund {
+    const key = header['idempotency-key'] ?? null;
+    const requestFingerprint = fingerprint(path.payment_id, body.amount ?? null, body.method ?? null, body.reason);
+    if (key !== null) {
+      // Before the payment lookup, as for payments: a reused key is refused whatever it names.
+      if (findPaymentByIdempotencyKey(db, key) !== undefined) throw errors.idempotencyKeyReused();
+      const earlier = findRefundByIdempotencyKey(db, key);
+      if (earlier !== undefined) {
+        if (earlier.request_fingerprint !== requestFingerprint) throw errors.idempotencyKeyReused();
+        return { refund: presentRefund(earlier, findInvoice(db, earlier.invoice_id)!), replayed: true };
+      }
+    }
+    const payment = findPayment(db, path.payment_id);
+    if (payment === undefined) throw errors.paymentNotFound();
+    const invoice = findInvoice(db, payment.invoice_id)!;
+    const refundableCents = payment.amount_cents - refundedCents(db, payment.id);
+    const amountCents = body.amount ?? refundableCents;
+    if (refundableCents === 0 || amountCents > refundableCents) {
+      throw errors.refundExceedsPayment(`${centsToText(refundableCents)} ${invoice.currency}`);
+    }
+
+    const now = nowIso();
+    const amountPaidCents = invoice.amount_paid_cents - amountCents;
+    const balanceCents = invoice.balance_cents + amountCents;
+    const status = amountPaidCents === 0 ? 'issued' : 'partially_paid';
+    const row: RefundRow = {
+      id: newId(),
+      payment_id: payment.id,
+      invoice_id: invoice.id,
+      amount_cents: amountCents,
+      method: body.method ?? payment.method,
+      reason: body.reason,
+      idempotency_key: key,
+      request_fingerprint: requestFingerprint,
+      invoice_status: status,
+      invoice_amount_paid_cents: amountPaidCents,
+      invoice_balance_cents: balanceCents,
+      created_at: now,
+    };
+    insertRefund(db, row);
+    updateInvoiceAfterPayment(db, {
+      id: invoice.id,
+      status,
+      amount_paid_cents: amountPaidCents,
+      balance_cents: balanceCents,
+      updated_at: now,
+    });
+    return { refund: presentRefund(row, invoice), replayed: false };
+  },
+});
