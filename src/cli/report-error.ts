@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { classifyError, errors, ValidationError } from '../domain/errors.js';
+import { classifyError, errors, refusalBody, ValidationError } from '../domain/errors.js';
 import { optionFlag } from './field-options.js';
 import type { CliIo } from './io.js';
 import { inertJson, visibleText } from './terminal-text.js';
@@ -86,7 +86,7 @@ export function reportError(io: CliIo, error: unknown, json: boolean, argumentNa
     }
     return EXIT.refused;
   }
-  if (json) say(`${JSON.stringify({ detail: { code: refusal.code, message: refusal.message } })}\n`);
+  if (json) say(`${JSON.stringify(refusalBody(refusal))}\n`);
   else {
     const hint = CODE_HINTS[refusal.code];
     say(`error: ${refusal.code}: ${refusal.message}\n${hint === undefined ? '' : `hint: ${hint}\n`}`);

@@ -1,5 +1,5 @@
 import { preparedFor, type Db } from './open-database.js';
-import { APPOINTMENT_READ_ONLY_FIELDS, APPOINTMENT_STORED_FIELDS } from '../fields/appointment-fields.js';
+import { APPOINTMENT_READ_ONLY_FIELDS, APPOINTMENT_STATUS_DETAIL_FIELDS, APPOINTMENT_STORED_FIELDS } from '../fields/appointment-fields.js';
 
 /** An `appointments` row joined with the patient fields the response repeats (spec 2.5). */
 export interface AppointmentRow extends Record<string, unknown> {
@@ -41,7 +41,18 @@ const INSERT_COLUMNS = [
   'updated_at',
   ...APPOINTMENT_STORED_FIELDS.map((spec) => spec.name),
   ...APPOINTMENT_READ_ONLY_FIELDS.map((spec) => spec.name),
+  ...APPOINTMENT_STATUS_DETAIL_FIELDS.map((spec) => spec.name),
 ];
+
+/** What a change may write: every stored and read-only column but the booking's own. */
+export const UPDATE_COLUMNS = [
+  'updated_at',
+  ...APPOINTMENT_STORED_FIELDS.map((spec) => spec.name).filter((name) => name !== 'patient_id'),
+  ...APPOINTMENT_READ_ONLY_FIELDS.map((spec) => spec.name),
+  ...APPOINTMENT_STATUS_DETAIL_FIELDS.map((spec) => spec.name),
+];
+
+type OverlapParams = { id: string; resource_id: string; start_at: string; end_at: string; earliest: string };
 
 const WITH_PATIENT = `SELECT a.*,
             p.first_name AS patient_first_name, p.last_name AS patient_last_name,
@@ -55,6 +66,8 @@ export interface AppointmentFilter {
   to: string;
   resourceId: string | null;
   patientId: string | null;
+  /** Only appointments with one of these statuses (1.2.0); null: every status. */
+  statuses: readonly string[] | null;
 }
 
 /** Where a page starts: strictly after this (start_at, seq). */
@@ -72,6 +85,8 @@ type AppointmentListParams = {
   earliest: string;
   resource_id: string | null;
   patient_id: string | null;
+  /** A JSON array of statuses, or null for every status. */
+  statuses: string | null;
   after_start_at: string;
   after_seq: number;
   limit: number;
@@ -91,7 +106,8 @@ const LIST_FILTERS = {
 
 const listSql = (filter: keyof typeof LIST_FILTERS) => `${WITH_PATIENT}
       WHERE a.start_at >= @earliest AND a.start_at < @to AND a.end_at > @from
-        ${LIST_FILTERS[filter]} AND (a.start_at, a.seq) > (@after_start_at, @after_seq)
+        ${LIST_FILTERS[filter]} AND (@statuses IS NULL OR a.status IN (SELECT value FROM json_each(@statuses)))
+        AND (a.start_at, a.seq) > (@after_start_at, @after_seq)
       ORDER BY a.start_at, a.seq LIMIT @limit`;
 
 // The column lists come from the field descriptions (constants), never from a request.
@@ -112,12 +128,43 @@ const statements = preparedFor((db) => ({
   },
   longest: db.prepare<[], { longest_ms: number }>('SELECT longest_ms FROM appointment_extent WHERE id = 1'),
   stretchLongest: db.prepare<{ ms: number }>('UPDATE appointment_extent SET longest_ms = @ms WHERE id = 1 AND longest_ms < @ms'),
+  // Another booked or arrived appointment of the doctor whose [start_at, end_at) meets [@start_at, @end_at);
+  // `start_at >= @earliest` bounds the index range as the day sheet's does.
+  overlapping: db.prepare<OverlapParams, { appointment_number: string }>(
+    `SELECT a.appointment_number FROM appointments a
+      WHERE a.resource_id = @resource_id AND a.start_at >= @earliest AND a.start_at < @end_at AND a.end_at > @start_at
+        AND a.status IN ('booked', 'arrived') AND a.id <> @id
+      ORDER BY a.start_at, a.seq`,
+  ),
+  update: db.prepare<Record<string, unknown>>(
+    `UPDATE appointments SET ${UPDATE_COLUMNS.map((c) => `${c} = @${c}`).join(', ')} WHERE id = @id`,
+  ),
+  deleteServices: db.prepare<[string]>('DELETE FROM appointment_services WHERE appointment_id = ?'),
   services: db.prepare<[string], AppointmentServiceRow>(
     `SELECT s.id, s.name, s.color, s.duration_min
        FROM appointment_services x JOIN services s ON s.id = x.service_id
       WHERE x.appointment_id = ? ORDER BY x.position`,
   ),
 }));
+
+/** The numbers of the doctor's other booked or arrived appointments that intersect [start_at, end_at), by start. */
+export function findOverlappingAppointments(db: Db, params: Omit<OverlapParams, 'earliest'>): string[] {
+  const prepared = statements(db);
+  const longest = prepared.longest.get()?.longest_ms ?? 0;
+  const earliest = new Date(Date.parse(params.start_at) - longest).toISOString();
+  return prepared.overlapping.all({ ...params, earliest }).map((row) => row.appointment_number);
+}
+
+/** Stores an appointment's changed columns (every column of UPDATE_COLUMNS, keyed by name, with its id). */
+export function updateAppointment(db: Db, columns: Record<string, unknown>): void {
+  statements(db).update.run(columns);
+}
+
+/** Replaces the appointment's services with `serviceIds`, in that order. */
+export function replaceAppointmentServices(db: Db, appointmentId: string, serviceIds: readonly string[]): void {
+  statements(db).deleteServices.run(appointmentId);
+  insertAppointmentServices(db, appointmentId, serviceIds);
+}
 
 /** Inserts an appointment from column values keyed by column name. */
 export function insertAppointment(db: Db, columns: Record<string, unknown>): void {
@@ -155,6 +202,7 @@ function listParameters(filter: AppointmentFilter, after: AppointmentCursor, lim
     earliest: new Date(Date.parse(filter.from) - longestMs).toISOString(),
     resource_id: filter.resourceId,
     patient_id: filter.patientId,
+    statuses: filter.statuses === null ? null : JSON.stringify(filter.statuses),
     after_start_at: after.start_at,
     after_seq: after.seq,
     limit,

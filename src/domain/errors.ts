@@ -15,11 +15,16 @@ export class AppError extends Error {
     message: string,
     /** Extra response headers the status calls for (Allow, WWW-Authenticate, Retry-After). */
     readonly headers: Readonly<Record<string, string>> = {},
+    /** Fields `detail` carries besides code and message, where the interface says so (APPOINTMENT_OVERLAP's `conflicts`). */
+    readonly details: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
     this.name = 'AppError';
   }
 }
+
+/** The body of a coded refusal, on the API and with --json alike. */
+export const refusalBody = (error: AppError) => ({ detail: { code: error.code, message: error.message, ...error.details } });
 
 /** Where a value came from, as the first element of `loc`. */
 export type LocSource = 'body' | 'query' | 'path' | 'header';
@@ -79,6 +84,17 @@ export const errors = {
       balance === undefined
         ? "The amount is more than the invoice's remaining balance."
         : `The amount is more than the invoice's remaining balance of ${balance}.`,
+    ),
+  appointmentTransitionInvalid: (from: string, to: string) =>
+    new AppError(409, 'APPOINTMENT_TRANSITION_INVALID', `An appointment that is ${from} cannot become ${to}.`),
+  /** `conflicts`: the other appointments' numbers, by start. */
+  appointmentOverlap: (conflicts: readonly string[]) =>
+    new AppError(
+      409,
+      'APPOINTMENT_OVERLAP',
+      `The doctor already has ${conflicts.join(', ')} at that time.`,
+      {},
+      { conflicts: [...conflicts] },
     ),
   paymentNotFound: (message = 'No payment has this id.') => new AppError(404, 'PAYMENT_NOT_FOUND', message),
   preconditionFailed: (version: number) =>

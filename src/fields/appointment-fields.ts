@@ -1,4 +1,18 @@
-import { field, optionalText, type FieldSpec } from './field-spec.js';
+import { field, mergePatchFields, optionalText, type FieldSpec } from './field-spec.js';
+
+/** An appointment's statuses (1.2.0); a 1.0.0 booking may hold any other text, which any of these may follow. */
+export const APPOINTMENT_STATUSES = ['booked', 'arrived', 'completed', 'no_show', 'cancelled'] as const;
+export type AppointmentStatus = (typeof APPOINTMENT_STATUSES)[number];
+
+/** Whether a booking may overlap another of its doctor's (1.2.0): `allow`, as 1.0.0 did, or `reject` (409). */
+const overlap = () =>
+  field.literal('overlap', {
+    values: ['allow', 'reject'],
+    default: 'allow',
+    requestOnly: true,
+    description:
+      'reject: refused (409 APPOINTMENT_OVERLAP) if the doctor has another booked or arrived appointment that intersects it; default allow',
+  });
 
 /** The most services one appointment may list: a visit is a handful of treatments, never a bulk import. */
 export const MAX_SERVICES_PER_APPOINTMENT = 20;
@@ -22,12 +36,37 @@ export const APPOINTMENT_INPUT_FIELDS = [
   optionalText('appointment_type', 64),
   optionalText('color', 16),
   optionalText('notes'),
+  overlap(),
 ] as const satisfies readonly FieldSpec[];
 
-/** The request fields that are columns of `appointments`; `service_ids` lives in `appointment_services`. */
+/**
+ * The request fields that are columns of `appointments`; `service_ids` lives in
+ * `appointment_services`, and `overlap` is a rule of the request, never stored.
+ */
 export const APPOINTMENT_STORED_FIELDS = APPOINTMENT_INPUT_FIELDS.filter(
-  (spec): spec is Exclude<(typeof APPOINTMENT_INPUT_FIELDS)[number], { name: 'service_ids' }> => spec.name !== 'service_ids',
+  (spec): spec is Exclude<(typeof APPOINTMENT_INPUT_FIELDS)[number], { name: 'service_ids' | 'overlap' }> =>
+    spec.name !== 'service_ids' && spec.name !== 'overlap',
 );
+
+/** The body of PATCH /appointments/{appointment_id} (1.2.0), a JSON merge patch. */
+export const APPOINTMENT_PATCH_FIELDS = [
+  ...mergePatchFields(
+    APPOINTMENT_INPUT_FIELDS.filter(
+      (spec): spec is Exclude<(typeof APPOINTMENT_INPUT_FIELDS)[number], { name: 'patient_id' | 'status' | 'overlap' }> =>
+        spec.name !== 'patient_id' && spec.name !== 'status' && spec.name !== 'overlap',
+    ),
+  ),
+  field.literal('status', {
+    values: APPOINTMENT_STATUSES,
+    description: `One of ${APPOINTMENT_STATUSES.join(', ')}; a move the status table forbids is 409`,
+  }),
+  optionalText('status_reason', 500),
+  field.literal('overlap', {
+    values: ['allow', 'reject'],
+    description:
+      'reject: refused (409 APPOINTMENT_OVERLAP) if it would end up intersecting another booked or arrived appointment of its doctor',
+  }),
+] as const;
 
 /**
  * Columns only the response carries (spec 2.5): confirmation and rescheduling state, set by
@@ -41,6 +80,12 @@ export const APPOINTMENT_READ_ONLY_FIELDS = [
   field.datetime('reschedule_at', { nullable: true }),
   optionalText('reschedule_by_role'),
   field.datetime('confirmation_reminder_sent_at', { nullable: true }),
+] as const satisfies readonly FieldSpec[];
+
+/** What the status says besides itself (1.2.0): why, and when it last changed. Stored; set by a PATCH. */
+export const APPOINTMENT_STATUS_DETAIL_FIELDS = [
+  optionalText('status_reason', 500),
+  field.datetime('status_changed_at', { nullable: true, description: 'When the status last changed (1.2.0); null while it never did' }),
 ] as const satisfies readonly FieldSpec[];
 
 /** Who still owes a confirmation of an appointment (spec 2.5, decisions.md §5). */
@@ -75,6 +120,8 @@ export const APPOINTMENT_RESPONSE_FIELDS = [
   field.objectList('services', { fields: APPOINTMENT_SERVICE_BRIEF_FIELDS, description: 'The services of service_ids, in that order' }),
   ...APPOINTMENT_READ_ONLY_FIELDS,
   field.literal('confirmation_state', { values: CONFIRMATION_STATES, readOnly: true, description: 'Who still owes a confirmation' }),
+  // After the fields of 1.0.0, in their order.
+  ...APPOINTMENT_STATUS_DETAIL_FIELDS,
 ] as const satisfies readonly FieldSpec[];
 
 /** The path of GET /appointments/{appointment_id}. */

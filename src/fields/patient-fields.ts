@@ -126,7 +126,6 @@ export const PATIENT_RESPONSE_EXTRA_FIELDS = [
   field.boolean('is_active'),
   field.datetime('created_at'),
   field.datetime('updated_at'),
-  field.integer('version', { description: '1 at creation, +1 for each change; the ETag a PATCH may name in If-Match' }),
   field.decimal('outstanding_balance', { default: '0', description: 'Sum of the open invoice balances' }),
   field.string('outstanding_currency', { nullable: true, description: 'Currency of the open invoices; null while there are none' }),
 ] as const satisfies readonly FieldSpec[];
@@ -136,6 +135,8 @@ export const PATIENT_RESPONSE_FIELDS = [
   ...PATIENT_RESPONSE_EXTRA_FIELDS,
   ...PATIENT_STORED_FIELDS,
   ...PATIENT_READ_ONLY_FIELDS,
+  // After the fields of 1.0.0 (1.2.0).
+  field.integer('version', { description: '1 at creation, +1 for each change; the ETag a PATCH may name in If-Match' }),
 ] as const satisfies readonly FieldSpec[];
 
 /** The path of GET /patients/{patient_id} and the patient's document paths. */

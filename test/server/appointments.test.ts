@@ -44,6 +44,8 @@ const APPOINTMENT_KEYS = [
   'reschedule_by_role',
   'confirmation_reminder_sent_at',
   'confirmation_state',
+  'status_reason',
+  'status_changed_at',
 ];
 
 const countAppointments = (server: TestServer) => (server.db.prepare('SELECT count(*) AS n FROM appointments').get() as { n: number }).n;

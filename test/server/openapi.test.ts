@@ -45,7 +45,7 @@ describe('GET /openapi.json', () => {
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     assert.match(document.openapi, /^3\.1\./);
-    assert.equal(document.info.version, '1.1.0');
+    assert.equal(document.info.version, '1.2.0');
     assert.deepEqual(document.servers, [{ url: API_PREFIX, description: 'This server' }]);
   });
 
@@ -318,7 +318,20 @@ describe('GET /openapi.json', () => {
       return variants.flatMap((s: Json) => s.properties?.detail?.properties?.code?.enum ?? []);
     };
     const appointments = document.paths['/appointments'].post.responses;
-    assert.deepEqual(Object.keys(appointments).sort(), ['201', '401', '403', '408', '413', '415', '422', '431', '500', '503', '507']);
+    assert.deepEqual(Object.keys(appointments).sort(), [
+      '201',
+      '401',
+      '403',
+      '408',
+      '409',
+      '413',
+      '415',
+      '422',
+      '431',
+      '500',
+      '503',
+      '507',
+    ]);
     assert.deepEqual(codes(appointments['507']), ['STORAGE_FULL']);
     assert.deepEqual(codes(appointments['500']), ['INTERNAL', 'STORAGE_FAILED']);
     assert.equal(document.paths['/invoices'].get.responses['507'], undefined, 'a read is answered on a full disk');

@@ -163,7 +163,7 @@ describe('GET /appointments: the window', () => {
 
   for (const { method, path, allows } of [
     { method: 'DELETE', path: '/appointments', allows: ['GET', 'POST'] },
-    { method: 'PATCH', path: `/appointments/${randomUUID()}`, allows: ['GET'] },
+    { method: 'PUT', path: `/appointments/${randomUUID()}`, allows: ['GET', 'PATCH'] },
   ]) {
     it(`answers ${method} ${path.replace(/[0-9a-f-]{36}/, '{appointment_id}')} with 405 and Allow naming ${allows.join(', ')}`, async () => {
       const response = await server.request(method, path);

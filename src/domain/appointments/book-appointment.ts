@@ -1,9 +1,20 @@
-import { findAppointment, insertAppointment, insertAppointmentServices, recordAppointmentLength } from '../../db/appointments.js';
+import {
+  findAppointment,
+  findOverlappingAppointments,
+  insertAppointment,
+  insertAppointmentServices,
+  recordAppointmentLength,
+} from '../../db/appointments.js';
 import { findDoctor } from '../../db/doctors.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
 import { findService } from '../../db/services.js';
-import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_READ_ONLY_FIELDS, APPOINTMENT_STORED_FIELDS } from '../../fields/appointment-fields.js';
+import {
+  APPOINTMENT_INPUT_FIELDS,
+  APPOINTMENT_READ_ONLY_FIELDS,
+  APPOINTMENT_STATUS_DETAIL_FIELDS,
+  APPOINTMENT_STORED_FIELDS,
+} from '../../fields/appointment-fields.js';
 import { toColumn } from '../../fields/columns.js';
 import { newId, nowIso } from '../clock.js';
 import { errors, type ValidationIssue } from '../errors.js';
@@ -51,6 +62,24 @@ function serviceList(values: AppointmentValues): string[] {
 }
 
 /**
+ * 409 APPOINTMENT_OVERLAP when an appointment that would be booked or arrived, with a doctor,
+ * intersects another booked or arrived appointment of that doctor (clinic-api-1.2.md, "Overlaps").
+ */
+export function refuseOverlap(
+  db: Db,
+  appointment: { id: string; resource_id: string | null; status: string; start_at: string; end_at: string },
+): void {
+  if (appointment.resource_id === null || !['booked', 'arrived'].includes(appointment.status)) return;
+  const conflicts = findOverlappingAppointments(db, {
+    id: appointment.id,
+    resource_id: appointment.resource_id,
+    start_at: appointment.start_at,
+    end_at: appointment.end_at,
+  });
+  if (conflicts.length > 0) throw errors.appointmentOverlap(conflicts);
+}
+
+/**
  * Books an appointment for an existing patient (POST /appointments, `clinic book-appointment`).
  * Schema and cross-field checks first, every failing field at once; then the named patient,
  * doctor and services must exist (422 PATIENT_NOT_FOUND, DOCTOR_NOT_FOUND, SERVICE_NOT_FOUND, in
@@ -61,25 +90,28 @@ function serviceList(values: AppointmentValues): string[] {
 export const BOOK_APPOINTMENT = defineUseCase({
   summary: 'Book an appointment for an existing patient',
   input: { body: APPOINTMENT_INPUT_FIELDS },
-  refusals: [errors.patientNotFound(422), errors.doctorNotFound(), errors.serviceNotFound()],
+  refusals: [errors.appointmentOverlap(['A-000041']), errors.patientNotFound(422), errors.doctorNotFound(), errors.serviceNotFound()],
   access: 'read-then-write',
   moreIssues: ({ body }, fieldIssues, { timeZone }) => crossFieldIssues(body, fieldIssues, timeZone),
   run(db, { body: values }, caller): Appointment {
     // Refused before run when null (crossFieldIssues).
     const patientId = values.patient_id!;
     const serviceIds = serviceList(values);
+    const id = newId();
+    // 409 before the coded 422s (clinic-api-1.2.md, "Conflicts"); checked and written in one
+    // IMMEDIATE transaction, so of concurrent bookings of one slot exactly one gets it.
+    if (values.overlap === 'reject') refuseOverlap(db, { ...values, id });
     if (!patientExists(db, patientId)) throw errors.patientNotFound(422);
     if (values.resource_id !== null && !findDoctor(db, values.resource_id)) throw errors.doctorNotFound();
     // service_id alone is also the whole of serviceIds: each id is looked up once.
     const named = new Set(values.service_id === null ? serviceIds : [values.service_id, ...serviceIds]);
     if ([...named].some((serviceId) => !findService(db, serviceId))) throw errors.serviceNotFound();
 
-    const id = newId();
     const now = nowIso();
     const columns: Record<string, unknown> = { id, booking_source: caller.source, created_at: now, updated_at: now };
     const byName: Readonly<Record<string, unknown>> = values;
     for (const spec of APPOINTMENT_STORED_FIELDS) columns[spec.name] = toColumn(spec, byName[spec.name]);
-    for (const spec of APPOINTMENT_READ_ONLY_FIELDS) columns[spec.name] = null;
+    for (const spec of [...APPOINTMENT_READ_ONLY_FIELDS, ...APPOINTMENT_STATUS_DETAIL_FIELDS]) columns[spec.name] = null;
     columns.clinic_confirmed_at = now;
     insertAppointment(db, columns);
     insertAppointmentServices(db, id, serviceIds);

@@ -10,11 +10,28 @@ import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
 import { issue, throwIfIssues } from '../validation/validate.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
-import type { ValuesOf } from '../../fields/field-spec.js';
+import { field, type ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
 
 /** The query of GET /appointments. */
-export const APPOINTMENT_LIST_QUERY_FIELDS = [...APPOINTMENT_WINDOW_FIELDS, ...pageQueryFields(`${DEFAULT_PAGE_LIMIT}`)] as const;
+export const APPOINTMENT_LIST_QUERY_FIELDS = [
+  ...APPOINTMENT_WINDOW_FIELDS,
+  field.string('status', {
+    minLength: 1,
+    maxLength: 200,
+    description: 'Only these statuses, comma-separated (`booked,arrived`, 1.2.0); absent: all',
+  }),
+  ...pageQueryFields(`${DEFAULT_PAGE_LIMIT}`),
+] as const;
+
+/** The statuses of a `status` filter: its comma-separated items, or null for all. */
+const statusesOf = (text: string | undefined) => {
+  const items = text
+    ?.split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+  return items === undefined || items.length === 0 ? null : items;
+};
 
 const CURSOR = 'appointments';
 const CURSOR_SHAPE = ['string', 'number'] as const;
@@ -114,7 +131,12 @@ function appointmentPage(db: Db, values: ValuesOf<typeof APPOINTMENT_LIST_QUERY_
   const window = appointmentWindow(values.from, values.to, timeZone);
   const limit = values.limit ?? DEFAULT_PAGE_LIMIT;
   const after = values.after === undefined ? BEFORE_FIRST_APPOINTMENT : cursorPosition(values.after);
-  const filter: AppointmentFilter = { ...window, resourceId: values.resource_id ?? null, patientId: values.patient_id ?? null };
+  const filter: AppointmentFilter = {
+    ...window,
+    resourceId: values.resource_id ?? null,
+    patientId: values.patient_id ?? null,
+    statuses: statusesOf(values.status),
+  };
   const rows = listAppointmentRows(db, filter, after, limit + 1);
   return pageOf(
     rows,

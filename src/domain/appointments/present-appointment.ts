@@ -63,6 +63,8 @@ export function presentAppointment(
     reschedule_by_role: text(row.reschedule_by_role),
     confirmation_reminder_sent_at: text(row.confirmation_reminder_sent_at),
     confirmation_state: confirmationState(row),
+    status_reason: text(row.status_reason),
+    status_changed_at: text(row.status_changed_at),
   };
 }
 

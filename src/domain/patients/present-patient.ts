@@ -29,9 +29,11 @@ export function presentPatient(row: PatientRow, balance: PatientBalance): Patien
     is_active: row.is_active === 1,
     created_at: row.created_at,
     updated_at: row.updated_at,
-    version: row.version,
     outstanding_balance: balanceText(balance.balanceCents),
     outstanding_currency: balance.currency,
   };
-  return presentColumns<Patient>(PRESENTED_COLUMNS, row, identity);
+  const patient = presentColumns<Patient>(PRESENTED_COLUMNS, row, identity);
+  // Set last, so that `version` (1.2.0) follows the fields of 1.0.0 in their order.
+  patient.version = row.version;
+  return patient;
 }

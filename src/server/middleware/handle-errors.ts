@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
-import { classifyError, errors, needsLogging, ValidationError } from '../../domain/errors.js';
+import { classifyError, errors, needsLogging, refusalBody, ValidationError } from '../../domain/errors.js';
 import type { Logger } from '../../logger.js';
 import type { ClinicContext } from '../state.js';
 
@@ -53,7 +53,7 @@ export function handleErrors(logger: Logger) {
       }
       ctx.status = error.status;
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      ctx.body = { detail: { code: error.code, message: error.message } };
+      ctx.body = refusalBody(error);
     }
   };
 }

@@ -31,6 +31,8 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   documentTypeInvalid: [['other']],
   documentEmpty: [],
   paymentExceedsBalance: [],
+  appointmentTransitionInvalid: ['completed', 'booked'],
+  appointmentOverlap: [['A-000041']],
   paymentNotFound: [],
   preconditionFailed: [3],
   invoiceVoid: [],

@@ -1,5 +1,5 @@
 import { ECHO_BOUNDS, MAX_ISSUES } from '../../domain/validation/validate.js';
-import type { AppError, ValidationIssue } from '../../domain/errors.js';
+import { refusalBody, type AppError, type ValidationIssue } from '../../domain/errors.js';
 import { allErrorCodes } from './error-codes.js';
 import type { JsonSchema } from './field-schemas.js';
 
@@ -71,7 +71,15 @@ function codedSchema(code: JsonSchema): JsonSchema {
         type: 'object',
         required: ['code', 'message'],
         additionalProperties: false,
-        properties: { code, message: { type: 'string', description: 'One sentence for a person' } },
+        properties: {
+          code,
+          message: { type: 'string', description: 'One sentence for a person' },
+          conflicts: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'APPOINTMENT_OVERLAP only: the numbers of the appointments in the way, by start',
+          },
+        },
       },
     },
   };
@@ -82,7 +90,7 @@ const codesOf = (refusals: readonly AppError[]): JsonSchema => ({
   enum: [...new Set(refusals.map((error) => error.code))],
 });
 
-const codedBody = (error: AppError) => ({ detail: { code: error.code, message: error.message } });
+const codedBody = (error: AppError) => refusalBody(error);
 
 /** The response of one status whose body is one of `refusals`, with an example of each. */
 export function codedResponse(refusals: readonly AppError[], description?: string): JsonSchema {

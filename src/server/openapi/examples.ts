@@ -56,6 +56,8 @@ export const patientExample = exampleOf('Patient', {
 
 export const patientPatchExample = { mobile: '+43 660 7654321', notes: null, portal_access: { xrays: true } };
 
+export const appointmentPatchExample = { start_at: '2026-12-01T10:00', end_at: '2026-12-01T10:30', overlap: 'reject' };
+
 export const appointmentInputExample = {
   patient_id: PATIENT_ID,
   start_at: '2026-12-01T09:00',

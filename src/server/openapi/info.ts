@@ -2,7 +2,7 @@
  * The version of the interface (spec §9), not of the program: it changes when the interface
  * does, whatever the program's own version.
  */
-export const INTERFACE_VERSION = '1.1.0';
+export const INTERFACE_VERSION = '1.2.0';
 
 const DESCRIPTION = `The clinic's public JSON API on this computer: patients, appointments, documents, invoices and payments.
 
@@ -10,7 +10,10 @@ const DESCRIPTION = `The clinic's public JSON API on this computer: patients, ap
 needs \`Authorization: Bearer <key>\` with the scope the operation names. Keys are issued with \`clinic api-key create\`.
 
 **Errors.** A 422 whose \`detail\` is a list reports every failing value at once (pydantic v2 shape: \`type\`, \`loc\`,
-\`msg\`, \`input\`, \`ctx\`). Every other refusal is \`{"detail": {"code", "message"}}\` with a stable code (\`ErrorCode\`).
+\`msg\`, \`input\`, \`ctx\`). Every other refusal is \`{"detail": {"code", "message"}}\` with a stable code (\`ErrorCode\`);
+\`APPOINTMENT_OVERLAP\` adds \`conflicts\`. A request the current state of a record forbids is a 409 (1.2.0); an
+\`If-Match\` naming another version than the record's \`ETag\` is a 412 \`PRECONDITION_FAILED\`. Corrections keep the
+history: nothing is deleted (a cancelled appointment, a void invoice and a refund stay readable).
 A path not in this description is a 404 \`NOT_FOUND\`; a path of it with another method is a 405 \`METHOD_NOT_ALLOWED\`
 with an \`Allow\` header (components \`NotFound\` and \`MethodNotAllowed\`), both before any key is checked. Request
 headers over 16 KiB in all are a 431 \`HEADERS_TOO_LARGE\` on any path (component \`HeadersTooLarge\`); no header is

@@ -1,4 +1,4 @@
-import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_RESPONSE_FIELDS } from '../../fields/appointment-fields.js';
+import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_PATCH_FIELDS, APPOINTMENT_RESPONSE_FIELDS } from '../../fields/appointment-fields.js';
 import {
   INVOICE_DETAIL_FIELDS,
   INVOICE_FIELDS,
@@ -50,6 +50,12 @@ export const MODELS = {
     fields: PATIENT_PATCH_FIELDS,
     description:
       'A JSON merge patch (RFC 7396) of a Patient (1.2.0): a field present sets its value, `null` clears a nullable one, an absent one stays; `portal_access` is merged key by key. Unknown fields are ignored.',
+  },
+  AppointmentPatch: {
+    direction: 'request',
+    fields: APPOINTMENT_PATCH_FIELDS,
+    description:
+      'A JSON merge patch (RFC 7396) of an Appointment (1.2.0): its times (a reschedule), doctor, services, texts and status, and `overlap`.',
   },
   Appointment: { direction: 'response', fields: APPOINTMENT_RESPONSE_FIELDS, description: 'Appointment as returned (spec 2.5).' },
   PatientSummary: {

@@ -34,7 +34,7 @@ export const openApiOperations: readonly Operation[] = [
           properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
         },
       },
-      example: { openapi: '3.1.0', info: { title: 'Clinic public API', version: '1.1.0' }, paths: {} },
+      example: { openapi: '3.1.0', info: { title: 'Clinic public API', version: '1.2.0' }, paths: {} },
     },
     handler: ({ config, operations }) => {
       const document = staticFile('application/json; charset=utf-8', JSON.stringify(buildApiDescription(operations, config)));
