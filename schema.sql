@@ -329,6 +329,7 @@ CREATE TABLE refunds (
   invoice_status            TEXT NOT NULL,
   invoice_amount_paid_cents INTEGER NOT NULL,
   invoice_balance_cents     INTEGER NOT NULL,
+  payment_refunded_cents    INTEGER NOT NULL,  -- all refunded of the payment once this one is: what is left is its amount less this
   created_at                TEXT NOT NULL
 ) STRICT;
 

@@ -7,7 +7,7 @@ import autocannon from 'autocannon';
 
 /** What to send: autocannon's request, optionally changed before each send. */
 export interface LoadRequest {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   path: string;
   headers: Record<string, string>;
   body?: string | Buffer;

@@ -14,6 +14,7 @@ import { copyDatabase, type InvoiceData } from './invoice-database.js';
 import { runLoad, type LoadRequest, type LoadResult } from './load.js';
 import { API, type ClinicFixture, type Floor, type FloorName, type FloorServer, type Scenario } from './scenarios.js';
 import { freePort, startPinnedServer, type MemoryStatus, type ServerProcess } from './server-process.js';
+import { recordPayment } from '../src/domain/payments/record-payment.js';
 
 /** How the servers are started and how long each load runs. */
 export interface RoundSettings {
@@ -53,6 +54,13 @@ function prepareClinicData(dataDir: string, data: InvoiceData): ClinicFixture {
     // The largest total there is, so that it takes every payment of a run.
     const hotPatient = data.patientIds[0]!;
     const hotInvoiceId = createInvoice(db, { patient_id: hotPatient, total: '99999999.99', currency: 'EUR' }).id;
+    // And one paid in full, whose payment gives back a cent on every refund of a run.
+    const refundInvoiceId = createInvoice(db, { patient_id: hotPatient, total: '99999999.99', currency: 'EUR' }).id;
+    const refundablePaymentId = recordPayment(db, {
+      path: { invoice_id: refundInvoiceId },
+      headers: {},
+      body: { amount: '99999999.99', method: 'card' },
+    }).payment.payment_id;
     return {
       key,
       doctorId: doctors[0]!.id,
@@ -60,6 +68,7 @@ function prepareClinicData(dataDir: string, data: InvoiceData): ClinicFixture {
       patientIds: data.patientIds,
       openInvoiceIds: data.openInvoiceIds,
       hotInvoiceId,
+      refundablePaymentId,
     };
   } finally {
     db.close();

@@ -16,6 +16,8 @@ export interface ClinicFixture {
   openInvoiceIds: readonly string[];
   /** One invoice large enough to take every payment of a run. */
   hotInvoiceId: string;
+  /** One payment large enough to give back a cent on every request of a run (1.2.0 refunds). */
+  refundablePaymentId: string;
 }
 
 /** Targets a scenario is held to; each is printed as met or not. */
@@ -101,6 +103,9 @@ const FORM_HEAD = `--${BOUNDARY}\r\nContent-Disposition: form-data; name="type"\
 const ONE_MEGABYTE_FORM = Buffer.concat([Buffer.from(FORM_HEAD), randomBytes(1024 * 1024), Buffer.from(`\r\n--${BOUNDARY}--\r\n`)]);
 const FORM_CONTENT_TYPE = `multipart/form-data; boundary=${BOUNDARY}`;
 
+/** One cent back: the smallest refund, so that a run never exhausts its payment. */
+const REFUND_BODY = JSON.stringify({ amount: '0.01', reason: 'bench' });
+
 /** One cent by card: the smallest payment, so that a run never exhausts an invoice's balance. */
 const PAYMENT_BODY = JSON.stringify({ amount: '0.01', method: 'card', note: null });
 
@@ -169,6 +174,47 @@ export const SCENARIOS: readonly Scenario[] = [
     minimalFloor: 'minimal-payment-hot',
     onJs: true,
     request: ({ key, hotInvoiceId }) => paymentRequest(key, () => hotInvoiceId),
+  },
+  {
+    name: 'patients-patch',
+    title: 'PATCH /patients/{id}',
+    connections: 10,
+    targets: { minimalFloorShare: 0.75, p99Ms: WRITE_P99_AT_10_CONNECTIONS },
+    floor: 'insert',
+    minimalFloor: 'minimal-insert',
+    request: ({ key, patientIds }) => {
+      const nextPatient = rotation(patientIds);
+      let count = 0;
+      // A new mobile each time: every request changes the patient (its version and search terms).
+      return {
+        method: 'PATCH',
+        path: `${API}/patients/x`,
+        headers: json(key),
+        setup: (request) => ({
+          ...request,
+          path: `${API}/patients/${nextPatient()}`,
+          body: JSON.stringify({ mobile: `+43 660 ${String((count += 1)).padStart(7, '0')}` }),
+        }),
+      };
+    },
+  },
+  {
+    name: 'refunds',
+    title: 'POST refunds, one payment',
+    connections: 10,
+    targets: { minimalFloorShare: 0.8, p99Ms: WRITE_P99_AT_10_CONNECTIONS },
+    floor: 'payment-hot',
+    minimalFloor: 'minimal-payment-hot',
+    request: ({ key, refundablePaymentId }) => {
+      const nextKey = keySeries();
+      return {
+        method: 'POST',
+        path: `${API}/payments/${refundablePaymentId}/refunds`,
+        headers: json(key),
+        body: REFUND_BODY,
+        setup: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': nextKey() } }),
+      };
+    },
   },
   {
     name: 'invoices',

@@ -17,22 +17,26 @@ export interface RefundRow {
   invoice_status: InvoiceStatus;
   invoice_amount_paid_cents: number;
   invoice_balance_cents: number;
+  /** All that is refunded of the payment once this refund is: the next refund reads it, not every refund before. */
+  payment_refunded_cents: number;
   created_at: string;
 }
 
 const COLUMNS =
-  'id, payment_id, invoice_id, amount_cents, method, reason, idempotency_key, request_fingerprint, invoice_status, invoice_amount_paid_cents, invoice_balance_cents, created_at';
+  'id, payment_id, invoice_id, amount_cents, method, reason, idempotency_key, request_fingerprint, invoice_status, invoice_amount_paid_cents, invoice_balance_cents, payment_refunded_cents, created_at';
 
 const statements = preparedFor((db) => ({
   insert: db.prepare<RefundRow>(
     `INSERT INTO refunds (${COLUMNS})
      VALUES (@id, @payment_id, @invoice_id, @amount_cents, @method, @reason, @idempotency_key, @request_fingerprint,
-             @invoice_status, @invoice_amount_paid_cents, @invoice_balance_cents, @created_at)`,
+             @invoice_status, @invoice_amount_paid_cents, @invoice_balance_cents, @payment_refunded_cents, @created_at)`,
   ),
   byIdempotencyKey: db.prepare<[string], RefundRow>(`SELECT ${COLUMNS} FROM refunds WHERE idempotency_key = ?`),
   byInvoice: db.prepare<[string], RefundRow>(`SELECT ${COLUMNS} FROM refunds WHERE invoice_id = ? ORDER BY seq`),
+  // The payment's latest refund, from refunds_by_payment (whose entries end in the rowid): one
+  // index probe however many refunds the payment has had.
   refundedOfPayment: db.prepare<[string], { cents: number }>(
-    'SELECT coalesce(sum(amount_cents), 0) AS cents FROM refunds WHERE payment_id = ?',
+    'SELECT payment_refunded_cents AS cents FROM refunds WHERE payment_id = ? ORDER BY seq DESC LIMIT 1',
   ),
 }));
 
@@ -53,5 +57,5 @@ export function listRefundRows(db: Db, invoiceId: string): RefundRow[] {
 
 /** How much of a payment has been refunded, in cents. */
 export function refundedCents(db: Db, paymentId: string): number {
-  return statements(db).refundedOfPayment.get(paymentId)!.cents;
+  return statements(db).refundedOfPayment.get(paymentId)?.cents ?? 0;
 }

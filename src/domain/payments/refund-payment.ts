@@ -110,6 +110,7 @@ export const REFUND_PAYMENT = defineUseCase({
       invoice_status: status,
       invoice_amount_paid_cents: amountPaidCents,
       invoice_balance_cents: balanceCents,
+      payment_refunded_cents: payment.amount_cents - refundableCents + amountCents,
       created_at: now,
     };
     insertRefund(db, row);
