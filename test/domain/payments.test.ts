@@ -208,4 +208,27 @@ describe('payments from several processes at once', () => {
     const stored = findInvoice(data.db, invoice.id)!;
     assert.deepEqual([stored.amount_paid_cents, stored.balance_cents, listPaymentRows(data.db, invoice.id).length], [600, 400, 600]);
   });
+
+  it('never refunds more than was paid when refunds come from several processes at once', async () => {
+    const invoice = createTestInvoice(data.db, { total: '10.00' });
+    const { payment } = recordPayment(data.db, { path: { invoice_id: invoice.id }, headers: {}, body: { amount: '3.00', method: 'cash' } });
+    const startAt = Date.now() + 2000;
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        runNode(['--import', 'tsx', 'test/helpers/refund-in-loop.ts', data.dataDir, payment.payment_id, '100', String(startAt)]),
+      ),
+    );
+    const results = runs.map(({ stdout, stderr }) => {
+      assert.ok(stdout !== '', stderr);
+      return JSON.parse(stdout) as { recorded: number; refused: string[] };
+    });
+    assert.equal(
+      results.reduce((sum, r) => sum + r.recorded, 0),
+      300,
+      'every cent of the payment, and not one more',
+    );
+    assert.deepEqual(new Set(results.flatMap((r) => r.refused)), new Set(['REFUND_EXCEEDS_PAYMENT']));
+    const stored = findInvoice(data.db, invoice.id)!;
+    assert.deepEqual([stored.amount_paid_cents, stored.balance_cents, stored.status], [0, 1000, 'issued']);
+  });
 });
