@@ -15,7 +15,12 @@ let recorded = 0;
 const refused: string[] = [];
 for (let i = 0; i < Number(count); i++) {
   try {
-    performUseCase(REFUND_PAYMENT, db, { path: { payment_id: paymentId }, header: {}, body: { amount: '0.01', reason: 'race' } }, { source: 'cli' });
+    performUseCase(
+      REFUND_PAYMENT,
+      db,
+      { path: { payment_id: paymentId }, header: {}, body: { amount: '0.01', reason: 'race' } },
+      { source: 'cli' },
+    );
     recorded++;
   } catch (error) {
     const refusal = classifyError(error);
