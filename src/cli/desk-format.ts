@@ -87,18 +87,6 @@ export function patientLabel(patientNumber: string | null, firstName: string | n
   return [patientNumber, firstName, lastName].filter((part) => part !== null && part !== '').join(' ');
 }
 
-/** What an invoice's status means at the desk. */
-export function invoiceState(status: string): string {
-  switch (status) {
-    case 'issued':
-      return 'open';
-    case 'partially_paid':
-      return 'part paid';
-    default:
-      return status;
-  }
-}
-
 /**
  * A stored value on one line of a printout: whitespace runs (a note's line breaks) become one
  * space, and what a terminal would obey is shown as an escape, before widths are counted.

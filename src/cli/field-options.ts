@@ -1,42 +1,85 @@
 import type { Command } from 'commander';
+import type { Db } from '../db/open-database.js';
+import { clinicToday, deskDateText, deskDateTimeText, type ClinicToday } from '../domain/desk/desk-date.js';
+import { clinicTimeZone } from '../domain/settings.js';
 import type { FieldSpec } from '../fields/field-spec.js';
+import { DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from './desk-input.js';
 
 /** `first_name` → `--first-name`. */
 export const optionFlag = (name: string) => `--${name.replaceAll('_', '-')}`;
 
-/** For each command, the request field each of its positional arguments fills, and the argument's name. */
-const ARGUMENT_FIELDS = new WeakMap<Command, Map<string, string>>();
+/** For each command, the label of each request field that is not its own option (`<ref>`, `--invoice`), by field. */
+const FIELD_LABELS = new WeakMap<Command, Map<string, string>>();
 
 /**
- * A positional argument (`<ref>`) that fills the request field `field` (`appointment_id`), so that
- * a refusal of its value names the argument the person typed, not an option `--appointment-id`
- * the command does not have.
+ * Says that the request field `field` (`invoice_id`) of `command` was given as `label` (`<ref>`,
+ * `--invoice`), so that a refusal of its value names what the person typed, not an option
+ * `--invoice-id` the command does not have or that was not used.
  */
+export function labelField(command: Command, field: string, label: string): void {
+  const labels = FIELD_LABELS.get(command) ?? new Map<string, string>();
+  labels.set(field, label);
+  FIELD_LABELS.set(command, labels);
+}
+
+/** A positional argument (`<ref>`) that fills the request field `field` (`appointment_id`). */
 export function fieldArgument(command: Command, name: string, description: string, field: string): Command {
-  const labels = ARGUMENT_FIELDS.get(command) ?? new Map<string, string>();
-  labels.set(field, name);
-  ARGUMENT_FIELDS.set(command, labels);
+  labelField(command, field, name);
   return command.argument(name, description);
 }
 
-/** The argument names of `command`'s positional fields (fieldArgument), by field. */
-export function argumentLabels(command: Command | undefined): ReadonlyMap<string, string> {
-  return (command && ARGUMENT_FIELDS.get(command)) ?? new Map();
+/** The labels of `command`'s fields given other than as their own option (labelField), by field. */
+export function fieldLabels(command: Command | undefined): ReadonlyMap<string, string> {
+  return (command && FIELD_LABELS.get(command)) ?? new Map();
 }
 
 /** The property commander stores `--first-name` under. */
 const attributeName = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
+/** `date_of_birth` → `Date of birth`: a field's name as a heading of its help line. */
+const humanName = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replaceAll('_', ' ');
+
+/** What an option's value looks like, in its help line: `--date-of-birth <date>`. */
+function placeholder(spec: FieldSpec): string {
+  switch (spec.kind) {
+    case 'date':
+      return '<date>';
+    case 'datetime':
+      return '<time>';
+    case 'uuid':
+      return '<id>';
+    case 'boolean':
+      return '<true|false>';
+    case 'integer':
+      return '<n>';
+    case 'decimal':
+    case 'money':
+      return '<amount>';
+    case 'literal':
+      return spec.values.join('|').length <= 24 ? `<${spec.values.join('|')}>` : '<choice>';
+    case 'string':
+      return '<text>';
+    default:
+      return '<json>';
+  }
+}
+
+/** The help line of a field: what it is, then how to write it (the format named), then its default. */
 function describe(spec: FieldSpec): string {
-  const notes = [spec.description ?? spec.kind.replaceAll('_', ' ')];
-  if (spec.kind === 'string' && spec.maxLength !== undefined) notes.push(`at most ${spec.maxLength} characters`);
-  if (spec.kind === 'boolean') notes.push('true or false');
+  const notes = [spec.description ?? humanName(spec.name)];
+  if (spec.kind === 'string' && spec.maxLength !== undefined) notes.push(`up to ${spec.maxLength} characters`);
+  if (spec.kind === 'date') notes.push(`a date: ${DESK_DATE_FORMS}`);
+  if (spec.kind === 'datetime') notes.push(`clinic time: ${DESK_DATE_TIME_FORMS}`);
+  if (spec.kind === 'decimal' || spec.kind === 'money') notes.push('digits and a dot, e.g. 12.50');
   if (spec.kind === 'object' || spec.kind === 'object_list' || spec.kind === 'string_list_map' || spec.kind === 'uuid_list')
     notes.push('as JSON');
-  if (spec.kind === 'literal') notes.push(`one of ${spec.values.join(', ')}`);
-  if (spec.default !== undefined) notes.push(`default ${JSON.stringify(spec.default)}`);
+  if (spec.kind === 'literal' && placeholder(spec) === '<choice>') notes.push(`one of ${spec.values.join(', ')}`);
+  if (spec.default !== undefined) notes.push(`default ${typeof spec.default === 'string' ? spec.default : JSON.stringify(spec.default)}`);
   return notes.join('; ');
 }
+
+/** Help headings for a command's many fields, each with the fields under it; the rest go under "Other fields:". */
+export type OptionGroups = readonly (readonly [heading: string, fields: RegExp])[];
 
 /**
  * Adds one option per field, named after it, so the CLI accepts exactly what the API accepts.
@@ -54,15 +97,18 @@ export function addFieldOptions(
     alsoRequired = [] as readonly string[],
     /** Help texts that say more at the desk than the field's own, by field name (a reference the desk resolves). */
     descriptions = {} as Readonly<Record<string, string>>,
+    /** Headings that group the fields in the help, for a command with many. */
+    groups = [] as OptionGroups,
   } = {},
 ): Command {
   for (const spec of fields) {
-    const flags = `${optionFlag(spec.name)} <value>`;
     const text = descriptions[spec.name] ?? describe(spec);
     const required = spec.required === true || alsoRequired.includes(spec.name);
-    if (required && enforceRequired) command.requiredOption(flags, text);
-    else if (required) command.option(flags, `${text} (required${requiredElsewhere ? ` ${requiredElsewhere}` : ''})`);
-    else command.option(flags, text);
+    const option = command.createOption(`${optionFlag(spec.name)} ${placeholder(spec)}`, text);
+    if (required && enforceRequired) option.makeOptionMandatory();
+    else if (required) option.description = `${text} (required${requiredElsewhere ? ` ${requiredElsewhere}` : ''})`;
+    if (groups.length > 0) option.helpGroup(groups.find(([, names]) => names.test(spec.name))?.[0] ?? 'Other fields:');
+    command.addOption(option);
   }
   return command;
 }
@@ -72,8 +118,16 @@ export function addFieldOptions(
  * converted ("true", "12", valid JSON for objects); anything else is passed on as text so that
  * the domain's validation reports it exactly as it would over HTTP.
  */
-function fromOptionText(spec: FieldSpec, text: string): unknown {
+function fromOptionText(spec: FieldSpec, text: string, today: ClinicToday): unknown {
   switch (spec.kind) {
+    // The desk's dates (30.11.2026, tomorrow, 30.11.2026 10:00) become the API's ISO 8601.
+    case 'date':
+      return deskDateText(text, today);
+    case 'datetime':
+      return deskDateTimeText(text, today);
+    // A receptionist types `Card` or `CASH`: the values of a choice are lower-case words.
+    case 'literal':
+      return spec.values.includes(text.toLowerCase()) ? text.toLowerCase() : text;
     case 'boolean':
       return text === 'true' ? true : text === 'false' ? false : text;
     case 'integer':
@@ -92,16 +146,26 @@ function fromOptionText(spec: FieldSpec, text: string): unknown {
   }
 }
 
-/** The request body the given options describe, over an optional base (e.g. from --file). */
+/** The clinic's today for the desk's `today` and `tomorrow`, read from the database only when one is typed. */
+export function deskToday(db: Db): ClinicToday {
+  return () => clinicToday(clinicTimeZone(db), Date.now())();
+}
+
+/**
+ * The request body the given options describe, over an optional base (e.g. from --file), with the
+ * desk's spellings of dates and choices read as the API's (`today` needs the clinic's `db`).
+ */
 export function readFieldOptions(
   options: Record<string, unknown>,
   fields: readonly FieldSpec[],
+  db: Db,
   base: Record<string, unknown> = {},
 ): Record<string, unknown> {
   const body = { ...base };
+  const today = deskToday(db);
   for (const spec of fields) {
     const text = options[attributeName(spec.name)];
-    if (typeof text === 'string') body[spec.name] = fromOptionText(spec, text);
+    if (typeof text === 'string') body[spec.name] = fromOptionText(spec, text, today);
   }
   return body;
 }

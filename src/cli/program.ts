@@ -1,6 +1,5 @@
 import { Command, Help, type Option } from 'commander';
 import type { CliIo } from './io.js';
-import { argumentLabels } from './field-options.js';
 import { EXIT, reportError } from './report-error.js';
 import { registerApiKeyCommands } from './commands/api-key.js';
 import { registerAppointmentCommands } from './commands/appointment.js';
@@ -92,6 +91,6 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     await program.parseAsync([...argv], { from: 'user' });
     return EXIT.ok;
   } catch (error) {
-    return reportError(io, error, argv.includes('--json'), argumentLabels(running));
+    return reportError(io, error, argv.includes('--json'), running);
   }
 }

@@ -1,8 +1,13 @@
-import { CommanderError } from 'commander';
-import { classifyError, errors, refusalBody, ValidationError } from '../domain/errors.js';
-import { optionFlag } from './field-options.js';
+import { CommanderError, type Command } from 'commander';
+import { classifyError, errors, refusalBody, ValidationError, type ValidationIssue } from '../domain/errors.js';
+import { DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from './desk-input.js';
+import { editDistance } from '../domain/validation/edit-distance.js';
+import { fieldLabels, optionFlag } from './field-options.js';
 import type { CliIo } from './io.js';
 import { inertJson, visibleText } from './terminal-text.js';
+
+/** The widest line a refusal prints (clinic-api-1.1.md: people's output within 100 columns). */
+const REFUSAL_COLUMNS = 100;
 
 /** What a person at the desk can do about a failing value, by its pydantic type. */
 const HINTS: Readonly<Record<string, string>> = {
@@ -10,45 +15,144 @@ const HINTS: Readonly<Record<string, string>> = {
   decimal_max_places: 'at most 2 digits after the dot, e.g. 40.50',
   decimal_whole_digits: 'at most 8 digits before the dot',
   greater_than: 'the amount must be more than 0',
-  uuid_parsing: 'use the number on paper (P-42, A-17, INV-2026-2) or the id printed when it was made (36 characters)',
-  datetime_parsing: 'a date and time like 2026-12-01T09:00 (clinic time) or 2026-12-01T08:00Z',
-  date_parsing: 'a date like 2026-12-01',
-  date_from_datetime_parsing: 'a date like 2026-12-01',
-  missing: 'this option is required',
+  uuid_parsing: 'the number on paper (P-42, A-17, INV-2026-2) or the id printed when it was made',
+  datetime_parsing: `a date and time in clinic time: ${DESK_DATE_TIME_FORMS}`,
+  date_parsing: `a date: ${DESK_DATE_FORMS}`,
+  date_from_datetime_parsing: `a date: ${DESK_DATE_FORMS}`,
   string_too_long: 'shorten it',
+};
+
+/**
+ * What the desk says of a failing value, by its pydantic type, where the API's message would say
+ * the format the hint gives again, or speak of UUIDs; other types keep the API's message.
+ */
+const DESK_MESSAGES: Readonly<Record<string, string>> = {
+  date_parsing: 'is not a date',
+  date_from_datetime_parsing: 'is not a date',
+  datetime_parsing: 'is not a date and time',
+  uuid_parsing: 'is neither a number on paper nor an id',
+  literal_error: 'is not one of the choices',
+  missing: 'is required',
 };
 
 /** Ids that have no number on paper: where to find them instead of the uuid_parsing hint above. */
 const ID_HINTS: Readonly<Record<string, string>> = {
-  resource_id: "the doctor's id: `clinic doctor list` prints each doctor's (36 characters)",
-  service_id: "the service's id: `clinic service list` prints each service's (36 characters)",
-  service_ids: "the services' ids: `clinic service list` prints each service's (36 characters)",
+  resource_id: "the doctor's name or id: `clinic doctor list` prints them",
+  service_id: "the service's name or id: `clinic service list` prints them",
+  service_ids: "the services' ids: `clinic service list` prints them",
   // `clinic api-key revoke ID`, the one command whose id field is named just `id`.
   id: "the key's id: `clinic api-key list` prints each key's (36 characters)",
 };
 
+/** What to do about a missing value, by its field, where the field says more than "is required". */
+const MISSING_HINTS: Readonly<Record<string, string>> = {
+  end_at: 'give --end-at, or a --service: its length then sets the end',
+};
+
+/** The closest choice to a mistyped one (`appointments:wirte` → `appointments:write`), if one is close. */
+function closestChoice(typed: string, choices: readonly string[]): string | undefined {
+  const scored = choices.map((choice) => ({ choice, distance: editDistance(typed.toLowerCase(), choice.toLowerCase()) }));
+  const best = scored.sort((a, b) => a.distance - b.distance)[0];
+  return best !== undefined && best.distance <= Math.max(1, Math.floor(best.choice.length / 4)) ? best.choice : undefined;
+}
+
 /** The hint for one failing value: by its field where that says more, else by its type. */
-function hintFor(loc: readonly (string | number)[], type: string): string | undefined {
-  return (type === 'uuid_parsing' ? ID_HINTS[String(loc[1])] : undefined) ?? HINTS[type];
+function hintFor(failing: ValidationIssue): string | undefined {
+  if (failing.type === 'literal_error') {
+    const choices = literalChoices(failing);
+    const close = typeof failing.input === 'string' ? closestChoice(failing.input, choices) : undefined;
+    return `${close === undefined ? '' : `did you mean ${close}? `}one of: ${choices.join(', ')}`;
+  }
+  const byField = failing.type === 'uuid_parsing' ? ID_HINTS : failing.type === 'missing' ? MISSING_HINTS : {};
+  return byField[String(failing.loc[1])] ?? HINTS[failing.type];
+}
+
+/** The choices a literal_error offered (its ctx.expected: `'a', 'b' or 'c'`). */
+function literalChoices(failing: ValidationIssue): string[] {
+  const expected = failing.ctx?.expected;
+  return typeof expected === 'string' ? [...expected.matchAll(/'([^']*)'/g)].map((match) => match[1]!) : [];
 }
 
 /** What a person at the desk can do about a refusal, by its code (printed below the error, never with --json). */
 const CODE_HINTS: Readonly<Record<string, string>> = {
   PATIENT_NOT_FOUND: '`clinic patient find NAME` finds the patient and prints their number (P-000042, or P-42)',
-  APPOINTMENT_NOT_FOUND: "`clinic appointment list --date YYYY-MM-DD` lists a day's appointments and their numbers",
+  APPOINTMENT_NOT_FOUND: "`clinic appointment list --date 30.11.2026` lists a day's appointments and their numbers",
   INVOICE_NOT_FOUND: "`clinic invoice list --patient-id P-42` lists a patient's invoices and their numbers",
   DOCTOR_NOT_FOUND: "`clinic doctor list` shows every doctor's name; give more of the name, or the id",
+  SERVICE_NOT_FOUND: "`clinic service list` shows every service's name; give more of the name, or the id",
   MODULE_DISABLED: "`clinic module enable NAME` switches it on (ask whoever looks after the clinic's setup)",
 };
 
+/** The longest value a refusal repeats; a longer one is cut with `…`, so that its line stays readable. */
+const SHOWN_VALUE_CHARACTERS = 40;
+
+/** `value` as a refusal quotes it: on one line, at most SHOWN_VALUE_CHARACTERS. */
+function quoted(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  const line = text.replace(/\s+/g, ' ');
+  return JSON.stringify(line.length > SHOWN_VALUE_CHARACTERS ? `${line.slice(0, SHOWN_VALUE_CHARACTERS - 1)}…` : line);
+}
+
 /**
- * `["body","first_name"]` → `--first-name`: the option the value came from, as staff typed it;
- * a field the command takes as a positional argument by that argument's name (`<ref>`).
+ * The option (or argument) a failing value came from, as the person typed it, and the value typed:
+ * `["body","first_name"]` → `--first-name` and the option's text; a field given another way
+ * (labelField: `<ref>`, `--invoice`) by that label; an item of a list option (`--scopes`) by
+ * the item that failed.
  */
-function optionName(loc: readonly (string | number)[], argumentNames: ReadonlyMap<string, string>): string {
-  const [, field, ...rest] = loc;
-  if (typeof field === 'string') return [argumentNames.get(field) ?? optionFlag(field), ...rest].join('.');
-  return loc.join('.');
+function typedValue(failing: ValidationIssue, command: Command | undefined): { label: string; value?: unknown } {
+  const [, field, ...rest] = failing.loc;
+  if (typeof field !== 'string') return { label: failing.loc.join('.'), value: failing.input };
+  const label = fieldLabels(command).get(field) ?? optionFlag(field);
+  if (rest.length > 0 || command === undefined) return { label, value: failing.input };
+  if (label.startsWith('--')) {
+    const option = command.options.find((candidate) => candidate.long === label);
+    const value: unknown = option === undefined ? undefined : command.getOptionValue(option.attributeName());
+    return { label, value: value ?? failing.input };
+  }
+  const position = command.registeredArguments.findIndex((argument) => `<${argument.name()}>` === label);
+  return { label, value: position < 0 ? failing.input : command.processedArgs[position] };
+}
+
+/** One failing value, for people: the option, the value typed, what is wrong, and the hint on a line of its own. */
+function describeIssue(failing: ValidationIssue, command: Command | undefined): string {
+  const { label, value } = typedValue(failing, command);
+  const message = DESK_MESSAGES[failing.type] ?? failing.msg;
+  const shown = failing.type === 'missing' || value === undefined ? label : `${label} ${quoted(value)}`;
+  const hint = hintFor(failing);
+  return `  ${shown}: ${message} (${failing.type})${hint === undefined ? '' : `\n    hint: ${hint}`}`;
+}
+
+/**
+ * A message too long for its line with each sentence after the first on a line of its own: the
+ * refusal stays on the error line and what to do about it follows, so that few lines need wrapping.
+ */
+function sentencesOnLines(message: string, lead: string): string {
+  if (lead.length + message.length <= REFUSAL_COLUMNS) return message;
+  return message.replace(/([.!?]) (?=[A-Z`])/g, '$1\n  ');
+}
+
+/** `text` with every line but the first over REFUSAL_COLUMNS broken at spaces, the rest indented under the line's own text. */
+export function wrapLines(text: string, columns = REFUSAL_COLUMNS): string {
+  return text
+    .split('\n')
+    .map((line, index) => {
+      // The error line (the code and what was refused, often a path typed) stays whole, to be copied and searched.
+      if (line.length <= columns || index === 0) return line;
+      const indent = ' '.repeat(/^ */.exec(line)![0].length + 2);
+      const words = line.trimStart().split(' ');
+      const lines: string[] = [];
+      let current = line.slice(0, line.length - line.trimStart().length);
+      for (const word of words) {
+        const start = lines.length === 0 && current.trim() === '';
+        if (!start && current.length + 1 + word.length > columns) {
+          lines.push(current);
+          current = indent + word;
+        } else current = start ? current + word : `${current} ${word}`;
+      }
+      lines.push(current);
+      return lines.join('\n');
+    })
+    .join('\n');
 }
 
 /** Exit codes of decisions.md §8. */
@@ -58,13 +162,13 @@ export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
  * The one place a failed command is turned into output and an exit code: refused requests
  * print the API's error code (and with --json the API's error body) and exit 1.
  */
-export function reportError(io: CliIo, error: unknown, json: boolean, argumentNames: ReadonlyMap<string, string> = new Map()): number {
+export function reportError(io: CliIo, error: unknown, json: boolean, command?: Command): number {
   if (error instanceof CommanderError) {
     // commander has already printed its own message (usage errors) or the help text.
     return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
   }
   // Messages may carry stored or typed text: shown, never obeyed, by the terminal (terminal-text.ts).
-  const say = (text: string) => io.stderr(json ? inertJson(text) : visibleText(text));
+  const say = (text: string) => io.stderr(json ? inertJson(text) : wrapLines(visibleText(text)));
   const refusal = classifyError(error);
   if (refusal === undefined) {
     // A bug, not a refusal: the INTERNAL code like the API's, and what went wrong for whoever reports it.
@@ -77,11 +181,7 @@ export function reportError(io: CliIo, error: unknown, json: boolean, argumentNa
   if (refusal instanceof ValidationError) {
     if (json) say(`${JSON.stringify({ detail: refusal.issues })}\n`);
     else {
-      const lines = refusal.issues.map((i) => {
-        const hint = hintFor(i.loc, i.type);
-        // The hint on a line of its own, so that the message stays within 100 columns.
-        return `  ${optionName(i.loc, argumentNames)}: ${i.msg} (${i.type})${hint === undefined ? '' : `\n    hint: ${hint}`}`;
-      });
+      const lines = refusal.issues.map((failing) => describeIssue(failing, command));
       say(`error: VALIDATION_ERROR: the input is not valid\n${lines.join('\n')}\n`);
     }
     return EXIT.refused;
@@ -89,7 +189,9 @@ export function reportError(io: CliIo, error: unknown, json: boolean, argumentNa
   if (json) say(`${JSON.stringify(refusalBody(refusal))}\n`);
   else {
     const hint = CODE_HINTS[refusal.code];
-    say(`error: ${refusal.code}: ${refusal.message}\n${hint === undefined ? '' : `hint: ${hint}\n`}`);
+    say(
+      `error: ${refusal.code}: ${sentencesOnLines(refusal.message, `error: ${refusal.code}: `)}\n${hint === undefined ? '' : `hint: ${hint}\n`}`,
+    );
   }
   return EXIT.refused;
 }

@@ -57,7 +57,7 @@ export const errors = {
   appointmentNotFound: (message = 'No appointment has this id.') => new AppError(404, 'APPOINTMENT_NOT_FOUND', message),
   documentNotFound: () => new AppError(404, 'DOCUMENT_NOT_FOUND', 'This patient has no document with this id.'),
   doctorNotFound: (message = 'No doctor has this id.') => new AppError(422, 'DOCTOR_NOT_FOUND', message),
-  serviceNotFound: () => new AppError(422, 'SERVICE_NOT_FOUND', 'No service has this id.'),
+  serviceNotFound: (message = 'No service has this id.') => new AppError(422, 'SERVICE_NOT_FOUND', message),
   apiKeyNotFound: () => new AppError(404, 'API_KEY_NOT_FOUND', 'No API key has this id.'),
   notFound: () => new AppError(404, 'NOT_FOUND', 'There is no such endpoint.'),
   methodNotAllowed: (allowed: readonly string[]) =>

@@ -33,7 +33,7 @@ export const INVOICE_INPUT_FIELDS = [
   field.uuid('patient_id', { required: true, description: 'The patient the invoice is for' }),
   field.money('total', { required: true, ...MONEY_LIMITS, description: 'Amount due, e.g. 120.50' }),
   currency('ISO 4217 code (default: the clinic currency)'),
-  field.datetime('issued_at', { description: 'When it was issued, ISO 8601 date-time or date (default: now)' }),
+  field.datetime('issued_at', { description: 'When it was issued, a date-time or a date (default: now)' }),
 ] as const satisfies readonly FieldSpec[];
 
 /** The Invoice item of spec 2.8, as GET /invoices and `clinic invoice list --json` give it. */

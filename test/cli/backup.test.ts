@@ -161,7 +161,7 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
     assert.equal(none.code, 1);
     assert.match(
       none.stderr,
-      /NO_DATABASE: There is no clinic database at .*clinic\.db\. Point at the clinic.s data directory with --data DIR or the CLINIC_DATA environment variable/,
+      /NO_DATABASE: There is no clinic database at .*clinic\.db\.\s+Point at the clinic.s data directory with --data DIR or the CLINIC_DATA environment variable/,
     );
     assert.equal(existsSync(join(empty, 'clinic.db')), false);
   });

@@ -104,10 +104,10 @@ describe('clinic book-appointment', () => {
     assert.match(result.stderr, /SERVICE_NOT_FOUND/);
   });
 
-  it('sends a doctor given by name to `clinic doctor list` for the id, not to the numbers on paper', async () => {
-    const result = await runClinic(bookArgs('--resource-id', 'Dr. Berger'));
+  it('sends a doctor name that matches nobody to `clinic doctor list`, not to the numbers on paper', async () => {
+    const result = await runClinic(bookArgs('--resource-id', 'Dr. Nobody'));
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /^ {2}--resource-id: .*\(uuid_parsing\)\n {4}hint: the doctor's id: `clinic doctor list`/m);
+    assert.match(result.stderr, /^error: DOCTOR_NOT_FOUND: No doctor is called "Dr. Nobody"\.\nhint: `clinic doctor list`/m);
     assert.doesNotMatch(result.stderr, /number on paper/);
   });
 

@@ -102,7 +102,7 @@ describe('clinic check', () => {
       assert.equal(result.code, 1);
       assert.match(
         result.stderr,
-        /NO_DATABASE: There is no clinic database at .*clinic\.db\. Point at the clinic.s data directory with --data DIR or the CLINIC_DATA environment variable/,
+        /NO_DATABASE: There is no clinic database at .*clinic\.db\.\s+Point at the clinic.s data directory with --data DIR or the CLINIC_DATA environment variable/,
       );
     } finally {
       rmSync(empty, { recursive: true, force: true });

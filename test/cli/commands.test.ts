@@ -91,8 +91,8 @@ describe('clinic command line', () => {
   it('refuses invalid values with exit 1 and the validation problem', async () => {
     const result = await clinic('service', 'add', '--name', 'X', '--duration-min', 'long', '--price', '1.234', '--color', 'red');
     assert.equal(result.code, 1);
-    assert.match(result.stderr, /--duration-min: .*int_type/);
-    assert.match(result.stderr, /--price: .*\(decimal_max_places\)\n {4}hint: at most 2 digits after the dot/);
+    assert.match(result.stderr, /--duration-min "long": .*int_type/);
+    assert.match(result.stderr, /--price "1.234": .*\(decimal_max_places\)\n {4}hint: at most 2 digits after the dot/);
   });
 
   it('exits 2 on bad usage: unknown command, missing required option, bad port', async () => {
@@ -169,13 +169,16 @@ describe('clinic command line', () => {
 
   it('names a refused positional argument as the person typed it, with a hint that fits it', async () => {
     const cases: [string[], RegExp][] = [
-      [['module', 'disable', 'pharmacy'], /^ {2}<module>: Input should be 'billing' or 'payments' \(literal_error\)$/m],
-      [['settings', 'set-timezone', 'Mars/Olympus'], /^ {2}<zone>: .*\(value_error\)$/m],
-      [['appointment', 'show', 'A17'], /^ {2}<ref>: .*\(uuid_parsing\)$/m],
-      [['patient', 'show', 'Huber'], /^ {2}<ref>: .*\(uuid_parsing\)$/m],
-      [['invoice', 'show', 'INV-17'], /^ {2}<ref>: .*\(uuid_parsing\)$/m],
-      [['patient', 'find', ''], /^ {2}<text\.\.\.>: .*\(string_too_short\)$/m],
-      [['api-key', 'revoke', 'abc'], /^ {2}<id>: .*\(uuid_parsing\)\n {4}hint: .*clinic api-key list/m],
+      [
+        ['module', 'disable', 'pharmacy'],
+        /^ {2}<module> "pharmacy": is not one of the choices \(literal_error\)\n {4}hint: one of: billing, payments$/m,
+      ],
+      [['settings', 'set-timezone', 'Mars/Olympus'], /^ {2}<zone> "Mars\/Olympus": .*\(value_error\)$/m],
+      [['appointment', 'show', 'A17'], /^ {2}<ref> "A17": .*\(uuid_parsing\)$/m],
+      [['patient', 'show', 'Huber'], /^ {2}<ref> "Huber": .*\(uuid_parsing\)$/m],
+      [['invoice', 'show', 'INV-17'], /^ {2}<ref> "INV-17": .*\(uuid_parsing\)$/m],
+      [['patient', 'find', ''], /^ {2}<text\.\.\.> "": .*\(string_too_short\)$/m],
+      [['api-key', 'revoke', 'abc'], /^ {2}<id> "abc": .*\(uuid_parsing\)\n {4}hint: .*clinic api-key list/m],
     ];
     for (const [args, expected] of cases) {
       const result = await clinic(...args);

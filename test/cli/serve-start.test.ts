@@ -114,7 +114,8 @@ describe('commands on a data directory without a database', () => {
     assert.equal(result.code, 1);
     assert.equal(
       result.stderr,
-      `error: NO_DATABASE: There is no clinic database at ${programPath(join(missing, 'clinic.db'))}. Point at the clinic's data directory with --data DIR or the CLINIC_DATA environment variable; \`clinic init --data DIR\` creates a new, empty one.\n`,
+      // Within 100 columns: what to do follows the refusal, a sentence a line.
+      `error: NO_DATABASE: There is no clinic database at ${programPath(join(missing, 'clinic.db'))}.\n  Point at the clinic's data directory with --data DIR or the CLINIC_DATA environment variable;\n    \`clinic init --data DIR\` creates a new, empty one.\n`,
     );
     assert.equal(existsSync(missing), false);
     const json = await runClinic(['doctor', 'list', '--json', '--data', missing]);

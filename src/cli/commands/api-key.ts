@@ -5,7 +5,7 @@ import { withDatabase } from '../database.js';
 import { deskRecord, heading, localDateTime } from '../desk-format.js';
 import { fieldArgument } from '../field-options.js';
 import type { CliIo } from '../io.js';
-import { emit, formatRecord, type CommonOptions } from '../output.js';
+import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
 /** `clinic api-key create|list|revoke`. */
@@ -26,7 +26,15 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
           io,
           options,
           created,
-          () => `${formatRecord({ ...created, scopes: created.scopes.join(' ') })}\nStore the key now: it is not shown again.\n`,
+          () =>
+            heading(`API key ${created.name}`) +
+            deskRecord([
+              ['Key', created.key],
+              ['Id', created.id],
+              ['Scopes', created.scopes.join(', ')],
+              ['Created', localDateTime(created.created_at, clinicTimeZone(db))],
+            ]) +
+            '\nStore the key now: it is not shown again.\n',
         );
       });
     });

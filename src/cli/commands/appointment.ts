@@ -14,7 +14,10 @@ import { resolveAppointmentReference, resolvePatientReference } from '../../doma
 import { APPOINTMENT_INPUT_FIELDS } from '../../fields/appointment-fields.js';
 import { withDatabase } from '../database.js';
 import { calendarDay, deskRecord, deskTable, heading, localDateTime, localDay, patientLabel, timeSpan } from '../desk-format.js';
-import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
+import { addFieldOptions, deskToday, fieldArgument, readFieldOptions } from '../field-options.js';
+import { deskDateTimeText } from '../../domain/desk/desk-date.js';
+import { findDoctorByReference, findServiceByReference } from '../../domain/desk/find-by-name.js';
+import { collect, DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from '../desk-input.js';
 import { readDeskContext } from '../../domain/desk/desk-context.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
@@ -78,8 +81,13 @@ function formatAppointment(appointment: Appointment, context: DeskContext): stri
   );
 }
 
-/** The booking's fields as options: all but `overlap`, which the desk sets from --allow-overlap. */
-const BOOKING_OPTION_FIELDS = APPOINTMENT_INPUT_FIELDS.filter((spec) => spec.name !== 'overlap');
+/**
+ * The booking's fields as options: all but `overlap`, which the desk sets from --allow-overlap;
+ * `--end-at` may be left out when the services say how long they last.
+ */
+const BOOKING_OPTION_FIELDS = APPOINTMENT_INPUT_FIELDS.filter((spec) => spec.name !== 'overlap').map((spec) =>
+  spec.name === 'end_at' ? { ...spec, required: false } : spec,
+);
 
 /** The status each desk word sets, and what the printout then says. */
 const STATUS_COMMANDS = [
@@ -114,12 +122,13 @@ function registerCorrectionCommands(group: Command, io: CliIo): void {
 
   change(
     subcommand(group, 'reschedule', 'move an appointment that is still booked (as PATCH /appointments/{id})')
-      .requiredOption('--start-at <time>', 'the new start, e.g. 2026-12-01T10:00 (clinic time)')
-      .option('--end-at <time>', 'the new end (default: the same length as before)')
+      .requiredOption('--start-at <time>', `the new start, clinic time: ${DESK_DATE_TIME_FORMS}`)
+      .option('--end-at <time>', 'the new end, written as --start-at (default: the same length as before)')
       .option('--allow-overlap', 'move it even if the doctor has another appointment then'),
     (db, id, options) => {
-      const startAt = options.startAt as string;
-      const endAt = (options.endAt as string | undefined) ?? endKeepingLength(db, id, startAt);
+      const today = deskToday(db);
+      const startAt = deskDateTimeText(options.startAt as string, today);
+      const endAt = typeof options.endAt === 'string' ? deskDateTimeText(options.endAt, today) : endKeepingLength(db, id, startAt);
       return {
         start_at: startAt,
         ...(endAt === undefined ? {} : { end_at: endAt }),
@@ -147,39 +156,88 @@ function registerCorrectionCommands(group: Command, io: CliIo): void {
  */
 function endKeepingLength(db: Db, id: string, startText: string): string | undefined {
   const appointment = findAppointment(db, id.toLowerCase());
+  if (appointment === undefined) return undefined;
+  return endAfter(db, startText, Date.parse(appointment.end_at) - Date.parse(appointment.start_at));
+}
+
+/** The options that name a doctor or services by name or id, and what each fills. */
+interface BookingNames {
+  doctor?: string;
+  service?: string[];
+}
+
+/**
+ * The doctor and services of a booking as the desk names them (`--doctor berger`, `--service
+ * Kontrolle`, also by id; `--resource-id`/`--service-id` too), as the API's ids, and without
+ * `--end-at` the end: the start plus the services' durations. Two options for one field are a
+ * usage error, so a booking never goes to a doctor the person did not mean.
+ */
+function withBookingNames(db: Db, body: Record<string, unknown>, names: BookingNames, usage: (message: string) => never) {
+  if (names.doctor !== undefined && body.resource_id !== undefined) usage('error: give the doctor once: --doctor or --resource-id');
+  const doctor = names.doctor ?? body.resource_id;
+  if (typeof doctor === 'string') body.resource_id = findDoctorByReference(db, doctor).id;
+  const named = names.service ?? [];
+  if (named.length > 0 && (body.service_id !== undefined || body.service_ids !== undefined))
+    usage('error: give the services once: --service, or --service-id/--service-ids');
+  const listed = Array.isArray(body.service_ids) && body.service_ids.every((item) => typeof item === 'string');
+  const references =
+    named.length > 0 ? named : typeof body.service_id === 'string' ? [body.service_id] : listed ? (body.service_ids as string[]) : [];
+  const services = references.map((reference) => findServiceByReference(db, reference));
+  if (named.length > 1 || listed) body.service_ids = services.map((service) => service.id);
+  else if (services.length === 1) body.service_id = services[0]!.id;
+  if (body.end_at === undefined && typeof body.start_at === 'string' && services.length > 0) {
+    const end = endAfter(db, body.start_at, services.reduce((sum, service) => sum + service.duration_min, 0) * 60_000);
+    if (end !== undefined) body.end_at = end;
+  }
+  return body;
+}
+
+/** The UTC end `lengthMs` after `startText` (clinic time without an offset); undefined when it is no date-time. */
+function endAfter(db: Db, startText: string, lengthMs: number): string | undefined {
   const start = parseDateTime(startText);
-  if (appointment === undefined || typeof start === 'string') return undefined;
-  const lengthMs = Date.parse(appointment.end_at) - Date.parse(appointment.start_at);
+  if (typeof start === 'string') return undefined;
   return new Date(Date.parse(toUtcIso(start, clinicTimeZone(db))) + lengthMs).toISOString();
 }
 
 /** `clinic book-appointment` (as POST /appointments, booked as `cli`) and the desk's `clinic appointment list|show|…`. */
 export function registerAppointmentCommands(program: Command, io: CliIo): void {
-  const command = subcommand(program, 'book-appointment', 'book an appointment (same fields and rules as POST /appointments)').option(
-    '--allow-overlap',
-    'book even if the doctor has another booked or arrived appointment at that time (refused by default: APPOINTMENT_OVERLAP)',
-  );
-  // The field's description is the API's, which takes ids only; the command line also takes the number.
+  const command = subcommand(program, 'book-appointment', 'book an appointment (same fields and rules as POST /appointments)')
+    .option('--doctor <name>', 'the doctor: the name (any case, or a part of it) or the id; the same as --resource-id')
+    .option('--service <name>', 'a service: the name (any case, or a part of it) or the id; repeat it for several', collect)
+    .option(
+      '--allow-overlap',
+      'book even if the doctor has another booked or arrived appointment at that time (refused by default: APPOINTMENT_OVERLAP)',
+    );
+  // The fields' descriptions are the API's, which takes ids only; the command line also takes numbers and names.
   addFieldOptions(command, BOOKING_OPTION_FIELDS, {
-    descriptions: { patient_id: 'the patient: its number (P-000042, P-42) or its id' },
+    descriptions: {
+      patient_id: 'the patient: its number (P-000042, P-42) or its id',
+      start_at: `the start, clinic time: ${DESK_DATE_TIME_FORMS}`,
+      end_at: "the end, written as --start-at (default: the start plus the services' lengths)",
+      resource_id: 'the doctor: the name or the id, as --doctor',
+      service_id: 'the service: the name or the id, as --service',
+    },
   });
-  command.action(async (options: CommonOptions & { allowOverlap?: boolean } & Record<string, unknown>) => {
-    await runUseCaseCommand(io, options, BOOK_APPOINTMENT, {
-      request(db) {
-        const body = readFieldOptions(options, BOOKING_OPTION_FIELDS);
-        if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
-        // The desk refuses an overlap unless told otherwise (clinic-api-1.2.md); the API allows it by default.
-        return { body: { ...body, overlap: options.allowOverlap === true ? 'allow' : 'reject' } };
-      },
-      // For people: the printout of `appointment show`, so the booking reads as it will be found again.
-      print: (appointment, db) => formatAppointment(appointment, readDeskContext(db)),
-    });
-  });
+  command.action(
+    async (options: CommonOptions & BookingNames & { allowOverlap?: boolean } & Record<string, unknown>, actionCommand: Command) => {
+      const usage = (message: string): never => actionCommand.error(message, { exitCode: 2 });
+      await runUseCaseCommand(io, options, BOOK_APPOINTMENT, {
+        request(db) {
+          const body = withBookingNames(db, readFieldOptions(options, BOOKING_OPTION_FIELDS, db), options, usage);
+          if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
+          // The desk refuses an overlap unless told otherwise (clinic-api-1.2.md); the API allows it by default.
+          return { body: { ...body, overlap: options.allowOverlap === true ? 'allow' : 'reject' } };
+        },
+        // For people: the printout of `appointment show`, so the booking reads as it will be found again.
+        print: (appointment, db) => formatAppointment(appointment, readDeskContext(db)),
+      });
+    },
+  );
 
   const group = program.command('appointment').description('the day sheet, single appointments and their corrections');
   registerCorrectionCommands(group, io);
   subcommand(group, 'list', 'the day sheet: every appointment of a clinic day, in time order (as GET /appointments)')
-    .option('--date <day>', 'the clinic day: today or a date like 2026-11-23 (default: today)')
+    .option('--date <day>', `the clinic day: ${DESK_DATE_FORMS} (default: today)`)
     .option('--doctor <doctor>', "only this doctor's appointments: the name (any case, or a part of it) or the id")
     .action(async (options: CommonOptions & { date?: string; doctor?: string }) => {
       await withDatabase(options, (db) => {

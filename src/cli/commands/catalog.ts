@@ -19,7 +19,7 @@ export function registerCatalogCommands(program: Command, io: CliIo): void {
   addFieldOptions(subcommand(doctor, 'add', 'add a doctor'), DOCTOR_INPUT_FIELDS).action(
     async (options: CommonOptions & Record<string, unknown>) => {
       await withDatabase(options, (db) => {
-        const added = addDoctor(db, readFieldOptions(options, DOCTOR_INPUT_FIELDS));
+        const added = addDoctor(db, readFieldOptions(options, DOCTOR_INPUT_FIELDS, db));
         emit(io, options, added, () => formatRecord(added));
       });
     },
@@ -35,7 +35,7 @@ export function registerCatalogCommands(program: Command, io: CliIo): void {
   addFieldOptions(subcommand(service, 'add', 'add a service'), SERVICE_INPUT_FIELDS).action(
     async (options: CommonOptions & Record<string, unknown>) => {
       await withDatabase(options, (db) => {
-        const added = addService(db, readFieldOptions(options, SERVICE_INPUT_FIELDS));
+        const added = addService(db, readFieldOptions(options, SERVICE_INPUT_FIELDS, db));
         emit(io, options, added, () => formatRecord(withPrice(added, clinicCurrency(db))));
       });
     },

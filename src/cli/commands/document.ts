@@ -64,7 +64,7 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
         { dataDir: resolve(options.data), limitBytes },
         {
           patientId,
-          fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS),
+          fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS, db),
           file: { stream: createReadStream(options.file), filename: basename(options.file), contentType: options.contentType },
         },
       );

@@ -9,7 +9,7 @@ import { VOID_INVOICE } from '../../domain/invoices/void-invoice.js';
 import { resolveInvoiceReference, resolvePatientReference } from '../../domain/references.js';
 import { patientExists } from '../../db/patients.js';
 import { INVOICE_INPUT_FIELDS, VOID_INPUT_FIELDS } from '../../fields/billing-fields.js';
-import { deskTable, invoiceState, money, patientLabel } from '../desk-format.js';
+import { deskTable, money, patientLabel } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { formatInvoice, issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
@@ -28,7 +28,7 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
   create.action(async (options: CommonOptions & Record<string, unknown>) => {
     await runUseCaseCommand(io, options, CREATE_INVOICE, {
       request(db) {
-        const body = readFieldOptions(options, INVOICE_INPUT_FIELDS);
+        const body = readFieldOptions(options, INVOICE_INPUT_FIELDS, db);
         if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
         return { body: withIssuedDateAsMidnight(body) };
       },
@@ -77,7 +77,7 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
                 invoice.invoice_number,
                 issuedOn(invoice, context.timeZone),
                 patient === undefined ? '' : patientLabel(patient.patient_number, patient.first_name, patient.last_name),
-                invoiceState(invoice.status),
+                invoice.status,
                 money(invoice.total, invoice.currency),
                 money(invoice.balance, invoice.currency),
               ];

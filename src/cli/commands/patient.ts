@@ -25,14 +25,13 @@ import {
   deskTable,
   fileSize,
   heading,
-  invoiceState,
   localDay,
   localShortDate,
   money,
   shortDate,
   timeSpan,
 } from '../desk-format.js';
-import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
+import { addFieldOptions, fieldArgument, readFieldOptions, type OptionGroups } from '../field-options.js';
 import { issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
@@ -139,7 +138,7 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
         overview.open_invoices.map((invoice) => [
           invoice.invoice_number,
           issuedOn(invoice, timeZone),
-          invoiceState(invoice.status),
+          invoice.status,
           money(invoice.total, invoice.currency),
           money(invoice.balance, invoice.currency),
         ]),
@@ -211,6 +210,20 @@ export function registerPatientCommands(program: Command, io: CliIo): void {
   });
 }
 
+/** The patient's many fields in the help of create-patient and patient edit, grouped as a patient form groups them. */
+const PATIENT_OPTION_GROUPS: OptionGroups = [
+  ['Name and contact:', /^(first_name|last_name|salutation|title|gender|date_of_birth|email|mobile|phone|fax|avatar)$/],
+  ['Address:', /^(visit_)?address_/],
+  [
+    'Insurance and billing:',
+    /^(insur|has_supplemental|supplemental|billing_|reference_number|tin$|prescription|discount|dunning|bank_|suppress_payment)/,
+  ],
+  ['Recall:', /^recall_/],
+  ['Work and referral:', /^(occupation|employer_|referr|gp_name)/],
+  ['Consent and portal:', /^(gdpr_|newsletter|consent_|contact_consent|communication_prefs|portal_access|link_existing)/],
+  ['Medical and other:', /./],
+];
+
 /** `clinic create-patient`: the same fields and rules as POST /patients. */
 function registerCreatePatientCommand(program: Command, io: CliIo): void {
   const command = subcommand(program, 'create-patient', 'create a patient (same fields and rules as POST /patients)').option(
@@ -221,11 +234,11 @@ function registerCreatePatientCommand(program: Command, io: CliIo): void {
     enforceRequired: false,
     requiredElsewhere: 'unless in --file',
     alsoRequired: PATIENT_CONTACT_FIELDS,
+    groups: PATIENT_OPTION_GROUPS,
   }).action(async (options: CommonOptions & { file?: string } & Record<string, unknown>) => {
     const base = options.file === undefined ? {} : readBodyFile(options.file);
-    const body = readFieldOptions(options, PATIENT_INPUT_FIELDS, base);
     await runUseCaseCommand(io, options, CREATE_PATIENT, {
-      request: () => ({ body }),
+      request: (db) => ({ body: readFieldOptions(options, PATIENT_INPUT_FIELDS, db, base) }),
       print: (patient) =>
         heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
         deskRecord([
@@ -267,14 +280,15 @@ function registerEditPatientCommand(group: Command, io: CliIo): void {
   ).option('--if-version <n>', 'change only if the patient is still at this version (as `patient show --json` gives it)', parseVersion);
   addFieldOptions(command, PATIENT_PATCH_FIELDS, {
     descriptions: { is_active: 'false: the patient is kept, with its records, and still found; true or false' },
+    groups: PATIENT_OPTION_GROUPS,
   }).action(async (reference: string, options: CommonOptions & { ifVersion?: number } & Record<string, unknown>) => {
-    const patch = readFieldOptions(options, PATIENT_PATCH_FIELDS);
-    // Empty text clears a field that may be empty, as null does over HTTP.
-    for (const spec of PATIENT_PATCH_FIELDS as readonly FieldSpec[])
-      if (patch[spec.name] === '' && spec.nullable === true) patch[spec.name] = null;
     let before: Patient | undefined;
     await runUseCaseCommand(io, options, UPDATE_PATIENT, {
       request(db) {
+        const patch = readFieldOptions(options, PATIENT_PATCH_FIELDS, db);
+        // Empty text clears a field that may be empty, as null does over HTTP.
+        for (const spec of PATIENT_PATCH_FIELDS as readonly FieldSpec[])
+          if (patch[spec.name] === '' && spec.nullable === true) patch[spec.name] = null;
         const patientId = resolvePatientReference(db, reference);
         // For the printout: what changed. A malformed or unknown id is left to the use case to refuse.
         try {

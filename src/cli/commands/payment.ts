@@ -7,7 +7,7 @@ import { PAYMENT_INPUT_FIELDS, REFUND_INPUT_FIELDS } from '../../fields/billing-
 import { InvalidArgumentError } from 'commander';
 import { clockTime, localShortDate } from '../desk-format.js';
 import { clinicTimeZone } from '../../domain/settings.js';
-import { addFieldOptions, readFieldOptions } from '../field-options.js';
+import { addFieldOptions, labelField, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { readDeskInvoice } from '../../domain/desk/desk-records.js';
 import { money } from '../desk-format.js';
@@ -39,11 +39,12 @@ export function registerPaymentCommands(program: Command, io: CliIo): void {
     }
     const reference = options.invoice ?? options.invoiceId;
     if (reference === undefined) return actionCommand.error("error: required option '--invoice <ref>' not specified", { exitCode: 2 });
+    labelField(actionCommand, 'invoice_id', options.invoice === undefined ? '--invoice-id' : '--invoice');
     await runUseCaseCommand(io, options, RECORD_PAYMENT, {
       request: (db) => ({
         path: { invoice_id: resolveInvoiceReference(db, reference) },
         header: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
-        body: readFieldOptions(options, PAYMENT_INPUT_FIELDS),
+        body: readFieldOptions(options, PAYMENT_INPUT_FIELDS, db),
       }),
       json: ({ payment }) => payment,
       print({ payment, replayed }, db) {
@@ -115,7 +116,7 @@ function registerRefundCommand(program: Command, io: CliIo): void {
         return {
           path: { payment_id: payment.id },
           header: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
-          body: readFieldOptions(options, REFUND_INPUT_FIELDS),
+          body: readFieldOptions(options, REFUND_INPUT_FIELDS, db),
         };
       },
       json: ({ refund }) => refund,

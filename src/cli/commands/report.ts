@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { DESK_DATE_FORMS } from '../desk-input.js';
 import { DAY_REPORT, type DayReportResult } from '../../domain/desk/day-report.js';
 import { PAYMENT_METHOD_KEYS } from '../../fields/billing-fields.js';
 import { calendarDay, clockTime, deskTable, heading, money } from '../desk-format.js';
@@ -64,7 +65,7 @@ function formatDayReport({ report, otherCurrencies, otherCurrencyRefunds }: DayR
 export function registerReportCommands(program: Command, io: CliIo): void {
   const group = program.command('report').description('reports for the front desk');
   subcommand(group, 'day', "the end-of-day cash count: the clinic day's payments, totals per method and overall")
-    .option('--date <day>', 'the clinic day: today or a date like 2026-11-23 (default: today)')
+    .option('--date <day>', `the clinic day: ${DESK_DATE_FORMS} (default: today)`)
     .action(async (options: CommonOptions & { date?: string }) => {
       await runUseCaseCommand(io, options, DAY_REPORT, {
         request: () => ({ query: options.date === undefined ? {} : { date: options.date } }),

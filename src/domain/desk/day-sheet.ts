@@ -5,7 +5,7 @@ import { listAppointments } from '../appointments/list-appointments.js';
 import type { Appointment } from '../appointments/present-appointment.js';
 import { readDeskContext, type DeskContext } from './desk-context.js';
 import { deskDate } from './desk-date.js';
-import { findDoctorByReference } from './find-doctor.js';
+import { findDoctorByReference } from './find-by-name.js';
 
 /** The day sheet: one clinic day's appointments, the clinic's or one doctor's. */
 export interface DaySheet {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { addDoctor } from '../../src/domain/catalog.js';
-import { findDoctorByReference } from '../../src/domain/desk/find-doctor.js';
+import { findDoctorByReference } from '../../src/domain/desk/find-by-name.js';
 import { foldForSearch } from '../../src/fields/folded-text.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 
