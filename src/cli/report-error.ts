@@ -1,5 +1,5 @@
 import { CommanderError } from 'commander';
-import { classifyError, errors, refusalBody, ValidationError } from '../domain/errors.js';
+import { classifyError, errors, refusalBody, ValidationError, type ValidationIssue } from '../domain/errors.js';
 import { optionFlag } from './field-options.js';
 import type { CliIo } from './io.js';
 import { inertJson, visibleText } from './terminal-text.js';
@@ -27,9 +27,17 @@ const ID_HINTS: Readonly<Record<string, string>> = {
   id: "the key's id: `clinic api-key list` prints each key's (36 characters)",
 };
 
-/** The hint for one failing value: by its field where that says more, else by its type. */
-function hintFor(loc: readonly (string | number)[], type: string): string | undefined {
-  return (type === 'uuid_parsing' ? ID_HINTS[String(loc[1])] : undefined) ?? HINTS[type];
+/** `did you mean A, B or C?` from the names a refusal offers in `ctx.did_you_mean` (a time zone for a city). */
+function suggestion(ctx: ValidationIssue['ctx']): string | undefined {
+  const names = Array.isArray(ctx?.did_you_mean) ? ctx.did_you_mean.filter((name) => typeof name === 'string') : [];
+  if (names.length === 0) return undefined;
+  const last = names.pop()!;
+  return `did you mean ${names.length === 0 ? last : `${names.join(', ')} or ${last}`}?`;
+}
+
+/** The hint for one failing value: what it may have meant, else by its field where that says more, else by its type. */
+function hintFor({ loc, type, ctx }: ValidationIssue): string | undefined {
+  return suggestion(ctx) ?? (type === 'uuid_parsing' ? ID_HINTS[String(loc[1])] : undefined) ?? HINTS[type];
 }
 
 /** What a person at the desk can do about a refusal, by its code (printed below the error, never with --json). */
@@ -78,7 +86,7 @@ export function reportError(io: CliIo, error: unknown, json: boolean, argumentNa
     if (json) say(`${JSON.stringify({ detail: refusal.issues })}\n`);
     else {
       const lines = refusal.issues.map((i) => {
-        const hint = hintFor(i.loc, i.type);
+        const hint = hintFor(i);
         // The hint on a line of its own, so that the message stays within 100 columns.
         return `  ${optionName(i.loc, argumentNames)}: ${i.msg} (${i.type})${hint === undefined ? '' : `\n    hint: ${hint}`}`;
       });
