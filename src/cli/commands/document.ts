@@ -1,6 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { lookup } from 'mime-types';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/documents/media-type.js';
 import { uploadDocument } from '../../domain/documents/upload-document.js';
 import { resolvePatientReference } from '../../domain/references.js';
@@ -44,12 +45,26 @@ function parseContentType(text: string): string {
   return text;
 }
 
+/**
+ * The media type of a file by its name's extension (`scan.PDF` → `application/pdf`), for an upload
+ * at the desk without `--content-type`; application/octet-stream for an extension no one knows.
+ * Only the desk guesses: the API stores what the form declared (decisions.md §6).
+ */
+function typeOfFileName(name: string): string {
+  const guessed = lookup(name);
+  return (guessed === false ? undefined : documentMediaType(guessed)) ?? OCTET_STREAM;
+}
+
 /** `clinic upload-document`: the same steps and rules as POST /patients/{patient_id}/documents. */
 export function registerDocumentCommands(program: Command, io: CliIo): void {
   const command = subcommand(program, 'upload-document', 'store a document for a patient (same rules as POST /patients/{id}/documents)')
     .requiredOption('--patient-id <ref>', 'the patient: its id or its number (P-000042, P-42)')
     .requiredOption('--file <path>', 'the file to store; it is streamed, never read into memory whole', parseFilePath)
-    .option('--content-type <type>', `its media type, stored as type/subtype in lower case (default ${OCTET_STREAM})`, parseContentType)
+    .option(
+      '--content-type <type>',
+      `its media type, stored as type/subtype in lower case (default: by the file name's extension, else ${OCTET_STREAM})`,
+      parseContentType,
+    )
     .option(
       '--document-limit-mb <mb>',
       `largest document accepted in MiB, as for serve (env CLINIC_DOCUMENT_LIMIT_MB, default ${DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024})`,
@@ -65,7 +80,11 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
         {
           patientId,
           fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS),
-          file: { stream: createReadStream(options.file), filename: basename(options.file), contentType: options.contentType },
+          file: {
+            stream: createReadStream(options.file),
+            filename: basename(options.file),
+            contentType: options.contentType ?? typeOfFileName(basename(options.file)),
+          },
         },
       );
       emit(io, options, document, () => {
