@@ -25,6 +25,7 @@ const ID_HINTS: Readonly<Record<string, string>> = {
   service_ids: "the services' ids: `clinic service list` prints each service's (36 characters)",
   // `clinic api-key revoke ID`, the one command whose id field is named just `id`.
   id: "the key's id: `clinic api-key list` prints each key's (36 characters)",
+  document_id: "the document's id: `clinic patient show P-42` prints each document's (36 characters)",
 };
 
 /** `did you mean A, B or C?` from the names a refusal offers in `ctx.did_you_mean` (a time zone for a city). */
@@ -46,6 +47,8 @@ const CODE_HINTS: Readonly<Record<string, string>> = {
   APPOINTMENT_NOT_FOUND: "`clinic appointment list --date YYYY-MM-DD` lists a day's appointments and their numbers",
   INVOICE_NOT_FOUND: "`clinic invoice list --patient-id P-42` lists a patient's invoices and their numbers",
   DOCTOR_NOT_FOUND: "`clinic doctor list` shows every doctor's name; give more of the name, or the id",
+  DOCUMENT_NOT_FOUND: "`clinic patient show P-42` lists a patient's documents with their ids",
+  FILE_EXISTS: 'choose another file name, or add --force to replace that file',
   MODULE_DISABLED: "`clinic module enable NAME` switches it on (ask whoever looks after the clinic's setup)",
 };
 

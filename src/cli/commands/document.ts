@@ -1,14 +1,17 @@
-import { createReadStream, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { accessSync, constants, createReadStream, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { lookup } from 'mime-types';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/documents/media-type.js';
+import { presentDocumentItem, READ_DOCUMENT } from '../../domain/documents/read-documents.js';
+import { saveDocumentCopy } from '../../domain/documents/save-document.js';
 import { uploadDocument } from '../../domain/documents/upload-document.js';
+import { performUseCase } from '../../domain/use-case.js';
 import { resolvePatientReference } from '../../domain/references.js';
 import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
 import { withDatabase } from '../database.js';
-import { addFieldOptions, readFieldOptions } from '../field-options.js';
+import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';
 import type { CliIo } from '../io.js';
 import { readPatient } from '../../domain/patients/read-patient.js';
@@ -37,6 +40,70 @@ function parseFilePath(text: string): string {
 }
 
 /**
+ * Where `document save` may write: a file name in a folder that exists and this user may write
+ * in; anything else is a usage error (exit 2), like a bad `--file`. A missing folder is not made:
+ * a mistyped folder would otherwise hold patient data where no one looks for it.
+ */
+function parseTargetPath(text: string): string {
+  const target = resolve(text);
+  const folder = dirname(target);
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    throw new InvalidArgumentError(`no such folder: ${folder}`);
+  }
+  if (!isFolder) throw new InvalidArgumentError(`not a folder: ${folder}`);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    throw new InvalidArgumentError(`this user may not write in ${folder}`);
+  }
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(target).isDirectory();
+  } catch {
+    // Not there yet: the usual case.
+  }
+  if (isDirectory) throw new InvalidArgumentError('a folder: give the file name to write');
+  return target;
+}
+
+interface SaveOptions extends CommonOptions {
+  force?: boolean;
+}
+
+/**
+ * `clinic document save ID FILE`: a stored document written back to a file, as the API's download
+ * sends it, checked against its SHA-256 on the way.
+ */
+function registerDocumentSaveCommand(group: Command, io: CliIo): void {
+  const command = subcommand(group, 'save', 'write a stored document to a file, checked against the SHA-256 of its upload');
+  fieldArgument(command, '<ref>', "the document's id (36 characters; `clinic patient show` prints each document's)", 'document_id')
+    .argument('<file>', 'the file to write; its folder must exist', parseTargetPath)
+    .option('--force', 'replace FILE if it exists (it is kept until the new copy is whole)')
+    .action(async (ref: string, target: string, options: SaveOptions) => {
+      await withDatabase(options, async (db) => {
+        const document = performUseCase(READ_DOCUMENT, db, { path: { document_id: ref } }, { source: 'cli' });
+        await saveDocumentCopy(resolve(options.data), document, target, { replace: options.force === true });
+        emit(io, options, presentDocumentItem(document), () => {
+          const patient = readPatient(db, document.patient_id);
+          return (
+            heading(`Document of ${patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name))}`) +
+            deskRecord([
+              ['Title', document.title],
+              ['Type', document.type],
+              ['File', `${document.filename} (${document.content_type}, ${fileSize(document.size)})`],
+              ['Stored', localDateTime(document.created_at, clinicTimeZone(db))],
+            ]) +
+            `Saved ${fileSize(document.size)} to ${target}; its SHA-256 is the upload's.\n`
+          );
+        });
+      });
+    });
+}
+
+/**
  * `--content-type` must be a media type that can be served back (media-type.ts, the same rule as
  * the upload form's); anything else is a usage error (exit 2), like a bad `--file`.
  */
@@ -55,8 +122,12 @@ function typeOfFileName(name: string): string {
   return (guessed === false ? undefined : documentMediaType(guessed)) ?? OCTET_STREAM;
 }
 
-/** `clinic upload-document`: the same steps and rules as POST /patients/{patient_id}/documents. */
+/**
+ * `clinic upload-document`: the same steps and rules as POST /patients/{patient_id}/documents;
+ * and `clinic document save`.
+ */
 export function registerDocumentCommands(program: Command, io: CliIo): void {
+  registerDocumentSaveCommand(program.command('document').description("a patient's stored documents"), io);
   const command = subcommand(program, 'upload-document', 'store a document for a patient (same rules as POST /patients/{id}/documents)')
     .requiredOption('--patient-id <ref>', 'the patient: its id or its number (P-000042, P-42)')
     .requiredOption('--file <path>', 'the file to store; it is streamed, never read into memory whole', parseFilePath)

@@ -20,7 +20,6 @@ import { withDatabase } from '../database.js';
 import {
   patientLabel,
   calendarDay,
-  clockTime,
   deskRecord,
   deskTable,
   fileSize,
@@ -145,22 +144,24 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
         ]),
       )
     : '(the billing module is off)\n';
+  // The whole id, which `clinic document save` and the API's download take: with it, the time of
+  // day gives way and a long type shrinks last, so that a row fits 100 columns.
   const documents = deskTable(
     [
       { header: 'Date' },
-      { header: 'Time' },
-      { header: 'Type' },
+      { header: 'Type', shrink: true },
       { header: 'Title', shrink: true },
       { header: 'File', shrink: true },
       { header: 'Size', align: 'right' },
+      { header: 'Id' },
     ],
     overview.documents.map((document) => [
       localShortDate(document.created_at, timeZone),
-      clockTime(document.created_at, timeZone),
       document.type,
       document.title ?? '',
       document.filename,
       fileSize(document.size),
+      document.id,
     ]),
   );
   return [
