@@ -10,7 +10,9 @@ import { performUseCase } from '../../domain/use-case.js';
 import { resolvePatientReference } from '../../domain/references.js';
 import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
+import { listAllDocuments } from '../../domain/desk/patient-overview.js';
 import { withDatabase } from '../database.js';
+import { documentTable } from '../document-table.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';
 import type { CliIo } from '../io.js';
@@ -103,6 +105,25 @@ function registerDocumentSaveCommand(group: Command, io: CliIo): void {
     });
 }
 
+/** `clinic document list REF`: every document of a patient, newest first, with the ids `save` takes. */
+function registerDocumentListCommand(group: Command, io: CliIo): void {
+  fieldArgument(
+    subcommand(group, 'list', "list a patient's documents, newest first, with their ids (--json: DocumentItems)"),
+    '<ref>',
+    'the patient: its id or its number (P-000042, P-42)',
+    'patient_id',
+  ).action(async (ref: string, options: CommonOptions) => {
+    await withDatabase(options, (db) => {
+      const patient = readPatient(db, resolvePatientReference(db, ref));
+      const documents = listAllDocuments(db, patient.id);
+      emit(io, options, documents, () => {
+        const label = patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name));
+        return heading(`Documents of ${label}`) + documentTable(documents, clinicTimeZone(db));
+      });
+    });
+  });
+}
+
 /**
  * `--content-type` must be a media type that can be served back (media-type.ts, the same rule as
  * the upload form's); anything else is a usage error (exit 2), like a bad `--file`.
@@ -124,10 +145,12 @@ function typeOfFileName(name: string): string {
 
 /**
  * `clinic upload-document`: the same steps and rules as POST /patients/{patient_id}/documents;
- * and `clinic document save`.
+ * and `clinic document list|save`.
  */
 export function registerDocumentCommands(program: Command, io: CliIo): void {
-  registerDocumentSaveCommand(program.command('document').description("a patient's stored documents"), io);
+  const group = program.command('document').description("a patient's stored documents");
+  registerDocumentListCommand(group, io);
+  registerDocumentSaveCommand(group, io);
   const command = subcommand(program, 'upload-document', 'store a document for a patient (same rules as POST /patients/{id}/documents)')
     .requiredOption('--patient-id <ref>', 'the patient: its id or its number (P-000042, P-42)')
     .requiredOption('--file <path>', 'the file to store; it is streamed, never read into memory whole', parseFilePath)

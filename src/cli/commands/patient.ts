@@ -22,15 +22,14 @@ import {
   calendarDay,
   deskRecord,
   deskTable,
-  fileSize,
   heading,
   invoiceState,
   localDay,
-  localShortDate,
   money,
   shortDate,
   timeSpan,
 } from '../desk-format.js';
+import { documentTable } from '../document-table.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
@@ -144,26 +143,7 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
         ]),
       )
     : '(the billing module is off)\n';
-  // The whole id, which `clinic document save` and the API's download take: with it, the time of
-  // day gives way and a long type shrinks last, so that a row fits 100 columns.
-  const documents = deskTable(
-    [
-      { header: 'Date' },
-      { header: 'Type', shrink: true },
-      { header: 'Title', shrink: true },
-      { header: 'File', shrink: true },
-      { header: 'Size', align: 'right' },
-      { header: 'Id' },
-    ],
-    overview.documents.map((document) => [
-      localShortDate(document.created_at, timeZone),
-      document.type,
-      document.title ?? '',
-      document.filename,
-      fileSize(document.size),
-      document.id,
-    ]),
-  );
+  const documents = documentTable(overview.documents, timeZone);
   return [
     heading(name) + record,
     heading('Next appointments') +

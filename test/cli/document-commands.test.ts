@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { listPatientDocuments } from '../../src/domain/documents/read-documents.js';
+import { listPatientDocuments, type DocumentItem } from '../../src/domain/documents/read-documents.js';
 import type { Patient } from '../../src/domain/patients/present-patient.js';
 import { createTestPatient } from '../helpers/builders.js';
 import { assertMatchesSchema } from '../helpers/contract.js';
@@ -109,6 +109,38 @@ describe('clinic document save', () => {
     assert.equal(result.code, 1);
     assert.equal(JSON.parse(result.stderr).detail.code, 'DOCUMENT_FILE_DAMAGED');
     assert.deepEqual(readdirSync(out).sort(), before);
+  });
+});
+
+describe('clinic document list', () => {
+  const data = useTestDatabase();
+
+  it("lists every document of a patient, newest first, with its id; --json gives the API's DocumentItems", async () => {
+    const patient = createTestPatient(data.db, { first_name: 'Ada', last_name: 'Lovelace' });
+    const file = join(data.dataDir, 'referral.pdf');
+    writeFileSync(file, 'bytes');
+    for (const title of ['First', 'Second']) {
+      const args = ['--patient-id', patient.id, '--file', file, '--title', title];
+      assert.equal((await runClinic(['upload-document', '--data', data.dataDir, ...args])).code, 0);
+    }
+    const listed = await runClinic(['document', 'list', 'p-1', '--data', data.dataDir, '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const items = JSON.parse(listed.stdout) as DocumentItem[];
+    assert.deepEqual(items, listPatientDocuments(data.db, patient.id, {}).items);
+    assert.deepEqual(
+      items.map((item) => item.title),
+      ['Second', 'First'],
+    );
+    const text = await runClinic(['document', 'list', 'P-000001', '--data', data.dataDir]);
+    assert.equal(text.code, 0, text.stderr);
+    const lines = text.stdout.trimEnd().split('\n');
+    assert.equal(lines[0], 'Documents of P-000001 Ada Lovelace');
+    assert.match(lines[1]!, /^Date +Type +Title +File +Size +Id$/);
+    assert.match(lines[2]!, new RegExp(`^\\d{2}\\.\\d{2}\\.\\d{4} {2}other +Second +referral\\.pdf +5 B {2}${items[0]!.id}$`));
+    assert.match(lines[3]!, new RegExp(`First .*${items[1]!.id}$`));
+    const unknown = await runClinic(['document', 'list', 'P-99', '--data', data.dataDir]);
+    assert.equal(unknown.code, 1);
+    assert.match(unknown.stderr, /^error: PATIENT_NOT_FOUND: /);
   });
 });
 
