@@ -42,6 +42,7 @@ const ID_HINTS: Readonly<Record<string, string>> = {
   service_ids: "the services' ids: `clinic service list` prints them",
   // `clinic api-key revoke ID`, the one command whose id field is named just `id`.
   id: "the key's id: `clinic api-key list` prints each key's (36 characters)",
+  document_id: "the document's id: `clinic patient show P-42` prints each document's (36 characters)",
 };
 
 /** What to do about a missing value, by its field, where the field says more than "is required". */
@@ -56,7 +57,15 @@ function closestChoice(typed: string, choices: readonly string[]): string | unde
   return best !== undefined && best.distance <= Math.max(1, Math.floor(best.choice.length / 4)) ? best.choice : undefined;
 }
 
-/** The hint for one failing value: by its field where that says more, else by its type. */
+/** `did you mean A, B or C?` from the names a refusal offers in `ctx.did_you_mean` (a time zone for a city). */
+function suggestion(ctx: ValidationIssue['ctx']): string | undefined {
+  const names = Array.isArray(ctx?.did_you_mean) ? ctx.did_you_mean.filter((name) => typeof name === 'string') : [];
+  if (names.length === 0) return undefined;
+  const last = names.pop()!;
+  return `did you mean ${names.length === 0 ? last : `${names.join(', ')} or ${last}`}?`;
+}
+
+/** The hint for one failing value: what it may have meant, else by its field where that says more, else by its type. */
 function hintFor(failing: ValidationIssue): string | undefined {
   if (failing.type === 'literal_error') {
     const choices = literalChoices(failing);
@@ -64,7 +73,7 @@ function hintFor(failing: ValidationIssue): string | undefined {
     return `${close === undefined ? '' : `did you mean ${close}? `}one of: ${choices.join(', ')}`;
   }
   const byField = failing.type === 'uuid_parsing' ? ID_HINTS : failing.type === 'missing' ? MISSING_HINTS : {};
-  return byField[String(failing.loc[1])] ?? HINTS[failing.type];
+  return suggestion(failing.ctx) ?? byField[String(failing.loc[1])] ?? HINTS[failing.type];
 }
 
 /** The choices a literal_error offered (its ctx.expected: `'a', 'b' or 'c'`). */
@@ -80,6 +89,8 @@ const CODE_HINTS: Readonly<Record<string, string>> = {
   INVOICE_NOT_FOUND: "`clinic invoice list --patient-id P-42` lists a patient's invoices and their numbers",
   DOCTOR_NOT_FOUND: "`clinic doctor list` shows every doctor's name; give more of the name, or the id",
   SERVICE_NOT_FOUND: "`clinic service list` shows every service's name; give more of the name, or the id",
+  DOCUMENT_NOT_FOUND: "`clinic patient show P-42` lists a patient's documents with their ids",
+  FILE_EXISTS: 'choose another file name, or add --force to replace that file',
   MODULE_DISABLED: "`clinic module enable NAME` switches it on (ask whoever looks after the clinic's setup)",
 };
 

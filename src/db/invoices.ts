@@ -112,6 +112,11 @@ const statements = preparedFor((db) => ({
     `SELECT currency, sum(balance_cents) AS balance_cents FROM invoices
      WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`,
   ),
+  // Open invoices only: read through the partial index invoices_open_by_issued_at, not the whole table.
+  openCountsByCurrency: db.prepare<[], { currency: string; invoices: number }>(
+    `SELECT currency, count(*) AS invoices FROM invoices
+     WHERE balance_cents > 0 GROUP BY currency ORDER BY currency`,
+  ),
   voidInvoice: db.prepare<InvoiceVoid>(
     `UPDATE invoices SET status = 'void', balance_cents = 0, voided_at = @voided_at, void_reason = @void_reason,
        updated_at = @updated_at
@@ -180,6 +185,11 @@ export function takeInvoiceNumber(db: Db, year: number): number {
 /** The sum of a patient's open balances per currency (empty when nothing is owed). */
 export function sumOpenBalances(db: Db, patientId: string): { currency: string; balance_cents: number }[] {
   return statements(db).openBalances.all(patientId);
+}
+
+/** How many invoices are open (a balance left) in each currency, by currency. */
+export function countOpenInvoicesByCurrency(db: Db): { currency: string; invoices: number }[] {
+  return statements(db).openCountsByCurrency.all();
 }
 
 /** Writes the money columns a payment changed. */

@@ -55,7 +55,7 @@ export const errors = {
   patientNotFound: (status: 404 | 422 = 404, message = 'No patient has this id.') => new AppError(status, 'PATIENT_NOT_FOUND', message),
   invoiceNotFound: (message = 'No invoice has this id.') => new AppError(404, 'INVOICE_NOT_FOUND', message),
   appointmentNotFound: (message = 'No appointment has this id.') => new AppError(404, 'APPOINTMENT_NOT_FOUND', message),
-  documentNotFound: () => new AppError(404, 'DOCUMENT_NOT_FOUND', 'This patient has no document with this id.'),
+  documentNotFound: (message = 'This patient has no document with this id.') => new AppError(404, 'DOCUMENT_NOT_FOUND', message),
   doctorNotFound: (message = 'No doctor has this id.') => new AppError(422, 'DOCTOR_NOT_FOUND', message),
   serviceNotFound: (message = 'No service has this id.') => new AppError(422, 'SERVICE_NOT_FOUND', message),
   apiKeyNotFound: () => new AppError(404, 'API_KEY_NOT_FOUND', 'No API key has this id.'),
@@ -197,6 +197,15 @@ export const errors = {
       500,
       'BACKUP_FAILED',
       `The backup could not be written as it should: ${reason}. No backup file was left under the name given.`,
+    ),
+  /** A file the desk would write (`clinic document save`) is there already: never replaced unasked. */
+  fileExists: (path: string) => new AppError(409, 'FILE_EXISTS', `${path} already exists; nothing was written.`),
+  /** A document's stored bytes differ from the size or SHA-256 recorded at upload: never handed out as the document. */
+  documentFileDamaged: () =>
+    new AppError(
+      500,
+      'DOCUMENT_FILE_DAMAGED',
+      "The document's stored file does not match the size and SHA-256 recorded at its upload; nothing was saved. `clinic check` lists such files; the backups hold it as uploaded.",
     ),
   dataDirectoryNotEmpty: (path: string) =>
     new AppError(409, 'DATA_DIRECTORY_NOT_EMPTY', `${path} is not empty; restore only into an empty or new data directory.`),

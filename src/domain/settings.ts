@@ -1,7 +1,9 @@
 import type { Db } from '../db/open-database.js';
+import { countOpenInvoicesByCurrency } from '../db/invoices.js';
 import { readSetting, writeSetting } from '../db/settings.js';
 import { errors, ValidationError } from './errors.js';
-import { isKnownTimeZone, machineTimeZone } from './validation/calendar.js';
+import { canonicalTimeZone, suggestTimeZones } from './time-zones.js';
+import { machineTimeZone } from './validation/calendar.js';
 import { problems } from './validation/problems.js';
 import { issue } from './validation/validate.js';
 
@@ -38,16 +40,72 @@ export function clinicTimeZone(db: Db): string {
   return readSetting(db, 'timezone') ?? machineTimeZone();
 }
 
-/** Sets the clinic's time zone to an IANA zone name. */
-export function setClinicTimeZone(db: Db, timeZone: string): string {
-  if (!isKnownTimeZone(timeZone)) {
-    throw new ValidationError([issue(['body', 'timezone'], problems.valueError('unknown IANA time zone'), timeZone)]);
+/** Where a setting's value comes from: stored by `clinic settings`, or the program's default. */
+export type SettingSource = 'setting' | 'machine' | 'default';
+
+/** The clinic's time zone and whether it was set (`setting`) or is the machine's zone (`machine`). */
+export function clinicTimeZoneSetting(db: Db): { timezone: string; source: SettingSource } {
+  const stored = readSetting(db, 'timezone');
+  return stored === undefined ? { timezone: machineTimeZone(), source: 'machine' } : { timezone: stored, source: 'setting' };
+}
+
+/** A typed value in a message, cut so that the message stays on one desk line. */
+const quoted = (value: string) => JSON.stringify(value.length > 20 ? `${value.slice(0, 19)}…` : value);
+
+/**
+ * Sets the clinic's time zone. Any case is taken and stored as IANA spells it (`europe/vienna` →
+ * `Europe/Vienna`); an unknown name is refused with the zones it may have meant in
+ * `ctx.did_you_mean` (`Vienna` → `Europe/Vienna`).
+ */
+export function setClinicTimeZone(db: Db, typed: string): string {
+  const timeZone = canonicalTimeZone(typed.trim());
+  if (timeZone === undefined) {
+    const problem = problems.valueError(`${quoted(typed)} is not an IANA time zone (Region/City)`);
+    const suggestions = suggestTimeZones(typed);
+    throw new ValidationError([issue(['body', 'timezone'], { ...problem, ctx: { ...problem.ctx, did_you_mean: suggestions } }, typed)]);
   }
   writeSetting(db, 'timezone', timeZone);
   return timeZone;
 }
 
+/** What the clinic currency is when none was set. */
+const DEFAULT_CURRENCY = 'EUR';
+
 /** The clinic currency (ISO 4217 code, default EUR). */
 export function clinicCurrency(db: Db): string {
-  return readSetting(db, 'currency') ?? 'EUR';
+  return readSetting(db, 'currency') ?? DEFAULT_CURRENCY;
+}
+
+/** The clinic currency and whether it was set (`setting`) or is the program's `default`. */
+export function clinicCurrencySetting(db: Db): { currency: string; source: SettingSource } {
+  const stored = readSetting(db, 'currency');
+  return stored === undefined ? { currency: DEFAULT_CURRENCY, source: 'default' } : { currency: stored, source: 'setting' };
+}
+
+let knownCurrencies: ReadonlySet<string> | undefined;
+
+/** A new clinic currency, and the invoices still open in another one (they keep theirs). */
+export interface CurrencyChange {
+  currency: string;
+  open_in_other_currencies: { currency: string; invoices: number }[];
+}
+
+/**
+ * Sets the clinic currency: an ISO 4217 code this runtime knows, in any case, stored in capitals.
+ * Only new invoices are affected: each invoice keeps the currency it was issued in (its own
+ * column), so the invoices still open in another currency are returned to be said.
+ */
+export function setClinicCurrency(db: Db, typed: string): CurrencyChange {
+  knownCurrencies ??= new Set(Intl.supportedValuesOf('currency'));
+  const currency = typed.trim().toUpperCase();
+  if (!knownCurrencies.has(currency)) {
+    throw new ValidationError([
+      issue(['body', 'currency'], problems.valueError(`${quoted(typed)} is not an ISO 4217 currency code`), typed),
+    ]);
+  }
+  writeSetting(db, 'currency', currency);
+  return {
+    currency,
+    open_in_other_currencies: countOpenInvoicesByCurrency(db).filter((open) => open.currency !== currency),
+  };
 }

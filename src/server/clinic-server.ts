@@ -4,6 +4,7 @@ import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instanc
 import { quickCheckProblems } from '../db/maintenance.js';
 import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../db/open-database.js';
 import { sqliteErrorCode } from '../db/sqlite-result-codes.js';
+import { timeZoneNotice } from './time-zone-notice.js';
 import { storageFault } from '../db/storage-errors.js';
 import { createApiKey, hasApiKeys, type CreatedApiKey } from '../domain/api-keys.js';
 import { recoverInterruptedUploads } from '../domain/documents/recover-uploads.js';
@@ -137,6 +138,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
         note: "no clinic database was here, so a new, empty one was made; if the clinic's data is elsewhere, stop and start again with --data",
       });
     }
+    logger.info(timeZoneNotice(db));
     const recovery = await recoverInterruptedUploads(db, dataDir);
     if (recovery.completed + recovery.removed > 0) {
       logger.info({

@@ -60,13 +60,29 @@ describe('clinic upload-document', () => {
     assert.equal(row.title, 'Scan');
   });
 
-  it('defaults the type to other and the content type to application/octet-stream', async () => {
+  it('defaults the type to other and the content type to the one of the file name', async () => {
     const result = await runClinic(['upload-document', '--data', data.dataDir, '--json', '--patient-id', patientId, '--file', scan]);
     assert.equal(result.code, 0, result.stderr);
     const document = JSON.parse(result.stdout);
     assert.equal(document.type, 'other');
-    assert.equal(document.content_type, 'application/octet-stream');
+    assert.equal(document.content_type, 'application/pdf');
   });
+
+  for (const [name, contentType] of [
+    ['X-RAY.JPG', 'image/jpeg'],
+    ['letter.txt', 'text/plain'],
+    ['study.dcm', 'application/dicom'],
+    ['notes.unknown-extension', 'application/octet-stream'],
+    ['no-extension', 'application/octet-stream'],
+  ]) {
+    it(`stores ${name} without --content-type as ${contentType}`, async () => {
+      const file = join(data.dataDir, name!);
+      writeFileSync(file, 'bytes');
+      const result = await runClinic(['upload-document', '--data', data.dataDir, '--json', '--patient-id', patientId, '--file', file]);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(JSON.parse(result.stdout).content_type, contentType);
+    });
+  }
 
   const refusals: { title: string; args: () => string[]; code: string }[] = [
     { title: 'an unknown patient', args: () => ['--patient-id', randomUUID(), '--file', scan], code: 'PATIENT_NOT_FOUND' },

@@ -1,13 +1,19 @@
-import { createReadStream, statSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { accessSync, constants, createReadStream, statSync } from 'node:fs';
+import { basename, dirname, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
+import { lookup } from 'mime-types';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/documents/media-type.js';
+import { presentDocumentItem, READ_DOCUMENT } from '../../domain/documents/read-documents.js';
+import { saveDocumentCopy } from '../../domain/documents/save-document.js';
 import { uploadDocument } from '../../domain/documents/upload-document.js';
+import { performUseCase } from '../../domain/use-case.js';
 import { resolvePatientReference } from '../../domain/references.js';
 import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
+import { listAllDocuments } from '../../domain/desk/patient-overview.js';
 import { withDatabase } from '../database.js';
-import { addFieldOptions, readFieldOptions } from '../field-options.js';
+import { documentTable } from '../document-table.js';
+import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';
 import type { CliIo } from '../io.js';
 import { readPatient } from '../../domain/patients/read-patient.js';
@@ -36,6 +42,89 @@ function parseFilePath(text: string): string {
 }
 
 /**
+ * Where `document save` may write: a file name in a folder that exists and this user may write
+ * in; anything else is a usage error (exit 2), like a bad `--file`. A missing folder is not made:
+ * a mistyped folder would otherwise hold patient data where no one looks for it.
+ */
+function parseTargetPath(text: string): string {
+  const target = resolve(text);
+  const folder = dirname(target);
+  let isFolder = false;
+  try {
+    isFolder = statSync(folder).isDirectory();
+  } catch {
+    throw new InvalidArgumentError(`no such folder: ${folder}`);
+  }
+  if (!isFolder) throw new InvalidArgumentError(`not a folder: ${folder}`);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch {
+    throw new InvalidArgumentError(`this user may not write in ${folder}`);
+  }
+  let isDirectory = false;
+  try {
+    isDirectory = statSync(target).isDirectory();
+  } catch {
+    // Not there yet: the usual case.
+  }
+  if (isDirectory) throw new InvalidArgumentError('a folder: give the file name to write');
+  return target;
+}
+
+interface SaveOptions extends CommonOptions {
+  force?: boolean;
+}
+
+/**
+ * `clinic document save ID FILE`: a stored document written back to a file, as the API's download
+ * sends it, checked against its SHA-256 on the way.
+ */
+function registerDocumentSaveCommand(group: Command, io: CliIo): void {
+  const command = subcommand(group, 'save', 'write a stored document to a file, checked against the SHA-256 of its upload');
+  fieldArgument(command, '<ref>', "the document's id (36 characters; `clinic patient show` prints each document's)", 'document_id')
+    .argument('<file>', 'the file to write; its folder must exist', parseTargetPath)
+    .option('--force', 'replace FILE if it exists (it is kept until the new copy is whole)')
+    .action(async (ref: string, target: string, options: SaveOptions) => {
+      await withDatabase(options, async (db) => {
+        const document = performUseCase(READ_DOCUMENT, db, { path: { document_id: ref } }, { source: 'cli' });
+        await saveDocumentCopy(resolve(options.data), document, target, { replace: options.force === true });
+        emit(io, options, presentDocumentItem(document), () => {
+          const patient = readPatient(db, document.patient_id);
+          return (
+            heading(`Document of ${patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name))}`) +
+            deskRecord([
+              ['Title', document.title],
+              ['Type', document.type],
+              ['File', `${document.filename} (${document.content_type}, ${fileSize(document.size)})`],
+              ['Stored', localDateTime(document.created_at, clinicTimeZone(db))],
+            ]) +
+            `Saved ${fileSize(document.size)} to ${target}; its SHA-256 is the upload's.\n`
+          );
+        });
+      });
+    });
+}
+
+/** `clinic document list REF`: every document of a patient, newest first, with the ids `save` takes. */
+function registerDocumentListCommand(group: Command, io: CliIo): void {
+  fieldArgument(
+    subcommand(group, 'list', "list a patient's documents, newest first, with their ids (--json: DocumentItems)"),
+    '<ref>',
+    'the patient: its id or its number (P-000042, P-42)',
+    'patient_id',
+  ).action(async (ref: string, options: CommonOptions) => {
+    await withDatabase(options, (db) => {
+      const patient = readPatient(db, resolvePatientReference(db, ref));
+      const documents = listAllDocuments(db, patient.id);
+      emit(io, options, documents, () => {
+        const label = patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name));
+        return heading(`Documents of ${label}`) + documentTable(documents, clinicTimeZone(db));
+      });
+    });
+  });
+}
+
+/**
  * `--content-type` must be a media type that can be served back (media-type.ts, the same rule as
  * the upload form's); anything else is a usage error (exit 2), like a bad `--file`.
  */
@@ -44,12 +133,32 @@ function parseContentType(text: string): string {
   return text;
 }
 
-/** `clinic upload-document`: the same steps and rules as POST /patients/{patient_id}/documents. */
+/**
+ * The media type of a file by its name's extension (`scan.PDF` → `application/pdf`), for an upload
+ * at the desk without `--content-type`; application/octet-stream for an extension no one knows.
+ * Only the desk guesses: the API stores what the form declared (decisions.md §6).
+ */
+function typeOfFileName(name: string): string {
+  const guessed = lookup(name);
+  return (guessed === false ? undefined : documentMediaType(guessed)) ?? OCTET_STREAM;
+}
+
+/**
+ * `clinic upload-document`: the same steps and rules as POST /patients/{patient_id}/documents;
+ * and `clinic document list|save`.
+ */
 export function registerDocumentCommands(program: Command, io: CliIo): void {
+  const group = program.command('document').description("a patient's stored documents");
+  registerDocumentListCommand(group, io);
+  registerDocumentSaveCommand(group, io);
   const command = subcommand(program, 'upload-document', 'store a document for a patient (same rules as POST /patients/{id}/documents)')
     .requiredOption('--patient-id <ref>', 'the patient: its id or its number (P-000042, P-42)')
     .requiredOption('--file <path>', 'the file to store; it is streamed, never read into memory whole', parseFilePath)
-    .option('--content-type <type>', `its media type, stored as type/subtype in lower case (default ${OCTET_STREAM})`, parseContentType)
+    .option(
+      '--content-type <type>',
+      `its media type, stored as type/subtype in lower case (default: by the file name's extension, else ${OCTET_STREAM})`,
+      parseContentType,
+    )
     .option(
       '--document-limit-mb <mb>',
       `largest document accepted in MiB, as for serve (env CLINIC_DOCUMENT_LIMIT_MB, default ${DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024})`,
@@ -65,7 +174,11 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
         {
           patientId,
           fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS, db),
-          file: { stream: createReadStream(options.file), filename: basename(options.file), contentType: options.contentType },
+          file: {
+            stream: createReadStream(options.file),
+            filename: basename(options.file),
+            contentType: options.contentType ?? typeOfFileName(basename(options.file)),
+          },
         },
       );
       emit(io, options, document, () => {

@@ -17,20 +17,8 @@ import type { Patient } from '../../domain/patients/present-patient.js';
 import { InvalidArgumentError } from 'commander';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { withDatabase } from '../database.js';
-import {
-  patientLabel,
-  calendarDay,
-  clockTime,
-  deskRecord,
-  deskTable,
-  fileSize,
-  heading,
-  localDay,
-  localShortDate,
-  money,
-  shortDate,
-  timeSpan,
-} from '../desk-format.js';
+import { patientLabel, calendarDay, deskRecord, deskTable, heading, localDay, money, shortDate, timeSpan } from '../desk-format.js';
+import { documentTable } from '../document-table.js';
 import { addFieldOptions, fieldArgument, readFieldOptions, type OptionGroups } from '../field-options.js';
 import { issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
@@ -144,24 +132,7 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
         ]),
       )
     : '(the billing module is off)\n';
-  const documents = deskTable(
-    [
-      { header: 'Date' },
-      { header: 'Time' },
-      { header: 'Type' },
-      { header: 'Title', shrink: true },
-      { header: 'File', shrink: true },
-      { header: 'Size', align: 'right' },
-    ],
-    overview.documents.map((document) => [
-      localShortDate(document.created_at, timeZone),
-      clockTime(document.created_at, timeZone),
-      document.type,
-      document.title ?? '',
-      document.filename,
-      fileSize(document.size),
-    ]),
-  );
+  const documents = documentTable(overview.documents, timeZone);
   return [
     heading(name) + record,
     heading('Next appointments') +

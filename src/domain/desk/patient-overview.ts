@@ -34,8 +34,8 @@ export interface PatientOverviewResult {
   moreAppointments: boolean;
 }
 
-/** Every document of a patient, newest first, read page by page. */
-function allDocuments(db: Db, patientId: string): DocumentItem[] {
+/** Every document of a patient, newest first, read page by page (`patient show`, `document list`). */
+export function listAllDocuments(db: Db, patientId: string): DocumentItem[] {
   const documents: DocumentItem[] = [];
   let after: string | null = null;
   do {
@@ -61,7 +61,7 @@ export function readPatientOverview(db: Db, reference: string, now = Date.now())
       patient,
       upcoming_appointments: upcoming.slice(0, UPCOMING_APPOINTMENT_LIMIT).map((row) => presentStoredAppointment(db, row)),
       open_invoices: billingEnabled ? listInvoices(db, { patient_id: patient.id, unpaid: true }).items : [],
-      documents: allDocuments(db, patient.id),
+      documents: listAllDocuments(db, patient.id),
     },
     context: readDeskContext(db),
     billingEnabled,

@@ -74,6 +74,25 @@ export const FIND_DOCUMENT = defineUseCase({
   },
 });
 
+/** The path of a document named by its id alone. */
+const DOCUMENT_ID_FIELDS = [DOCUMENT_DOWNLOAD_PATH_FIELDS[1]] as const;
+
+/**
+ * A stored document by its id alone, as the desk names it (`clinic document save ID`): documents
+ * have no number on paper, and their ids are unique over all patients. 404 DOCUMENT_NOT_FOUND.
+ */
+export const READ_DOCUMENT = defineUseCase({
+  summary: 'Read a stored document by its id',
+  input: { path: DOCUMENT_ID_FIELDS },
+  refusals: [errors.documentNotFound('No document has this id.')],
+  access: 'read',
+  run(db, { path }): DocumentRow {
+    const document = findDocument(db, path.document_id);
+    if (!document) throw errors.documentNotFound('No document has this id.');
+    return document;
+  },
+});
+
 /**
  * Opens the bytes of a document FIND_DOCUMENT found. A missing or unreadable file is a storage
  * fault (500 STORAGE_FAILED, logged), which `clinic check` names.

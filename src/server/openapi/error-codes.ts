@@ -54,6 +54,8 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   backupNotFound: ['/media/usb/clinic-2026-11-23.tar.gz'],
   backupDamaged: ['the backup is damaged or was altered'],
   backupFailed: ['the archive did not read back as written'],
+  fileExists: ['/home/maria/scan.pdf'],
+  documentFileDamaged: [],
   dataDirectoryNotEmpty: ['/var/lib/clinic/data'],
   databaseTooNew: [3, 2],
   autostartNeedsWindows: ['install'],

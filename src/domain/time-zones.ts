@@ -1,0 +1,100 @@
+/**
+ * Time zone names as a person types them: any case, a city instead of a zone, a letter off.
+ * Intl is the authority on what a zone is and how it is spelt; this module only finds the names
+ * to offer when it refuses one.
+ */
+
+/** Zone names that Intl takes but does not list in supportedValuesOf (Node 20 lists no `UTC`). */
+const UNLISTED_ZONES = ['UTC'];
+
+let knownZones: readonly string[] | undefined;
+
+/** Every zone name this runtime lists, read once. */
+function listedZones(): readonly string[] {
+  knownZones ??= [...Intl.supportedValuesOf('timeZone'), ...UNLISTED_ZONES];
+  return knownZones;
+}
+
+/**
+ * The IANA spelling of a zone name in any case (`europe/vienna` → `Europe/Vienna`, `etc/utc` →
+ * `UTC`): the name Intl resolves it to, or undefined when Intl knows no such zone. An offset
+ * (`+01:00`, which newer runtimes take as a zone) is no clinic zone: it has no summer time.
+ */
+export function canonicalTimeZone(text: string): string | undefined {
+  let resolved: string;
+  try {
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: text }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+  return /^[A-Za-z]/.test(resolved) ? resolved : undefined;
+}
+
+/** `New_York`, `new-york`, ` New  York ` → `new york`: a city as people write it. */
+const cityKey = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[_\-\s]+/g, ' ')
+    .trim();
+
+/** The city part of a zone or of what was typed: after its last `/`. */
+const cityOf = (text: string) => text.slice(text.lastIndexOf('/') + 1);
+
+/** The optimal string alignment distance (Levenshtein with swaps of neighbours), stopping past `limit`. */
+function editDistance(a: string, b: string, limit: number): number {
+  if (Math.abs(a.length - b.length) > limit) return limit + 1;
+  let before: number[] = [];
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    let rowBest = i;
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      let value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (before[j - 2] ?? 0) + 1);
+      current.push(value);
+      rowBest = Math.min(rowBest, value);
+    }
+    if (rowBest > limit) return limit + 1;
+    before = previous;
+    previous = current;
+  }
+  return previous[b.length] ?? limit + 1;
+}
+
+/** At most this many names are offered: more is a list to read, not a suggestion. */
+const MAX_SUGGESTIONS = 3;
+
+/**
+ * The zones a refused name probably meant, best first: zones of that city (`Vienna`,
+ * `america/vienna` → `Europe/Vienna`; `new york` → `America/New_York`), else the names one or two
+ * letters away (`Europe/Viena` → `Europe/Vienna`), as a whole zone or as a city. Empty when
+ * nothing is close.
+ */
+export function suggestTimeZones(text: string): string[] {
+  const typed = cityKey(text);
+  const typedCity = cityKey(cityOf(text));
+  if (typedCity === '') return [];
+  const zones = listedZones();
+  const sameCity = zones.filter((zone) => cityKey(cityOf(zone)) === typedCity);
+  if (sameCity.length > 0) return sameCity.slice(0, MAX_SUGGESTIONS);
+  // A city whose zone is known under an older or newer name only (`Kyiv` where Intl lists Europe/Kiev).
+  const regions = [...new Set(zones.filter((zone) => zone.includes('/')).map((zone) => zone.slice(0, zone.indexOf('/'))))];
+  const aliased = regions.map((region) => canonicalTimeZone(`${region}/${typedCity.replaceAll(' ', '_')}`));
+  const aliasZones = [...new Set(aliased.filter((zone): zone is string => zone !== undefined))];
+  if (aliasZones.length > 0) return aliasZones.slice(0, MAX_SUGGESTIONS);
+  // One letter off in a short name, two in a longer one: `Lima` → `Rome` would be no help.
+  const limit = typedCity.length <= 4 ? 1 : 2;
+  const scored = zones
+    .map((zone) => ({
+      zone,
+      distance: Math.min(editDistance(typed, cityKey(zone), limit), editDistance(typedCity, cityKey(cityOf(zone)), limit)),
+    }))
+    .filter(({ distance }) => distance <= limit)
+    .sort((a, b) => a.distance - b.distance);
+  const best = scored[0]?.distance;
+  return scored
+    .filter(({ distance }) => distance === best)
+    .map(({ zone }) => zone)
+    .slice(0, MAX_SUGGESTIONS);
+}

@@ -1,0 +1,165 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { createTestInvoice, createTestPatient } from '../helpers/builders.js';
+import { useTestDatabase } from '../helpers/fixtures.js';
+import { runClinic, startServeProcess, STOP_SIGNAL, type CliResult } from '../helpers/run-cli.js';
+
+/** The lines a refusal printed for people, each checked to fit 100 columns. */
+function refusalLines(result: CliResult): string[] {
+  assert.equal(result.code, 1, result.stdout);
+  const lines = result.stderr.trimEnd().split('\n');
+  for (const line of lines) assert.ok([...line].length <= 100, `wider than 100 columns: ${line}`);
+  return lines;
+}
+
+describe('clinic settings: the time zone', () => {
+  const data = useTestDatabase({ each: true });
+  // The machine's zone, whatever the test machine's: UTC, as on a server.
+  const clinic = (...args: string[]) => runClinic([...args, '--data', data.dataDir], { env: { TZ: 'UTC' } });
+  const shown = async () => JSON.parse((await clinic('settings', 'show', '--json')).stdout) as Record<string, string>;
+
+  it('shows the machine zone and says it is the machine zone until one is set', async () => {
+    assert.deepEqual(await shown(), { timezone: 'UTC', timezone_source: 'machine', currency: 'EUR', currency_source: 'default' });
+    const text = (await clinic('settings', 'show')).stdout;
+    assert.match(text, /^Time zone {2}UTC \(this machine's zone; clinic settings set-timezone ZONE sets the clinic's\)$/m);
+    assert.match(text, /^Currency {3}EUR \(the default; clinic settings set-currency CODE sets the clinic's\)$/m);
+  });
+
+  for (const [typed, stored] of [
+    ['europe/vienna', 'Europe/Vienna'],
+    ['EUROPE/VIENNA', 'Europe/Vienna'],
+    [' America/New_York ', 'America/New_York'],
+    ['utc', 'UTC'],
+    ['Etc/UTC', 'UTC'],
+  ]) {
+    it(`stores ${JSON.stringify(typed)} as ${stored}`, async () => {
+      const result = await clinic('settings', 'set-timezone', typed!);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout, `Time zone set to ${stored}: times without an offset are read in it.\n`);
+      assert.deepEqual(await shown(), { timezone: stored, timezone_source: 'setting', currency: 'EUR', currency_source: 'default' });
+    });
+  }
+
+  for (const [typed, meant] of [
+    ['Vienna', 'Europe/Vienna'],
+    ['vienna', 'Europe/Vienna'],
+    ['new york', 'America/New_York'],
+    ['New_York', 'America/New_York'],
+    ['Europe/Viena', 'Europe/Vienna'],
+    ['Europe/Berlni', 'Europe/Berlin'],
+    ['America/Vienna', 'Europe/Vienna'],
+  ]) {
+    it(`refuses ${JSON.stringify(typed)}, naming it, and asks whether ${meant} was meant`, async () => {
+      const lines = refusalLines(await clinic('settings', 'set-timezone', typed!));
+      assert.deepEqual(lines, [
+        'error: VALIDATION_ERROR: the input is not valid',
+        `  <zone>: Value error, "${typed}" is not an IANA time zone (Region/City) (value_error)`,
+        `    hint: did you mean ${meant}?`,
+      ]);
+      assert.equal((await shown()).timezone_source, 'machine', 'nothing was stored');
+    });
+  }
+
+  it('offers nothing for a name close to no zone, and keeps a long one within 100 columns', async () => {
+    assert.deepEqual(refusalLines(await clinic('settings', 'set-timezone', 'Mars/Olympus')), [
+      'error: VALIDATION_ERROR: the input is not valid',
+      '  <zone>: Value error, "Mars/Olympus" is not an IANA time zone (Region/City) (value_error)',
+    ]);
+    const long = refusalLines(await clinic('settings', 'set-timezone', `Europe/${'x'.repeat(90)}`));
+    assert.match(long[1]!, /"Europe\/xxxxxxxxxxxx…" is not an IANA time zone/);
+  });
+
+  it('gives the suggestions in the error body with --json', async () => {
+    const result = await clinic('settings', 'set-timezone', 'Vienna', '--json');
+    assert.equal(result.code, 1);
+    const [issue] = JSON.parse(result.stderr).detail;
+    assert.deepEqual(issue.loc, ['body', 'timezone']);
+    assert.equal(issue.type, 'value_error');
+    assert.equal(issue.input, 'Vienna');
+    assert.deepEqual(issue.ctx.did_you_mean, ['Europe/Vienna']);
+  });
+});
+
+describe('clinic serve: the time zone at start', () => {
+  const data = useTestDatabase({ each: true });
+
+  /** The `timezone` line a start of `serve` on the test's data logs. */
+  async function startLine(): Promise<Record<string, unknown>> {
+    const server = await startServeProcess(['--data', data.dataDir], { env: { TZ: 'UTC' } });
+    server.child.kill(STOP_SIGNAL);
+    await server.exited;
+    const lines = server.logLines.filter((line) => line.event === 'timezone');
+    assert.equal(lines.length, 1, server.output().stdout);
+    return lines[0]!;
+  }
+
+  it('says at every start, while no zone is set, that times are read in the machine zone and how to set one', async () => {
+    for (let start = 0; start < 2; start += 1) {
+      assert.deepEqual(
+        { ...(await startLine()), time: undefined },
+        {
+          time: undefined,
+          event: 'timezone',
+          timezone: 'UTC',
+          source: 'machine',
+          note: "times are read in UTC (this machine's zone); set the clinic's with: clinic settings set-timezone Europe/Vienna (its IANA name)",
+        },
+      );
+    }
+  });
+
+  it('names the clinic zone, without the advice, once it is set', async () => {
+    assert.equal((await runClinic(['settings', 'set-timezone', 'Europe/Vienna', '--data', data.dataDir])).code, 0);
+    const line = await startLine();
+    assert.deepEqual({ ...line, time: undefined }, { time: undefined, event: 'timezone', timezone: 'Europe/Vienna', source: 'setting' });
+  });
+});
+
+describe('clinic settings set-currency', () => {
+  const data = useTestDatabase({ each: true });
+  const clinic = (...args: string[]) => runClinic([...args, '--data', data.dataDir]);
+
+  it('stores an ISO 4217 code in capitals; new invoices, prices and the day report use it', async () => {
+    const result = await clinic('settings', 'set-currency', 'chf');
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, 'Currency set to CHF.\nNew invoices are in CHF unless --currency says otherwise.\n');
+    const settings = JSON.parse((await clinic('settings', 'show', '--json')).stdout);
+    assert.equal(settings.currency, 'CHF');
+    assert.equal(settings.currency_source, 'setting');
+    const patient = createTestPatient(data.db);
+    const invoice = await clinic('invoice', 'create', '--patient-id', patient.patient_number, '--total', '80', '--json');
+    assert.equal(JSON.parse(invoice.stdout).currency, 'CHF');
+    const service = await clinic('service', 'add', '--name', 'Check-up', '--duration-min', '30', '--price', '80', '--color', 'blue');
+    assert.match(service.stdout, /80\.00 CHF/);
+    assert.equal(JSON.parse((await clinic('report', 'day', '--json')).stdout).currency, 'CHF');
+  });
+
+  it('leaves every invoice in the currency it was issued in, and says which open ones stay in another', async () => {
+    const patient = createTestPatient(data.db);
+    const open = createTestInvoice(data.db, { patient_id: patient.id });
+    createTestInvoice(data.db, { patient_id: createTestPatient(data.db).id, currency: 'USD' });
+    const result = await clinic('settings', 'set-currency', 'CHF', '--json');
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(JSON.parse(result.stdout), {
+      currency: 'CHF',
+      open_in_other_currencies: [
+        { currency: 'EUR', invoices: 1 },
+        { currency: 'USD', invoices: 1 },
+      ],
+    });
+    assert.equal(JSON.parse((await clinic('invoice', 'show', open.invoice_number, '--json')).stdout).currency, 'EUR');
+    // A patient's open invoices share one currency: theirs is EUR until it is paid.
+    const refused = await clinic('invoice', 'create', '--patient-id', patient.patient_number, '--total', '10', '--json');
+    assert.equal(JSON.parse(refused.stderr).detail.code, 'INVOICE_CURRENCY_MISMATCH');
+    const people = await clinic('settings', 'set-currency', 'chf');
+    assert.match(people.stdout, /^1 open invoice stays in EUR, as issued; so do their payments\.$/m);
+  });
+
+  it('refuses a code that is not ISO 4217, naming it, and keeps the currency', async () => {
+    assert.deepEqual(refusalLines(await clinic('settings', 'set-currency', 'euro')), [
+      'error: VALIDATION_ERROR: the input is not valid',
+      '  <code>: Value error, "euro" is not an ISO 4217 currency code (value_error)',
+    ]);
+    assert.equal(JSON.parse((await clinic('settings', 'show', '--json')).stdout).currency, 'EUR');
+  });
+});
