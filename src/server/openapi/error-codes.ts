@@ -54,6 +54,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   backupNotFound: ['/media/usb/clinic-2026-11-23.tar.gz'],
   backupDamaged: ['the backup is damaged or was altered'],
   backupFailed: ['the archive did not read back as written'],
+  backupFolderUnusable: ['/var/backups/clinic', 'a part of that path is a file, not a folder (ENOTDIR)'],
   dataDirectoryNotEmpty: ['/var/lib/clinic/data'],
   databaseTooNew: [3, 2],
   autostartNeedsWindows: ['install'],
