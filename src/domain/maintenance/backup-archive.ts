@@ -144,6 +144,9 @@ export async function writeArchive(
       // No owner names or ids: the archive is restored on another PC, by another user.
       portable: true,
       noDirRecurse: true,
+      // Files are read and gzipped 1 MiB at a time (tar's default is 16 MiB), synchronously
+      // each: the server's scheduled backups must not hold its one thread for long.
+      maxReadSize: 1024 * 1024,
       cwd: '/',
       // Sources are absolute paths from two folders (the staging copy and the data directory);
       // each is stored under its archive name instead.

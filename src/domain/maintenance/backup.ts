@@ -2,7 +2,7 @@ import { existsSync, statfsSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { DOCUMENTS_DIR, syncDirectory, syncPath, syncRenamed } from '../../db/document-files.js';
-import { backupDatabase, integrityProblems } from '../../db/maintenance.js';
+import { backupDatabase, backupDatabaseInSteps, integrityProblems } from '../../db/maintenance.js';
 import { storageFault } from '../../db/storage-errors.js';
 import { SCHEMA_VERSION } from '../../db/migrations.js';
 import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../../db/open-database.js';
@@ -43,6 +43,11 @@ export interface RestoreSummary {
 /** What may stop a backup midway (a server stopping): its staging folder is removed and nothing is put in place. */
 export interface BackupOptions {
   signal?: AbortSignal;
+  /**
+   * Copy the database in slices, leaving the event loop free in between (the server), through
+   * `db`, a connection of its own (backupDatabaseInSteps); by default in one step.
+   */
+  inSteps?: boolean;
 }
 
 /** The prefix of the staging folder a backup is written in, beside its target: `.clinic-backup-<pid>-XXXXXX`. */
@@ -131,7 +136,7 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     // The database first, then the documents: a document's file is renamed into place right
     // after its row commits, so the folder read after the snapshot holds the file of every row
     // in it (an upload committed meanwhile only adds a file without a row, which is harmless).
-    await backupDatabase(db, databaseCopy);
+    await (options.inSteps ? backupDatabaseInSteps(db, databaseCopy) : backupDatabase(db, databaseCopy));
     signal?.throwIfAborted();
     const documentsDir = join(resolve(dataDir), DOCUMENTS_DIR);
     const sources = new Map<string, string>([[DATABASE_FILE, databaseCopy]]);

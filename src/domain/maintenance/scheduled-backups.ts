@@ -94,7 +94,8 @@ export async function removeAbandonedStaging(backupDir: string): Promise<string[
  * Writes one scheduled backup of `dataDir` into `backupDir` (createBackup: verified, fsynced,
  * then named), then removes the oldest of the schedule's archives so that `keep` remain, the new
  * one always among them. The database is copied through a connection of its own, so the copy
- * holds committed data only, never a commit group still open on the server's connection.
+ * holds committed data only, never a commit group still open on the server's connection, and in
+ * slices, so the server goes on answering while it is made.
  */
 export async function writeScheduledBackup(
   dataDir: string,
@@ -107,7 +108,7 @@ export async function writeScheduledBackup(
   const db = openDatabase(dataDir, { busyWait: 'fail' });
   let summary: BackupSummary;
   try {
-    summary = await createBackup(db, dataDir, join(backupDir, name), { signal: options.signal });
+    summary = await createBackup(db, dataDir, join(backupDir, name), { signal: options.signal, inSteps: true });
   } finally {
     db.close();
   }
