@@ -94,6 +94,54 @@ describe('clinic serve --backup-dir', { timeout: 180_000 }, () => {
     }
   });
 
+  it('copies a database of several steps as one snapshot while the server writes', async () => {
+    const { dataDir, key } = populatedDataDir(tempDir());
+    const db = openDatabase(dataDir);
+    try {
+      // About 3 MB: the scheduled copy takes 1 MiB per step, so other writes land between steps.
+      db.transaction(() => {
+        for (let i = 0; i < 4000; i += 1) createPatient(db, buildPatient({ last_name: `Filler ${i}` }));
+      })();
+    } finally {
+      db.close();
+    }
+    const backupDir = join(tempDir(), 'backups');
+    const serve = await startServeProcess(['--data', dataDir, '--backup-dir', backupDir, '--backup-every', '1s', '--backup-keep', '3']);
+    let writing = true;
+    let written = 0;
+    const writer = (async () => {
+      while (writing) {
+        const response = await fetch(`${serve.baseUrl}/patients`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(buildPatient({ last_name: `Busy ${written}` })),
+        });
+        assert.equal(response.status, 201);
+        written += 1;
+      }
+    })();
+    try {
+      await waitFor('three backups', () => serve.logLines.filter((line) => line.event === 'backup_written').length >= 3);
+    } finally {
+      writing = false;
+      await writer;
+      await stop(serve);
+    }
+    assert.ok(written > 0);
+    for (const name of scheduledIn(backupDir)) {
+      const restoredDir = join(tempDir(), `restored-${name}`);
+      assert.equal((await runClinic(['restore', join(backupDir, name), '--data', restoredDir])).code, 0);
+      assert.equal((await runClinic(['check', '--data', restoredDir])).code, 0);
+      const restored = openDatabase(restoredDir);
+      try {
+        const { n } = restored.prepare<[], { n: number }>('SELECT count(*) AS n FROM patients').get() ?? { n: 0 };
+        assert.ok(n >= 4002 && n <= 4002 + written, `${name}: ${n} patients, ${written} written meanwhile`);
+      } finally {
+        restored.close();
+      }
+    }
+  });
+
   it('after a restart waits for the interval from the newest backup instead of writing one at once', async () => {
     const dataDir = tempDir();
     const backupDir = join(tempDir(), 'nested', 'backups');
