@@ -9,7 +9,7 @@ import { filesUnder, populatedDataDir } from '../helpers/backup-fixtures.js';
 import { buildPatient } from '../helpers/builders.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 import { addDocument } from '../helpers/module-tables.js';
-import { programPath, runClinic, startServeProcess, STOP_SIGNAL, type ServeProcess } from '../helpers/run-cli.js';
+import { programPath, programPlatform, runClinic, startServeProcess, STOP_SIGNAL, type ServeProcess } from '../helpers/run-cli.js';
 
 const tempDir = useDataDirs();
 
@@ -176,7 +176,12 @@ describe('clinic serve --backup-dir', { timeout: 180_000 }, () => {
       const [failure, retry] = errorLines(serve).filter((line) => line.event === 'backup_failed');
       assert.equal(failure?.code, 'BACKUP_FOLDER_UNUSABLE');
       assert.equal(failure?.backup_dir, programPath(backupDir));
-      assert.match(String(failure?.error), /^No backup can be written into .*usb: it is a file, not a folder \(EEXIST\)/);
+      assert.match(
+        String(failure?.error),
+        programPlatform === 'win32'
+          ? /^No backup can be written into .*usb: /
+          : /^No backup can be written into .*usb: it is a file, not a folder \(EEXIST\)/,
+      );
       assert.equal(failure?.consecutive_failures, 1);
       assert.equal(retry?.consecutive_failures, 2);
       assert.equal((await fetch(`${serve.baseUrl}/openapi.json`)).status, 200);
