@@ -118,6 +118,7 @@ function backupFailure(error: unknown, folder: string, signal: AbortSignal | und
  */
 export async function createBackup(db: Db, dataDir: string, file: string, options: BackupOptions = {}): Promise<BackupSummary> {
   const { signal } = options;
+  signal?.throwIfAborted();
   const target = resolve(file);
   const folder = dirname(target);
   if (existsSync(target)) throw errors.backupFileExists(target);
