@@ -38,3 +38,25 @@ export function foreignKeyViolations(db: Db): ForeignKeyViolation[] {
 export async function backupDatabase(db: Db, destination: string): Promise<void> {
   await db.backup(destination);
 }
+
+/** Pages copied per step by backupDatabaseInSteps: 1 MiB of 4 KiB pages, a few milliseconds each. */
+const PAGES_PER_STEP = 256;
+
+/**
+ * backupDatabase for the server, whose one thread answers every request: the copy is made 1 MiB
+ * at a time with the event loop free in between (one step held it for 0.4–2.6 s on a 100 MB
+ * database). `db` must be a connection of its own, idle otherwise: it holds one read
+ * transaction from before the first step to after the last, so the copy is one snapshot, and in
+ * WAL mode other connections' writes between steps neither enter it nor restart it. That read
+ * spans awaits, unlike any other transaction here; it writes nothing and blocks no writer.
+ */
+export async function backupDatabaseInSteps(db: Db, destination: string): Promise<void> {
+  db.exec('BEGIN');
+  try {
+    // BEGIN is deferred: this first read is where the snapshot is taken.
+    db.prepare('SELECT count(*) FROM sqlite_schema').get();
+    await db.backup(destination, { pagesPerStep: PAGES_PER_STEP });
+  } finally {
+    db.exec('COMMIT');
+  }
+}

@@ -41,8 +41,11 @@ export interface Db {
   /** `PRAGMA <source>`: its rows, or with `simple` the first column of the first row. */
   pragma(source: string, options?: { simple?: boolean }): unknown;
   transaction<F extends AnyFunction>(fn: F): Transaction<F>;
-  /** Copies the database to `destination` with SQLite's online backup API, in one step. */
-  backup(destination: string): Promise<void>;
+  /**
+   * Copies the database to `destination` with SQLite's online backup API: in one step, or
+   * `pagesPerStep` pages at a time with the event loop free in between.
+   */
+  backup(destination: string, options?: { pagesPerStep?: number }): Promise<void>;
   close(): void;
   readonly open: boolean;
   readonly inTransaction: boolean;

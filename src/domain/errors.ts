@@ -207,6 +207,13 @@ export const errors = {
       'DOCUMENT_FILE_DAMAGED',
       "The document's stored file does not match the size and SHA-256 recorded at its upload; nothing was saved. `clinic check` lists such files; the backups hold it as uploaded.",
     ),
+  /** The folder a backup is to be written into cannot be made or written (a part of it is a file, no permission, read-only). */
+  backupFolderUnusable: (path: string, reason: string) =>
+    new AppError(
+      500,
+      'BACKUP_FOLDER_UNUSABLE',
+      `No backup can be written into ${path}: ${reason}. Nothing was written; choose another folder, or give the user running clinic write access to this one.`,
+    ),
   dataDirectoryNotEmpty: (path: string) =>
     new AppError(409, 'DATA_DIRECTORY_NOT_EMPTY', `${path} is not empty; restore only into an empty or new data directory.`),
   databaseTooNew: (found: number, supported: number) =>

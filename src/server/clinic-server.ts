@@ -14,6 +14,7 @@ import { startDeliveryWorker, type DeliveryWorker } from '../notifications/deliv
 import { createSmtpMailer } from '../notifications/smtp-mailer.js';
 import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
 import type { Logger } from '../logger.js';
+import { startBackupSchedule, type BackupSchedule, type BackupScheduleConfig, type BackupScheduleStatus } from './backup-schedule.js';
 import { CommitGroups } from './commit-groups.js';
 import { startHttpServer, type RunningHttpServer } from './http-server.js';
 
@@ -29,6 +30,8 @@ export interface ClinicServerConfig {
   logger: Logger;
   /** How long requests in flight get to finish at stop before their connections are cut. */
   shutdownGraceMs?: number;
+  /** Verified backups on a schedule (`--backup-dir`); none: no backups are made. */
+  backups?: BackupScheduleConfig;
 }
 
 /** A started server. */
@@ -39,7 +42,9 @@ export interface ClinicServer {
   port: number;
   /** The key made because none existed (the first start): to be shown once. */
   firstKey?: CreatedApiKey;
-  /** Finishes requests in flight (at most the grace period), stops the delivery worker, closes the database, releases the lock. */
+  /** The backup schedule's state (for `GET /health`), or undefined without `--backup-dir`. */
+  backupStatus(): BackupScheduleStatus | undefined;
+  /** Stops a backup being written, finishes requests in flight (at most the grace period), stops the delivery worker, closes the database, releases the lock. */
   stop(): Promise<void>;
 }
 
@@ -129,6 +134,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   const created = !existsSync(join(dataDir, DATABASE_FILE));
   let db: Db | undefined;
   let worker: DeliveryWorker | undefined;
+  let backups: BackupSchedule | undefined;
   try {
     db = openServerDatabase(dataDir);
     if (created) {
@@ -158,16 +164,22 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     const address = `http://${host}:${running.port}${API_PREFIX}`;
     if (config.smtp !== undefined)
       worker = startDeliveryWorker(db, commits, createSmtpMailer(config.smtp.url, config.smtp.from), { logger });
+    if (config.backups !== undefined) backups = await startBackupSchedule(dataDir, config.backups, logger);
+    const schedule = backups;
     let stopping: Promise<void> | undefined;
     return {
       address,
       host: running.host,
       port: running.port,
       ...(firstKey === undefined ? {} : { firstKey }),
+      backupStatus: () => schedule?.status(),
       stop() {
         stopping ??= (async () => {
           try {
-            await running.close(config.shutdownGraceMs);
+            // A backup being written is abandoned at once (its staging folder removed): half
+            // done it is worth nothing, and the next start writes one. Its connection closes
+            // before the database's last one below.
+            await Promise.all([running.close(config.shutdownGraceMs), schedule?.stop()]);
             // After the server, whose last requests may have queued notifications; before the
             // database, which a pass in progress still writes to.
             await worker?.stop();
@@ -183,6 +195,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
       },
     };
   } catch (error) {
+    await backups?.stop();
     await worker?.stop();
     db?.close();
     lock.release();

@@ -165,4 +165,50 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
     );
     assert.equal(existsSync(join(empty, 'clinic.db')), false);
   });
+
+  it('makes the missing folders of the file it writes, closed to other users, and the backup restores', async () => {
+    const { dataDir } = populatedDataDir(tempDir());
+    const work = tempDir();
+    const file = join(work, 'backups', 'clinic', 'nightly.tar.gz');
+    const backup = await runClinic(['backup', file, '--data', dataDir]);
+    assert.equal(backup.code, 0, backup.stderr);
+    assert.match(backup.stdout, /and 2 document\(s\) to .*nightly\.tar\.gz/);
+    // Only the archive: the staging folder it was written in is gone.
+    assert.deepEqual(readdirSync(dirname(file)), ['nightly.tar.gz']);
+    if (programPlatform !== 'win32') {
+      for (const folder of [join(work, 'backups'), dirname(file)]) assert.equal((statSync(folder).mode & 0o777).toString(8), '700', folder);
+    }
+    const restoredDir = join(tempDir(), 'restored');
+    const restore = await runClinic(['restore', file, '--data', restoredDir]);
+    assert.equal(restore.code, 0, restore.stderr);
+    assert.deepEqual(filesUnder(restoredDir), filesUnder(dataDir));
+  });
+
+  it('refuses a folder that cannot be made, naming it, with a code and no stack trace', async () => {
+    const { dataDir } = populatedDataDir(tempDir());
+    const work = tempDir();
+    writeFileSync(join(work, 'usb'), 'a file where a folder should be');
+    for (const [file, folder, reason] of [
+      [join(work, 'usb', 'clinic', 'b.tar.gz'), join(work, 'usb', 'clinic'), 'a part of that path is a file, not a folder'],
+      [join(work, 'usb', 'b.tar.gz'), join(work, 'usb'), 'it is a file, not a folder'],
+    ] as const) {
+      const result = await runClinic(['backup', file, '--data', dataDir]);
+      assert.equal(result.code, 1, result.stderr);
+      const [line] = result.stderr.split('\n');
+      if (programPlatform === 'win32') {
+        // Windows names a file inside a file "path not found", not ENOTDIR: the folder is still named.
+        assert.ok(line?.startsWith(`error: BACKUP_FOLDER_UNUSABLE: No backup can be written into ${programPath(folder)}: `), line);
+      } else {
+        assert.equal(
+          line,
+          `error: BACKUP_FOLDER_UNUSABLE: No backup can be written into ${folder}: ${reason} (${reason.startsWith('a part') ? 'ENOTDIR' : 'EEXIST'}). Nothing was written; choose another folder, or give the user running clinic write access to this one.`,
+        );
+      }
+      assert.doesNotMatch(result.stderr, /INTERNAL|\n\s+at /);
+      const json = await runClinic(['backup', file, '--json', '--data', dataDir]);
+      assert.equal(json.code, 1);
+      assert.equal((JSON.parse(json.stderr) as { detail: { code: string } }).detail.code, 'BACKUP_FOLDER_UNUSABLE');
+    }
+    assert.equal(readFileSync(join(work, 'usb'), 'utf8'), 'a file where a folder should be');
+  });
 });

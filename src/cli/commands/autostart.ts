@@ -19,6 +19,9 @@ const SERVE_OPTIONS = [
   ['--document-limit-mb <mb>', 'documentLimitMb', 'largest document upload in MiB (as clinic serve)'],
   ['--smtp-url <url>', 'smtpUrl', 'SMTP server for notification emails (as clinic serve)'],
   ['--smtp-from <address>', 'smtpFrom', 'sender of notification emails (as clinic serve)'],
+  ['--backup-dir <dir>', 'backupDir', 'write a verified backup into this folder on a schedule (as clinic serve)'],
+  ['--backup-every <duration>', 'backupEvery', 'time between backups (as clinic serve)'],
+  ['--backup-keep <n>', 'backupKeep', 'how many backups to keep (as clinic serve)'],
 ] as const;
 
 type ServiceOptions = CommonOptions & Partial<Record<(typeof SERVE_OPTIONS)[number][1], string>>;
@@ -30,7 +33,12 @@ function withServeOptions(command: Command): Command {
 
 /** The serve options given, as arguments again (`--port 8080`). */
 function serveArguments(options: ServiceOptions): string[] {
-  return SERVE_OPTIONS.flatMap(([flags, key]) => (options[key] === undefined ? [] : [flags.split(' ')[0]!, options[key]!]));
+  return SERVE_OPTIONS.flatMap(([flags, key]) => {
+    const value = options[key];
+    if (value === undefined) return [];
+    // The task runs in the data directory: a folder named relative to where install ran is made absolute.
+    return [flags.split(' ')[0]!, key === 'backupDir' ? resolve(value) : value];
+  });
 }
 
 /** This program's command line as another process starts it: the executable, or node and the script. */

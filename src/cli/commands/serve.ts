@@ -6,11 +6,20 @@ import { jsonLineLogger } from '../../logger.js';
 import { isLoopback, startClinicServer } from '../../server/clinic-server.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { optionOrEnv, parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';
+import {
+  DEFAULT_BACKUP_EVERY,
+  DEFAULT_BACKUP_KEEP,
+  parseFolder,
+  parseInterval,
+  parseKeep,
+  resolveBackupSchedule,
+  type BackupOptions,
+} from '../backup-options.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
-interface ServeOptions extends CommonOptions {
+interface ServeOptions extends CommonOptions, BackupOptions {
   host?: string;
   port?: number;
   documentLimitMb?: number;
@@ -88,6 +97,17 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       parseSmtpUrl,
     )
     .option('--smtp-from <address>', 'sender of notification emails (env CLINIC_SMTP_FROM, default clinic@localhost)')
+    .option(
+      '--backup-dir <dir>',
+      'write a verified backup into this folder on a schedule (env CLINIC_BACKUP_DIR); without it, none',
+      parseFolder,
+    )
+    .option(
+      '--backup-every <duration>',
+      `time between backups, e.g. 24h, 30m (env CLINIC_BACKUP_EVERY, default ${DEFAULT_BACKUP_EVERY})`,
+      parseInterval,
+    )
+    .option('--backup-keep <n>', `how many backups to keep (env CLINIC_BACKUP_KEEP, default ${DEFAULT_BACKUP_KEEP})`, parseKeep)
     .action(async (options: ServeOptions, command: Command) => {
       // The environment is read here, when serve runs, never while the command tree is built.
       const host = optionOrEnv(command, options.host, 'CLINIC_HOST', (text) => text, '127.0.0.1');
@@ -97,6 +117,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const documentLimitBytes = resolveDocumentLimitBytes(command, options.documentLimitMb);
       const logger = jsonLineLogger();
       const dataDir = resolve(options.data);
+      const backups = resolveBackupSchedule(command, options, dataDir);
       // Listened for before the server starts: whoever waits for the start line may signal at once.
       const stopping = stopRequested();
       const server = await startClinicServer({
@@ -107,6 +128,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         ...(smtpUrl === undefined ? {} : { smtp: { url: smtpUrl, from: smtpFrom } }),
         logger,
         shutdownGraceMs: SHUTDOWN_GRACE_MS,
+        ...(backups === undefined ? {} : { backups }),
       });
       if (server.firstKey !== undefined) {
         // First run: a new user can call the API at once. Shown once, like every key.
@@ -130,6 +152,13 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       } else {
         // The host only: the URL may carry a password.
         logger.info({ event: 'notifications', delivery: 'smtp', smtp_host: new URL(smtpUrl).host });
+      }
+      if (backups === undefined) {
+        logger.info({
+          event: 'backups',
+          schedule: 'off',
+          note: 'no --backup-dir: serve writes no backups (docs/install.md, "Back up and restore")',
+        });
       }
       const signal = await stopping;
       logger.info({ event: 'stopping', signal });

@@ -22,10 +22,12 @@ class BetterSqlite3Connection implements Db {
     return this.db.transaction(fn) as unknown as Transaction<F>;
   }
 
-  async backup(destination: string): Promise<void> {
-    // One step (progress asks for every remaining page): a copy made in slices restarts whenever
-    // another connection writes in between, and a busy server could keep it restarting.
-    await this.db.backup(destination, { progress: () => 0x7fffffff });
+  async backup(destination: string, options: { pagesPerStep?: number } = {}): Promise<void> {
+    // By default one step (progress asks for every remaining page): a copy made in slices
+    // restarts whenever another connection writes in between, and a busy server could keep it
+    // restarting, unless the caller holds a read transaction across the steps (backupDatabaseInSteps).
+    const pages = options.pagesPerStep ?? 0x7fffffff;
+    await this.db.backup(destination, { progress: () => pages });
   }
 
   close(): void {

@@ -152,9 +152,9 @@ class NodeSqliteConnection implements Db {
     }
   }
 
-  async backup(destination: string): Promise<void> {
-    // One step (every page at once), as with better-sqlite3: see its driver.
-    await this.sqlite.backup(this.db, destination, { rate: 0x7fffffff });
+  async backup(destination: string, options: { pagesPerStep?: number } = {}): Promise<void> {
+    // One step (every page at once) unless asked otherwise, as with better-sqlite3: see its driver.
+    await this.sqlite.backup(this.db, destination, { rate: options.pagesPerStep ?? 0x7fffffff });
   }
 
   close(): void {

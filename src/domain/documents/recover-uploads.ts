@@ -19,7 +19,7 @@ export interface UploadRecovery {
 }
 
 /** Whether process `pid` is running (signal 0 tests without sending; EPERM: it runs as another user). */
-function isRunning(pid: number): boolean {
+export function isProcessRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -36,7 +36,7 @@ function isRunning(pid: number): boolean {
  */
 export function isAbandonedUpload(entry: TempEntry, nowMs = Date.now()): boolean {
   if (entry.writerPid === undefined) return nowMs - entry.modifiedMs > ABANDONED_UPLOAD_AGE_MS;
-  return entry.writerPid === process.pid || !isRunning(entry.writerPid);
+  return entry.writerPid === process.pid || !isProcessRunning(entry.writerPid);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, constants, createReadStream, fchmodSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, createReadStream, createWriteStream, fchmodSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { pipeline } from 'node:stream/promises';
 import { join, resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { create, list, Parser, type ReadEntry, type WriteEntry } from 'tar';
@@ -123,22 +124,29 @@ export function differencesFromManifest(manifest: BackupManifest, found: Readonl
 }
 
 /**
- * Writes the gzipped tar `file` (mode 0600: it holds patient data): the manifest first, then
- * each entry read from its source path on disk.
+ * Writes the gzipped tar `file` (a new file, mode 0600: it holds patient data): the manifest
+ * first, then each entry read from its source path on disk. `signal` stops it midway (a server
+ * stopping); the caller removes what was written.
  */
-export async function writeArchive(file: string, manifestSource: string, sources: ReadonlyMap<string, string>): Promise<void> {
+export async function writeArchive(
+  file: string,
+  manifestSource: string,
+  sources: ReadonlyMap<string, string>,
+  signal?: AbortSignal,
+): Promise<void> {
   // Keyed as tar names what it reads: on Windows, Z:\x\y is Z:/x/y there (entry.absolute).
   const key = (source: string) => resolve(source).replace(/\\/g, '/');
   const archivePathOf = new Map<string, string>([[key(manifestSource), MANIFEST_FILE]]);
   for (const [path, source] of sources) archivePathOf.set(key(source), path);
-  await create(
+  const pack = create(
     {
-      file,
       gzip: true,
-      mode: 0o600,
       // No owner names or ids: the archive is restored on another PC, by another user.
       portable: true,
       noDirRecurse: true,
+      // Files are read and gzipped 1 MiB at a time (tar's default is 16 MiB), synchronously
+      // each: the server's scheduled backups must not hold its one thread for long.
+      maxReadSize: 1024 * 1024,
       cwd: '/',
       // Sources are absolute paths from two folders (the staging copy and the data directory);
       // each is stored under its archive name instead.
@@ -149,14 +157,14 @@ export async function writeArchive(file: string, manifestSource: string, sources
     },
     [manifestSource, ...sources.values()],
   );
+  await pipeline(pack, createWriteStream(file, { flags: 'wx', mode: 0o600 }), { signal });
 }
 
 /** Whether an archive holds a manifest, and the size and SHA-256 of every other file entry, read without extracting it. */
-export async function readArchive(file: string): Promise<{ hasManifest: boolean; files: Map<string, FileDigest> }> {
+export async function readArchive(file: string, signal?: AbortSignal): Promise<{ hasManifest: boolean; files: Map<string, FileDigest> }> {
   const files = new Map<string, FileDigest>();
   let hasManifest = false;
-  await list({
-    file,
+  const parser = list({
     strict: true,
     onReadEntry(entry: ReadEntry) {
       const path = entry.path;
@@ -174,6 +182,14 @@ export async function readArchive(file: string): Promise<{ hasManifest: boolean;
       });
       entry.on('end', () => files.set(path, { size, sha256: hash.digest('hex') }));
     },
+  });
+  // Piped as tar's own `list({ file })` does, with a read stream that `signal` can end.
+  await new Promise<void>((resolve, reject) => {
+    const stream = createReadStream(file, { signal });
+    stream.on('error', reject);
+    parser.on('error', reject);
+    parser.on('end', resolve);
+    stream.pipe(parser);
   });
   return { hasManifest, files };
 }

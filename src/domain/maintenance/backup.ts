@@ -1,13 +1,14 @@
 import { existsSync, statfsSync, statSync } from 'node:fs';
-import { chmod, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { DOCUMENTS_DIR, syncDirectory, syncPath, syncRenamed } from '../../db/document-files.js';
-import { backupDatabase, integrityProblems } from '../../db/maintenance.js';
+import { backupDatabase, backupDatabaseInSteps, integrityProblems } from '../../db/maintenance.js';
+import { storageFault } from '../../db/storage-errors.js';
 import { SCHEMA_VERSION } from '../../db/migrations.js';
 import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../../db/open-database.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { nowIso } from '../clock.js';
-import { errors } from '../errors.js';
+import { AppError, errors } from '../errors.js';
 import {
   buildManifest,
   differencesFromManifest,
@@ -39,24 +40,105 @@ export interface RestoreSummary {
   documents: number;
 }
 
+/** What may stop a backup midway (a server stopping): its staging folder is removed and nothing is put in place. */
+export interface BackupOptions {
+  signal?: AbortSignal;
+  /**
+   * Copy the database in slices, leaving the event loop free in between (the server), through
+   * `db`, a connection of its own (backupDatabaseInSteps); by default in one step.
+   */
+  inSteps?: boolean;
+}
+
+/** The prefix of the staging folder a backup is written in, beside its target: `.clinic-backup-<pid>-XXXXXX`. */
+export const BACKUP_STAGING_PREFIX = '.clinic-backup-';
+
+/** A folder's failure in words a person can act on, with the system's code. */
+function folderFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  switch (code) {
+    case 'ENOTDIR':
+      return 'a part of that path is a file, not a folder (ENOTDIR)';
+    case 'EEXIST':
+      return 'it is a file, not a folder (EEXIST)';
+    case 'EACCES':
+    case 'EPERM':
+      return `the user running clinic may not write there (${code})`;
+    case 'EROFS':
+      return 'the file system is read-only (EROFS)';
+    case 'ENOSPC':
+    case 'EDQUOT':
+      return `there is no room left on its disk (${code})`;
+    default:
+      return describeFailure(error);
+  }
+}
+
+/**
+ * Makes the folder a backup goes into, with any missing parent (0700: backups hold patient
+ * data), and makes each new folder's name durable in its parent. Refusals name the folder.
+ */
+async function prepareBackupFolder(folder: string): Promise<void> {
+  let firstCreated: string | undefined;
+  try {
+    firstCreated = await mkdir(folder, { recursive: true, mode: 0o700 });
+  } catch (error) {
+    throw errors.backupFolderUnusable(folder, folderFailure(error));
+  }
+  if (firstCreated === undefined) return;
+  // Each folder made is an entry of its parent: without these a power cut could lose the folder, and the backup in it.
+  for (let made = folder; ; made = dirname(made)) {
+    await syncDirectory(dirname(made));
+    if (made === firstCreated || dirname(made) === made) break;
+  }
+}
+
+/**
+ * What a failure while the backup was written means for the person who asked: a full disk, an
+ * I/O error or a folder gone (any errno, or SQLite's storage faults while copying the database)
+ * is BACKUP_FAILED naming the folder, never INTERNAL. Refusals, and a stop asked for, pass through.
+ */
+function backupFailure(error: unknown, folder: string, signal: AbortSignal | undefined): unknown {
+  if (signal?.aborted || error instanceof AppError) return error;
+  const errno = (error as NodeJS.ErrnoException | null)?.code;
+  const fault = storageFault(error);
+  if ((typeof errno === 'string' && /^E[A-Z]+$/.test(errno)) || fault === 'full' || fault === 'failed') {
+    return errors.backupFailed(`writing into ${folder} failed: ${folderFailure(error)}`);
+  }
+  return error;
+}
+
 /**
  * Writes a backup of the data directory to `file`: a consistent copy of the database (safe while
- * the server runs) and every document file, with a manifest of their SHA-256s. The archive is
- * read back and checked against its manifest before it is moved into place under its name, so
- * a file named `file` is always a complete, verified backup. Never overwrites.
+ * the server runs) and every document file, with a manifest of their SHA-256s. The folder of
+ * `file` is made if it is missing. The archive is written in a staging folder beside `file`,
+ * read back and checked against its manifest, fsynced, and only then renamed to its name (and
+ * the folder fsynced): a file named `file` is always a complete, verified backup, also after a
+ * power cut at any moment. Never overwrites.
  */
-export async function createBackup(db: Db, dataDir: string, file: string): Promise<BackupSummary> {
+export async function createBackup(db: Db, dataDir: string, file: string, options: BackupOptions = {}): Promise<BackupSummary> {
+  const { signal } = options;
+  signal?.throwIfAborted();
   const target = resolve(file);
+  const folder = dirname(target);
   if (existsSync(target)) throw errors.backupFileExists(target);
-  // Beside the target, not in /tmp: the database copy may be large, and a rename must not cross file systems.
-  const staging = await mkdtemp(join(dirname(target), '.clinic-backup-'));
+  await prepareBackupFolder(folder);
+  // Beside the target, not in /tmp: the database copy may be large, and a rename must not cross
+  // file systems. The pid says whose it is, so that one a crash left behind is known (removeAbandonedStaging).
+  let staging: string;
+  try {
+    staging = await mkdtemp(join(folder, `${BACKUP_STAGING_PREFIX}${process.pid}-`));
+  } catch (error) {
+    throw errors.backupFolderUnusable(folder, folderFailure(error));
+  }
   try {
     const createdAt = nowIso();
     const databaseCopy = join(staging, DATABASE_FILE);
     // The database first, then the documents: a document's file is renamed into place right
     // after its row commits, so the folder read after the snapshot holds the file of every row
     // in it (an upload committed meanwhile only adds a file without a row, which is harmless).
-    await backupDatabase(db, databaseCopy);
+    await (options.inSteps ? backupDatabaseInSteps(db, databaseCopy) : backupDatabase(db, databaseCopy));
+    signal?.throwIfAborted();
     const documentsDir = join(resolve(dataDir), DOCUMENTS_DIR);
     const sources = new Map<string, string>([[DATABASE_FILE, databaseCopy]]);
     // Only what restore takes back: documents/<patient_id>/<document_id>, never a stray deeper file.
@@ -64,22 +146,27 @@ export async function createBackup(db: Db, dataDir: string, file: string): Promi
       if (isArchivablePath(`${DOCUMENTS_DIR}/${path}`)) sources.set(`${DOCUMENTS_DIR}/${path}`, join(documentsDir, path));
     }
     const entries: ManifestEntry[] = [];
-    for (const [path, source] of sources) entries.push({ path, ...(await digestFile(source)) });
+    for (const [path, source] of sources) {
+      signal?.throwIfAborted();
+      entries.push({ path, ...(await digestFile(source)) });
+    }
     const manifest = buildManifest({ created_at: createdAt, program_version: PROGRAM_VERSION, schema_version: SCHEMA_VERSION, entries });
     const manifestFile = join(staging, MANIFEST_FILE);
     await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
 
     const archive = join(staging, 'backup.tar.gz');
-    await writeArchive(archive, manifestFile, sources);
+    await writeArchive(archive, manifestFile, sources, signal);
     // A backup that cannot be restored is worse than none: prove it reads back as written.
-    const written = await readArchive(archive);
+    const written = await readArchive(archive, signal);
     const problems = !written.hasManifest ? [`${MANIFEST_FILE} is missing`] : differencesFromManifest(manifest, written.files);
     if (problems.length > 0) throw errors.backupFailed(`the archive did not read back as written: ${problems.join('; ')}`);
+    // Its bytes on disk before its name: a power cut after the rename must find the whole file.
     await syncPath(archive);
+    signal?.throwIfAborted();
     if (existsSync(target)) throw errors.backupFailed(`${target} appeared while the backup was written; it was left alone`);
     await rename(archive, target);
     await syncRenamed(target);
-    await syncDirectory(dirname(target));
+    await syncDirectory(folder);
     return {
       file: target,
       created_at: createdAt,
@@ -87,6 +174,8 @@ export async function createBackup(db: Db, dataDir: string, file: string): Promi
       database_bytes: entries.find((entry) => entry.path === DATABASE_FILE)?.size ?? 0,
       documents: entries.length - 1,
     };
+  } catch (error) {
+    throw backupFailure(error, folder, signal);
   } finally {
     await rm(staging, { recursive: true, force: true });
   }

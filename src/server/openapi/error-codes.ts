@@ -56,6 +56,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   backupFailed: ['the archive did not read back as written'],
   fileExists: ['/home/maria/scan.pdf'],
   documentFileDamaged: [],
+  backupFolderUnusable: ['/var/backups/clinic', 'a part of that path is a file, not a folder (ENOTDIR)'],
   dataDirectoryNotEmpty: ['/var/lib/clinic/data'],
   databaseTooNew: [3, 2],
   autostartNeedsWindows: ['install'],
