@@ -130,15 +130,45 @@ describe('clinic check', () => {
 
   // Windows has no modes to report (docs/install.md, "Install on a Windows PC": the access list does that work).
   it(
-    'reports a data directory other users can read, and database files that are not private',
+    'reports a data directory and a database file other users can read, with the chmod that closes them',
     { skip: programPlatform === 'win32' && 'no file modes on Windows' },
     async () => {
       chmodSync(data.dataDir, 0o755);
+      chmodSync(join(data.dataDir, 'clinic.db'), 0o664);
       const { code, report } = await check();
       assert.equal(code, 1);
       assert.deepEqual(findingsOf(report, 'permissions'), [
-        `the data directory ${data.dataDir} has mode 0755: other users of this computer can reach patient data; run chmod 700 on it`,
+        `the data directory ${data.dataDir} has mode 0755: other users of this computer can reach patient data, its group cannot enter and write in it and it lacks the setgid bit (what a member makes in it would not take its group); run chmod 2770 on it`,
+        `${join(data.dataDir, 'clinic.db')} has mode 0664: other users of this computer can read it; run chmod 660 on it`,
       ]);
+    },
+  );
+
+  it(
+    'in a data directory its group may enter (2770), reports what the group cannot use, and passes a file of another user that has the group',
+    { skip: (programPlatform === 'win32' || process.getuid?.() !== 0) && 'needs root to give files away' },
+    async () => {
+      chmodSync(data.dataDir, 0o2770);
+      const patient = createPatient(data.db, buildPatient());
+      const [desks, foreign, narrow] = ['desk', 'foreign', 'narrow'].map(() =>
+        addDocument(data.db, data.dataDir, patient.id, Buffer.from('scan')),
+      );
+      const folder = join(data.dataDir, 'documents', patient.id);
+      // A desk user's upload: their own file, with the directory's group (setgid).
+      chownSync(join(folder, desks!), 65534, 0);
+      chownSync(join(folder, foreign!), 0, 65534);
+      chmodSync(join(folder, narrow!), 0o600);
+      chmodSync(folder, 0o770);
+      const { code, report } = await check();
+      assert.equal(code, 1);
+      assert.deepEqual(
+        findingsOf(report, 'permissions').sort(),
+        [
+          `${folder} has mode 0770: it lacks the setgid bit (what a member makes in it would not take its group); run chmod 2770 on it`,
+          `${join(folder, foreign!)} has group 65534, not the data directory's group 0, whose members therefore cannot use it; run chgrp 0 on it`,
+          `${join(folder, narrow!)} has mode 0600: its group cannot read and write it; run chmod 660 on it`,
+        ].sort(),
+      );
     },
   );
 

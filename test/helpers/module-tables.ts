@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempFilePath } from '../../src/db/document-files.js';
+import { HAS_MODES, makeSharedFolderSync, SHARED_FILE_MODE } from '../../src/db/file-modes.js';
 import { insertDocument } from '../../src/db/documents.js';
 import type { Db } from '../../src/db/open-database.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
@@ -15,8 +16,10 @@ import { buildPatient } from './builders.js';
 /** Stores `content` as a document of `patientId`: its file under documents/ and its row. Returns the document id. */
 export function addDocument(db: Db, dataDir: string, patientId: string, content: Buffer): string {
   const id = randomUUID();
-  mkdirSync(join(dataDir, 'documents', patientId), { recursive: true });
-  writeFileSync(join(dataDir, 'documents', patientId, id), content);
+  makeSharedFolderSync(join(dataDir, 'documents', patientId));
+  const file = join(dataDir, 'documents', patientId, id);
+  writeFileSync(file, content, { mode: SHARED_FILE_MODE });
+  if (HAS_MODES) chmodSync(file, SHARED_FILE_MODE);
   insertDocument(db, {
     id,
     patient_id: patientId,
