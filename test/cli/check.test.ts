@@ -32,7 +32,7 @@ describe('clinic check', () => {
     assert.equal(report.ok, true);
     assert.deepEqual(
       report.checks.map((c) => c.name),
-      ['permissions', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments'],
+      ['permissions', 'first_api_key_file', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments'],
     );
     for (const c of report.checks) assert.equal(c.status, 'ok', c.name);
   });
@@ -46,7 +46,7 @@ describe('clinic check', () => {
     assert.equal(code, 0, JSON.stringify(report));
     assert.deepEqual(
       report.checks.map((c) => c.status),
-      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
     );
   });
 
@@ -122,7 +122,15 @@ describe('clinic check', () => {
     assert.match(stderr, /CHECK_FAILED/);
     const human = await runClinic(['check', '--data', data.dataDir]);
     assert.equal(human.code, 1);
-    for (const name of ['permissions', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments']) {
+    for (const name of [
+      'permissions',
+      'first_api_key_file',
+      'integrity',
+      'foreign_keys',
+      'document_files',
+      'upload_temp_files',
+      'invoice_payments',
+    ]) {
       assert.match(human.stdout, new RegExp(`^(OK|FAILED)\\s+${name}: `, 'm'), name);
     }
     assert.doesNotMatch(human.stderr, /^error: database disk image is malformed/m);
@@ -171,6 +179,18 @@ describe('clinic check', () => {
       );
     },
   );
+
+  it('reports the first API key left in its file until the file is deleted', async () => {
+    const file = join(data.dataDir, 'first-api-key.txt');
+    writeFileSync(file, 'clinic_x\n');
+    const { code, report } = await check();
+    assert.equal(code, 1);
+    assert.deepEqual(findingsOf(report, 'first_api_key_file'), [
+      `${programPath(file)} still holds the first API key, written there by the server's first start: store the key and delete the file`,
+    ]);
+    unlinkSync(file);
+    assert.equal((await check()).code, 0);
+  });
 
   it('reports an upload left in tmp/ by a writer that is gone, with its size', async () => {
     const stale = join(data.dataDir, 'tmp', `${randomUUID()}.999999999.part`);

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { listDocumentFiles, listInvoicePaymentMismatches } from '../../db/check-queries.js';
 import { HAS_MODES, octal, OTHERS_BITS, SETGID, SHARED_FILE_MODE, SHARED_FOLDER_MODE } from '../../db/file-modes.js';
@@ -10,6 +10,7 @@ import { findDocument } from '../../db/documents.js';
 import { isAbandonedUpload } from '../documents/recover-uploads.js';
 import { sqliteErrorCode } from '../../db/sqlite-result-codes.js';
 import { digestFile } from './data-dir.js';
+import { FIRST_KEY_FILE } from './first-key-file.js';
 
 /** The outcome of one named check: what it found. */
 export interface CheckOutcome {
@@ -161,6 +162,16 @@ export function permissionFindings(dataDir: string, { documents: walkDocuments =
   return findings;
 }
 
+/**
+ * The first API key's file (first-key-file.ts), while it is there: a secret at rest beside the
+ * data, which should be stored where the clinic keeps its secrets and the file deleted.
+ */
+export function firstKeyFileFindings(dataDir: string): string[] {
+  const path = join(dataDir, FIRST_KEY_FILE);
+  if (!existsSync(path)) return [];
+  return [`${path} still holds the first API key, written there by the server's first start: store the key and delete the file`];
+}
+
 /** Every document row's file, checked for presence, size and SHA-256. */
 async function checkDocumentFiles(db: Db, dataDir: string, temps: readonly TempEntry[]): Promise<string[]> {
   const waiting = new Set(temps.map((entry) => entry.documentId));
@@ -216,6 +227,12 @@ export const CHECKS: readonly NamedCheck[] = [
     description: 'the data directory and its files are closed to other users, and usable by its owner and group',
     needsDatabase: false,
     run: (_db, dataDir) => permissionFindings(dataDir, { documents: true }),
+  },
+  {
+    name: 'first_api_key_file',
+    description: "the first API key's file was deleted once the key was stored",
+    needsDatabase: false,
+    run: (_db, dataDir) => firstKeyFileFindings(dataDir),
   },
   {
     name: 'integrity',
