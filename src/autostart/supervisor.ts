@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
+import { closeSync, fchmodSync, fstatSync, openSync, renameSync, statSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
+import { HAS_MODES, makeSharedFolderSync, mayChangeModeOf, SHARED_FILE_MODE } from '../db/file-modes.js';
 
 /** Where `autostart run` keeps the server's log, inside the data directory. */
 export const SERVER_LOG = join('logs', 'serve.log');
@@ -27,15 +28,24 @@ export interface SupervisorOptions {
   stopRequested: Promise<string>;
 }
 
+/** Opens the log for appending, with the modes of the data directory's other files (file-modes.ts). */
 function openLog(dataDir: string): number {
   const path = join(dataDir, SERVER_LOG);
-  mkdirSync(join(dataDir, 'logs'), { recursive: true, mode: 0o700 });
+  makeSharedFolderSync(join(dataDir, 'logs'));
   try {
     if (statSync(path).size > LOG_ROTATE_BYTES) renameSync(path, `${path}.1`);
   } catch {
     // No log yet.
   }
-  return openSync(path, 'a', 0o600);
+  const fd = openSync(path, 'a', SHARED_FILE_MODE);
+  try {
+    // A log of a user's own (a new one, or rotated) only: another's is left as it is.
+    if (HAS_MODES && mayChangeModeOf(fstatSync(fd).uid)) fchmodSync(fd, SHARED_FILE_MODE);
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+  return fd;
 }
 
 function logLine(fd: number, event: Record<string, unknown>): void {

@@ -1,7 +1,8 @@
 import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, readlink, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readdir, readlink, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errors } from '../domain/errors.js';
+import { HAS_MODES, makeSharedFolder, SHARED_FILE_MODE } from './file-modes.js';
 import { NO_FOLLOW } from './open-database.js';
 
 /**
@@ -88,12 +89,24 @@ export function tempFilePath(dataDir: string, documentId: string): string {
   return join(tempDirectory(dataDir), `${documentId}.${process.pid}${TEMP_SUFFIX}`);
 }
 
-/** Creates the new, empty temporary file of document `documentId`, readable by this user only. */
+/**
+ * Creates the new, empty temporary file of document `documentId`, 0660 whatever the umask
+ * (file-modes.ts): it becomes the document file by a rename, and the server and desk staff both
+ * serve documents, whoever uploaded them.
+ */
 export async function createTempFile(dataDir: string, documentId: string): Promise<TempFile> {
   await requireRealFolder(tempDirectory(dataDir), () => errors.storageFailed());
-  await mkdir(tempDirectory(dataDir), { recursive: true, mode: 0o700 });
+  await makeSharedFolder(tempDirectory(dataDir));
   const path = tempFilePath(dataDir, documentId);
-  return { path, handle: await open(path, 'wx', 0o600) };
+  const handle = await open(path, 'wx', SHARED_FILE_MODE);
+  try {
+    if (HAS_MODES) await handle.chmod(SHARED_FILE_MODE);
+  } catch (error) {
+    await handle.close();
+    await removeFile(path);
+    throw error;
+  }
+  return { path, handle };
 }
 
 /**
@@ -211,7 +224,7 @@ export async function moveIntoPlace(dataDir: string, tempPath: string, patientId
   await requireRealFolder(documentsDir, () => errors.storageFailed());
   await requireRealFolder(patientDir, () => errors.storageFailed());
   // mkdir returns the first directory it had to create; each new directory is an entry of its parent.
-  const firstCreated = await mkdir(patientDir, { recursive: true, mode: 0o700 });
+  const firstCreated = await makeSharedFolder(patientDir);
   try {
     await rename(tempPath, target);
   } catch (error) {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { makePrivateFile, refuseUnlessRegularFile } from './open-database.js';
+import { makeSharedFile, refuseUnlessRegularFile } from './open-database.js';
 import { sqliteDriver } from './sqlite-driver.js';
 import { isDatabaseBusy } from './storage-errors.js';
 
@@ -19,13 +19,13 @@ export interface InstanceLock {
  */
 export function acquireInstanceLock(dataDir: string): InstanceLock | undefined {
   const path = join(dataDir, LOCK_FILE);
-  makePrivateFile(path);
+  makeSharedFile(path);
   // Fail at once instead of waiting: the other holder keeps the lock for as long as it runs.
   const lockDb = sqliteDriver().open(path, { busyTimeoutMs: 0 });
   try {
     // EXCLUSIVE locking mode keeps the lock until the connection closes, not only per transaction;
     // no journal, since nothing is ever written (and no clinic.lock-journal file is left behind).
-    // A link planted after makePrivateFile's check is caught before the lock is taken through it.
+    // A link planted after makeSharedFile's check is caught before the lock is taken through it.
     refuseUnlessRegularFile(path);
     lockDb.pragma('locking_mode = EXCLUSIVE');
     lockDb.pragma('journal_mode = OFF');

@@ -1,18 +1,7 @@
-import {
-  closeSync,
-  constants,
-  fchmodSync,
-  fstatSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readlinkSync,
-  statSync,
-  accessSync,
-  type Stats,
-} from 'node:fs';
+import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readlinkSync, statSync, accessSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errors } from '../domain/errors.js';
+import { HAS_MODES, makeSharedFolderSync, mayChangeModeOf, SHARED_FILE_MODE, shareNewFile } from './file-modes.js';
 import { migrate } from './migrations.js';
 import { sqliteDriver, type Db } from './sqlite-driver.js';
 
@@ -90,7 +79,7 @@ function lstatIfPresent(path: string): Stats | undefined {
 
 /**
  * Refuses what lstat found at a file of the data directory unless it is a regular file: a link
- * (DATA_DIRECTORY_UNSAFE; followed, it would aim SQLite's writes and the chmod below at a file
+ * (DATA_DIRECTORY_UNSAFE; followed, it would aim SQLite's writes and the chmod of makeSharedFile at a file
  * elsewhere, e.g. /etc/passwd when root runs a command) or a folder, FIFO or device.
  */
 function requireRegularFile(path: string, info: Stats): void {
@@ -148,11 +137,14 @@ export function inspectDataDirectory(given: string): DatabaseState {
   return database.size === 0 && (companions[0]?.size ?? 0) === 0 ? 'empty' : 'present';
 }
 
-/** Checks a data directory (inspectDataDirectory) and creates it (0700) when it does not exist yet; a failure names the path and the reason. */
+/**
+ * Checks a data directory (inspectDataDirectory) and creates it when it does not exist yet, with
+ * its owner's and group's access (2770 on Linux, file-modes.ts); a failure names the path and the reason.
+ */
 export function ensureDataDirectory(dataDir: string): DatabaseState {
   const state = inspectDataDirectory(dataDir);
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    makeSharedFolderSync(resolve(dataDir));
   } catch (error) {
     throw errors.dataDirectoryUnusable(resolve(dataDir), reasonOf(error));
   }
@@ -160,36 +152,33 @@ export function ensureDataDirectory(dataDir: string): DatabaseState {
 }
 
 /**
- * Creates `path` readable and writable by this user only (0600), or takes an existing file down
- * to 0600. SQLite creates the -wal and -shm files with the mode of the database file, so they
- * follow; an existing one from an older program is narrowed here too. Windows has no such modes
- * (chmod there only sets the read-only flag): the data directory's access list does this work
- * (docs/install.md, "Install on a Windows PC"). A link or a non-regular file is refused, never followed
- * (requireRegularFile): creating uses O_EXCL, which fails on any link, and narrowing goes through
- * a descriptor opened with O_NOFOLLOW.
+ * Creates `path` readable and writable by its owner and group only (0660, whatever the umask),
+ * or brings an existing file to 0660: one that others could read is closed to them, and one of
+ * an older program (0600) is opened to the group. SQLite creates the -wal and -shm files with
+ * exactly the mode of the database file, so they follow; an existing one is brought to 0660
+ * here too. A file of another user is left as it is (only its owner may change its mode): a desk
+ * user works on the server's files through the group, and `check` names one whose mode is
+ * wrong. Windows has no such modes (file-modes.ts). A link or a non-regular file is refused,
+ * never followed (requireRegularFile): creating uses O_EXCL, which fails on any link, and
+ * changing a mode goes through a descriptor opened with O_NOFOLLOW.
  *
- * An existing file is opened only when its mode must be narrowed, which is never the case for a
+ * An existing file is opened only when its mode must change, which is never the case for a
  * file this program made: closing any descriptor of a database file drops every POSIX lock this
  * process holds on it, so a second connection opened in a process (a test beside its in-process
  * server) would strip the first of its locks, and a command in another process could then
  * checkpoint and remove the WAL under it (SQLite's "How To Corrupt", 2.2). A new file has no
  * connection yet, so creating it through a descriptor is safe.
  */
-export function makePrivateFile(path: string): void {
+export function makeSharedFile(path: string): void {
   let info = lstatIfPresent(path);
   if (info === undefined) {
-    try {
-      closeSync(openSync(path, 'wx', 0o600));
-      return;
-    } catch (error) {
-      // Made meanwhile by another process: narrow it as an existing one.
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw errors.dataDirectoryUnusable(path, reasonOf(error));
-      info = lstatIfPresent(path);
-      if (info === undefined) return;
-    }
+    if (createSharedFile(path)) return;
+    // Made meanwhile by another process: treated as an existing one.
+    info = lstatIfPresent(path);
+    if (info === undefined) return;
   }
   requireRegularFile(path, info);
-  if (process.platform === 'win32' || (info.mode & 0o077) === 0) return;
+  if (!HAS_MODES || (info.mode & 0o777) === SHARED_FILE_MODE || !mayChangeModeOf(info.uid)) return;
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO swapped in since the lstat must not hang the open.
@@ -200,10 +189,27 @@ export function makePrivateFile(path: string): void {
   }
   try {
     if (!fstatSync(fd).isFile()) throw errors.dataDirectoryUnusable(path, 'it is not a regular file');
-    fchmodSync(fd, 0o600);
+    fchmodSync(fd, SHARED_FILE_MODE);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Creates the new, empty file `path` (0660, O_EXCL); false when something is there already. */
+function createSharedFile(path: string): boolean {
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx', SHARED_FILE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+    throw errors.dataDirectoryUnusable(path, reasonOf(error));
+  }
+  try {
+    shareNewFile(fd);
+  } finally {
+    closeSync(fd);
+  }
+  return true;
 }
 
 /**
@@ -222,8 +228,8 @@ export function makePrivateFile(path: string): void {
 export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {}): Db {
   const path = join(dataDir, DATABASE_FILE);
   if (ensureDataDirectory(dataDir) === 'empty' && options.initialiseEmpty !== true) throw errors.databaseEmpty(path);
-  makePrivateFile(path);
-  for (const suffix of COMPANION_SUFFIXES) if (lstatIfPresent(path + suffix) !== undefined) makePrivateFile(path + suffix);
+  makeSharedFile(path);
+  for (const suffix of COMPANION_SUFFIXES) if (lstatIfPresent(path + suffix) !== undefined) makeSharedFile(path + suffix);
   const db = sqliteDriver().open(path);
   try {
     // WAL lets the server read while a CLI command writes, and survives crashes with no

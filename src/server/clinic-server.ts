@@ -9,7 +9,7 @@ import { storageFault } from '../db/storage-errors.js';
 import { createApiKey, hasApiKeys, type CreatedApiKey } from '../domain/api-keys.js';
 import { recoverInterruptedUploads } from '../domain/documents/recover-uploads.js';
 import { errors } from '../domain/errors.js';
-import { describeFailure, permissionFindings } from '../domain/maintenance/check.js';
+import { describeFailure, firstKeyFileFindings, permissionFindings } from '../domain/maintenance/check.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../notifications/delivery-worker.js';
 import { createSmtpMailer } from '../notifications/smtp-mailer.js';
 import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
@@ -127,7 +127,8 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   // A --data that is no folder, a link planted in it, or a 0-byte clinic.db is refused before anything is made there.
   if (ensureDataDirectory(dataDir) === 'empty') throw errors.databaseEmpty(join(dataDir, DATABASE_FILE));
   probeDataDirectory(dataDir);
-  for (const finding of permissionFindings(dataDir)) logger.error({ event: 'warning', warning: finding });
+  for (const finding of [...permissionFindings(dataDir), ...firstKeyFileFindings(dataDir)])
+    logger.error({ event: 'warning', warning: finding });
 
   const lock: InstanceLock | undefined = acquireInstanceLock(dataDir);
   if (lock === undefined) throw errors.serverAlreadyRunning(dataDir, LOCK_FILE);

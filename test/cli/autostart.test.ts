@@ -36,7 +36,7 @@ const listening = (dataDir: string, count: number) =>
   });
 
 describe('clinic autostart run: the server kept running', { timeout: 180_000 }, () => {
-  it('logs to DATA/logs/serve.log, starts a killed server again, and stops it cleanly when asked to stop', async () => {
+  it('logs to DATA/logs/serve.log (the first key to its own file), starts a killed server again, and stops it cleanly when asked to stop', async () => {
     const dataDir = newDir();
     const supervisor = spawnClinic(['autostart', 'run', '--data', dataDir, '--port', '0']);
     const exited = new Promise<number | null>((resolve) => supervisor.on('exit', (code) => resolve(code)));
@@ -44,6 +44,11 @@ describe('clinic autostart run: the server kept running', { timeout: 180_000 }, 
       const first = await listening(dataDir, 1);
       const health = await fetch(`${String(first.address)}/openapi.json`);
       assert.equal(health.status, 200);
+      // The first key goes to its file, not to the log: the log names the file.
+      const keyFile = join(dataDir, 'first-api-key.txt');
+      assert.deepEqual(logEvents(dataDir).find((e) => e.event === 'first_api_key')?.file, programPath(keyFile));
+      assert.match(readFileSync(keyFile, 'utf8'), /^clinic_[A-Za-z0-9_-]{43}$/m);
+      assert.doesNotMatch(readFileSync(join(dataDir, SERVER_LOG), 'utf8'), /clinic_[A-Za-z0-9_-]{43}/);
       const started = logEvents(dataDir).filter((e) => e.event === 'autostart_started_server');
       assert.equal(started.length, 1);
       await killProgramProcess(Number(started[0]!.pid));

@@ -37,9 +37,11 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
     assert.deepEqual(filesUnder(restoredDir), filesUnder(dataDir));
     assert.equal((await runClinic(['check', '--data', restoredDir])).code, 0);
     if (programPlatform !== 'win32') {
-      // The folders restore makes are closed to other users, as those serve makes (Windows has ACLs instead).
+      // The folders and files restore makes have the modes of those serve makes (Windows has ACLs instead).
       const folders = [restoredDir, ...[...filesUnder(restoredDir).keys()].map((file) => dirname(join(restoredDir, file)))];
-      for (const folder of new Set(folders)) assert.equal((statSync(folder).mode & 0o777).toString(8), '700', folder);
+      for (const folder of new Set(folders)) assert.equal((statSync(folder).mode & 0o7777).toString(8), '2770', folder);
+      for (const file of filesUnder(restoredDir).keys())
+        assert.equal((statSync(join(restoredDir, file)).mode & 0o7777).toString(8), '660', file);
     }
 
     // The restored keys work on a server over the restored directory.

@@ -32,7 +32,7 @@ describe('clinic check', () => {
     assert.equal(report.ok, true);
     assert.deepEqual(
       report.checks.map((c) => c.name),
-      ['permissions', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments'],
+      ['permissions', 'first_api_key_file', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments'],
     );
     for (const c of report.checks) assert.equal(c.status, 'ok', c.name);
   });
@@ -46,7 +46,7 @@ describe('clinic check', () => {
     assert.equal(code, 0, JSON.stringify(report));
     assert.deepEqual(
       report.checks.map((c) => c.status),
-      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
     );
   });
 
@@ -122,7 +122,15 @@ describe('clinic check', () => {
     assert.match(stderr, /CHECK_FAILED/);
     const human = await runClinic(['check', '--data', data.dataDir]);
     assert.equal(human.code, 1);
-    for (const name of ['permissions', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments']) {
+    for (const name of [
+      'permissions',
+      'first_api_key_file',
+      'integrity',
+      'foreign_keys',
+      'document_files',
+      'upload_temp_files',
+      'invoice_payments',
+    ]) {
       assert.match(human.stdout, new RegExp(`^(OK|FAILED)\\s+${name}: `, 'm'), name);
     }
     assert.doesNotMatch(human.stderr, /^error: database disk image is malformed/m);
@@ -130,17 +138,59 @@ describe('clinic check', () => {
 
   // Windows has no modes to report (docs/install.md, "Install on a Windows PC": the access list does that work).
   it(
-    'reports a data directory other users can read, and database files that are not private',
+    'reports a data directory and a database file other users can read, with the chmod that closes them',
     { skip: programPlatform === 'win32' && 'no file modes on Windows' },
     async () => {
       chmodSync(data.dataDir, 0o755);
+      chmodSync(join(data.dataDir, 'clinic.db'), 0o664);
       const { code, report } = await check();
       assert.equal(code, 1);
       assert.deepEqual(findingsOf(report, 'permissions'), [
-        `the data directory ${data.dataDir} has mode 0755: other users of this computer can reach patient data; run chmod 700 on it`,
+        `the data directory ${data.dataDir} has mode 0755: other users of this computer can reach patient data, its group cannot enter and write in it and it lacks the setgid bit (what a member makes in it would not take its group); run chmod 2770 on it`,
+        `${join(data.dataDir, 'clinic.db')} has mode 0664: other users of this computer can read it; run chmod 660 on it`,
       ]);
     },
   );
+
+  it(
+    'in a data directory its group may enter (2770), reports what the group cannot use, and passes a file of another user that has the group',
+    { skip: (programPlatform === 'win32' || process.getuid?.() !== 0) && 'needs root to give files away' },
+    async () => {
+      chmodSync(data.dataDir, 0o2770);
+      const patient = createPatient(data.db, buildPatient());
+      const [desks, foreign, narrow] = ['desk', 'foreign', 'narrow'].map(() =>
+        addDocument(data.db, data.dataDir, patient.id, Buffer.from('scan')),
+      );
+      const folder = join(data.dataDir, 'documents', patient.id);
+      // A desk user's upload: their own file, with the directory's group (setgid).
+      chownSync(join(folder, desks!), 65534, 0);
+      chownSync(join(folder, foreign!), 0, 65534);
+      chmodSync(join(folder, narrow!), 0o600);
+      chmodSync(folder, 0o770);
+      const { code, report } = await check();
+      assert.equal(code, 1);
+      assert.deepEqual(
+        findingsOf(report, 'permissions').sort(),
+        [
+          `${folder} has mode 0770: it lacks the setgid bit (what a member makes in it would not take its group); run chmod 2770 on it`,
+          `${join(folder, foreign!)} has group 65534, not the data directory's group 0, whose members therefore cannot use it; run chgrp 0 on it`,
+          `${join(folder, narrow!)} has mode 0600: its group cannot read and write it; run chmod 660 on it`,
+        ].sort(),
+      );
+    },
+  );
+
+  it('reports the first API key left in its file until the file is deleted', async () => {
+    const file = join(data.dataDir, 'first-api-key.txt');
+    writeFileSync(file, 'clinic_x\n');
+    const { code, report } = await check();
+    assert.equal(code, 1);
+    assert.deepEqual(findingsOf(report, 'first_api_key_file'), [
+      `${programPath(file)} still holds the first API key, written there by the server's first start: store the key and delete the file`,
+    ]);
+    unlinkSync(file);
+    assert.equal((await check()).code, 0);
+  });
 
   it('reports an upload left in tmp/ by a writer that is gone, with its size', async () => {
     const stale = join(data.dataDir, 'tmp', `${randomUUID()}.999999999.part`);

@@ -174,7 +174,7 @@ describe('clinic restore of a hostile archive', { timeout: 180_000 }, () => {
   });
 
   it(
-    'restores files 0600 and folders 0700 owned by the user restoring, whatever modes and owners the archive names',
+    'restores files 0660 and folders 2770 owned by the user restoring, whatever modes and owners the archive names and whatever the umask',
     {
       skip: programPlatform === 'win32' && 'Windows has access lists, not modes',
     },
@@ -190,11 +190,11 @@ describe('clinic restore of a hostile archive', { timeout: 180_000 }, () => {
         ...others().map((entry) => ({ ...entry, ...foreign })),
       ]);
       const restored = join(work, 'restored');
-      const result = await runClinic(['restore', file, '--data', restored]);
+      const result = await runClinic(['restore', file, '--data', restored], { umask: 0o077 });
       assert.equal(result.code, 0, result.stderr);
       for (const path of [restored, ...everythingUnder(restored)]) {
         const info = statSync(path);
-        assert.equal((info.mode & 0o7777).toString(8), info.isDirectory() ? '700' : '600', path);
+        assert.equal((info.mode & 0o7777).toString(8), info.isDirectory() ? '2770' : '660', path);
         assert.equal(info.uid, process.getuid!(), path);
         assert.equal(info.gid, process.getgid!(), path);
       }

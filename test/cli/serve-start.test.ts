@@ -35,25 +35,30 @@ describe('clinic serve: start-up', { timeout: 180_000 }, () => {
   });
 
   it(
-    'makes the database, its WAL and SHM and the lock 0600, and warns of a data directory others can enter',
+    'makes a new data directory 2770 and the database, its WAL and SHM and the lock 0660 under a umask of 077, and warns of a data directory others can enter',
     { skip: programPlatform === 'win32' && 'no file modes on Windows' },
     async () => {
-      const dataDir = newDir();
-      chmodSync(dataDir, 0o755);
-      const serve = await startServeProcess(['--data', dataDir]);
+      const dataDir = join(newDir(), 'data');
+      const serve = await startServeProcess(['--data', dataDir], { umask: 0o077 });
       try {
+        assert.equal((statSync(dataDir).mode & 0o7777).toString(8), '2770');
         for (const name of ['clinic.db', 'clinic.db-wal', 'clinic.db-shm', 'clinic.lock']) {
-          assert.equal((statSync(join(dataDir, name)).mode & 0o777).toString(8), '600', name);
+          assert.equal((statSync(join(dataDir, name)).mode & 0o7777).toString(8), '660', name);
         }
-        assert.match(
-          serve.output().stderr,
-          /"event":"warning","warning":"the data directory .* has mode 0755: other users of this computer can reach patient data; run chmod 700 on it"/,
-        );
         assert.ok(serve.logLines.some((line) => line.event === 'database_created'));
+        assert.doesNotMatch(serve.output().stderr, /"event":"warning"/);
       } finally {
         serve.child.kill(STOP_SIGNAL);
         await serve.exited;
       }
+      chmodSync(dataDir, 0o2775);
+      const again = await startServeProcess(['--data', dataDir]);
+      again.child.kill(STOP_SIGNAL);
+      await again.exited;
+      assert.match(
+        again.output().stderr,
+        /"event":"warning","warning":"the data directory .* has mode 2775: other users of this computer can reach patient data; run chmod 2770 on it"/,
+      );
     },
   );
 

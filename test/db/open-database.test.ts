@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { DATABASE_FILE, openDatabase } from '../../src/db/open-database.js';
@@ -27,7 +27,18 @@ describe('openDatabase', () => {
     }
   });
 
-  it('keeps the database file private to its user', { skip: process.platform === 'win32' }, () => {
-    assert.equal(statSync(join(data.dataDir, DATABASE_FILE)).mode & 0o777, 0o600);
-  });
+  it(
+    'gives the database file to its owner and group only (0660), and an older one (0600 or 0644) too',
+    { skip: process.platform === 'win32' },
+    () => {
+      const path = join(data.dataDir, DATABASE_FILE);
+      assert.equal((statSync(path).mode & 0o777).toString(8), '660');
+      for (const older of [0o600, 0o644]) {
+        data.db.close();
+        chmodSync(path, older);
+        openDatabase(data.dataDir).close();
+        assert.equal((statSync(path).mode & 0o777).toString(8), '660');
+      }
+    },
+  );
 });

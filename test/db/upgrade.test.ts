@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { chmodSync, cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { giveOlderReleaseModes } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { schemaOf } from '../helpers/schema-of.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -18,14 +19,13 @@ const keys = JSON.parse(readFileSync(join(fixture, 'keys.json'), 'utf8')) as Rec
   { id: string; key: string; scopes: string[] }
 >;
 
-/** A private copy of the fixture's data directory, as `clinic` leaves one (0700, files 0600). */
+/** A private copy of the fixture's data directory, as `clinic` leaves one (folders 0700, files 0600). */
 function copyOfRelease100(): string {
   const dataDir = makeDataDir();
   cpSync(fixture, dataDir, { recursive: true });
   rmSync(join(dataDir, 'keys.json'));
   rmSync(join(dataDir, 'README.md'));
-  chmodSync(dataDir, 0o700);
-  chmodSync(join(dataDir, 'clinic.db'), 0o600);
+  giveOlderReleaseModes(dataDir);
   return dataDir;
 }
 

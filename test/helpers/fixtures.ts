@@ -1,4 +1,5 @@
-import { rmSync } from 'node:fs';
+import { chmodSync, readdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, afterEach, before, beforeEach } from 'node:test';
 import { openDatabase, type Db } from '../../src/db/open-database.js';
 import type { ServerConfig } from '../../src/server/config.js';
@@ -79,4 +80,15 @@ export function useTestServer(config: Partial<ServerConfig> = {}): TestServer {
       return typeof value === 'function' ? value.bind(server) : value;
     },
   });
+}
+
+/**
+ * Gives a data directory copied from a fixture the modes releases before issue 28 left: every
+ * folder 0700 and every file 0600 (a checkout's copy has the umask's 0755 and 0644).
+ */
+export function giveOlderReleaseModes(dataDir: string): void {
+  chmodSync(dataDir, 0o700);
+  for (const entry of readdirSync(dataDir, { recursive: true, withFileTypes: true })) {
+    chmodSync(join(entry.parentPath, entry.name), entry.isDirectory() ? 0o700 : 0o600);
+  }
 }

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempFilePath } from '../../src/db/document-files.js';
+import { HAS_MODES, makeSharedFolderSync, SHARED_FILE_MODE } from '../../src/db/file-modes.js';
 import { insertDocument } from '../../src/db/documents.js';
 import type { Db } from '../../src/db/open-database.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
@@ -12,11 +13,17 @@ import { buildPatient } from './builders.js';
 // Data for the maintenance tests (backup, restore, check), written synchronously through the
 // real tables: documents as the upload leaves them, invoices through the billing domain.
 
+/** Writes a file of the data directory with the mode the program gives its files (0660), whatever the umask. */
+function writeAsTheProgramDoes(path: string, content: Buffer): void {
+  writeFileSync(path, content, { mode: SHARED_FILE_MODE });
+  if (HAS_MODES) chmodSync(path, SHARED_FILE_MODE);
+}
+
 /** Stores `content` as a document of `patientId`: its file under documents/ and its row. Returns the document id. */
 export function addDocument(db: Db, dataDir: string, patientId: string, content: Buffer): string {
   const id = randomUUID();
-  mkdirSync(join(dataDir, 'documents', patientId), { recursive: true });
-  writeFileSync(join(dataDir, 'documents', patientId, id), content);
+  makeSharedFolderSync(join(dataDir, 'documents', patientId));
+  writeAsTheProgramDoes(join(dataDir, 'documents', patientId, id), content);
   insertDocument(db, {
     id,
     patient_id: patientId,
@@ -37,8 +44,8 @@ export function addDocument(db: Db, dataDir: string, patientId: string, content:
  */
 export function addInterruptedUpload(db: Db, dataDir: string, patientId: string, content: Buffer): string {
   const id = randomUUID();
-  mkdirSync(join(dataDir, 'tmp'), { recursive: true });
-  writeFileSync(tempFilePath(dataDir, id), content);
+  makeSharedFolderSync(join(dataDir, 'tmp'));
+  writeAsTheProgramDoes(tempFilePath(dataDir, id), content);
   insertDocument(db, {
     id,
     patient_id: patientId,

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
@@ -47,22 +47,56 @@ export function programPath(path: string): string {
   return programPlatform === 'win32' ? `Z:${path.replace(/\//g, '\\')}` : path;
 }
 
+/** How a test starts the program: its environment on top of this process's, and the umask it inherits. */
+export interface SpawnOptions {
+  env?: Record<string, string>;
+  /** The umask the child starts with (a child inherits its parent's), e.g. 0o077 as an old systemd unit sets; this process's by default. */
+  umask?: number;
+  /**
+   * A system user to run the program as, with its primary and supplementary groups (setpriv
+   * --init-groups: Node's spawn sets a uid and gid but no supplementary groups); needs root
+   * (system-users.ts). Its HOME is the `home` given.
+   */
+  user?: { name: string; home: string };
+}
+
+/**
+ * The environment a child program gets: this process's without what would make a `clinic serve`
+ * believe it runs as a systemd service (a test runner started by systemd passes INVOCATION_ID
+ * on), then `extra`.
+ */
+export function childEnvironment(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const { INVOCATION_ID: _invocation, JOURNAL_STREAM: _journal, ...inherited } = process.env;
+  return { ...inherited, ...extra };
+}
+
 /**
  * Starts `clinic <args>` as a child process, as a person would: by default the TypeScript source
  * through tsx; with CLINIC_BIN set (e.g. to dist/clinic), that executable instead.
  */
-export function spawnClinic(args: readonly string[], options: { env?: Record<string, string> } = {}): ChildProcessWithoutNullStreams {
+export function spawnClinic(args: readonly string[], options: SpawnOptions = {}): ChildProcessWithoutNullStreams {
   const bin = process.env.CLINIC_BIN;
   const [command, prefix] = bin ? [bin, []] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
-  return spawn(command, [...prefix, ...args], {
-    cwd: root,
-    env: { ...process.env, ...options.env },
-    stdio: ['pipe', 'pipe', 'pipe'],
+  const { user } = options;
+  // setpriv takes the uid's groups from /etc/group; its primary group is named by its gid.
+  const [program, programArgs] =
+    user === undefined
+      ? [command, [...prefix, ...args]]
+      : ['setpriv', ['--reuid', user.name, '--regid', primaryGroupOf(user.name), '--init-groups', '--', command, ...prefix, ...args]];
+  const env = childEnvironment({
+    ...(user === undefined ? {} : { HOME: user.home, XDG_CACHE_HOME: join(user.home, '.cache') }),
+    ...options.env,
   });
+  const previous = options.umask === undefined ? undefined : process.umask(options.umask);
+  try {
+    return spawn(program, programArgs, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  } finally {
+    if (previous !== undefined) process.umask(previous);
+  }
 }
 
 /** Runs `clinic <args>` to its end (see spawnClinic) and collects its output. */
-export function runClinic(args: readonly string[], options: { env?: Record<string, string>; input?: string } = {}): Promise<CliResult> {
+export function runClinic(args: readonly string[], options: SpawnOptions & { input?: string } = {}): Promise<CliResult> {
   const child = spawnClinic(args, options);
   // A program that reads no input may have exited, closing the pipe, before it is written to
   // (clinic.exe under Wine gets /dev/null): that is no failure of the command under test.
@@ -117,7 +151,7 @@ export interface ServeProcess {
 }
 
 /** Starts `clinic serve --port 0 <args>` and resolves once it logs that it is listening. */
-export function startServeProcess(args: readonly string[], options: { env?: Record<string, string> } = {}): Promise<ServeProcess> {
+export function startServeProcess(args: readonly string[], options: SpawnOptions = {}): Promise<ServeProcess> {
   const child = spawnClinic(['serve', '--port', '0', ...args], options);
   let stdout = '';
   let stderr = '';
@@ -147,6 +181,11 @@ export function startServeProcess(args: readonly string[], options: { env?: Reco
   });
 }
 
+/** The gid of a system user's primary group, as a number in text. */
+function primaryGroupOf(name: string): string {
+  return execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim();
+}
+
 /** The first folder from the checkout up to / that other users may not enter, if any. */
 function folderClosedToOthers(): string | undefined {
   for (let folder = root; ; folder = dirname(folder)) {
@@ -164,6 +203,16 @@ export const nobodySkipReason: string | false = (() => {
   if (programPlatform === 'win32' || testingExecutable || process.getuid?.() !== 0) return 'needs root to run a child as uid 65534';
   const closed = folderClosedToOthers();
   return closed === undefined ? false : `uid 65534 may not enter ${closed}, so it cannot run the program from this checkout`;
+})();
+
+/**
+ * Why the program cannot be run here as another user (SpawnOptions.user), for a test's `skip`, or
+ * false: it needs root, POSIX, and a checkout other users may enter.
+ */
+export const otherUserSkipReason: string | false = (() => {
+  if (programPlatform === 'win32' || process.getuid?.() !== 0) return 'needs root to run the program as another user';
+  const closed = folderClosedToOthers();
+  return closed === undefined ? false : `other users may not enter ${closed}, so they cannot run the program from this checkout`;
 })();
 
 /** Runs `clinic <args>` as uid/gid 65534 (nobody), as a user without root's reach; see nobodySkipReason. */

@@ -1,8 +1,10 @@
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { isSmtpUrl } from '../../notifications/smtp-mailer.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
-import { jsonLineLogger } from '../../logger.js';
+import { describeFailure } from '../../domain/maintenance/check.js';
+import { FIRST_KEY_FILE, writeFirstKeyFile } from '../../domain/maintenance/first-key-file.js';
+import { jsonLineLogger, type Logger } from '../../logger.js';
 import { isLoopback, startClinicServer } from '../../server/clinic-server.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { optionOrEnv, parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';
@@ -78,6 +80,38 @@ export function stopRequested(): Promise<string> {
   });
 }
 
+/**
+ * Whether serve runs as a service, whose output goes to a log rather than to a person: systemd
+ * sets INVOCATION_ID in a service's environment, and `clinic autostart run` (the Windows
+ * scheduled task, or any service manager) starts serve with an IPC channel.
+ */
+function runsAsService(): boolean {
+  return process.env.INVOCATION_ID !== undefined || process.send !== undefined;
+}
+
+/**
+ * A service's first key goes to a file only the service user may read (first-key-file.ts), not
+ * to its log; the log names the file, never the key. If the file cannot be written the key is
+ * lost, which the log says, with the way to make another: the server runs on.
+ */
+async function leaveFirstKeyInFile(dataDir: string, key: string, logger: Logger): Promise<void> {
+  try {
+    const file = await writeFirstKeyFile(dataDir, key);
+    logger.info({
+      event: 'first_api_key',
+      file,
+      note: 'no API key existed, so one was created and written to this file, which only this user may read: store the key and delete the file',
+    });
+  } catch (error) {
+    logger.error({
+      event: 'first_api_key_lost',
+      file: join(dataDir, FIRST_KEY_FILE),
+      error: describeFailure(error),
+      note: 'no API key existed, so one was created, but it could not be written down; make another with `clinic api-key create`',
+    });
+  }
+}
+
 /** `clinic serve`: the public API on 127.0.0.1 unless --host says otherwise. */
 export function registerServeCommand(program: Command, io: CliIo): void {
   subcommand(program, 'serve', 'serve the public API')
@@ -130,7 +164,9 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         shutdownGraceMs: SHUTDOWN_GRACE_MS,
         ...(backups === undefined ? {} : { backups }),
       });
-      if (server.firstKey !== undefined) {
+      if (server.firstKey !== undefined && runsAsService()) {
+        await leaveFirstKeyInFile(dataDir, server.firstKey.key, logger);
+      } else if (server.firstKey !== undefined) {
         // First run: a new user can call the API at once. Shown once, like every key.
         io.stdout(`No API key existed, so one was created. Store it now; it is not shown again:\n\n  ${server.firstKey.key}\n\n`);
       }

@@ -1,9 +1,10 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, constants, createReadStream, createWriteStream, fchmodSync, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, writeSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { join, resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { create, list, Parser, type ReadEntry, type WriteEntry } from 'tar';
+import { SHARED_FILE_MODE, shareNewFile, shareNewFolder } from '../../db/file-modes.js';
 import { DATABASE_FILE, NO_FOLLOW } from '../../db/open-database.js';
 import { errors } from '../errors.js';
 import { describeFailure } from './check.js';
@@ -224,7 +225,8 @@ interface EntryBeingWritten {
  * device, `../` or absolute path, an unlisted, repeated or resized entry is BACKUP_DAMAGED naming
  * the entry, and a file whose bytes differ from the manifest's SHA-256 too; so no more than the
  * manifest declares is ever written. Each file is created by this program (O_EXCL, O_NOFOLLOW,
- * 0600; folders 0700), owned by the user restoring, whatever mode or owner the archive records.
+ * 0660; folders 2770 on Linux, as everything in a data directory: file-modes.ts), owned by the
+ * user restoring, whatever mode or owner the archive records.
  * The archive is read as a stream and written synchronously chunk by chunk, so memory stays
  * bounded whatever it holds (a gzip bomb inflates 16 KiB at a time).
  */
@@ -351,13 +353,14 @@ async function extractEntries(
     }
   };
 
-  /** Makes `folder` (and its parents) under `into`, 0700, each once. */
+  /** Makes `folder` (and its parents) under `into`, each once, with the data directory's folder mode. */
   const makeFolder = (folder: string) => {
     const steps = folder.split('/');
     for (let depth = 1; depth <= steps.length; depth += 1) {
       const path = steps.slice(0, depth).join('/');
       if (made.has(path)) continue;
-      refuseCollision(path, () => mkdirSync(join(into, path), { mode: 0o700 }));
+      refuseCollision(path, () => mkdirSync(join(into, path), { mode: 0o770 }));
+      shareNewFolder(join(into, path));
       made.add(path);
     }
   };
@@ -432,10 +435,10 @@ async function extractEntries(
     const folder = path.split('/').slice(0, -1).join('/');
     if (folder !== '') makeFolder(folder);
     const fd = refuseCollision(path, () =>
-      openSync(join(into, path), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, 0o600),
+      openSync(join(into, path), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, SHARED_FILE_MODE),
     );
-    // Whatever the umask, exactly 0600 (Windows keeps its access lists).
-    if (process.platform !== 'win32') fchmodSync(fd, 0o600);
+    // Whatever the umask, exactly 0660 (Windows keeps its access lists).
+    shareNewFile(fd);
     const writing: EntryBeingWritten = { path, fd, hash: createHash('sha256'), expected, written: 0 };
     current = writing;
     entry.on('data', (chunk: Buffer) => {

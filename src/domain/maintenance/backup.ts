@@ -1,6 +1,7 @@
 import { existsSync, statfsSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
+import { HAS_MODES, mayChangeModeOf, OTHERS_BITS, SHARED_FOLDER_MODE } from '../../db/file-modes.js';
 import { DOCUMENTS_DIR, syncDirectory, syncPath, syncRenamed } from '../../db/document-files.js';
 import { backupDatabase, backupDatabaseInSteps, integrityProblems } from '../../db/maintenance.js';
 import { storageFault } from '../../db/storage-errors.js';
@@ -194,7 +195,7 @@ function freeBytes(dir: string): number | undefined {
 /**
  * Restores a backup into `dataDir`, which must be empty or not exist: the archive is extracted
  * without trusting it (extractArchive: only the files its manifest lists, of the sizes and
- * SHA-256s it gives, 0600 and 0700, owned by the user restoring), and the database must pass
+ * SHA-256s it gives, 0660 and 2770 as in any data directory, owned by the user restoring), and the database must pass
  * integrity_check (and is brought to this program's schema). On any failure the directory is
  * left empty again.
  */
@@ -212,10 +213,15 @@ export async function restoreBackup(file: string, dataDir: string): Promise<Rest
   // A hostile --data (a file, a link loop, no permission) is refused with its reason.
   ensureDataDirectory(target);
   if ((await readdir(target)).length > 0) throw errors.dataDirectoryNotEmpty(target);
-  // Patient data goes in: the folder is closed to other users, as the one `serve` makes.
-  if (process.platform !== 'win32') await chmod(target, 0o700);
+  // Patient data goes in: the folder gets the mode of the one `serve` makes, closed to other users.
+  if (HAS_MODES) {
+    const folder = statSync(target);
+    if (mayChangeModeOf(folder.uid)) await chmod(target, SHARED_FOLDER_MODE);
+    else if ((folder.mode & OTHERS_BITS) !== 0)
+      throw errors.dataDirectoryUnusable(target, 'other users of this computer may enter it, and only its owner may change that');
+  }
   try {
-    // Extracted inside the data directory (mode 0700) so that no other user can read or swap a file.
+    // Extracted inside the data directory (closed to other users) so that no other user can read or swap a file.
     const staging = await mkdtemp(join(target, '.restore-'));
     const manifest = await extractArchive(source, staging, (declaredBytes) => {
       const free = freeBytes(staging);

@@ -1,6 +1,7 @@
-import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { join } from 'node:path';
 import { listDocumentFiles, listInvoicePaymentMismatches } from '../../db/check-queries.js';
+import { HAS_MODES, octal, OTHERS_BITS, SETGID, SHARED_FILE_MODE, SHARED_FOLDER_MODE } from '../../db/file-modes.js';
 import { DOCUMENTS_DIR, documentFilePath, listTempFiles, type TempEntry } from '../../db/document-files.js';
 import { LOCK_FILE } from '../../db/instance-lock.js';
 import { foreignKeyViolations, integrityProblems } from '../../db/maintenance.js';
@@ -9,6 +10,7 @@ import { findDocument } from '../../db/documents.js';
 import { isAbandonedUpload } from '../documents/recover-uploads.js';
 import { sqliteErrorCode } from '../../db/sqlite-result-codes.js';
 import { digestFile } from './data-dir.js';
+import { FIRST_KEY_FILE } from './first-key-file.js';
 
 /** The outcome of one named check: what it found. */
 export interface CheckOutcome {
@@ -30,8 +32,8 @@ interface NamedCheck {
 /** Ids are UUIDs; anything else in a path-forming column is reported, never used as a path. */
 const SAFE_ID = /^[0-9A-Za-z-]{1,64}$/;
 
-/** Files of the data directory that hold patient data or guard it, and must be private. */
-const PRIVATE_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, LOCK_FILE];
+/** Files of the data directory that hold patient data or guard it. */
+const DATA_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, LOCK_FILE];
 
 /** A failure as a finding: its code (SQLITE_CORRUPT, EACCES, ...) and SQLite's or the system's words. */
 export function describeFailure(error: unknown): string {
@@ -43,35 +45,85 @@ export function describeFailure(error: unknown): string {
 /** The uid of the user running this process, or undefined where there are none (Windows). */
 const currentUid = (): number | undefined => process.getuid?.();
 
+/** The data directory as its permissions are judged: its owner, its group, and whether that group is let in. */
+interface DirectoryAccess {
+  uid: number;
+  gid: number;
+  /** The directory lets its group in (2770: desk staff): then every file and folder in it must let the group use it too. */
+  shared: boolean;
+}
+
 /**
- * The modes and owners of the data directory and its files. The directory is made 0700 and the
- * files 0600; one that a group or everyone may read or enter exposes patient data to other
- * users of the computer (`chmod 700 DIR`, `chmod 600 FILE` closes it). Every file should belong
- * to the directory's owner, and that should be the user running clinic: a file of another user
- * (one restored as root from an archive that named another owner, or written by a command run
- * as root) is one the server may not be able to write, or that this user may not protect. A
- * link in place of one of the files is reported, never followed. Document files and folders are
- * included with `documents`.
+ * What is wrong with the mode of one file or folder of the data directory (the directory itself
+ * included), one sentence with the chmod that mends it, or undefined. Others may never read or
+ * enter anything. In a directory its group may enter, the group must read and write every file
+ * and enter and write every folder, and on Linux a folder needs the setgid bit, without which
+ * what a member makes in it would take the member's own group (file-modes.ts).
+ */
+function modeFinding(label: string, info: Stats, access: DirectoryAccess): string | undefined {
+  const folder = info.isDirectory();
+  const reasons: string[] = [];
+  if ((info.mode & OTHERS_BITS) !== 0) reasons.push(`other users of this computer can ${folder ? 'reach patient data' : 'read it'}`);
+  if (access.shared) {
+    const groupNeeds = folder ? 0o070 : 0o060;
+    if ((info.mode & groupNeeds) !== groupNeeds) reasons.push(`its group cannot ${folder ? 'enter and write in it' : 'read and write it'}`);
+    if (folder && process.platform === 'linux' && (info.mode & SETGID) === 0) {
+      reasons.push('it lacks the setgid bit (what a member makes in it would not take its group)');
+    }
+  }
+  if (reasons.length === 0) return undefined;
+  const fix = !access.shared ? 'o-rwx' : octal(folder ? SHARED_FOLDER_MODE : SHARED_FILE_MODE).replace(/^0/, '');
+  const why = reasons.length === 1 ? reasons[0]! : `${reasons.slice(0, -1).join(', ')} and ${reasons.at(-1)!}`;
+  return `${label} has mode ${octal(info.mode)}: ${why}; run chmod ${fix} on it`;
+}
+
+/**
+ * Whether the owner of the data directory (the server) and, where it is let in, its group can
+ * use a file or folder in it: in a directory its group may enter, its group must be the
+ * directory's, whoever made it (a desk user's upload is theirs); otherwise it must belong to the
+ * directory's owner (a restore run as root of an archive naming another owner left files the
+ * server could not write).
+ */
+function ownerFinding(path: string, info: Stats, access: DirectoryAccess): string | undefined {
+  if (access.shared) {
+    if (info.gid === access.gid) return undefined;
+    return `${path} has group ${info.gid}, not the data directory's group ${access.gid}, whose members therefore cannot use it; run chgrp ${access.gid} on it`;
+  }
+  if (info.uid === access.uid) return undefined;
+  return `${path} belongs to uid ${info.uid}, the data directory to uid ${access.uid}; run chown ${access.uid} on it`;
+}
+
+/**
+ * The modes, owners and groups of the data directory and its files (file-modes.ts). Nothing in
+ * it may let other users of the computer in: the directory is made 2770 (0770 outside Linux) and
+ * its files 0660 for its owner, the user the server runs as, and its group, the desk staff. A
+ * directory its group may enter asks the same of every file and folder in it, with the
+ * directory's group; one its group may not enter (0700: one user's) asks that each belong to its
+ * owner. The user running clinic must be the owner or, where the group is let in, root or a
+ * member of the group. A link in place of one of the files is reported, never followed. Document
+ * files and folders are included with `documents`. Windows has no modes (file-modes.ts): none.
  */
 export function permissionFindings(dataDir: string, { documents: walkDocuments = false }: { documents?: boolean } = {}): string[] {
   const findings: string[] = [];
-  if (process.platform === 'win32') return findings;
+  if (!HAS_MODES) return findings;
   const dir = statSync(dataDir);
-  const mode = dir.mode & 0o777;
-  if ((mode & 0o077) !== 0) {
-    findings.push(
-      `the data directory ${dataDir} has mode ${mode.toString(8).padStart(4, '0')}: other users of this computer can reach patient data; run chmod 700 on it`,
-    );
-  }
+  const access: DirectoryAccess = { uid: dir.uid, gid: dir.gid, shared: (dir.mode & 0o070) !== 0 };
+  const add = (finding: string | undefined) => finding !== undefined && findings.push(finding);
+  add(modeFinding(`the data directory ${dataDir}`, dir, access));
   const uid = currentUid();
-  if (uid !== undefined && dir.uid !== uid) {
+  const member = access.shared && (uid === 0 || process.getgroups?.().includes(dir.gid) === true);
+  if (uid !== undefined && dir.uid !== uid && !member) {
     findings.push(
-      `the data directory ${dataDir} belongs to uid ${dir.uid}, not to the user running clinic (uid ${uid}); run clinic as its owner (sudo -u), or chown -R it to the user that runs the server`,
+      access.shared
+        ? `the data directory ${dataDir} belongs to uid ${dir.uid} and group ${dir.gid}, and the user running clinic (uid ${uid}) is not in that group; run clinic as its owner (sudo -u), or add this user to the group (usermod -aG) and sign in again`
+        : `the data directory ${dataDir} belongs to uid ${dir.uid}, not to the user running clinic (uid ${uid}), and does not let its group in; run clinic as its owner (sudo -u), or chown -R it to the user that runs the server`,
     );
   }
-  const foreign = (path: string, owner: number) =>
-    findings.push(`${path} belongs to uid ${owner}, the data directory to uid ${dir.uid}; run chown ${dir.uid} on it`);
-  for (const name of PRIVATE_FILES) {
+  const judge = (path: string, info: Stats) => {
+    add(modeFinding(path, info, access));
+    add(ownerFinding(path, info, access));
+  };
+  for (const name of DATA_FILES) {
     const path = join(dataDir, name);
     let info;
     try {
@@ -83,27 +135,41 @@ export function permissionFindings(dataDir: string, { documents: walkDocuments =
       findings.push(`${path} is a symbolic link; clinic never follows one in its data directory: remove it`);
       continue;
     }
-    const fileMode = info.mode & 0o777;
-    if ((fileMode & 0o077) !== 0) findings.push(`${path} has mode ${fileMode.toString(8).padStart(4, '0')}; run chmod 600 on it`);
-    if (info.uid !== dir.uid) foreign(path, info.uid);
+    judge(path, info);
   }
-  // Every document's owner only where asked (check): serve starts without reading each file's inode.
+  // Every document's only where asked (check): serve starts without reading each file's inode.
   let documents: Dirent[] = [];
   try {
-    if (walkDocuments) documents = readdirSync(join(dataDir, DOCUMENTS_DIR), { recursive: true, withFileTypes: true });
+    if (walkDocuments) {
+      const folder = join(dataDir, DOCUMENTS_DIR);
+      const info = lstatSync(folder);
+      if (info.isDirectory()) judge(folder, info);
+      documents = readdirSync(folder, { recursive: true, withFileTypes: true });
+    }
   } catch {
     // No documents yet (or none readable: the document_files check names those).
   }
   for (const entry of documents) {
     const path = join(entry.parentPath, entry.name);
     try {
-      const owner = lstatSync(path).uid;
-      if (owner !== dir.uid) foreign(path, owner);
+      // lstat: a link is no document of ours (document_files names one that stands for a document).
+      const info = lstatSync(path);
+      if (!info.isSymbolicLink()) judge(path, info);
     } catch {
       // Removed meanwhile.
     }
   }
   return findings;
+}
+
+/**
+ * The first API key's file (first-key-file.ts), while it is there: a secret at rest beside the
+ * data, which should be stored where the clinic keeps its secrets and the file deleted.
+ */
+export function firstKeyFileFindings(dataDir: string): string[] {
+  const path = join(dataDir, FIRST_KEY_FILE);
+  if (!existsSync(path)) return [];
+  return [`${path} still holds the first API key, written there by the server's first start: store the key and delete the file`];
 }
 
 /** Every document row's file, checked for presence, size and SHA-256. */
@@ -158,9 +224,15 @@ function staleUploadFindings(db: Db, temps: readonly TempEntry[]): string[] {
 export const CHECKS: readonly NamedCheck[] = [
   {
     name: 'permissions',
-    description: 'the data directory and its files are private to their owner, who runs clinic',
+    description: 'the data directory and its files are closed to other users, and usable by its owner and group',
     needsDatabase: false,
     run: (_db, dataDir) => permissionFindings(dataDir, { documents: true }),
+  },
+  {
+    name: 'first_api_key_file',
+    description: "the first API key's file was deleted once the key was stored",
+    needsDatabase: false,
+    run: (_db, dataDir) => firstKeyFileFindings(dataDir),
   },
   {
     name: 'integrity',
@@ -202,7 +274,7 @@ export const CHECKS: readonly NamedCheck[] = [
 /**
  * Runs every check over a data directory's database and files; nothing is changed. `database` is
  * an open connection or a function that opens one, called only once a check needs it (after the
- * permissions were read: opening narrows the files' modes). A check that fails to run (a damaged
+ * permissions were read: opening changes the files' modes). A check that fails to run (a damaged
  * database, an unreadable file) reports that as its finding, so the others still run and every
  * problem is named.
  */
