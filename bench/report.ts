@@ -8,6 +8,7 @@ import type { LoadResult } from './load.js';
 import type { ClinicRound } from './rounds.js';
 import type { Floor, FloorName, Scenario } from './scenarios.js';
 import type { StartupResult } from './startup.js';
+import type { DeskLatencyResult } from './desk-latency.js';
 
 /** The targets of issue 6 that are not per scenario. */
 export const RSS_AFTER_RUN_MAX_MB = 150;
@@ -26,6 +27,7 @@ export interface RunResults {
   /** Each round's floor figures. */
   floor: Map<FloorName, LoadResult>[];
   startup: StartupResult | undefined;
+  deskLatency: DeskLatencyResult | undefined;
   bigUploadMb: number;
 }
 
@@ -149,8 +151,19 @@ export function verdicts(results: RunResults): Verdict[] {
       met: median <= STARTUP_MAX_MS,
     });
   }
+  if (results.deskLatency) {
+    const ratio = spread(results.deskLatency.ratios).median;
+    found.push({
+      target: `${results.deskLatency.command} ≤ ${DESK_LATENCY_MAX_RATIO}× node -e 0 of the same runtime`,
+      measured: `${ratio.toFixed(2)}× (median of ${results.deskLatency.ratios.length} alternating pairs)`,
+      met: ratio <= DESK_LATENCY_MAX_RATIO,
+    });
+  }
   return found;
 }
+
+/** Issue 28: a desk command answers within this multiple of a bare start of its runtime. */
+const DESK_LATENCY_MAX_RATIO = 2;
 
 /** The figures as a Markdown table and lists (printed, and written to bench/results.md). */
 export function formatFigures(results: RunResults): string {
@@ -226,6 +239,12 @@ export function formatFigures(results: RunResults): string {
         results.clinic.map((r) => r.memoryAfter.peakRssMb),
         0,
       )} MiB`,
+    );
+  }
+  if (results.deskLatency) {
+    const { command, deskMs, bareMs, ratios } = results.deskLatency;
+    lines.push(
+      `- ${command}, whole process: ${show(deskMs, 0)} ms; node -e 0 of the same runtime: ${show(bareMs, 0)} ms; ratio ${show(ratios, 2)} over ${ratios.length} alternating pairs`,
     );
   }
   if (results.startup) {

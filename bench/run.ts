@@ -23,6 +23,7 @@ import { runClinicRound, runFloorRound, type RoundSettings } from './rounds.js';
 import { FLOORS, SCENARIOS } from './scenarios.js';
 import { SERVER_CORE } from './server-process.js';
 import { measureStartup } from './startup.js';
+import { measureDeskLatency } from './desk-latency.js';
 import {
   formatSearchFigures,
   measurePatientSearch,
@@ -61,6 +62,7 @@ const drivers = !options['no-node-sqlite'];
 const alsoJs = !options['no-js'] && options.server === 'sea';
 const BIG_UPLOAD_MB = 200;
 const STARTUP_SAMPLES = quick ? 5 : 15;
+const DESK_LATENCY_SAMPLES = quick ? 7 : 21;
 const only = options.only?.split(',').map((name) => name.trim());
 const wanted = (name: string) => only === undefined || only.includes(name);
 const scenarios = SCENARIOS.filter((scenario) => wanted(scenario.name));
@@ -78,7 +80,7 @@ const fullRun =
   drivers &&
   alsoJs;
 if (options.server !== 'sea' && options.server !== 'js') throw new Error('--server is sea (dist/clinic) or js (node dist/clinic.js)');
-const EXTRA_PARTS = ['upload-200mb', 'startup', 'patient-search'];
+const EXTRA_PARTS = ['upload-200mb', 'startup', 'desk-latency', 'patient-search'];
 const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name) && !EXTRA_PARTS.includes(name));
 if (unknown?.length)
   throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${[...SCENARIOS.map((s) => s.name), ...EXTRA_PARTS].join(', ')}`);
@@ -150,6 +152,7 @@ try {
     js: [],
     floor: [],
     startup: undefined,
+    deskLatency: undefined,
     bigUploadMb: BIG_UPLOAD_MB,
   };
   // The same server with node:sqlite, the driver of clinic.exe (docs/benchmarks.md, "SQLite drivers"): on
@@ -190,6 +193,11 @@ try {
     log('\nstart-up of dist/clinic serve');
     if (!sea) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     results.startup = await measureStartup(executable, workDir, STARTUP_SAMPLES);
+  }
+  if (wanted('desk-latency')) {
+    log('\na desk command (dist/clinic patient find) against node -e 0 of the same runtime');
+    if (!sea) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    results.deskLatency = measureDeskLatency(join(root, 'dist/clinic'), seaRuntime, workDir, DESK_LATENCY_SAMPLES);
   }
 
   let search: SearchFigure[] = [];

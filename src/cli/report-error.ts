@@ -127,8 +127,11 @@ function typedValue(failing: ValidationIssue, command: Command | undefined): { l
 /** One failing value, for people: the option, the value typed, what is wrong, and the hint on a line of its own. */
 function describeIssue(failing: ValidationIssue, command: Command | undefined): string {
   const { label, value } = typedValue(failing, command);
-  const message = DESK_MESSAGES[failing.type] ?? failing.msg;
-  const shown = failing.type === 'missing' || value === undefined ? label : `${label} ${quoted(value)}`;
+  // An id with no number on paper (a document's, a key's) is just not an id.
+  const idOnly = failing.type === 'uuid_parsing' && ID_HINTS[String(failing.loc[1])] !== undefined;
+  const message = idOnly ? 'is not an id' : (DESK_MESSAGES[failing.type] ?? failing.msg);
+  // The value once: not again where the message already quotes it.
+  const shown = failing.type === 'missing' || value === undefined || message.includes(quoted(value)) ? label : `${label} ${quoted(value)}`;
   const hint = hintFor(failing);
   return `  ${shown}: ${message} (${failing.type})${hint === undefined ? '' : `\n    hint: ${hint}`}`;
 }

@@ -6,16 +6,6 @@ export interface SmtpMailer extends Mailer {
   close(): void;
 }
 
-/** Whether `text` is an SMTP URL nodemailer can use: smtp:// (STARTTLS when offered) or smtps:// (TLS). */
-export function isSmtpUrl(text: string): boolean {
-  try {
-    const url = new URL(text);
-    return (url.protocol === 'smtp:' || url.protocol === 'smtps:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Sends through the SMTP server of `url` (credentials and options may be in the URL) as `from`.
  * The timeouts are far below nodemailer's defaults (2 and 10 minutes) so that an unreachable

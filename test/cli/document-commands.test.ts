@@ -90,7 +90,10 @@ describe('clinic document save', () => {
     assert.deepEqual(JSON.parse(unknown.stderr), { detail: { code: 'DOCUMENT_NOT_FOUND', message: 'No document has this id.' } });
     const malformed = await clinic('document', 'save', 'P-1', join(out, 'malformed.pdf'));
     assert.equal(malformed.code, 1);
-    assert.match(malformed.stderr, /^ {2}<ref>: .*\(uuid_parsing\)\n {4}hint: the document's id: `clinic patient show P-42` prints each/m);
+    assert.match(
+      malformed.stderr,
+      /^ {2}<ref> "P-1": is not an id \(uuid_parsing\)\n {4}hint: the document's id: `clinic patient show P-42` prints each/m,
+    );
     assert.equal(existsSync(join(out, 'unknown.pdf')) || existsSync(join(out, 'malformed.pdf')), false);
   });
 

@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
-import { createBackup, restoreBackup } from '../../domain/maintenance/backup.js';
 import { withDatabase } from '../database.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+
+/** The backup code and its archive library (tar), loaded only by the commands that write or read an archive. */
+const loadBackups = () => import('../../domain/maintenance/backup.js');
 
 /** `clinic backup FILE` and `clinic restore FILE`. */
 export function registerBackupCommands(program: Command, io: CliIo): void {
@@ -11,6 +13,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .argument('<file>', 'the archive to write (a .tar.gz); never overwritten')
     .action(async (file: string, options: CommonOptions) => {
       await withDatabase(options, async (db) => {
+        const { createBackup } = await loadBackups();
         const summary = await createBackup(db, options.data, file);
         emit(
           io,
@@ -25,6 +28,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
   subcommand(program, 'restore', 'restore a backup into an empty data directory, verifying every file')
     .argument('<file>', 'an archive written by clinic backup')
     .action(async (file: string, options: CommonOptions) => {
+      const { restoreBackup } = await loadBackups();
       const summary = await restoreBackup(file, options.data);
       emit(
         io,

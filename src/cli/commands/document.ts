@@ -1,7 +1,6 @@
 import { accessSync, constants, createReadStream, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { lookup } from 'mime-types';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/documents/media-type.js';
 import { presentDocumentItem, READ_DOCUMENT } from '../../domain/documents/read-documents.js';
 import { saveDocumentCopy } from '../../domain/documents/save-document.js';
@@ -138,7 +137,9 @@ function parseContentType(text: string): string {
  * at the desk without `--content-type`; application/octet-stream for an extension no one knows.
  * Only the desk guesses: the API stores what the form declared (decisions.md §6).
  */
-function typeOfFileName(name: string): string {
+async function typeOfFileName(name: string): Promise<string> {
+  // mime-types parses its whole table when loaded: only an upload without --content-type needs it.
+  const { lookup } = await import('mime-types');
   const guessed = lookup(name);
   return (guessed === false ? undefined : documentMediaType(guessed)) ?? OCTET_STREAM;
 }
@@ -177,7 +178,7 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
           file: {
             stream: createReadStream(options.file),
             filename: basename(options.file),
-            contentType: options.contentType ?? typeOfFileName(basename(options.file)),
+            contentType: options.contentType ?? (await typeOfFileName(basename(options.file))),
           },
         },
       );

@@ -1,11 +1,10 @@
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { isSmtpUrl } from '../../notifications/smtp-mailer.js';
+import { isSmtpUrl } from '../../notifications/smtp-url.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
 import { describeFailure } from '../../domain/maintenance/check.js';
 import { FIRST_KEY_FILE, writeFirstKeyFile } from '../../domain/maintenance/first-key-file.js';
 import { jsonLineLogger, type Logger } from '../../logger.js';
-import { isLoopback, startClinicServer } from '../../server/clinic-server.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { optionOrEnv, parseMegabytes, resolveDocumentLimitBytes } from '../env-options.js';
 import {
@@ -154,6 +153,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const backups = resolveBackupSchedule(command, options, dataDir);
       // Listened for before the server starts: whoever waits for the start line may signal at once.
       const stopping = stopRequested();
+      // Loaded here, not with the command tree: a desk command never pays for the server's modules.
+      const { isLoopback, startClinicServer } = await import('../../server/clinic-server.js');
       const server = await startClinicServer({
         dataDir,
         host,
