@@ -124,6 +124,12 @@ function typedValue(failing: ValidationIssue, command: Command | undefined): { l
   return { label, value: position < 0 ? failing.input : command.processedArgs[position] };
 }
 
+/** Whether `message` quotes `value` itself (whole, or cut short as the time zone refusal does). */
+function quotesAlready(message: string, value: unknown): boolean {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return message.includes(`"${text.slice(0, 12)}`);
+}
+
 /** One failing value, for people: the option, the value typed, what is wrong, and the hint on a line of its own. */
 function describeIssue(failing: ValidationIssue, command: Command | undefined): string {
   const { label, value } = typedValue(failing, command);
@@ -131,7 +137,7 @@ function describeIssue(failing: ValidationIssue, command: Command | undefined): 
   const idOnly = failing.type === 'uuid_parsing' && ID_HINTS[String(failing.loc[1])] !== undefined;
   const message = idOnly ? 'is not an id' : (DESK_MESSAGES[failing.type] ?? failing.msg);
   // The value once: not again where the message already quotes it.
-  const shown = failing.type === 'missing' || value === undefined || message.includes(quoted(value)) ? label : `${label} ${quoted(value)}`;
+  const shown = failing.type === 'missing' || value === undefined || quotesAlready(message, value) ? label : `${label} ${quoted(value)}`;
   const hint = hintFor(failing);
   return `  ${shown}: ${message} (${failing.type})${hint === undefined ? '' : `\n    hint: ${hint}`}`;
 }

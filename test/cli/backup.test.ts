@@ -203,7 +203,11 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
       } else {
         // What to do follows on a line of its own, within 100 columns.
         assert.equal(
-          result.stderr.split('\n').slice(0, 2).join('\n'),
+          result.stderr
+            .split('\n')
+            .slice(0, 3)
+            .join('\n')
+            .replace(/\n {4}/g, ' '),
           `error: BACKUP_FOLDER_UNUSABLE: No backup can be written into ${folder}: ${reason} (${reason.startsWith('a part') ? 'ENOTDIR' : 'EEXIST'}).\n  Nothing was written; choose another folder, or give the user running clinic write access to this one.`,
         );
       }
