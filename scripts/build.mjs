@@ -53,6 +53,40 @@ const inlineDocsAssets = {
   },
 };
 
+/** Built-in modules a desk command rarely needs, which cost a start several milliseconds each to load. */
+const LAZY_BUILTINS = ['node:crypto', 'node:fs/promises', 'node:child_process'];
+
+/**
+ * Our code's imports of LAZY_BUILTINS (and commander's, which requires node:child_process for
+ * subcommands that are programs of their own, of which clinic has none) become a module of the
+ * same functions that loads the real one on the first call: `patient find` never hashes, awaits
+ * a file or starts a process, and so never loads them (node:child_process alone, with node:net
+ * and node:stream behind it, was a third of a desk command's start). Only functions can be put
+ * off; importing anything else from them fails the build.
+ */
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(pluginBuild) {
+    const require = createRequire(import.meta.url);
+    const filter = new RegExp(`^(${LAZY_BUILTINS.join('|')})$`);
+    pluginBuild.onResolve({ filter }, (args) =>
+      /[\\/](src|commander[\\/]lib)[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
+    );
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
+      const real = require(args.path);
+      const functions = Object.keys(real).filter((name) => typeof real[name] === 'function' && /^[a-z]/.test(name));
+      return {
+        contents: [
+          `let loaded; const load = () => (loaded ??= require(${JSON.stringify(args.path)}));`,
+          ...functions.map((name) => `export function ${name}(...args) { return load().${name}(...args); }`),
+        ].join('\n'),
+        loader: 'js',
+        resolveDir: root.pathname,
+      };
+    });
+  },
+};
+
 export const commonOptions = {
   entryPoints: [new URL('src/main.ts', root).pathname],
   bundle: true,
@@ -60,7 +94,7 @@ export const commonOptions = {
   target: 'node20',
   sourcemap: false,
   legalComments: 'none',
-  plugins: [inlineSchema, inlineDocsAssets],
+  plugins: [inlineSchema, inlineDocsAssets, lazyBuiltins],
   logLevel: 'warning',
 };
 

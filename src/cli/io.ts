@@ -1,3 +1,5 @@
+import { fstatSync, writeSync } from 'node:fs';
+
 /** Where a command writes; tests pass their own to capture output. */
 export interface CliIo {
   stdout: (text: string) => void;
@@ -6,11 +8,55 @@ export interface CliIo {
   isTty: boolean;
 }
 
-/** The process's own streams. */
+/** The descriptors whose reader has gone: nothing more is written to them. */
+const closedReaders = new Set<number>();
+
+/** One `SharedArrayBuffer` word to wait on: how a synchronous write waits out a full pipe. */
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * Writes all of `text` to the file descriptor `fd`, synchronously. A pipe its reader has not yet
+ * emptied (EAGAIN, when someone made it non-blocking) is waited out a millisecond at a time; a
+ * pipe whose reader has gone (EPIPE) takes nothing more.
+ */
+function writeAll(fd: number, text: string): void {
+  let bytes = Buffer.from(text, 'utf8');
+  while (bytes.length > 0 && !closedReaders.has(fd)) {
+    try {
+      bytes = bytes.subarray(writeSync(fd, bytes));
+    } catch (error) {
+      const { code } = error as NodeJS.ErrnoException;
+      // The reader went away (`clinic patient find a | head -1`): the rest is for no one.
+      if (code === 'EPIPE') closedReaders.add(fd);
+      else if (code === 'EAGAIN') Atomics.wait(pause, 0, 0, 1);
+      else throw error;
+    }
+  }
+}
+
+/** Whether `fd` is a character device: a terminal (or /dev/null, whose layout no one reads). */
+function isCharacterDevice(fd: number): boolean {
+  try {
+    return fstatSync(fd).isCharacterDevice();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The process's own output. On Linux a command writes to its file descriptors directly:
+ * `process.stdout` would load Node's stream modules, a sixth of a desk command's start, to print
+ * a few lines (writes to pipes, files and terminals are synchronous there anyway, so the order
+ * of what the process writes stays as written). Windows keeps Node's streams, whose pipes and
+ * consoles behave otherwise.
+ */
 export function processIo(): CliIo {
-  return {
-    stdout: (text) => process.stdout.write(text),
-    stderr: (text) => process.stderr.write(text),
-    isTty: Boolean(process.stdout.isTTY),
-  };
+  if (process.platform === 'win32') {
+    return {
+      stdout: (text) => process.stdout.write(text),
+      stderr: (text) => process.stderr.write(text),
+      isTty: Boolean(process.stdout.isTTY),
+    };
+  }
+  return { stdout: (text) => writeAll(1, text), stderr: (text) => writeAll(2, text), isTty: isCharacterDevice(1) };
 }

@@ -9,7 +9,7 @@ import { registerBackupCommands } from './commands/backup.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerInitCommand } from './commands/init.js';
 import { registerModuleCommands } from './commands/module.js';
-import { registerPatientCommands } from './commands/patient.js';
+import { registerCreatePatientCommand, registerPatientCommands } from './commands/patient.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerInvoiceCommands } from './commands/invoice.js';
@@ -49,8 +49,34 @@ const HELP_MARKING_REQUIRED: Partial<Help> = {
   },
 };
 
-/** The whole command tree. */
-export function buildProgram(io: CliIo): Command {
+/** Each module's commands: the top-level names it registers, and how. */
+const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (program: Command, io: CliIo) => void])[] = [
+  [['serve'], registerServeCommand],
+  [['init'], registerInitCommand],
+  [['api-key'], registerApiKeyCommands],
+  [['doctor', 'service'], registerCatalogCommands],
+  [['module'], registerModuleCommands],
+  [['settings'], registerSettingsCommands],
+  [['create-patient'], registerCreatePatientCommand],
+  [['patient'], registerPatientCommands],
+  [['book-appointment', 'appointment'], registerAppointmentCommands],
+  [['document', 'upload-document'], registerDocumentCommands],
+  [['invoice'], registerInvoiceCommands],
+  [['record-payment', 'refund'], registerPaymentCommands],
+  [['report'], registerReportCommands],
+  [['notifications'], registerNotificationCommands],
+  [['backup', 'restore'], registerBackupCommands],
+  [['check'], registerCheckCommand],
+  [['autostart'], registerAutostartCommands],
+  [['version'], registerVersionCommand],
+];
+
+/**
+ * The command tree: the whole of it, or with `only` just the commands of the module that
+ * registers that name (a desk command need not build the other sixty commands and their
+ * hundreds of options to run; the help of the whole program builds them all).
+ */
+export function buildProgram(io: CliIo, only?: string): Command {
   const program = new Command('clinic')
     .description('Clinic practice service: the public JSON API on localhost and a command line over the same data.')
     .version(PROGRAM_VERSION, '-V, --version')
@@ -58,23 +84,15 @@ export function buildProgram(io: CliIo): Command {
     .configureHelp(HELP_MARKING_REQUIRED)
     .showHelpAfterError()
     .exitOverride();
-  registerServeCommand(program, io);
-  registerInitCommand(program, io);
-  registerApiKeyCommands(program, io);
-  registerCatalogCommands(program, io);
-  registerModuleCommands(program, io);
-  registerSettingsCommands(program, io);
-  registerPatientCommands(program, io);
-  registerAppointmentCommands(program, io);
-  registerDocumentCommands(program, io);
-  registerInvoiceCommands(program, io);
-  registerPaymentCommands(program, io);
-  registerReportCommands(program, io);
-  registerNotificationCommands(program, io);
-  registerBackupCommands(program, io);
-  registerCheckCommand(program, io);
-  registerAutostartCommands(program, io);
-  registerVersionCommand(program, io);
+  const wanted = COMMAND_GROUPS.filter(([names]) => only !== undefined && names.includes(only));
+  for (const [names, register] of wanted.length > 0 ? wanted : COMMAND_GROUPS) {
+    const before = program.commands.length;
+    register(program, io);
+    const registered = program.commands.slice(before).map((command) => command.name());
+    // The table above must name what each module registers, or `only` would build the wrong part.
+    if (registered.some((name) => !names.includes(name)))
+      throw new Error(`COMMAND_GROUPS names ${names.join(', ')}, not ${registered.join(', ')}`);
+  }
   // Groups (api-key, doctor, ...) exit through exitOverride too instead of process.exit.
   for (const command of program.commands) command.exitOverride();
   return program;
@@ -85,7 +103,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   // The command whose action runs, so that a refusal names its positional arguments as typed.
   let running: Command | undefined;
   try {
-    const program = buildProgram(io).hook('preAction', (_program, actionCommand) => {
+    const program = buildProgram(io, argv[0]).hook('preAction', (_program, actionCommand) => {
       running = actionCommand;
     });
     await program.parseAsync([...argv], { from: 'user' });

@@ -79,20 +79,53 @@ function writeAtomically(path: string, bytes: Uint8Array): void {
 }
 
 /**
+ * The file at `path` as the disk identifies it: any write to it, or another file put in its
+ * place, changes its inode or ctime (which no one but the clock sets), so an equal identity
+ * means the bytes verified under it are the bytes there now. Undefined when it is not a file of ours.
+ */
+function fileIdentity(path: string): string | undefined {
+  try {
+    const stat = lstatSync(path, { bigint: true });
+    if (!stat.isFile() || (process.getuid !== undefined && stat.uid !== BigInt(process.getuid()))) return undefined;
+    return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether `stamp` says that the file at `path`, as it is now, was found to have the SHA-256 `expected`. */
+function wasVerified(path: string, stamp: string, expected: string): boolean {
+  const identity = fileIdentity(path);
+  try {
+    return identity !== undefined && readFileSync(stamp, 'utf8') === `${expected} ${identity}`;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Loads the better-sqlite3 addon that the single executable carries as an asset: writes it to
  * the private cache directory (once per build: the file name holds its hash), checks the file's
  * SHA-256 against the one recorded at build time, and only then loads it. The result is the
  * `nativeBinding` better-sqlite3 accepts instead of looking for its addon in node_modules.
+ * Once verified, the file's identity is kept beside it (`.verified`), so that later starts hash
+ * it again only if it changed: hashing 2 MB, and loading the hash code, would cost every desk
+ * command about a fifth of its time.
  */
 export function loadEmbeddedAddon(expectedSha256: string, dir = privateCacheDir()): object {
   const path = join(dir, `better_sqlite3-${expectedSha256.slice(0, 16)}.node`);
-  if (!isIntactCopy(path, expectedSha256)) {
-    const asset = new Uint8Array(getRawAsset(ADDON_ASSET) as ArrayBuffer);
-    if (sha256(asset) !== expectedSha256)
-      throw new Error('the SQLite library inside this program is damaged; reinstall the clinic program');
-    writeAtomically(path, asset);
-    // Checked again on disk: what is loaded is the file, not the bytes we meant to write.
-    if (!isIntactCopy(path, expectedSha256)) throw new Error(`could not write an intact copy of the SQLite library to ${path}`);
+  const stamp = `${path}.verified`;
+  if (!wasVerified(path, stamp, expectedSha256)) {
+    if (!isIntactCopy(path, expectedSha256)) {
+      const asset = new Uint8Array(getRawAsset(ADDON_ASSET) as ArrayBuffer);
+      if (sha256(asset) !== expectedSha256)
+        throw new Error('the SQLite library inside this program is damaged; reinstall the clinic program');
+      writeAtomically(path, asset);
+      // Checked again on disk: what is loaded is the file, not the bytes we meant to write.
+      if (!isIntactCopy(path, expectedSha256)) throw new Error(`could not write an intact copy of the SQLite library to ${path}`);
+    }
+    const identity = fileIdentity(path);
+    if (identity !== undefined) writeAtomically(stamp, Buffer.from(`${expectedSha256} ${identity}`));
   }
   const addon = { exports: {} as object };
   process.dlopen(addon, path);

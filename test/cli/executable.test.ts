@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,16 +28,38 @@ describe(
       assert.equal((await clinic('version')).code, 0);
       const dir = join(cache, 'clinic');
       assert.equal(statSync(dir).mode & 0o777, 0o700);
-      const files = readdirSync(dir);
-      assert.equal(files.length, 1);
+      const files = readdirSync(dir).sort();
+      assert.equal(files.length, 2);
       assert.match(files[0] ?? '', /^better_sqlite3-[0-9a-f]{16}\.node$/);
+      // What was verified, so that the next start need not hash the addon again.
+      assert.equal(files[1], `${files[0]}.verified`);
+      assert.equal(statSync(join(dir, files[1]!)).mode & 0o077, 0);
     });
 
     it('replaces a cached addon whose SHA-256 does not match before loading it', async () => {
       assert.equal((await clinic('version')).code, 0);
-      const file = join(cache, 'clinic', readdirSync(join(cache, 'clinic'))[0] ?? '');
+      const file = join(cache, 'clinic', readdirSync(join(cache, 'clinic')).find((name) => name.endsWith('.node')) ?? '');
       const original = sha256(readFileSync(file));
       writeFileSync(file, 'not the addon');
+      const result = await clinic('version', '--json');
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(sha256(readFileSync(file)), original);
+    });
+
+    it('hashes the cached addon again when its bytes changed, even with its size and time kept', async () => {
+      assert.equal((await clinic('version')).code, 0);
+      const file = join(cache, 'clinic', readdirSync(join(cache, 'clinic')).find((name) => name.endsWith('.node')) ?? '');
+      const bytes = readFileSync(file);
+      const original = sha256(bytes);
+      // One byte changed in place, the size and the modification time (to the nanosecond, by
+      // touch -r) put back: only the ctime tells.
+      const times = join(cache, 'times');
+      writeFileSync(times, '');
+      execFileSync('/usr/bin/touch', ['-r', file, times]);
+      bytes[bytes.length - 1] = bytes[bytes.length - 1]! ^ 0xff;
+      writeFileSync(file, bytes);
+      execFileSync('/usr/bin/touch', ['-r', times, file]);
+      assert.equal(statSync(file, { bigint: true }).mtimeNs, statSync(times, { bigint: true }).mtimeNs);
       const result = await clinic('version', '--json');
       assert.equal(result.code, 0, result.stderr);
       assert.equal(sha256(readFileSync(file)), original);

@@ -147,8 +147,6 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
 
 /** `clinic create-patient`, and the desk's `clinic patient find|show`. */
 export function registerPatientCommands(program: Command, io: CliIo): void {
-  registerCreatePatientCommand(program, io);
-
   const group = program.command('patient').description('find patients, show one and correct one, as the front desk needs them');
   registerEditPatientCommand(group, io);
   fieldArgument(
@@ -196,7 +194,7 @@ const PATIENT_OPTION_GROUPS: OptionGroups = [
 ];
 
 /** `clinic create-patient`: the same fields and rules as POST /patients. */
-function registerCreatePatientCommand(program: Command, io: CliIo): void {
+export function registerCreatePatientCommand(program: Command, io: CliIo): void {
   const command = subcommand(program, 'create-patient', 'create a patient (same fields and rules as POST /patients)').option(
     '--file <patient.json>',
     'read the patient from a JSON file shaped like the POST /patients body; options override its fields',
