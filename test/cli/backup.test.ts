@@ -26,6 +26,8 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
     const restore = await runClinic(['restore', file, '--data', restoredDir]);
     assert.equal(restore.code, 0, restore.stderr);
     assert.match(restore.stdout, /restored the backup of .* 2 document\(s\)/);
+    // When, in clinic time as people read it (Mon 23.11.2026 14:05), not the manifest's UTC.
+    assert.match(restore.stdout, /restored the backup of \w{3} \d{2}\.\d{2}\.\d{4} \d{2}:\d{2} /);
 
     const [original, restored] = [openDatabase(dataDir), openDatabase(restoredDir)];
     try {

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
+import { clinicTimeZone } from '../../domain/settings.js';
 import { withDatabase } from '../database.js';
+import { localDateTime } from '../desk-format.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -30,12 +32,14 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .action(async (file: string, options: CommonOptions) => {
       const { restoreBackup } = await loadBackups();
       const summary = await restoreBackup(file, options.data);
+      // For people, when the backup was made in the clinic's time, as the restored database keeps it.
+      const timeZone = options.json === true ? undefined : await withDatabase(options, (db) => clinicTimeZone(db));
       emit(
         io,
         options,
         summary,
         () =>
-          `restored the backup of ${summary.created_at} (clinic ${summary.program_version}, ${summary.documents} document(s)) into ${summary.data_dir}\n`,
+          `restored the backup of ${localDateTime(summary.created_at, timeZone!)} (clinic ${summary.program_version}, ${summary.documents} document(s)) into ${summary.data_dir}\n`,
       );
     });
 }
