@@ -4,6 +4,8 @@
  * to offer when it refuses one.
  */
 
+import { editDistance } from './validation/edit-distance.js';
+
 /** Zone names that Intl takes but does not list in supportedValuesOf (Node 20 lists no `UTC`). */
 const UNLISTED_ZONES = ['UTC'];
 
@@ -39,28 +41,6 @@ const cityKey = (text: string) =>
 
 /** The city part of a zone or of what was typed: after its last `/`. */
 const cityOf = (text: string) => text.slice(text.lastIndexOf('/') + 1);
-
-/** The optimal string alignment distance (Levenshtein with swaps of neighbours), stopping past `limit`. */
-function editDistance(a: string, b: string, limit: number): number {
-  if (Math.abs(a.length - b.length) > limit) return limit + 1;
-  let before: number[] = [];
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    let rowBest = i;
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      let value = Math.min((previous[j] ?? 0) + 1, (current[j - 1] ?? 0) + 1, (previous[j - 1] ?? 0) + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) value = Math.min(value, (before[j - 2] ?? 0) + 1);
-      current.push(value);
-      rowBest = Math.min(rowBest, value);
-    }
-    if (rowBest > limit) return limit + 1;
-    before = previous;
-    previous = current;
-  }
-  return previous[b.length] ?? limit + 1;
-}
 
 /** At most this many names are offered: more is a list to read, not a suggestion. */
 const MAX_SUGGESTIONS = 3;
