@@ -113,7 +113,7 @@ export function phoneNumberWord(query: string): string | undefined {
 }
 
 /** Whether text `a` sorts before, at or after `b` as SQLite's BINARY collation orders UTF-8 text (code points). */
-const binaryOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
+export const binaryOrder = (a: string, b: string): number => Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
 
 /** Whether every term of `inner` lies in `outer`; an empty `inner` lies anywhere. */
 const lies = (inner: TermRange, outer: TermRange): boolean =>

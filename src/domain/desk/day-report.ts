@@ -53,9 +53,9 @@ export interface DayReportResult {
   otherCurrencyRefunds: ForeignRefund[];
 }
 
-function reportPayment(row: DayPaymentRow): DayReportPayment {
+/** What a payment's and a refund's report line share: when, which invoice and patient, how, how much. */
+function reportLine(row: Omit<DayPaymentRow, 'payment_id'>): Omit<DayReportPayment, 'payment_id'> {
   return {
-    payment_id: row.payment_id,
     created_at: row.created_at,
     invoice_number: row.invoice_number,
     patient_number: row.patient_number,
@@ -65,21 +65,13 @@ function reportPayment(row: DayPaymentRow): DayReportPayment {
   };
 }
 
-function reportRefund(row: DayRefundRow): DayReportRefund {
-  return {
-    refund_id: row.refund_id,
-    created_at: row.created_at,
-    invoice_number: row.invoice_number,
-    patient_number: row.patient_number,
-    patient_name: `${row.patient_first_name} ${row.patient_last_name}`,
-    method: row.method,
-    amount: centsToNumber(row.amount_cents),
-  };
-}
+const reportPayment = (row: DayPaymentRow): DayReportPayment => ({ payment_id: row.payment_id, ...reportLine(row) });
+
+const reportRefund = (row: DayRefundRow): DayReportRefund => ({ refund_id: row.refund_id, ...reportLine(row) });
 
 /** The input of `clinic report day`: the clinic day, `today` or YYYY-MM-DD (deskDate reads it). */
 const DAY_REPORT_QUERY = [
-  field.string('date', { description: 'the clinic day: today or a date like 2026-11-23 (default: today)' }),
+  field.string('date', { description: 'the clinic day: 30.11.2026, 2026-11-30, today or tomorrow (default: today)' }),
 ] as const;
 
 /** `clinic report day`: the end-of-day cash count (billing module). */

@@ -10,7 +10,7 @@ import { problems } from '../validation/problems.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { issue } from '../validation/validate.js';
 import { balanceText } from './present-patient.js';
-import { narrowingLookups, phoneNumberWord, queryWords, type WordLookup } from '../../fields/search-terms.js';
+import { binaryOrder, narrowingLookups, phoneNumberWord, queryWords, type WordLookup } from '../../fields/search-terms.js';
 
 /** PatientSummary (clinic-api-1.1.md). */
 export type PatientSummary = ResponseOf<typeof PATIENT_SUMMARY_FIELDS>;
@@ -59,8 +59,9 @@ function wordCountIssues(query: unknown, schemaIssues: readonly ValidationIssue[
 /** Two lists in the name order (last name, first name, number) as one, each patient once. */
 function mergedInNameOrder(a: readonly PatientSummaryRow[], b: readonly PatientSummaryRow[]): PatientSummaryRow[] {
   const bySeq = new Map([...a, ...b].map((row) => [row.seq, row]));
-  const binary = (x: string, y: string) => Buffer.compare(Buffer.from(x, 'utf8'), Buffer.from(y, 'utf8'));
-  return [...bySeq.values()].sort((x, y) => binary(x.last_name, y.last_name) || binary(x.first_name, y.first_name) || x.seq - y.seq);
+  return [...bySeq.values()].sort(
+    (x, y) => binaryOrder(x.last_name, y.last_name) || binaryOrder(x.first_name, y.first_name) || x.seq - y.seq,
+  );
 }
 
 /** Where the page after `cursor` starts in the name order. */

@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { findInvoice, updateInvoiceAfterPayment } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
-import { findPaymentByIdempotencyKey, insertPayment, type PaymentRow } from '../../db/payments.js';
-import { findRefundByIdempotencyKey } from '../../db/refunds.js';
+import { insertPayment, type PaymentRow } from '../../db/payments.js';
+import { earlierUseOfKey } from './idempotency-keys.js';
 import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_PATH_FIELDS, type PaymentMethodKey } from '../../fields/billing-fields.js';
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../errors.js';
@@ -53,14 +53,8 @@ function fingerprint(payment: ValidPayment): string {
  */
 function applyPayment(db: Db, payment: ValidPayment, requestFingerprint: string): RecordedPayment {
   if (payment.idempotencyKey !== null) {
-    // Before the invoice lookup (decisions.md §7): a reused key is refused whatever it names.
-    // Refunds share the key space (clinic-api-1.2.md).
-    if (findRefundByIdempotencyKey(db, payment.idempotencyKey) !== undefined) throw errors.idempotencyKeyReused();
-    const earlier = findPaymentByIdempotencyKey(db, payment.idempotencyKey);
-    if (earlier !== undefined) {
-      if (earlier.request_fingerprint !== requestFingerprint) throw errors.idempotencyKeyReused();
-      return { payment: presentPayment(earlier, findInvoice(db, earlier.invoice_id)!), replayed: true };
-    }
+    const earlier = earlierUseOfKey(db, payment.idempotencyKey, 'payment', requestFingerprint);
+    if (earlier !== undefined) return { payment: presentPayment(earlier, findInvoice(db, earlier.invoice_id)!), replayed: true };
   }
   const invoice = findInvoice(db, payment.invoiceId);
   if (invoice === undefined) throw errors.invoiceNotFound();

@@ -1,17 +1,16 @@
 import { createHash } from 'node:crypto';
 import { findInvoice, updateInvoiceAfterPayment, type InvoiceRow } from '../../db/invoices.js';
-import { findPayment, findPaymentByIdempotencyKey } from '../../db/payments.js';
-import { findRefundByIdempotencyKey, insertRefund, refundedCents, type RefundRow } from '../../db/refunds.js';
+import { findPayment } from '../../db/payments.js';
+import { insertRefund, refundedCents, type RefundRow } from '../../db/refunds.js';
+import { earlierUseOfKey } from './idempotency-keys.js';
 import type { REFUND_RESULT_FIELDS } from '../../fields/billing-fields.js';
 import { PAYMENT_HEADER_FIELDS, REFUND_INPUT_FIELDS, REFUND_PATH_FIELDS } from '../../fields/billing-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { newId, nowIso } from '../clock.js';
-import { errors, type ValidationIssue } from '../errors.js';
+import { errors } from '../errors.js';
 import { defineUseCase, type RawRequest } from '../use-case.js';
 import { centsToNumber, centsToText } from '../validation/decimal.js';
-import { problems } from '../validation/problems.js';
-import { isPlainObject } from '../validation/structs.js';
-import { issue } from '../validation/validate.js';
+import { blankReasonIssues } from '../validation/blank-reason.js';
 
 /** The Refund of clinic-api-1.2.md: the refund and the invoice's state as it left it. */
 export type RefundResult = ResponseOf<typeof REFUND_RESULT_FIELDS>;
@@ -39,13 +38,6 @@ export function presentRefund(refund: RefundRow, invoice: InvoiceRow): RefundRes
     invoice_amount_paid: centsToNumber(refund.invoice_amount_paid_cents),
     invoice_balance: centsToNumber(refund.invoice_balance_cents),
   };
-}
-
-/** A reason of white space only says nothing: 422 value_error at ["body","reason"], as a 1.2.0 reason must. */
-export function blankReasonIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): ValidationIssue[] {
-  if (!isPlainObject(body) || typeof body.reason !== 'string' || body.reason.trim() !== '') return [];
-  if (fieldIssues.some((found) => found.loc[0] === 'body' && found.loc[1] === 'reason')) return [];
-  return [issue(['body', 'reason'], problems.valueError('the reason must say something, not only spaces'), body.reason)];
 }
 
 /**
@@ -77,13 +69,8 @@ export const REFUND_PAYMENT = defineUseCase({
     const key = header['idempotency-key'] ?? null;
     const requestFingerprint = fingerprint(path.payment_id, body.amount ?? null, body.method ?? null, body.reason);
     if (key !== null) {
-      // Before the payment lookup, as for payments: a reused key is refused whatever it names.
-      if (findPaymentByIdempotencyKey(db, key) !== undefined) throw errors.idempotencyKeyReused();
-      const earlier = findRefundByIdempotencyKey(db, key);
-      if (earlier !== undefined) {
-        if (earlier.request_fingerprint !== requestFingerprint) throw errors.idempotencyKeyReused();
-        return { refund: presentRefund(earlier, findInvoice(db, earlier.invoice_id)!), replayed: true };
-      }
+      const earlier = earlierUseOfKey(db, key, 'refund', requestFingerprint);
+      if (earlier !== undefined) return { refund: presentRefund(earlier, findInvoice(db, earlier.invoice_id)!), replayed: true };
     }
     const payment = findPayment(db, path.payment_id);
     if (payment === undefined) throw errors.paymentNotFound();
