@@ -8,7 +8,7 @@ import type { Patient } from '../../src/domain/patients/present-patient.js';
 import { createTestPatient } from '../helpers/builders.js';
 import { assertMatchesSchema } from '../helpers/contract.js';
 import { useDataDirs, useTestDatabase } from '../helpers/fixtures.js';
-import { programPlatform, runClinic } from '../helpers/run-cli.js';
+import { programPath, programPlatform, runClinic } from '../helpers/run-cli.js';
 
 describe('clinic document save', () => {
   const data = useTestDatabase();
@@ -50,7 +50,7 @@ describe('clinic document save', () => {
         'Type    xrays',
         'File    panoramic.pdf (application/pdf, 3.0 MB)',
         result.stdout.split('\n')[4],
-        `Saved 3.0 MB to ${target}; its SHA-256 is the upload's.`,
+        `Saved 3.0 MB to ${programPath(target)}; its SHA-256 is the upload's.`,
         '',
       ].join('\n'),
     );
@@ -76,7 +76,7 @@ describe('clinic document save', () => {
     assert.equal(refused.code, 1);
     assert.equal(
       refused.stderr,
-      `error: FILE_EXISTS: ${target} already exists; nothing was written.\nhint: choose another file name, or add --force to replace that file\n`,
+      `error: FILE_EXISTS: ${programPath(target)} already exists; nothing was written.\nhint: choose another file name, or add --force to replace that file\n`,
     );
     assert.equal(readFileSync(target, 'utf8'), 'keep me');
     const forced = await clinic('document', 'save', scanId, target, '--force');
