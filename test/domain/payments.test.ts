@@ -192,7 +192,7 @@ describe('payments from several processes at once', () => {
     const startAt = Date.now() + 2000;
     const runs = await Promise.all(
       Array.from({ length: 4 }, () =>
-        runNode(['--import', 'tsx', 'test/helpers/pay-in-loop.ts', data.dataDir, invoice.id, '150', String(startAt)]),
+        runNode(['--import', 'tsx', 'test/helpers/write-in-loop.ts', 'pay', data.dataDir, invoice.id, '150', String(startAt)]),
       ),
     );
     const results = runs.map(({ stdout }) => JSON.parse(stdout) as { recorded: number; refused: string[] });
@@ -215,7 +215,7 @@ describe('payments from several processes at once', () => {
     const startAt = Date.now() + 2000;
     const runs = await Promise.all(
       Array.from({ length: 4 }, () =>
-        runNode(['--import', 'tsx', 'test/helpers/refund-in-loop.ts', data.dataDir, payment.payment_id, '100', String(startAt)]),
+        runNode(['--import', 'tsx', 'test/helpers/write-in-loop.ts', 'refund', data.dataDir, payment.payment_id, '100', String(startAt)]),
       ),
     );
     const results = runs.map(({ stdout, stderr }) => {
