@@ -372,3 +372,38 @@ CREATE TABLE notification_outbox (
 -- index that holds pending rows only; `clinic notifications list --status` uses the other.
 CREATE INDEX notification_outbox_due ON notification_outbox (channel, next_attempt_at) WHERE status = 'pending';
 CREATE INDEX notification_outbox_by_status ON notification_outbox (status);
+
+-- The audit trail (clinic-api-1.2.md, "Audit trail"): one row per patient whose data an answer
+-- showed or changed. `seq` is given by the program (the last + 1, in the transaction that also
+-- writes what it records), so it has no gaps; `hash` chains every row to the one before, and the
+-- triggers below refuse any change or removal, so a row can only be appended.
+CREATE TABLE audit_events (
+  seq            INTEGER PRIMARY KEY CHECK (seq >= 1),
+  at             TEXT NOT NULL,
+  action         TEXT NOT NULL,
+  patient_id     TEXT,
+  patient_number TEXT,
+  subject_type   TEXT NOT NULL,
+  subject_id     TEXT,
+  actor_type     TEXT NOT NULL CHECK (actor_type IN ('api_key', 'cli')),
+  actor_id       TEXT NOT NULL,
+  actor_name     TEXT NOT NULL,
+  source         TEXT NOT NULL,
+  request_id     TEXT,
+  -- JSON as hashed (canonical: keys sorted), or NULL.
+  detail         TEXT,
+  prev_hash      TEXT NOT NULL,
+  hash           TEXT NOT NULL
+) STRICT;
+-- "Who has seen this patient?" (GET /audit-events?patient_id, clinic audit list --patient) and a
+-- window of time (from/to, clinic audit list --date): each a range of one index, in seq order.
+CREATE INDEX audit_events_by_patient ON audit_events (patient_id, seq);
+CREATE INDEX audit_events_by_time ON audit_events (at, seq);
+CREATE TRIGGER audit_events_are_append_only_on_update BEFORE UPDATE ON audit_events
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be changed');
+END;
+CREATE TRIGGER audit_events_are_append_only_on_delete BEFORE DELETE ON audit_events
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be deleted');
+END;

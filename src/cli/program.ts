@@ -5,6 +5,7 @@ import { registerApiKeyCommands } from './commands/api-key.js';
 import { registerAppointmentCommands } from './commands/appointment.js';
 import { registerCatalogCommands } from './commands/catalog.js';
 import { registerDocumentCommands } from './commands/document.js';
+import { registerAuditCommands } from './commands/audit.js';
 import { registerBackupCommands } from './commands/backup.js';
 import { registerCheckCommand } from './commands/check.js';
 import { registerInitCommand } from './commands/init.js';
@@ -66,6 +67,7 @@ const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (p
   [['report'], registerReportCommands],
   [['notifications'], registerNotificationCommands],
   [['backup', 'restore'], registerBackupCommands],
+  [['audit'], registerAuditCommands],
   [['check'], registerCheckCommand],
   [['autostart'], registerAutostartCommands],
   [['version'], registerVersionCommand],

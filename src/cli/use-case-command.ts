@@ -1,11 +1,14 @@
 import type { Db } from '../db/open-database.js';
 import { performUseCase, type Caller, type RawRequest, type UseCase, type UseCaseInput } from '../domain/use-case.js';
 import { withDatabase } from './database.js';
+import { systemUserActor } from '../domain/audit/system-user.js';
 import type { CliIo } from './io.js';
 import { emit, type CommonOptions } from './output.js';
 
-/** Who asks from the command line. */
-const CLI_CALLER: Caller = { source: 'cli' };
+/** Who asks from the command line: the operating system's user, as the audit trail names them. */
+export function deskCaller(): Caller {
+  return { source: 'cli', actor: systemUserActor() };
+}
 
 /** What a desk command adds to a use case: how what was typed becomes a request, and how the result is shown. */
 export interface DeskBinding<R> {
@@ -35,7 +38,7 @@ export async function runUseCaseCommand<I extends UseCaseInput, R, Patch extends
   desk: DeskBinding<R>,
 ): Promise<void> {
   await withDatabase(options, (db) => {
-    const result = performUseCase(useCase, db, () => desk.request(db), CLI_CALLER);
+    const result = performUseCase(useCase, db, () => desk.request(db), deskCaller());
     desk.check?.(result, db);
     emit(io, options, desk.json === undefined ? result : desk.json(result), () => desk.print(result, db));
   });

@@ -147,12 +147,53 @@ const CORRECTIONS: Migration = {
   `,
 };
 
+/** Version 4, interface 1.2.0 (audit trail): the hash-chained, append-only audit_events. */
+const AUDIT_TRAIL: Migration = {
+  version: 4,
+  sql: `
+    -- The audit trail (clinic-api-1.2.md, "Audit trail"): one row per patient whose data an answer
+    -- showed or changed. seq is given by the program (the last + 1, in the transaction that also
+    -- writes what it records), so it has no gaps; hash chains every row to the one before, and the
+    -- triggers below refuse any change or removal, so a row can only be appended.
+    CREATE TABLE audit_events (
+      seq            INTEGER PRIMARY KEY CHECK (seq >= 1),
+      at             TEXT NOT NULL,
+      action         TEXT NOT NULL,
+      patient_id     TEXT,
+      patient_number TEXT,
+      subject_type   TEXT NOT NULL,
+      subject_id     TEXT,
+      actor_type     TEXT NOT NULL CHECK (actor_type IN ('api_key', 'cli')),
+      actor_id       TEXT NOT NULL,
+      actor_name     TEXT NOT NULL,
+      source         TEXT NOT NULL,
+      request_id     TEXT,
+      -- JSON as hashed (canonical: keys sorted), or NULL.
+      detail         TEXT,
+      prev_hash      TEXT NOT NULL,
+      hash           TEXT NOT NULL
+    ) STRICT;
+    -- "Who has seen this patient?" (GET /audit-events?patient_id, clinic audit list --patient) and a
+    -- window of time (from/to, clinic audit list --date): each a range of one index, in seq order.
+    CREATE INDEX audit_events_by_patient ON audit_events (patient_id, seq);
+    CREATE INDEX audit_events_by_time ON audit_events (at, seq);
+    CREATE TRIGGER audit_events_are_append_only_on_update BEFORE UPDATE ON audit_events
+    BEGIN
+      SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be changed');
+    END;
+    CREATE TRIGGER audit_events_are_append_only_on_delete BEFORE DELETE ON audit_events
+    BEGIN
+      SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be deleted');
+    END;
+  `,
+};
+
 /**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
  * schema.sql that shipped. Append only; never edit a migration that has shipped.
  */
-export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS];
+export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS, AUDIT_TRAIL];
 
 /** The user_version of a database that is fully up to date. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 1);

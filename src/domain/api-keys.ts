@@ -20,6 +20,7 @@ export const SCOPES = [
   'invoices:read',
   'invoices:write',
   'payments:write',
+  'audit:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
@@ -44,6 +45,8 @@ export interface CreatedApiKey {
 /** Who is calling: the key that authenticated a request. */
 export interface ApiPrincipal {
   keyId: string;
+  /** The key's name, as the audit trail names who asked. */
+  keyName: string;
   scopes: ReadonlySet<string>;
 }
 
@@ -134,7 +137,7 @@ export function authenticate(db: Db, authorization: string | undefined): ApiPrin
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), presented) || row.revoked_at !== null) {
     throw errors.unauthenticated();
   }
-  return { keyId: row.id, scopes: new Set(scopesOf(row)) };
+  return { keyId: row.id, keyName: row.name, scopes: new Set(scopesOf(row)) };
 }
 
 /** FORBIDDEN unless the principal holds `scope`. */

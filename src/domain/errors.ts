@@ -234,6 +234,20 @@ export const errors = {
       'AUTOSTART_SETUP_FAILED',
       `${step} failed: ${output || 'no reason given'}. Nothing after it was done; run the command again in a terminal opened with "Run as administrator".`,
     ),
+  readNotRecorded: (full: boolean) =>
+    new AppError(
+      507,
+      'STORAGE_FAILED',
+      `This answer shows patient data, and its audit event could not be stored (${full ? "the clinic computer's disk is full" : 'the disk or the database file failed'}), so nothing is shown. ${full ? "Free space on the data directory's disk, then retry." : 'It has been logged; `clinic check` tells more.'}`,
+    ),
+  auditChainBroken: (seq: number, reason: string) =>
+    new AppError(
+      500,
+      'AUDIT_CHAIN_BROKEN',
+      `The audit trail does not verify from event ${seq} on: ${reason}. Its events were changed, removed or inserted outside this program; the last backup whose trail verifies holds them as recorded.`,
+      {},
+      { seq },
+    ),
   checkFailed: (findings: number) => new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),
   internal: () => new AppError(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.'),
 } as const;
@@ -257,6 +271,17 @@ export function classifyError(error: unknown): AppError | ValidationError | unde
     default:
       return undefined;
   }
+}
+
+/**
+ * What a read that records audit events answers when its events could not be stored: 507
+ * STORAGE_FAILED whether the disk is full or failing (clinic-api-1.2.md: a read whose events
+ * cannot be stored shows nothing); any other error as it is.
+ */
+export function unrecordedReadError(error: unknown): unknown {
+  const fault = storageFault(error);
+  if (fault !== 'full' && fault !== 'failed') return error;
+  return Object.assign(errors.readNotRecorded(fault === 'full'), { cause: error });
 }
 
 /** Whether the cause of `error` belongs in the log: a bug, or a disk that is full or fails (a busy lock is not news). */

@@ -1,6 +1,8 @@
 import type { Db } from '../db/open-database.js';
 import type { FieldSpec, ValuesOf } from '../fields/field-spec.js';
-import type { AppError, LocSource, ValidationIssue } from './errors.js';
+import { appendAuditEvents } from './audit/record-audit.js';
+import type { Actor, AuditRecord } from './audit/audit-event.js';
+import { unrecordedReadError, type AppError, type LocSource, type ValidationIssue } from './errors.js';
 import { clinicTimeZone, requireModuleEnabled, type ModuleName } from './settings.js';
 import { normalizePresent, type NormalizeContext } from './validation/values.js';
 import { fieldsValidator, throwIfIssues } from './validation/validate.js';
@@ -46,9 +48,14 @@ export type InputValues<I extends UseCaseInput, Patch extends boolean = false> =
  */
 export type Access = 'read' | 'write' | 'read-then-write';
 
-/** Who asks: recorded with what they book (an appointment's `booking_source`). */
+/** Who asks: recorded with what they book (an appointment's `booking_source`) and in the audit trail. */
 export interface Caller {
   source: 'api' | 'cli';
+  /**
+   * Who the audit trail names. Null only for work a front end does on its own behalf, such as the
+   * heading of a printout whose command already recorded its read: that records nothing.
+   */
+  actor: Actor | null;
 }
 
 export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boolean = false> {
@@ -72,6 +79,13 @@ export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boo
   moreIssues?(request: RawRequest, fieldIssues: readonly ValidationIssue[], context: NormalizeContext): ValidationIssue[];
   /** The work itself, on valid values; it may refuse with the errors of `refusals`. */
   run(db: Db, values: InputValues<I, Patch>, caller: Caller): R;
+  /**
+   * What the audit trail records of a successful run: one record per patient whose data the
+   * result shows or changed (clinic-api-1.2.md, "Audit trail"). The events are appended in the
+   * run's own transaction, so they commit with it, and a read that records becomes a write: its
+   * answer waits for that commit. Absent for what shows no patient data.
+   */
+  audit?(result: R, values: InputValues<I, Patch>, db: Db): readonly AuditRecord[];
 }
 
 /** A declared use case, with the validators of its input built once. */
@@ -144,7 +158,53 @@ export function performUseCase<I extends UseCaseInput, R, Patch extends boolean>
   // A request made by a function (the desk resolving P-42 to an id) is made after the module check,
   // so a command of a module that is off says so whatever it names.
   const values = useCase.valuesOf(db, typeof request === 'function' ? request() : request);
-  return inTransaction(db, useCase.access, () => useCase.run(db, values, caller));
+  try {
+    return inTransaction(db, accessOf(useCase, caller), () => runRecorded(useCase, db, values, caller));
+  } catch (error) {
+    throw recordsRead(useCase, caller) ? unrecordedReadError(error) : error;
+  }
+}
+
+/** Whether a run is a read that records audit events: one whose events cannot be stored shows nothing (507). */
+export function recordsRead(useCase: AnyUseCase, caller: Caller): boolean {
+  return useCase.access === 'read' && accessOf(useCase, caller) !== 'read';
+}
+
+/**
+ * The transaction a run needs: its use case's, unless it records audit events, which read the
+ * trail's last event before appending: then BEGIN IMMEDIATE, so no other connection appends in
+ * between (and a read becomes a write).
+ */
+export function accessOf(useCase: AnyUseCase, caller: Caller): Access {
+  return useCase.audit !== undefined && caller.actor !== null ? 'read-then-write' : useCase.access;
+}
+
+/** Runs `useCase` on valid values and appends the audit events of its result, in the caller's transaction. */
+export function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
+  useCase: UseCase<I, R, Patch>,
+  db: Db,
+  values: InputValues<I, Patch>,
+  caller: Caller,
+): R {
+  const result = useCase.run(db, values, caller);
+  if (useCase.audit !== undefined && caller.actor !== null) appendAuditEvents(db, caller.actor, useCase.audit(result, values, db));
+  return result;
+}
+
+/**
+ * Work that is not a use case but shows patient data (the desk's overview of a patient, its day
+ * sheet), with the audit events of what it showed, committed before it is shown.
+ */
+export function recordedRead<T>(db: Db, actor: Actor, read: () => T, records: (result: T) => readonly AuditRecord[]): T {
+  try {
+    return inTransaction(db, 'read-then-write', () => {
+      const result = read();
+      appendAuditEvents(db, actor, records(result));
+      return result;
+    });
+  } catch (error) {
+    throw unrecordedReadError(error);
+  }
 }
 
 /**

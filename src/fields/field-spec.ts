@@ -42,6 +42,8 @@ export type FieldSpec = FieldBase &
     /** An object mapping string keys to arrays of strings, each bounded (too_long, string_too_long). */
     | { kind: 'string_list_map'; maxKeys: number; maxKeyLength: number; maxItems: number; maxItemLength: number }
     | { kind: 'object'; fields: readonly FieldSpec[] }
+    /** A JSON object of a response whose shape varies, described by `schema` (an audit event's detail); never taken in a request. */
+    | { kind: 'json_object'; schema: Readonly<Record<string, unknown>> }
     /** An array of objects made of `fields` (response lists such as an appointment's services). */
     | { kind: 'object_list'; fields: readonly FieldSpec[] }
   );
@@ -77,6 +79,7 @@ export const field = {
   money: builderWithOptions('money'),
   literal: builderWithOptions('literal'),
   stringListMap: builderWithOptions('string_list_map'),
+  jsonObject: builderWithOptions('json_object'),
   object: builderWithOptions('object'),
   objectList: builderWithOptions('object_list'),
 } as const;
@@ -106,11 +109,13 @@ type BaseValue<Spec> = Spec extends { kind: 'string' | 'date' | 'datetime' | 'uu
           ? V
           : Spec extends { kind: 'string_list_map' }
             ? Record<string, string[]>
-            : Spec extends { kind: 'object'; fields: infer F extends readonly FieldSpec[] }
-              ? ValuesOf<F>
-              : Spec extends { kind: 'object_list'; fields: infer F extends readonly FieldSpec[] }
-                ? ValuesOf<F>[]
-                : unknown;
+            : Spec extends { kind: 'json_object' }
+              ? Record<string, unknown>
+              : Spec extends { kind: 'object'; fields: infer F extends readonly FieldSpec[] }
+                ? ValuesOf<F>
+                : Spec extends { kind: 'object_list'; fields: infer F extends readonly FieldSpec[] }
+                  ? ValuesOf<F>[]
+                  : unknown;
 
 /**
  * What a normalised field holds: its value, null if nullable, and undefined only when it may be

@@ -1,5 +1,6 @@
 import type { Operation } from './operation.js';
 import { appointmentOperations } from './routes/appointments.js';
+import { auditOperations } from './routes/audit.js';
 import { documentOperations } from './routes/documents.js';
 import { invoiceOperations } from './routes/invoices.js';
 import { lookupOperations } from './routes/lookups.js';
@@ -18,5 +19,6 @@ export const OPERATIONS: readonly Operation[] = [
   ...patientOperations,
   ...appointmentOperations,
   ...documentOperations,
+  ...auditOperations,
   ...openApiOperations,
 ];

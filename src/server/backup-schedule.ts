@@ -56,7 +56,13 @@ export function retryDelayMs(failures: number, everyMs: number): number {
  * and nothing here can stop the server. The backup folder may be missing or broken at start
  * (a USB disk not yet mounted): that is a failure like any other, retried.
  */
-export async function startBackupSchedule(dataDir: string, config: BackupScheduleConfig, logger: Logger): Promise<BackupSchedule> {
+export async function startBackupSchedule(
+  dataDir: string,
+  config: BackupScheduleConfig,
+  logger: Logger,
+  /** Records each backup in the audit trail (data.export), through the server's connection. */
+  record: () => Promise<void>,
+): Promise<BackupSchedule> {
   const { backupDir, everyMs, keep } = config;
   const newest = (await listScheduledBackups(backupDir)).at(-1);
   const state: BackupScheduleStatus = {
@@ -88,6 +94,7 @@ export async function startBackupSchedule(dataDir: string, config: BackupSchedul
       const { summary, removed, rotationFailure } = await writeScheduledBackup(dataDir, backupDir, keep, {
         now: started,
         signal: aborter.signal,
+        record,
       });
       state.last_success_at = summary.created_at;
       state.last_success_file = summary.file;

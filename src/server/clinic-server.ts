@@ -17,6 +17,8 @@ import type { Logger } from '../logger.js';
 import { startBackupSchedule, type BackupSchedule, type BackupScheduleConfig, type BackupScheduleStatus } from './backup-schedule.js';
 import { CommitGroups } from './commit-groups.js';
 import { startHttpServer, type RunningHttpServer } from './http-server.js';
+import { recordDataExport } from '../domain/audit/record-audit.js';
+import { systemUserActor } from '../domain/audit/system-user.js';
 
 /** Everything `clinic serve` decides before the server starts. */
 export interface ClinicServerConfig {
@@ -165,7 +167,11 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     const address = `http://${host}:${running.port}${API_PREFIX}`;
     if (config.smtp !== undefined)
       worker = startDeliveryWorker(db, commits, createSmtpMailer(config.smtp.url, config.smtp.from), { logger });
-    if (config.backups !== undefined) backups = await startBackupSchedule(dataDir, config.backups, logger);
+    if (config.backups !== undefined) {
+      // The schedule's backups are the server's own: the audit trail names the user it runs as.
+      const record = () => recordDataExport(commits, openDb, systemUserActor());
+      backups = await startBackupSchedule(dataDir, config.backups, logger, record);
+    }
     const schedule = backups;
     let stopping: Promise<void> | undefined;
     return {

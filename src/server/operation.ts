@@ -2,7 +2,9 @@ import type { RouterContext } from '@koa/router';
 import type { Db } from '../db/open-database.js';
 import type { ResponseOf } from '../fields/field-spec.js';
 import type { Page } from '../domain/pagination.js';
-import type { AnyUseCase, Caller, UseCase, UseCaseInput } from '../domain/use-case.js';
+import { unrecordedReadError } from '../domain/errors.js';
+import { accessOf, recordsRead, runRecorded, type AnyUseCase, type UseCase, type UseCaseInput } from '../domain/use-case.js';
+import { apiCaller } from './api-caller.js';
 import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
 import { MODELS, type ModelName } from './openapi/models.js';
@@ -39,9 +41,6 @@ export interface Operation extends OperationSpec {
   /** Makes the handler, once per app: anything a request need not repeat happens here. */
   handler(deps: OperationDeps): OperationHandler;
 }
-
-/** Who asks over HTTP. */
-const API_CALLER: Caller = { source: 'api' };
 
 /** What a use case's operation answers with: a JSON model (or a list or page of it), or a stored file. */
 type UseCaseResult = ModelResult | DownloadResult;
@@ -105,6 +104,7 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
     useCase,
     summary: summary ?? useCase.summary,
     ...(useCase.module === undefined ? {} : { module: useCase.module }),
+    ...(useCase.access === 'read' && useCase.audit !== undefined ? { recordsRead: true } : {}),
     ...(input.path === undefined ? {} : { pathFields: input.path }),
     ...(input.query === undefined ? {} : { queryFields: input.query }),
     ...(input.header === undefined ? {} : { headerFields: input.header }),
@@ -113,7 +113,15 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
     handler: (deps) => async (ctx) => {
       const { db, commits } = deps;
       const values = useCase.valuesOf(db, { path: ctx.params, query: ctx.query, header: ctx.headers, body: ctx.state.body });
-      const result = await commits.run(useCase.access, () => useCase.run(db, values, API_CALLER));
+      const caller = apiCaller(ctx);
+      // A use case that records audit events runs as a write, so its events share the COMMIT of
+      // its turn's group and are durable before the answer's first byte.
+      let result: R;
+      try {
+        result = await commits.run(accessOf(useCase, caller), () => runRecorded(useCase, db, values, caller));
+      } catch (error) {
+        throw recordsRead(useCase, caller) ? unrecordedReadError(error) : error;
+      }
       return answer === undefined ? result : answer(ctx, result, deps);
     },
   };

@@ -26,10 +26,11 @@ const SHA256 = /^[0-9a-f]{64}$/;
  * Sends an opened document (clinic-api-1.1.md): its bytes streamed from the file, never read
  * whole, with the type it was stored with, its length, its name for the save dialog (as ASCII
  * for old clients and in full in `filename*`) and its
- * SHA-256 as ETag; or 304 when If-None-Match names that ETag. Patient data is never cached by a
+ * SHA-256 as ETag; or 304 when If-None-Match names that ETag. `recordRead` stores the audit event
+ * of a 200 before anything is sent; when it fails, nothing of the file is. Patient data is never cached by a
  * shared cache (`private`), and the browser must revalidate (`no-cache`), which costs a 304.
  */
-export function sendDocument(ctx: ClinicContext, { document, file }: OpenedDocument): void {
+export async function sendDocument(ctx: ClinicContext, { document, file }: OpenedDocument, recordRead: () => Promise<void>): Promise<void> {
   try {
     const etag = SHA256.test(document.sha256) ? `"${document.sha256}"` : undefined;
     if (etag !== undefined) ctx.set('ETag', etag);
@@ -40,6 +41,8 @@ export function sendDocument(ctx: ClinicContext, { document, file }: OpenedDocum
       ctx.status = 304;
       return;
     }
+    // A 304 shows nothing; a 200 records its document.read, committed before the first byte.
+    await recordRead();
     ctx.status = 200;
     // Set before the body, so that Koa keeps it as stored instead of adding a charset or guessing.
     // A value stored before types were checked at the door (media-type.ts) that is no media type

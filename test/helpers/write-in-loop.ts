@@ -7,23 +7,19 @@
 // payments of 0.01 in cash (or refunds of 0.01) and prints {"recorded": n, "refused": [codes]}.
 import { openDatabase } from '../../src/db/open-database.js';
 import { classifyError } from '../../src/domain/errors.js';
-import { recordPayment } from '../../src/domain/payments/record-payment.js';
+import { RECORD_PAYMENT } from '../../src/domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../src/domain/payments/refund-payment.js';
 import { performUseCase } from '../../src/domain/use-case.js';
 
 const [kind = '', dataDir = '', id = '', count = '0', startAt = '0'] = process.argv.slice(2);
 if (kind !== 'pay' && kind !== 'refund') throw new Error(`write-in-loop: pay or refund, not "${kind}"`);
 const db = openDatabase(dataDir);
+// Each process appends its audit events too: the trail's seq is contended as the money is.
+const caller = { source: 'cli', actor: { type: 'cli', id: `loop ${process.pid}`, name: 'loop', source: 'test', requestId: null } } as const;
 const write =
   kind === 'pay'
-    ? () => recordPayment(db, { path: { invoice_id: id }, headers: {}, body: { amount: '0.01', method: 'cash' } })
-    : () =>
-        performUseCase(
-          REFUND_PAYMENT,
-          db,
-          { path: { payment_id: id }, header: {}, body: { amount: '0.01', reason: 'race' } },
-          { source: 'cli' },
-        );
+    ? () => performUseCase(RECORD_PAYMENT, db, { path: { invoice_id: id }, header: {}, body: { amount: '0.01', method: 'cash' } }, caller)
+    : () => performUseCase(REFUND_PAYMENT, db, { path: { payment_id: id }, header: {}, body: { amount: '0.01', reason: 'race' } }, caller);
 await new Promise((resolve) => setTimeout(resolve, Math.max(0, Number(startAt) - Date.now())));
 let recorded = 0;
 const refused: string[] = [];

@@ -23,6 +23,9 @@ import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
+import { recordedRead } from '../../domain/use-case.js';
+import { perDistinctPatient } from '../../domain/audit/record-audit.js';
+import { systemUserActor } from '../../domain/audit/system-user.js';
 
 /** The doctor's name, or nothing for an appointment without one. */
 const doctorName = (appointment: Appointment, context: DeskContext) =>
@@ -114,7 +117,8 @@ function registerCorrectionCommands(group: Command, io: CliIo): void {
             const id = resolveAppointmentReference(db, reference);
             return { path: { appointment_id: id }, body: request(db, id, options) };
           },
-          print: (appointment, db) =>
+          json: ({ appointment }) => appointment,
+          print: ({ appointment }, db) =>
             `Appointment ${appointment.appointment_number} ${says}.\n\n${formatAppointment(appointment, readDeskContext(db))}`,
         });
       },
@@ -241,10 +245,17 @@ export function registerAppointmentCommands(program: Command, io: CliIo): void {
     .option('--doctor <doctor>', "only this doctor's appointments: the name (any case, or a part of it) or the id")
     .action(async (options: CommonOptions & { date?: string; doctor?: string }) => {
       await withDatabase(options, (db) => {
-        const sheet = readDaySheet(db, {
+        const query = {
           ...(options.date === undefined ? {} : { date: options.date }),
           ...(options.doctor === undefined ? {} : { doctor: options.doctor }),
-        });
+        };
+        // One appointment.read per patient on the sheet, as GET /appointments records its page.
+        const sheet = recordedRead(
+          db,
+          systemUserActor(),
+          () => readDaySheet(db, query),
+          ({ appointments }) => perDistinctPatient(appointments, (appointment) => appointment.patient_id, { action: 'appointment.read' }),
+        );
         emit(io, options, sheet.appointments, () => formatDaySheet(sheet));
       });
     });

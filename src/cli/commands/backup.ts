@@ -1,5 +1,8 @@
 import type { Command } from 'commander';
 import { clinicTimeZone } from '../../domain/settings.js';
+import { recordDataExport } from '../../domain/audit/record-audit.js';
+import { systemUserActor } from '../../domain/audit/system-user.js';
+import { connectionRunner } from '../../domain/use-case.js';
 import { withDatabase } from '../database.js';
 import { localDateTime } from '../desk-format.js';
 import type { CliIo } from '../io.js';
@@ -16,7 +19,9 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .action(async (file: string, options: CommonOptions) => {
       await withDatabase(options, async (db) => {
         const { createBackup } = await loadBackups();
-        const summary = await createBackup(db, options.data, file);
+        const summary = await createBackup(db, options.data, file, {
+          record: () => recordDataExport(connectionRunner(db), db, systemUserActor()),
+        });
         emit(
           io,
           options,
@@ -31,7 +36,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .argument('<file>', 'an archive written by clinic backup')
     .action(async (file: string, options: CommonOptions) => {
       const { restoreBackup } = await loadBackups();
-      const summary = await restoreBackup(file, options.data);
+      const summary = await restoreBackup(file, options.data, systemUserActor());
       // For people, when the backup was made in the clinic's time, as the restored database keeps it.
       const timeZone = options.json === true ? undefined : await withDatabase(options, (db) => clinicTimeZone(db));
       emit(

@@ -1,11 +1,11 @@
-import { accessSync, constants, createReadStream, statSync } from 'node:fs';
-import { basename, dirname, resolve } from 'node:path';
+import { createReadStream, statSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/documents/media-type.js';
 import { presentDocumentItem, READ_DOCUMENT } from '../../domain/documents/read-documents.js';
 import { saveDocumentCopy } from '../../domain/documents/save-document.js';
 import { uploadDocument } from '../../domain/documents/upload-document.js';
-import { performUseCase } from '../../domain/use-case.js';
+import { performUseCase, recordedRead } from '../../domain/use-case.js';
 import { resolvePatientReference } from '../../domain/references.js';
 import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
@@ -20,6 +20,9 @@ import { clinicTimeZone } from '../../domain/settings.js';
 import { deskRecord, fileSize, heading, localDateTime, patientLabel } from '../desk-format.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import { parseTargetPath } from '../target-path.js';
+import { systemUserActor } from '../../domain/audit/system-user.js';
+import { deskCaller } from '../use-case-command.js';
 
 interface UploadOptions extends CommonOptions, Record<string, unknown> {
   patientId: string;
@@ -40,36 +43,6 @@ function parseFilePath(text: string): string {
   return text;
 }
 
-/**
- * Where `document save` may write: a file name in a folder that exists and this user may write
- * in; anything else is a usage error (exit 2), like a bad `--file`. A missing folder is not made:
- * a mistyped folder would otherwise hold patient data where no one looks for it.
- */
-function parseTargetPath(text: string): string {
-  const target = resolve(text);
-  const folder = dirname(target);
-  let isFolder = false;
-  try {
-    isFolder = statSync(folder).isDirectory();
-  } catch {
-    throw new InvalidArgumentError(`no such folder: ${folder}`);
-  }
-  if (!isFolder) throw new InvalidArgumentError(`not a folder: ${folder}`);
-  try {
-    accessSync(folder, constants.W_OK);
-  } catch {
-    throw new InvalidArgumentError(`this user may not write in ${folder}`);
-  }
-  let isDirectory = false;
-  try {
-    isDirectory = statSync(target).isDirectory();
-  } catch {
-    // Not there yet: the usual case.
-  }
-  if (isDirectory) throw new InvalidArgumentError('a folder: give the file name to write');
-  return target;
-}
-
 interface SaveOptions extends CommonOptions {
   force?: boolean;
 }
@@ -85,7 +58,8 @@ function registerDocumentSaveCommand(group: Command, io: CliIo): void {
     .option('--force', 'replace FILE if it exists (it is kept until the new copy is whole)')
     .action(async (ref: string, target: string, options: SaveOptions) => {
       await withDatabase(options, async (db) => {
-        const document = performUseCase(READ_DOCUMENT, db, { path: { document_id: ref } }, { source: 'cli' });
+        // Its document.read is committed before a byte of the file is written.
+        const document = performUseCase(READ_DOCUMENT, db, { path: { document_id: ref } }, deskCaller());
         await saveDocumentCopy(resolve(options.data), document, target, { replace: options.force === true });
         emit(io, options, presentDocumentItem(document), () => {
           const patient = readPatient(db, document.patient_id);
@@ -114,7 +88,12 @@ function registerDocumentListCommand(group: Command, io: CliIo): void {
   ).action(async (ref: string, options: CommonOptions) => {
     await withDatabase(options, (db) => {
       const patient = readPatient(db, resolvePatientReference(db, ref));
-      const documents = listAllDocuments(db, patient.id);
+      const documents = recordedRead(
+        db,
+        systemUserActor(),
+        () => listAllDocuments(db, patient.id),
+        () => [{ action: 'document.list', patientId: patient.id, subjectId: null }],
+      );
       emit(io, options, documents, () => {
         const label = patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name));
         return heading(`Documents of ${label}`) + documentTable(documents, clinicTimeZone(db));
@@ -181,6 +160,7 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
             contentType: options.contentType ?? (await typeOfFileName(basename(options.file))),
           },
         },
+        systemUserActor(),
       );
       emit(io, options, document, () => {
         const patient = readPatient(db, patientId);

@@ -10,10 +10,8 @@ import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
 import { PATIENT_INPUT_FIELDS, PATIENT_PATCH_FIELDS } from '../../fields/patient-fields.js';
 import { UPDATE_PATIENT } from '../../domain/patients/update-patient.js';
-import { readPatient } from '../../domain/patients/read-patient.js';
 import { resolvePatientReference } from '../../domain/references.js';
 import { versionTag } from '../../domain/if-match.js';
-import type { Patient } from '../../domain/patients/present-patient.js';
 import { InvalidArgumentError } from 'commander';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { withDatabase } from '../database.js';
@@ -25,6 +23,8 @@ import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
+import { recordedRead } from '../../domain/use-case.js';
+import { systemUserActor } from '../../domain/audit/system-user.js';
 
 /** The JSON object in a --file, refused like a malformed request body. */
 function readBodyFile(path: string): Record<string, unknown> {
@@ -173,7 +173,13 @@ export function registerPatientCommands(program: Command, io: CliIo): void {
     'patient_id',
   ).action(async (reference: string, options: CommonOptions) => {
     await withDatabase(options, (db) => {
-      const result = readPatientOverview(db, reference);
+      // The whole overview is one patient.read, committed before it is shown (clinic-api-1.2.md).
+      const result = recordedRead(
+        db,
+        systemUserActor(),
+        () => readPatientOverview(db, reference),
+        ({ overview }) => [{ action: 'patient.read', patientId: overview.patient.id, subjectId: overview.patient.id }],
+      );
       emit(io, options, result.overview, () => formatPatientOverview(result));
     });
   });
@@ -225,16 +231,6 @@ function parseVersion(text: string): number {
   return Number(text);
 }
 
-/** The fields whose value differs between two readings of a patient, in the response's order. */
-function changedFields(before: Patient, after: Patient): string[] {
-  const skip = new Set(['version', 'updated_at', 'outstanding_balance', 'outstanding_currency']);
-  return Object.keys(after).filter(
-    (name) =>
-      !skip.has(name) &&
-      JSON.stringify((before as Record<string, unknown>)[name]) !== JSON.stringify((after as Record<string, unknown>)[name]),
-  );
-}
-
 /**
  * `clinic patient edit REF --field value…`: PATCH /patients/{patient_id} with the options given
  * as its merge patch. An option given as empty text clears a field that may be empty (null);
@@ -251,7 +247,6 @@ function registerEditPatientCommand(group: Command, io: CliIo): void {
     descriptions: { is_active: 'false: the patient is kept, with its records, and still found; true or false' },
     groups: PATIENT_OPTION_GROUPS,
   }).action(async (reference: string, options: CommonOptions & { ifVersion?: number } & Record<string, unknown>) => {
-    let before: Patient | undefined;
     await runUseCaseCommand(io, options, UPDATE_PATIENT, {
       request(db) {
         const patch = readFieldOptions(options, PATIENT_PATCH_FIELDS, db);
@@ -259,21 +254,15 @@ function registerEditPatientCommand(group: Command, io: CliIo): void {
         for (const spec of PATIENT_PATCH_FIELDS as readonly FieldSpec[])
           if (patch[spec.name] === '' && spec.nullable === true) patch[spec.name] = null;
         const patientId = resolvePatientReference(db, reference);
-        // For the printout: what changed. A malformed or unknown id is left to the use case to refuse.
-        try {
-          before = readPatient(db, patientId);
-        } catch {
-          before = undefined;
-        }
         return {
           path: { patient_id: patientId },
           header: options.ifVersion === undefined ? {} : { 'if-match': versionTag(options.ifVersion) },
           body: patch,
         };
       },
-      print(patient) {
+      json: ({ patient }) => patient,
+      print({ patient, changed }) {
         const label = patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name));
-        const changed = before === undefined ? [] : changedFields(before, patient);
         if (changed.length === 0) return `Nothing changed: ${label} already has these values (version ${patient.version}).\n`;
         const shown = changed.map((name) => {
           const value = (patient as Record<string, unknown>)[name];

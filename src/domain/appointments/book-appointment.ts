@@ -25,6 +25,7 @@ import { issue } from '../validation/validate.js';
 import { normalizeFields } from '../validation/values.js';
 import { fieldNamed, type ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
+import { onRecordOf } from '../audit/record-audit.js';
 
 type AppointmentValues = ValuesOf<typeof APPOINTMENT_INPUT_FIELDS>;
 
@@ -120,9 +121,10 @@ export const BOOK_APPOINTMENT = defineUseCase({
     if (!stored) throw new Error(`appointment ${id} vanished after it was written`);
     return presentStoredAppointment(db, stored);
   },
+  audit: (appointment) => onRecordOf('appointment.create', appointment.patient_id, appointment.id),
 });
 
 /** BOOK_APPOINTMENT on a connection of its own, booked as `source`. */
 export function bookAppointment(db: Db, body: unknown, source: Caller['source']): Appointment {
-  return performUseCase(BOOK_APPOINTMENT, db, { body }, { source });
+  return performUseCase(BOOK_APPOINTMENT, db, { body }, { source, actor: null });
 }

@@ -2,16 +2,17 @@ import { BEFORE_FIRST_APPOINTMENT, findAppointment, listAppointmentRows, type Ap
 import type { Db } from '../../db/open-database.js';
 import { APPOINTMENT_PATH_FIELDS, APPOINTMENT_WINDOW_FIELDS } from '../../fields/appointment-fields.js';
 import { pageQueryFields } from '../../fields/page-fields.js';
-import { errors, ValidationError, type ValidationIssue } from '../errors.js';
+import { errors, ValidationError } from '../errors.js';
 import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
 import { clinicTimeZone } from '../settings.js';
-import { dateError, localDateOf, nextDay, parseDate, parseDateTime, startOfDay, toUtcIso } from '../validation/calendar.js';
+import { localDateOf, nextDay, parseDate, startOfDay } from '../validation/calendar.js';
 import { problems } from '../validation/problems.js';
-import { isPlainObject } from '../validation/structs.js';
 import { issue, throwIfIssues } from '../validation/validate.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { field, type ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
+import { isIssue, windowEnd, windowEndIssues, type WindowEnd } from '../time-window.js';
+import { onRecordOf, perDistinctPatient } from '../audit/record-audit.js';
 
 /** The query of GET /appointments. */
 export const APPOINTMENT_LIST_QUERY_FIELDS = [
@@ -38,32 +39,6 @@ const CURSOR_SHAPE = ['string', 'number'] as const;
 
 /** The longest window a list may span (clinic-api-1.1.md): 92 days of 24 hours. */
 const MAX_WINDOW_MS = 92 * 24 * 3600 * 1000;
-
-/** One end of a window as the client wrote it: a calendar date or an instant. */
-type WindowEnd = { date: string } | { instant: string };
-
-/** `text` as a window end, or the issue at ["query", name] that refuses it. */
-function windowEnd(name: 'from' | 'to', text: string, timeZone: string): WindowEnd | ValidationIssue {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(text)) {
-    const error = dateError(text);
-    return error === undefined ? { date: text } : issue(['query', name], problems.dateParsing(error), text);
-  }
-  const parsed = parseDateTime(text);
-  if (typeof parsed === 'string') return issue(['query', name], problems.datetimeParsing(parsed), text);
-  return { instant: toUtcIso(parsed, timeZone) };
-}
-
-const isIssue = (value: WindowEnd | ValidationIssue | undefined): value is ValidationIssue => value !== undefined && 'type' in value;
-
-/** The issues of a query's `from` and `to` that are text but neither a date nor a date-time. */
-function windowEndIssues(query: unknown, timeZone: string): ValidationIssue[] {
-  if (!isPlainObject(query)) return [];
-  return (['from', 'to'] as const).flatMap((name) => {
-    const text = query[name];
-    const end = typeof text === 'string' ? windowEnd(name, text, timeZone) : undefined;
-    return isIssue(end) ? [end] : [];
-  });
-}
 
 /**
  * The half-open window [from, to) of a query, as UTC instants. A date `from` is the start of
@@ -119,11 +94,12 @@ export const LIST_APPOINTMENTS = defineUseCase({
     ...cursorIssues(query, CURSOR, CURSOR_SHAPE),
   ],
   run: (db, { query }) => appointmentPage(db, query),
+  audit: (page) => perDistinctPatient(page.items, (appointment) => appointment.patient_id, { action: 'appointment.read' }),
 });
 
 /** LIST_APPOINTMENTS on a connection of its own. */
 export function listAppointments(db: Db, query: unknown): Page<Appointment> {
-  return performUseCase(LIST_APPOINTMENTS, db, { query }, { source: 'cli' });
+  return performUseCase(LIST_APPOINTMENTS, db, { query }, { source: 'cli', actor: null });
 }
 
 function appointmentPage(db: Db, values: ValuesOf<typeof APPOINTMENT_LIST_QUERY_FIELDS>): Page<Appointment> {
@@ -158,9 +134,10 @@ export const READ_APPOINTMENT = defineUseCase({
     if (!row) throw errors.appointmentNotFound();
     return presentStoredAppointment(db, row);
   },
+  audit: (appointment) => onRecordOf('appointment.read', appointment.patient_id, appointment.id),
 });
 
 /** READ_APPOINTMENT on a connection of its own. */
 export function readAppointment(db: Db, appointmentId: unknown): Appointment {
-  return performUseCase(READ_APPOINTMENT, db, { path: { appointment_id: appointmentId } }, { source: 'cli' });
+  return performUseCase(READ_APPOINTMENT, db, { path: { appointment_id: appointmentId } }, { source: 'cli', actor: null });
 }

@@ -23,6 +23,29 @@ import { issue } from '../validation/validate.js';
 import { refuseOverlap } from './book-appointment.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
 
+/** An appointment after a patch, and the request's fields whose stored value changed (sorted). */
+export interface UpdatedAppointment {
+  appointment: Appointment;
+  changed: string[];
+}
+
+/**
+ * The fields of a patch the audit trail names when their stored value changed: what the request
+ * can set, never what follows from it (reschedule_*, status_changed_at, the confirmations).
+ */
+const REQUEST_FIELDS = new Set([
+  'status',
+  'start_at',
+  'end_at',
+  'resource_id',
+  'service_id',
+  'title',
+  'appointment_type',
+  'color',
+  'notes',
+  'status_reason',
+]);
+
 /** Where each status may go (clinic-api-1.2.md, "Status and its transitions"). */
 const NEXT_STATUSES: Readonly<Record<AppointmentStatus, readonly AppointmentStatus[]>> = {
   booked: ['arrived', 'no_show', 'cancelled'],
@@ -64,7 +87,7 @@ export const UPDATE_APPOINTMENT = defineUseCase({
     errors.serviceNotFound(),
   ],
   access: 'read-then-write',
-  run(db, { path, body }): Appointment {
+  run(db, { path, body }): UpdatedAppointment {
     const row = findAppointment(db, path.appointment_id);
     if (row === undefined) throw errors.appointmentNotFound();
     const now = nowIso();
@@ -125,12 +148,19 @@ export const UPDATE_APPOINTMENT = defineUseCase({
         listAppointmentServices(db, row.id)
           .map((s) => s.id)
           .join(' ');
-    if (changed.size === 0 && !servicesChanged) return presentStoredAppointment(db, row);
+    const requestChanged = [...changed].filter((name) => REQUEST_FIELDS.has(name));
+    if (servicesChanged) requestChanged.push(body.service_ids !== undefined ? 'service_ids' : 'service_id');
+    const changedNames = [...new Set(requestChanged)].sort();
+    if (changed.size === 0 && !servicesChanged) return { appointment: presentStoredAppointment(db, row), changed: changedNames };
     updateAppointment(db, { ...columns, id: row.id, updated_at: now });
     if (servicesChanged) replaceAppointmentServices(db, row.id, services);
     if (rescheduled) recordAppointmentLength(db, Date.parse(endAt) - Date.parse(startAt));
-    return presentStoredAppointment(db, findAppointment(db, row.id)!);
+    return { appointment: presentStoredAppointment(db, findAppointment(db, row.id)!), changed: changedNames };
   },
+  audit: ({ appointment, changed }) =>
+    appointment.patient_id === null
+      ? []
+      : [{ action: 'appointment.update', patientId: appointment.patient_id, subjectId: appointment.id, detail: { changed } }],
 });
 
 /**

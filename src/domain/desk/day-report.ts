@@ -7,6 +7,8 @@ import { centsToNumber } from '../validation/decimal.js';
 import { deskDate } from './desk-date.js';
 import { field } from '../../fields/field-spec.js';
 import { defineUseCase } from '../use-case.js';
+import { perDistinctPatient } from '../audit/record-audit.js';
+import { resolvePatientReference } from '../references.js';
 
 /** One payment of the cash count (clinic-api-1.1.md, `clinic report day --json`). */
 export interface DayReportPayment {
@@ -82,6 +84,13 @@ export const DAY_REPORT = defineUseCase({
   refusals: [],
   access: 'read',
   run: (db, { query }) => readDayReport(db, query.date === undefined ? {} : { date: query.date }),
+  // One invoice.read per patient on the report, in any currency (clinic-api-1.2.md).
+  audit: (result, _values, db) =>
+    perDistinctPatient(
+      [result.report.payments, result.report.refunds, result.otherCurrencies, result.otherCurrencyRefunds].flat(),
+      (line) => resolvePatientReference(db, line.patient_number),
+      { action: 'invoice.read' },
+    ),
 });
 
 /**

@@ -10,6 +10,7 @@ import { pageQueryFields } from '../../fields/page-fields.js';
 import { errors } from '../errors.js';
 import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
+import type { AuditRecord } from '../audit/audit-event.js';
 
 /** DocumentItem (clinic-api-1.1.md). */
 export type DocumentItem = ResponseOf<typeof DOCUMENT_ITEM_FIELDS>;
@@ -44,11 +45,12 @@ export const LIST_DOCUMENTS = defineUseCase({
     const rows = listPatientDocumentRows(db, path.patient_id, after, limit + 1);
     return pageOf(rows, limit, CURSOR, (row) => [row.created_at, row.seq], presentDocumentItem);
   },
+  audit: (_page, { path }) => [{ action: 'document.list', patientId: path.patient_id, subjectId: null }],
 });
 
 /** LIST_DOCUMENTS on a connection of its own. */
 export function listPatientDocuments(db: Db, patientId: unknown, query: unknown): Page<DocumentItem> {
-  return performUseCase(LIST_DOCUMENTS, db, { path: { patient_id: patientId }, query }, { source: 'cli' });
+  return performUseCase(LIST_DOCUMENTS, db, { path: { patient_id: patientId }, query }, { source: 'cli', actor: null });
 }
 
 /** A document ready to be sent: its metadata and its bytes, opened. The caller closes `file`. */
@@ -74,6 +76,14 @@ export const FIND_DOCUMENT = defineUseCase({
   },
 });
 
+/**
+ * What reading a document's bytes records. FIND_DOCUMENT declares no audit of its own: the API
+ * records it only once it knows the answer is a 200, not a 304 (src/server/routes/documents.ts).
+ */
+export function documentReadRecords(document: DocumentRow): AuditRecord[] {
+  return [{ action: 'document.read', patientId: document.patient_id, subjectId: document.id }];
+}
+
 /** The path of a document named by its id alone. */
 const DOCUMENT_ID_FIELDS = [DOCUMENT_DOWNLOAD_PATH_FIELDS[1]] as const;
 
@@ -91,6 +101,7 @@ export const READ_DOCUMENT = defineUseCase({
     if (!document) throw errors.documentNotFound('No document has this id.');
     return document;
   },
+  audit: (document) => documentReadRecords(document),
 });
 
 /**

@@ -14,6 +14,8 @@ import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js
 import { documentFilename } from './document-filename.js';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from './media-type.js';
 import { connectionRunner, type WorkRunner } from '../use-case.js';
+import type { Actor } from '../audit/audit-event.js';
+import { appendAuditEvents } from '../audit/record-audit.js';
 
 /** Where documents are kept and how large one may be. */
 export interface DocumentStorage {
@@ -124,6 +126,8 @@ export class DocumentUpload {
     private readonly runner: WorkRunner,
     private readonly storage: DocumentStorage,
     patientIdInput: unknown,
+    /** Who uploads, as the audit trail names them (document.create). */
+    private readonly actor: Actor,
   ) {
     this.pathIssues = pathInput.issues({ patient_id: patientIdInput });
     const id = this.pathIssues.length === 0 ? (patientIdInput as string).toLowerCase() : undefined;
@@ -228,7 +232,12 @@ export class DocumentUpload {
       type: values.type,
       created_at: nowIso(),
     };
-    await this.runner.run('write', () => insertDocument(this.db, row));
+    // The row and its audit event in one transaction (clinic-api-1.2.md). Should the move below
+    // fail, the row is removed but the event stays: the trail keeps that the upload was made.
+    await this.runner.run('read-then-write', () => {
+      insertDocument(this.db, row);
+      appendAuditEvents(this.db, this.actor, [{ action: 'document.create', patientId: row.patient_id, subjectId: row.id }]);
+    });
     // A crash from here until the rename is done leaves the row and its file in tmp/: the next
     // `clinic serve` finishes the move (recover-uploads.ts).
     try {
@@ -266,8 +275,9 @@ export async function uploadDocument(
   db: Db,
   storage: DocumentStorage,
   input: { patientId: unknown; fields: Readonly<Record<string, unknown>>; file: IncomingFile },
+  actor: Actor,
 ): Promise<Document> {
-  const upload = new DocumentUpload(db, connectionRunner(db), storage, input.patientId);
+  const upload = new DocumentUpload(db, connectionRunner(db), storage, input.patientId, actor);
   await upload.receiveFile(input.file, input.fields);
   return upload.complete(input.fields);
 }

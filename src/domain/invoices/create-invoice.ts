@@ -63,9 +63,10 @@ export const CREATE_INVOICE = defineUseCase({
     insertInvoice(db, row);
     return presentInvoice(row);
   },
+  audit: (invoice) => [{ action: 'invoice.create', patientId: invoice.patient_id, subjectId: invoice.id }],
 });
 
 /** CREATE_INVOICE on a connection of its own; a bare `issued_at` date is midnight, clinic time. */
 export function createInvoice(db: Db, body: unknown): Invoice {
-  return performUseCase(CREATE_INVOICE, db, { body: withIssuedDateAsMidnight(body) }, { source: 'cli' });
+  return performUseCase(CREATE_INVOICE, db, { body: withIssuedDateAsMidnight(body) }, { source: 'cli', actor: null });
 }

@@ -5,6 +5,7 @@ import { pageQueryFields } from '../../fields/page-fields.js';
 import { cursorIssues, decodeCursor, pageOf, type Page } from '../pagination.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { presentInvoice, type Invoice } from './present-invoice.js';
+import { perDistinctPatient } from '../audit/record-audit.js';
 
 /** The query of GET /invoices: its 1.0.0 filters, and pagination from 1.1.0 (without `limit`, the whole list as in 1.0.0). */
 export const INVOICE_LIST_QUERY_FIELDS = [...INVOICE_QUERY_FIELDS, ...pageQueryFields('the whole list')] as const;
@@ -37,9 +38,10 @@ export const LIST_INVOICES = defineUseCase({
     if (limit === undefined) return { items: listInvoiceRows(db, filter, after).map(presentInvoice), next: null };
     return pageOf(listInvoiceRows(db, filter, after, limit + 1), limit, CURSOR, (row) => [row.issued_at, row.seq], presentInvoice);
   },
+  audit: (page) => perDistinctPatient(page.items, (invoice) => invoice.patient_id, { action: 'invoice.read' }),
 });
 
 /** LIST_INVOICES on a connection of its own. */
 export function listInvoices(db: Db, query: unknown): Page<Invoice> {
-  return performUseCase(LIST_INVOICES, db, { query }, { source: 'cli' });
+  return performUseCase(LIST_INVOICES, db, { query }, { source: 'cli', actor: null });
 }

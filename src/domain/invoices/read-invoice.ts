@@ -20,11 +20,12 @@ export const READ_INVOICE = defineUseCase({
   refusals: [errors.invoiceNotFound()],
   access: 'read',
   run: (db, { path }) => invoiceDetail(db, path.invoice_id),
+  audit: (invoice) => [{ action: 'invoice.read', patientId: invoice.patient_id, subjectId: invoice.id }],
 });
 
 /** READ_INVOICE on a connection of its own. */
 export function readInvoice(db: Db, invoiceId: unknown): InvoiceDetail {
-  return performUseCase(READ_INVOICE, db, { path: { invoice_id: invoiceId } }, { source: 'cli' });
+  return performUseCase(READ_INVOICE, db, { path: { invoice_id: invoiceId } }, { source: 'cli', actor: null });
 }
 
 /** The invoice as GET /invoices/{invoice_id} gives it; 404 INVOICE_NOT_FOUND. */

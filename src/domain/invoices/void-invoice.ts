@@ -30,4 +30,5 @@ export const VOID_INVOICE = defineUseCase({
     }
     return invoiceDetail(db, invoice.id);
   },
+  audit: (invoice) => [{ action: 'invoice.void', patientId: invoice.patient_id, subjectId: invoice.id }],
 });

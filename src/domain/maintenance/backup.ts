@@ -21,6 +21,10 @@ import {
   type ManifestEntry,
 } from './backup-archive.js';
 import { describeFailure } from './check.js';
+import type { Actor } from '../audit/audit-event.js';
+import { appendAuditEvents, DATA_IMPORT } from '../audit/record-audit.js';
+import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
+import { inTransaction } from '../use-case.js';
 import { digestFile, listFilesUnder } from './data-dir.js';
 
 /** What `clinic backup` wrote. */
@@ -49,6 +53,12 @@ export interface BackupOptions {
    * `db`, a connection of its own (backupDatabaseInSteps); by default in one step.
    */
   inSteps?: boolean;
+  /**
+   * Records the export in the audit trail (data.export) once the archive is named; when it
+   * cannot be recorded, the archive is removed again and the backup fails: no copy of the
+   * patients' data leaves without its event.
+   */
+  record?: () => Promise<void>;
 }
 
 /** The prefix of the staging folder a backup is written in, beside its target: `.clinic-backup-<pid>-XXXXXX`. */
@@ -168,6 +178,12 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     await rename(archive, target);
     await syncRenamed(target);
     await syncDirectory(folder);
+    try {
+      await options.record?.();
+    } catch (error) {
+      await rm(target, { force: true });
+      throw error;
+    }
     return {
       file: target,
       created_at: createdAt,
@@ -199,7 +215,7 @@ function freeBytes(dir: string): number | undefined {
  * integrity_check (and is brought to this program's schema). On any failure the directory is
  * left empty again.
  */
-export async function restoreBackup(file: string, dataDir: string): Promise<RestoreSummary> {
+export async function restoreBackup(file: string, dataDir: string, actor: Actor): Promise<RestoreSummary> {
   const source = resolve(file);
   const target = resolve(dataDir);
   let archive;
@@ -234,6 +250,10 @@ export async function restoreBackup(file: string, dataDir: string): Promise<Rest
     try {
       const damage = integrityProblems(db);
       if (damage.length > 0) throw errors.backupDamaged(`the restored database fails integrity_check: ${damage.join('; ')}`);
+      // A trail that does not verify is refused like a damaged file: restoring it would make the
+      // altered history the clinic's own (AUDIT_CHAIN_BROKEN names the first event that fails).
+      verifyAuditTrail(db);
+      inTransaction(db, 'read-then-write', () => appendAuditEvents(db, actor, [DATA_IMPORT]));
     } finally {
       db.close();
     }

@@ -11,6 +11,9 @@ import { isAbandonedUpload } from '../documents/recover-uploads.js';
 import { sqliteErrorCode } from '../../db/sqlite-result-codes.js';
 import { digestFile } from './data-dir.js';
 import { FIRST_KEY_FILE } from './first-key-file.js';
+import { AppError } from '../errors.js';
+import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
+import { missingAuditTriggers } from '../../db/audit-events.js';
 
 /** The outcome of one named check: what it found. */
 export interface CheckOutcome {
@@ -220,6 +223,23 @@ function staleUploadFindings(db: Db, temps: readonly TempEntry[]): string[] {
     );
 }
 
+/**
+ * The audit trail's chain, recomputed whole (verifyAuditTrail), and the triggers that keep it
+ * append-only: a trail someone could edit or shorten proves nothing, even if it verifies today.
+ */
+function auditTrailFindings(db: Db): string[] {
+  const findings = missingAuditTriggers(db).map(
+    (trigger) => `the audit trail's trigger ${trigger} is missing: its events could be changed or deleted unnoticed by SQLite`,
+  );
+  try {
+    verifyAuditTrail(db);
+  } catch (error) {
+    if (!(error instanceof AppError) || error.code !== 'AUDIT_CHAIN_BROKEN') throw error;
+    findings.unshift(`AUDIT_CHAIN_BROKEN at event ${String(error.details.seq)}: ${error.message}`);
+  }
+  return findings;
+}
+
 /** The checks `clinic check` runs, in order. */
 export const CHECKS: readonly NamedCheck[] = [
   {
@@ -258,6 +278,12 @@ export const CHECKS: readonly NamedCheck[] = [
     description: 'no abandoned upload is left in tmp/',
     needsDatabase: true,
     run: async (db, dataDir) => staleUploadFindings(db!, await listTempFiles(dataDir)),
+  },
+  {
+    name: 'audit_trail',
+    description: 'the audit trail verifies from its first event to its last, and stays append-only',
+    needsDatabase: true,
+    run: (db) => auditTrailFindings(db!),
   },
   {
     name: 'invoice_payments',

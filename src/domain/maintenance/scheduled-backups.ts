@@ -101,14 +101,18 @@ export async function writeScheduledBackup(
   dataDir: string,
   backupDir: string,
   keep: number,
-  options: { now: Date; signal?: AbortSignal },
+  options: { now: Date; signal?: AbortSignal; record?: () => Promise<void> },
 ): Promise<ScheduledBackupResult> {
   const name = scheduledBackupName(options.now);
   // Fails rather than waits on a lock: the server's event loop must not block.
   const db = openDatabase(dataDir, { busyWait: 'fail' });
   let summary: BackupSummary;
   try {
-    summary = await createBackup(db, dataDir, join(backupDir, name), { signal: options.signal, inSteps: true });
+    summary = await createBackup(db, dataDir, join(backupDir, name), {
+      signal: options.signal,
+      inSteps: true,
+      ...(options.record === undefined ? {} : { record: options.record }),
+    });
   } finally {
     db.close();
   }

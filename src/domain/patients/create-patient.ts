@@ -43,9 +43,10 @@ export const CREATE_PATIENT = defineUseCase({
     // answer's CPU, docs/benchmarks.md).
     return presentPatient(row, NOTHING_OWED);
   },
+  audit: (patient) => [{ action: 'patient.create', patientId: patient.id, subjectId: patient.id }],
 });
 
 /** CREATE_PATIENT on a connection of its own (performUseCase). */
 export function createPatient(db: Db, body: unknown): Patient {
-  return performUseCase(CREATE_PATIENT, db, { body }, { source: 'cli' });
+  return performUseCase(CREATE_PATIENT, db, { body }, { source: 'cli', actor: null });
 }

@@ -82,6 +82,9 @@ export const FIND_PATIENTS = defineUseCase({
   access: 'read',
   moreIssues: ({ query }, fieldIssues) => [...wordCountIssues(query, fieldIssues), ...cursorIssues(query, CURSOR, CURSOR_SHAPE)],
   run: (db, { query }) => findPatientPage(db, query),
+  // One event per patient on the page returned (as IHE BALP records a query), with what was searched for.
+  audit: (page, { query }) =>
+    page.items.map((patient) => ({ action: 'patient.search', patientId: patient.id, subjectId: null, detail: { q: query.q ?? null } })),
 });
 
 function findPatientPage(db: Db, values: ValuesOf<typeof PATIENT_LIST_QUERY_FIELDS>): Page<PatientSummary> {
@@ -109,5 +112,5 @@ function findPatientPage(db: Db, values: ValuesOf<typeof PATIENT_LIST_QUERY_FIEL
 
 /** FIND_PATIENTS on a connection of its own. */
 export function findPatients(db: Db, query: unknown): Page<PatientSummary> {
-  return performUseCase(FIND_PATIENTS, db, { query }, { source: 'cli' });
+  return performUseCase(FIND_PATIENTS, db, { query }, { source: 'cli', actor: null });
 }

@@ -25,9 +25,10 @@ export const READ_PATIENT = defineUseCase({
     if (!row) throw errors.patientNotFound();
     return presentPatient(row, outstandingBalance(db, row.id));
   },
+  audit: (patient) => [{ action: 'patient.read', patientId: patient.id, subjectId: patient.id }],
 });
 
 /** READ_PATIENT on a connection of its own. */
 export function readPatient(db: Db, patientId: unknown): Patient {
-  return performUseCase(READ_PATIENT, db, { path: { patient_id: patientId } }, { source: 'cli' });
+  return performUseCase(READ_PATIENT, db, { path: { patient_id: patientId } }, { source: 'cli', actor: null });
 }

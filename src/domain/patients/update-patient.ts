@@ -11,6 +11,12 @@ import { PATIENT_CONTACT_FIELDS } from './create-patient.js';
 import { matchesIfMatch } from '../if-match.js';
 import { presentPatient, type Patient } from './present-patient.js';
 
+/** A patient after a patch, and the names of the fields whose stored value changed (sorted). */
+export interface UpdatedPatient {
+  patient: Patient;
+  changed: string[];
+}
+
 /** What a patient is found by: a change to one of these rewrites its search terms. */
 const SEARCHED_FIELDS = new Set(['first_name', 'last_name', 'date_of_birth', 'email', 'phone', 'mobile']);
 
@@ -57,14 +63,14 @@ export const UPDATE_PATIENT = defineUseCase({
   mergePatch: true,
   refusals: [errors.patientNotFound(404), errors.preconditionFailed(2), errors.patientContactRequired()],
   access: 'read-then-write',
-  run(db, { path, header, body }): Patient {
+  run(db, { path, header, body }): UpdatedPatient {
     const row = findPatient(db, path.patient_id);
     if (row === undefined) throw errors.patientNotFound();
     if (!matchesIfMatch(header['if-match'], row.version)) throw errors.preconditionFailed(row.version);
     const patch: Readonly<Record<string, unknown>> = body;
     if (PATIENT_CONTACT_FIELDS.some((name) => name in patch && isBlank(patch[name]))) throw errors.patientContactRequired();
     const { columns, changed } = mergedColumns(row, patch);
-    if (changed.length === 0) return presentPatient(row, outstandingBalance(db, row.id));
+    if (changed.length === 0) return { patient: presentPatient(row, outstandingBalance(db, row.id)), changed };
     const updated = updatePatient(db, { ...columns, updated_at: nowIso() });
     if (changed.some((name) => SEARCHED_FIELDS.has(name))) {
       replacePatientSearchTerms(
@@ -74,6 +80,8 @@ export const UPDATE_PATIENT = defineUseCase({
         patientPhoneDigits(updated),
       );
     }
-    return presentPatient(updated, outstandingBalance(db, updated.id));
+    return { patient: presentPatient(updated, outstandingBalance(db, updated.id)), changed: changed.sort() };
   },
+  // A patch that changes nothing is recorded too, with `changed: []` (clinic-api-1.2.md).
+  audit: ({ patient, changed }) => [{ action: 'patient.update', patientId: patient.id, subjectId: patient.id, detail: { changed } }],
 });

@@ -118,9 +118,17 @@ export const RECORD_PAYMENT = defineUseCase({
     };
     return applyPayment(db, payment, fingerprint(payment));
   },
+  // A replay shows what was recorded before and records nothing new (clinic-api-1.2.md).
+  audit: ({ payment, replayed }) =>
+    replayed ? [] : [{ action: 'payment.create', patientId: payment.patient_id, subjectId: payment.payment_id }],
 });
 
 /** RECORD_PAYMENT on a connection of its own (performUseCase), as the command line performs it. */
 export function recordPayment(db: Db, request: PaymentRequest): RecordedPayment {
-  return performUseCase(RECORD_PAYMENT, db, { path: request.path, header: request.headers, body: request.body }, { source: 'cli' });
+  return performUseCase(
+    RECORD_PAYMENT,
+    db,
+    { path: request.path, header: request.headers, body: request.body },
+    { source: 'cli', actor: null },
+  );
 }

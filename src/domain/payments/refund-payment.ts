@@ -110,4 +110,6 @@ export const REFUND_PAYMENT = defineUseCase({
     });
     return { refund: presentRefund(row, invoice), replayed: false };
   },
+  audit: ({ refund, replayed }) =>
+    replayed ? [] : [{ action: 'refund.create', patientId: refund.patient_id, subjectId: refund.refund_id }],
 });

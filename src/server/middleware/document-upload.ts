@@ -13,6 +13,7 @@ import type { CommitGroups } from '../commit-groups.js';
 import type { ServerConfig } from '../config.js';
 import { closeConnectionAfterResponse } from '../close-connection.js';
 import type { ClinicState } from '../state.js';
+import { apiCaller } from '../api-caller.js';
 
 /**
  * Bounds on everything in the form besides the document, so that a form's overhead is small and
@@ -155,7 +156,8 @@ export function receiveDocumentUpload(db: Db, commits: CommitGroups, config: Ser
       closeConnectionAfterResponse(ctx);
       throw errors.documentTooLarge(storage.limitBytes);
     }
-    const upload = new DocumentUpload(db, commits, storage, ctx.params.patient_id);
+    // authorize ran first: the caller is the key's.
+    const upload = new DocumentUpload(db, commits, storage, ctx.params.patient_id, apiCaller(ctx).actor!);
     let refuse: (error: AppError) => void = () => undefined;
     const refused = new Promise<never>((_resolve, reject) => (refuse = reject));
     const entry: PendingUpload = { upload, fileStreams: [], refuse };

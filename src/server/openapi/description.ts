@@ -155,8 +155,9 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
   const validation = validationExample(op);
   if (validation.length > 0 || byStatus(422).length > 0) out['422'] = unprocessableResponse(validation, byStatus(422));
   if (op.scope) out['503'] = ref('responses', 'DatabaseBusy');
-  // Only writes need room on the disk; reads are answered on a full disk.
+  // Writes need room on the disk; so do reads that show patient data, for their audit events.
   if (op.method !== 'get') out['507'] = ref('responses', 'StorageFull');
+  else if (op.recordsRead === true) out['507'] = ref('responses', 'ReadNotRecorded');
   // Any request may carry too many headers, or take too long to arrive; the server refuses it unread.
   out['408'] = ref('responses', 'RequestTimeout');
   out['431'] = ref('responses', 'HeadersTooLarge');
@@ -193,6 +194,10 @@ function responseComponents(): Record<string, JsonSchema> {
     StorageFull: codedResponse(
       [errors.storageFull()],
       'STORAGE_FULL: the disk of the data directory is full; nothing was stored. Retry once space is freed',
+    ),
+    ReadNotRecorded: codedResponse(
+      [errors.readNotRecorded(true)],
+      'STORAGE_FAILED: the audit event of this read could not be stored (the disk is full or failing), so nothing is shown. Retry once space is freed',
     ),
     HeadersTooLarge: codedResponse(
       [errors.headersTooLarge(MAX_HEADER_BYTES)],

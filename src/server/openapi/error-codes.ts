@@ -61,6 +61,8 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   databaseTooNew: [3, 2],
   autostartNeedsWindows: ['install'],
   autostartSetupFailed: ['Registering the scheduled task', 'Access is denied.'],
+  readNotRecorded: [true],
+  auditChainBroken: [7, 'its hash is not the hash of its fields'],
   checkFailed: [1],
   internal: [],
 };

@@ -1,3 +1,4 @@
+import { eventHash } from '../../domain/audit/audit-event.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { DOCUMENT_TYPES, PAYMENT_METHODS } from '../../domain/lookups.js';
 import { MODELS, type ModelName } from './models.js';
@@ -208,3 +209,38 @@ export const parameterExamples: Readonly<Record<string, string>> = {
   'idempotency-key': 'till-2-receipt-0815',
   asset: 'swagger-ui.css',
 };
+
+/** Two events as GET /audit-events gives them: hashes computed as the trail computes them, so the example verifies. */
+export const auditEventListExample = (() => {
+  const first = {
+    seq: 41,
+    at: '2026-11-30T09:12:04.311Z',
+    action: 'patient.read' as const,
+    patient_id: PATIENT_ID,
+    patient_number: 'P-000042',
+    subject_type: 'patient' as const,
+    subject_id: PATIENT_ID,
+    actor_type: 'api_key' as const,
+    actor_id: '5d6e7f8a-9b0c-4d1e-8f2a-3b4c5d6e7f8a',
+    actor_name: 'Praxis-Software',
+    source: '127.0.0.1',
+    request_id: 'b1c2d3e4-f5a6-4b7c-8d9e-0f1a2b3c4d5e',
+    detail: null,
+    prev_hash: 'f3a1c9e2b7d4058e6a1f2c3b4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e6f7a',
+  };
+  const firstEvent = { ...first, hash: eventHash(first) };
+  const second = {
+    ...first,
+    seq: 42,
+    at: '2026-11-30T09:13:40.027Z',
+    action: 'patient.update' as const,
+    actor_type: 'cli' as const,
+    actor_id: 'empfang',
+    actor_name: 'empfang',
+    source: 'EMPFANG-PC',
+    request_id: null,
+    detail: { changed: ['email', 'mobile'] },
+    prev_hash: firstEvent.hash,
+  };
+  return [exampleOf('AuditEvent', firstEvent), exampleOf('AuditEvent', { ...second, hash: eventHash(second) })];
+})();

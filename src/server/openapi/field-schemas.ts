@@ -88,6 +88,8 @@ function kindSchema(spec: FieldSpec, direction: Direction): JsonSchema {
         propertyNames: { maxLength: spec.maxKeyLength },
         additionalProperties: { type: 'array', maxItems: spec.maxItems, items: { type: 'string', maxLength: spec.maxItemLength } },
       };
+    case 'json_object':
+      return { ...spec.schema };
     case 'object':
       return objectSchema(spec.fields, direction);
     case 'object_list':

@@ -8,6 +8,7 @@ import {
   REFUND_RESULT_FIELDS,
   VOID_INPUT_FIELDS,
 } from '../../fields/billing-fields.js';
+import { AUDIT_EVENT_FIELDS } from '../../fields/audit-fields.js';
 import { DOCTOR_FIELDS, SERVICE_FIELDS } from '../../fields/catalog-fields.js';
 import { DOCUMENT_FIELDS, DOCUMENT_ITEM_FIELDS } from '../../fields/document-fields.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
@@ -96,6 +97,11 @@ export const MODELS = {
   Doctor: { direction: 'response', fields: DOCTOR_FIELDS, description: 'Doctor (spec 2.7).' },
   DocumentType: { direction: 'response', fields: DOCUMENT_TYPE_FIELDS, description: 'Document type (spec 2.12).' },
   PaymentMethod: { direction: 'response', fields: PAYMENT_METHOD_FIELDS, description: 'Payment method (spec 2.12).' },
+  AuditEvent: {
+    direction: 'response',
+    fields: AUDIT_EVENT_FIELDS,
+    description: 'One event of the audit trail: who saw or changed whose data (1.2.0). Hash-chained: see `hash` and `prev_hash`.',
+  },
 } as const satisfies Record<string, Model>;
 
 export type ModelName = keyof typeof MODELS;

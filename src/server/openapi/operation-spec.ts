@@ -58,6 +58,8 @@ export interface OperationSpec {
   scope?: Scope;
   /** The clinic module that must be on (→ 403 MODULE_DISABLED). */
   module?: ModuleName;
+  /** A read whose answer records audit events, stored before it is sent (→ 507 STORAGE_FAILED when they cannot be). */
+  recordsRead?: boolean;
   pathFields?: readonly FieldSpec[];
   queryFields?: readonly FieldSpec[];
   headerFields?: readonly FieldSpec[];
@@ -74,5 +76,6 @@ export const TAGS = [
   { name: 'documents', description: 'Patient documents' },
   { name: 'billing', description: 'Invoices (billing module) and payments (payments module)' },
   { name: 'lookups', description: 'Lookup lists' },
+  { name: 'audit', description: 'The audit trail: who saw or changed whose data' },
   { name: 'interface', description: 'This description and its docs page' },
 ] as const;

@@ -66,5 +66,6 @@ export const appointmentOperations: readonly Operation[] = [
       description: 'The appointment as it now stands',
       example: examples.appointmentExample,
     },
+    answer: (_ctx, { appointment }) => appointment,
   }),
 ];

@@ -83,6 +83,6 @@ export const patientOperations: readonly Operation[] = [
       example: examples.patientExample,
       headers: ETAG_HEADER,
     },
-    answer: withVersionTag,
+    answer: (ctx, { patient }) => withVersionTag(ctx, patient),
   }),
 ];

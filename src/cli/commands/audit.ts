@@ -1,0 +1,173 @@
+import { InvalidArgumentError, type Command } from 'commander';
+import { findPatientName } from '../../db/patient-names.js';
+import type { Db } from '../../db/open-database.js';
+import type { AuditEvent } from '../../domain/audit/audit-event.js';
+import type { Page } from '../../domain/pagination.js';
+import { exportFhirAuditEvents } from '../../domain/audit/export-audit-trail.js';
+import { auditWindow, LIST_AUDIT_EVENTS, MAX_AUDIT_PAGE_LIMIT } from '../../domain/audit/list-audit-events.js';
+import { verifyAuditTrail } from '../../domain/audit/verify-audit-trail.js';
+import { deskDate } from '../../domain/desk/desk-date.js';
+import { resolvePatientReference } from '../../domain/references.js';
+import { clinicTimeZone } from '../../domain/settings.js';
+import { performUseCase } from '../../domain/use-case.js';
+import { withDatabase } from '../database.js';
+import { calendarDay, deskTable, heading, localDateTime, patientLabel } from '../desk-format.js';
+import { DESK_DATE_FORMS } from '../desk-input.js';
+import type { CliIo } from '../io.js';
+import { emit, type CommonOptions } from '../output.js';
+import { subcommand } from '../program.js';
+import { parseTargetPath } from '../target-path.js';
+
+interface WindowOptions extends CommonOptions {
+  date?: string;
+  from?: string;
+  to?: string;
+}
+
+/** Reading the trail is not recorded in it (clinic-api-1.2.md): the desk reads it as nobody. */
+const UNRECORDED = { source: 'cli', actor: null } as const;
+
+/** The clinic days typed (`--date`, or `--from`/`--to`) as the YYYY-MM-DD the list takes; `--date D` is from D to D. */
+function windowDates(db: Db, options: WindowOptions, byDefault: 'today' | 'all'): { from?: string; to?: string } {
+  if (options.date !== undefined && (options.from !== undefined || options.to !== undefined)) {
+    throw new InvalidArgumentError('give --date, or --from and --to, not both');
+  }
+  const timeZone = clinicTimeZone(db);
+  const day = (text: string) => deskDate(text, timeZone, Date.now());
+  if (options.date !== undefined) return { from: day(options.date), to: day(options.date) };
+  if (options.from === undefined && options.to === undefined) return byDefault === 'today' ? { from: day('today'), to: day('today') } : {};
+  return {
+    ...(options.from === undefined ? {} : { from: day(options.from) }),
+    ...(options.to === undefined ? {} : { to: day(options.to) }),
+  };
+}
+
+/** Every event of the query, page by page through the very list GET /audit-events serves. */
+function allEvents(db: Db, query: Record<string, string>): AuditEvent[] {
+  const events: AuditEvent[] = [];
+  let after: string | null = null;
+  do {
+    const page: Page<AuditEvent> = performUseCase(
+      LIST_AUDIT_EVENTS,
+      db,
+      { query: { ...query, limit: String(MAX_AUDIT_PAGE_LIMIT), ...(after === null ? {} : { after }) } },
+      UNRECORDED,
+    );
+    events.push(...page.items);
+    after = page.next;
+  } while (after !== null);
+  return events;
+}
+
+/** Who, as people read it: the key's name or the desk's user. */
+const actorLabel = (event: AuditEvent) => `${event.actor_name} (${event.actor_type === 'api_key' ? 'API key' : 'desk'})`;
+
+/** What was done, with the changed fields or the search typed. */
+function actionLabel(event: AuditEvent): string {
+  const detail = event.detail as { changed?: string[]; q?: string | null } | null;
+  if (detail?.changed !== undefined)
+    return `${event.action}: ${detail.changed.length === 0 ? 'nothing changed' : detail.changed.join(', ')}`;
+  if (detail?.q !== undefined) return `${event.action} "${detail.q ?? ''}"`;
+  return event.action;
+}
+
+/** The events as a table for people: local time, what, whose (number and today's name), who, from where. */
+function formatEvents(db: Db, events: readonly AuditEvent[], title: string): string {
+  const timeZone = clinicTimeZone(db);
+  const names = new Map<string, string>();
+  const whose = (event: AuditEvent) => {
+    if (event.patient_id === null) return '';
+    let label = names.get(event.patient_id);
+    if (label === undefined) {
+      const name = findPatientName(db, event.patient_id);
+      label = patientLabel(event.patient_number, name?.first_name ?? null, name?.last_name ?? null);
+      names.set(event.patient_id, label);
+    }
+    return label;
+  };
+  return (
+    heading(`${title}  (times in ${timeZone})`) +
+    deskTable(
+      [
+        { header: '#', align: 'right' },
+        { header: 'When' },
+        { header: 'Action', shrink: true },
+        { header: 'Patient', shrink: true },
+        { header: 'By', shrink: true },
+        { header: 'From', shrink: true },
+      ],
+      events.map((event) => [
+        String(event.seq),
+        localDateTime(event.at, timeZone),
+        actionLabel(event),
+        whose(event),
+        actorLabel(event),
+        event.source,
+      ]),
+      'No events.',
+    )
+  );
+}
+
+/** `clinic audit list|verify|export`: the audit trail for the clinic's IT and its data protection officer. */
+export function registerAuditCommands(program: Command, io: CliIo): void {
+  const group = program.command('audit').description('the audit trail: who saw or changed whose data, hash-chained');
+
+  subcommand(group, 'list', "the events of a clinic day, or a patient's (--json: as GET /audit-events gives them)")
+    .option('--patient <ref>', "only this patient's events: its number (P-000042, P-42) or its id; without a date, all of them")
+    .option('--date <day>', `one clinic day: ${DESK_DATE_FORMS} (default: today)`)
+    .option('--from <day>', 'from the start of this clinic day')
+    .option('--to <day>', 'to the end of this clinic day')
+    .action(async (options: WindowOptions & { patient?: string }) => {
+      await withDatabase(options, (db) => {
+        const patientId = options.patient === undefined ? undefined : resolvePatientReference(db, options.patient);
+        const window = windowDates(db, options, patientId === undefined ? 'today' : 'all');
+        const events = allEvents(db, { ...window, ...(patientId === undefined ? {} : { patient_id: patientId }) });
+        const when =
+          window.from === undefined && window.to === undefined
+            ? 'all'
+            : window.from === window.to
+              ? calendarDay(window.from!)
+              : `${window.from === undefined ? '' : calendarDay(window.from)} – ${window.to === undefined ? '' : calendarDay(window.to)}`;
+        const whose =
+          patientId === undefined
+            ? ''
+            : ` of ${patientLabel(findPatientName(db, patientId)?.patient_number ?? null, findPatientName(db, patientId)?.first_name ?? null, findPatientName(db, patientId)?.last_name ?? null)}`;
+        emit(io, options, events, () => formatEvents(db, events, `Audit events${whose}, ${when}`));
+      });
+    });
+
+  subcommand(
+    group,
+    'verify',
+    'recompute the whole chain; exit 1 and AUDIT_CHAIN_BROKEN naming the first event that does not verify',
+  ).action(async (options: CommonOptions) => {
+    await withDatabase(options, (db) => {
+      const verified = verifyAuditTrail(db);
+      emit(io, options, verified, () =>
+        verified.events === 0
+          ? 'The audit trail is empty: nothing has been recorded yet.\n'
+          : `The audit trail verifies: ${verified.events} events, from #1 to #${verified.last_seq}.\nThe last hash is ${verified.last_hash}; note it to compare with a later verification.\n`,
+      );
+    });
+  });
+
+  subcommand(group, 'export', 'write events as FHIR R4 AuditEvent resources, one per line (NDJSON)')
+    .requiredOption('--fhir <file>', 'the file to write; its folder must exist', parseTargetPath)
+    .option('--from <day>', `from the start of this clinic day: ${DESK_DATE_FORMS} (default: the first event)`)
+    .option('--to <day>', 'to the end of this clinic day (default: the last event)')
+    .option('--force', 'replace the file if it exists (it is kept until the new one is whole)')
+    .action(async (options: WindowOptions & { fhir: string; force?: boolean }) => {
+      await withDatabase(options, async (db) => {
+        const dates = windowDates(db, options, 'all');
+        const exported = await exportFhirAuditEvents(db, options.fhir, auditWindow(dates.from, dates.to, clinicTimeZone(db)), {
+          replace: options.force === true,
+        });
+        emit(io, options, exported, () =>
+          exported.events === 0
+            ? `No events in that window; ${exported.file} holds none.\n`
+            : `Wrote ${exported.events} events (#${exported.first_seq} to #${exported.last_seq}) as FHIR AuditEvent resources to ${exported.file}\n`,
+        );
+      });
+    });
+}

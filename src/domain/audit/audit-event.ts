@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import type { AuditEventRow } from '../../db/audit-events.js';
+import type { AUDIT_EVENT_FIELDS } from '../../fields/audit-fields.js';
+import type { ResponseOf } from '../../fields/field-spec.js';
+
+/**
+ * The audit trail's events (clinic-api-1.2.md, "Audit trail"): what is recorded, and the hash
+ * that chains each event to the one before it.
+ */
+
+/** Every action an event can record, in the order of the specification's table. */
+export const AUDIT_ACTIONS = [
+  'patient.read',
+  'patient.search',
+  'patient.create',
+  'patient.update',
+  'appointment.read',
+  'appointment.create',
+  'appointment.update',
+  'document.list',
+  'document.read',
+  'document.create',
+  'invoice.read',
+  'invoice.create',
+  'invoice.void',
+  'payment.create',
+  'refund.create',
+  'data.export',
+  'data.import',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Who did it, as an event names them: an API key, or an operating-system user at the command line. */
+export interface Actor {
+  type: 'api_key' | 'cli';
+  /** The key's id; the user name. */
+  id: string;
+  /** The key's name; the user name. */
+  name: string;
+  /** The client's IP address; the host name. */
+  source: string;
+  /** The answer's X-Request-Id; null on the command line. */
+  requestId: string | null;
+}
+
+/** What a use case says it did to whose data; the trail adds who, when and the chain. */
+export interface AuditRecord {
+  action: AuditAction;
+  /** The patient whose data it showed or changed; null for `data.*`. */
+  patientId: string | null;
+  /** The one record the action names; null for a list read and for `data.*`. */
+  subjectId: string | null;
+  detail?: AuditDetail | null;
+}
+
+/** An update's changed field names (sorted, never values), or a search's text. */
+export type AuditDetail = { changed: string[] } | { q: string | null };
+
+/** An event as GET /audit-events shows it and as its hash covers it (src/fields/audit-fields.ts). */
+export type AuditEvent = ResponseOf<typeof AUDIT_EVENT_FIELDS>;
+
+/** The `prev_hash` of the first event. */
+export const FIRST_PREV_HASH = '0'.repeat(64);
+
+/** The subject an action names: its first word, but a search is of patients. */
+export function subjectTypeOf(action: AuditAction): AuditEvent['subject_type'] {
+  return (action === 'patient.search' ? 'patient' : action.slice(0, action.indexOf('.'))) as AuditEvent['subject_type'];
+}
+
+/**
+ * `value` as canonical JSON: keys sorted at every depth, no whitespace, every value as
+ * JSON.stringify writes it. Two programs that agree on this agree on the hash.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const object = value as Record<string, unknown>;
+    return `{${Object.keys(object)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${canonicalJson(object[key])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/** The hash of an event: lowercase hex SHA-256 of its canonical JSON without `hash`. */
+export function eventHash(event: Omit<AuditEvent, 'hash'>): string {
+  return createHash('sha256').update(canonicalJson(event), 'utf8').digest('hex');
+}
+
+/** A stored row as the event it is (its detail parsed); a detail that is not JSON is kept as text so verification fails on it. */
+export function presentAuditEvent(row: AuditEventRow): AuditEvent {
+  // A row is as the program wrote it unless someone changed the file: verifyAuditTrail finds that.
+  return { ...row, detail: row.detail === null ? null : parseDetail(row.detail) } as AuditEvent;
+}
+
+function parseDetail(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch {
+    return { unreadable: text };
+  }
+}

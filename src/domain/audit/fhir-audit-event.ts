@@ -1,0 +1,147 @@
+import { PROGRAM_VERSION } from '../../version.js';
+import type { AuditEvent } from './audit-event.js';
+
+/**
+ * An audit event as a FHIR R4 AuditEvent resource (hl7.org/fhir/R4/auditevent.html), for
+ * `clinic audit export --fhir`: what a record system or an auditor's tools read. The trail's own
+ * fields that FHIR has no place for (seq, the hashes) travel as the resource's id and an
+ * entity detail, so an export can be matched to the trail it came from.
+ */
+
+/** The AuditEvent action code: Create, Read, Update, Execute (a search, an export, an import). */
+const ACTION_CODES: Record<string, 'C' | 'R' | 'U' | 'E'> = {
+  'patient.read': 'R',
+  'patient.search': 'E',
+  'patient.create': 'C',
+  'patient.update': 'U',
+  'appointment.read': 'R',
+  'appointment.create': 'C',
+  'appointment.update': 'U',
+  'document.list': 'R',
+  'document.read': 'R',
+  'document.create': 'C',
+  'invoice.read': 'R',
+  'invoice.create': 'C',
+  'invoice.void': 'U',
+  'payment.create': 'C',
+  'refund.create': 'C',
+  'data.export': 'E',
+  'data.import': 'E',
+};
+
+/** FHIR's RESTful interaction of each action over the API; data.* are DICOM's Export and Import events. */
+const INTERACTIONS: Record<string, string> = { C: 'create', R: 'read', U: 'update', E: 'search-type' };
+
+/** The FHIR resource type of each subject the trail names. */
+const RESOURCE_TYPES: Record<string, string> = {
+  patient: 'Patient',
+  appointment: 'Appointment',
+  document: 'DocumentReference',
+  invoice: 'Invoice',
+  payment: 'PaymentReconciliation',
+  refund: 'PaymentReconciliation',
+};
+
+const coding = (system: string, code: string, display: string) => ({ system, code, display });
+
+/** The event's `type` and `subtype`: a RESTful operation, or DICOM's Export/Import for a backup and a restore. */
+function typeOf(event: AuditEvent): Record<string, unknown> {
+  if (event.action === 'data.export' || event.action === 'data.import') {
+    const exported = event.action === 'data.export';
+    return {
+      type: coding('http://dicom.nema.org/resources/ontology/DCM', exported ? '110106' : '110107', exported ? 'Export' : 'Import'),
+      subtype: [coding('urn:clinic:audit-action', event.action, exported ? 'clinic backup' : 'clinic restore')],
+    };
+  }
+  const interaction = INTERACTIONS[ACTION_CODES[event.action] ?? 'R']!;
+  return {
+    type: coding('http://terminology.hl7.org/CodeSystem/audit-event-type', 'rest', 'RESTful Operation'),
+    subtype: [
+      coding('http://hl7.org/fhir/restful-interaction', interaction, interaction),
+      coding('urn:clinic:audit-action', event.action, event.action),
+    ],
+  };
+}
+
+/** Who asked: the API key, or the operating system's user at the command line; from where. */
+function agentOf(event: AuditEvent): Record<string, unknown> {
+  const byKey = event.actor_type === 'api_key';
+  return {
+    type: {
+      coding: [
+        coding('http://dicom.nema.org/resources/ontology/DCM', byKey ? '110150' : '110151', byKey ? 'Application' : 'Application Launcher'),
+      ],
+    },
+    who: { identifier: { system: byKey ? 'urn:clinic:api-key' : 'urn:clinic:os-user', value: event.actor_id }, display: event.actor_name },
+    name: event.actor_name,
+    requestor: true,
+    // An IP address (type 2) from the API; the PC's host name (type 1) from the command line.
+    network: { address: event.source, type: byKey ? '2' : '1' },
+  };
+}
+
+/** The patient, the record the action names, and a search's text. */
+function entitiesOf(event: AuditEvent): Record<string, unknown>[] {
+  const entities: Record<string, unknown>[] = [];
+  const chain = [
+    { type: 'seq', valueString: String(event.seq) },
+    { type: 'hash', valueString: event.hash },
+    { type: 'prev_hash', valueString: event.prev_hash },
+    ...(event.request_id === null ? [] : [{ type: 'request_id', valueString: event.request_id }]),
+  ];
+  if (event.patient_id !== null) {
+    const detail = event.detail as { changed?: string[] } | null;
+    entities.push({
+      what: {
+        reference: `Patient/${event.patient_id}`,
+        identifier: { system: 'urn:clinic:patient-number', value: event.patient_number },
+        ...(event.patient_number === null ? {} : { display: event.patient_number }),
+      },
+      type: coding('http://terminology.hl7.org/CodeSystem/audit-entity-type', '1', 'Person'),
+      role: coding('http://terminology.hl7.org/CodeSystem/object-role', '1', 'Patient'),
+      ...(detail?.changed === undefined ? {} : { description: `changed: ${detail.changed.join(', ') || '(nothing)'}` }),
+    });
+  }
+  if (event.subject_id !== null && event.subject_type !== 'patient') {
+    const resourceType = RESOURCE_TYPES[event.subject_type] ?? 'Basic';
+    entities.push({
+      what: { reference: `${resourceType}/${event.subject_id}` },
+      type: coding('http://terminology.hl7.org/CodeSystem/audit-entity-type', '2', 'System Object'),
+      role: coding('http://terminology.hl7.org/CodeSystem/object-role', '4', 'Domain Resource'),
+    });
+  }
+  const q = (event.detail as { q?: string | null } | null)?.q;
+  if (event.action === 'patient.search') {
+    entities.push({
+      type: coding('http://terminology.hl7.org/CodeSystem/audit-entity-type', '2', 'System Object'),
+      role: coding('http://terminology.hl7.org/CodeSystem/object-role', '24', 'Query'),
+      query: Buffer.from(q ?? '', 'utf8').toString('base64'),
+    });
+  }
+  // The trail's own fields, on a last entity that stands for the trail itself.
+  entities.push({
+    what: { identifier: { system: 'urn:clinic:audit-trail', value: String(event.seq) } },
+    type: coding('http://terminology.hl7.org/CodeSystem/audit-entity-type', '4', 'Other'),
+    name: 'clinic audit trail',
+    detail: chain,
+  });
+  return entities;
+}
+
+/** One FHIR R4 AuditEvent for one event of the trail. */
+export function fhirAuditEvent(event: AuditEvent): Record<string, unknown> {
+  return {
+    resourceType: 'AuditEvent',
+    id: `clinic-audit-${event.seq}`,
+    ...typeOf(event),
+    action: ACTION_CODES[event.action] ?? 'E',
+    recorded: event.at,
+    outcome: '0',
+    agent: [agentOf(event)],
+    source: {
+      observer: { display: `clinic ${PROGRAM_VERSION}` },
+      type: [coding('http://terminology.hl7.org/CodeSystem/security-source-type', '4', 'Application Server')],
+    },
+    entity: entitiesOf(event),
+  };
+}
