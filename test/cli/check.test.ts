@@ -32,7 +32,16 @@ describe('clinic check', () => {
     assert.equal(report.ok, true);
     assert.deepEqual(
       report.checks.map((c) => c.name),
-      ['permissions', 'first_api_key_file', 'integrity', 'foreign_keys', 'document_files', 'upload_temp_files', 'invoice_payments'],
+      [
+        'permissions',
+        'first_api_key_file',
+        'integrity',
+        'foreign_keys',
+        'document_files',
+        'upload_temp_files',
+        'audit_trail',
+        'invoice_payments',
+      ],
     );
     for (const c of report.checks) assert.equal(c.status, 'ok', c.name);
   });
@@ -46,7 +55,7 @@ describe('clinic check', () => {
     assert.equal(code, 0, JSON.stringify(report));
     assert.deepEqual(
       report.checks.map((c) => c.status),
-      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
     );
   });
 
@@ -129,6 +138,7 @@ describe('clinic check', () => {
       'foreign_keys',
       'document_files',
       'upload_temp_files',
+      'audit_trail',
       'invoice_payments',
     ]) {
       assert.match(human.stdout, new RegExp(`^(OK|FAILED)\\s+${name}: `, 'm'), name);

@@ -71,6 +71,7 @@ describe(`another process holding the write lock past busy_timeout (${BUSY_TIMEO
       payments: count('payments'),
       documents: count('documents'),
       notifications: count('notification_outbox'),
+      auditEvents: count('audit_events'),
       invoice: server.db.prepare('SELECT amount_paid_cents, balance_cents, status FROM invoices WHERE id = ?').get(invoiceId),
       documentFiles: filesUnder(join(server.dataDir, 'documents')).length,
       tempFiles: filesUnder(join(server.dataDir, 'tmp')),
@@ -94,9 +95,13 @@ describe(`another process holding the write lock past busy_timeout (${BUSY_TIMEO
       rawBody: form.body,
       headers: { 'content-type': form.contentType },
     }),
+    // A read of patient data records its audit event before it answers, so it needs the write
+    // lock too: it is refused like a write and shows nothing (clinic-api-1.2.md, "Audit trail").
+    'patient read': server.request('GET', `/patients/${patientId}`),
+    'invoice list': server.request('GET', `/invoices?patient_id=${patientId}`),
   });
 
-  it('answers every write 503 DATABASE_BUSY with Retry-After, leaves no row, file or temporary file, and serves reads meanwhile', async () => {
+  it('answers every write and audited read 503 DATABASE_BUSY with Retry-After, leaves no row, file or temporary file, and serves lookups meanwhile', async () => {
     const before = snapshot();
     const holder = await holdWriteLock(server.dataDir);
     try {
@@ -106,7 +111,7 @@ describe(`another process holding the write lock past busy_timeout (${BUSY_TIMEO
       // waiting write stopped the server for up to 5 s, and a read waited behind it.
       const took: Record<string, number[]> = {};
       while (performance.now() - started < BUSY_TIMEOUT_MS - 500) {
-        for (const path of ['/document-types', '/doctors', `/invoices?patient_id=${patientId}`]) {
+        for (const path of ['/document-types', '/doctors', '/services']) {
           const sent = performance.now();
           assert.equal((await server.request('GET', path)).status, 200);
           (took[path] ??= []).push(performance.now() - sent);

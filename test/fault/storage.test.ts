@@ -81,7 +81,7 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
       body: { patient_id: patientId, start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T09:30Z' },
     });
 
-  it('refuses every write with 507 STORAGE_FULL, stores nothing, and keeps answering reads', async (t) => {
+  it('refuses every write with 507 STORAGE_FULL and every read of patient data with 507 STORAGE_FAILED, stores nothing, and keeps answering lookups', async (t) => {
     if (tmpfs === undefined) return t.skip('no tmpfs');
     const count = (table: string) => (server.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
     const counted = () => ['patients', 'payments', 'documents', 'appointments', 'invoices'].map(count);
@@ -99,7 +99,11 @@ describe('a full disk (the data directory on a tmpfs filled to its last block)',
     assert.equal(invoice.code, 1);
     assert.match(invoice.stderr, /^error: STORAGE_FULL: /);
     assert.equal((await server.request('GET', '/doctors')).status, 200);
-    assert.equal((await server.request('GET', `/invoices?patient_id=${patientId}`)).status, 200);
+    // A read of patient data must store its audit event first: it is refused and shows nothing.
+    const read = await server.request('GET', `/patients/${patientId}`);
+    assert.equal(read.status, 507, read.text);
+    assert.equal((read.body as { detail: { code: string } }).detail.code, 'STORAGE_FAILED');
+    assert.doesNotMatch(read.text, new RegExp(patientId));
     assert.deepEqual(counted(), before);
     assert.deepEqual(readdirSync(join(server.dataDir, 'tmp')), []);
 

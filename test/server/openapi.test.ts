@@ -334,7 +334,10 @@ describe('GET /openapi.json', () => {
     ]);
     assert.deepEqual(codes(appointments['507']), ['STORAGE_FULL']);
     assert.deepEqual(codes(appointments['500']), ['INTERNAL', 'STORAGE_FAILED']);
-    assert.equal(document.paths['/invoices'].get.responses['507'], undefined, 'a read is answered on a full disk');
+    // A lookup is answered on a full disk; a read of patient data must store its audit event first.
+    assert.equal(document.paths['/doctors'].get.responses['507'], undefined, 'a lookup is answered on a full disk');
+    assert.deepEqual(document.paths['/invoices'].get.responses['507'], { $ref: '#/components/responses/ReadNotRecorded' });
+    assert.deepEqual(codes(document.paths['/invoices'].get.responses['507']), ['STORAGE_FAILED']);
     assert.deepEqual(codes(appointments['422']), ['PATIENT_NOT_FOUND', 'DOCTOR_NOT_FOUND', 'SERVICE_NOT_FOUND']);
     const upload = document.paths['/patients/{patient_id}/documents'].post.responses;
     assert.deepEqual(codes(upload['404']), ['PATIENT_NOT_FOUND']);
