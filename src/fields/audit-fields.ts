@@ -28,7 +28,7 @@ export const AUDIT_EVENT_FIELDS = [
     description:
       'For patient.update and appointment.update `{"changed": [field names, sorted]}` (never values); for patient.search `{"q": text}`; else null',
     schema: {
-      type: ['object', 'null'],
+      type: 'object',
       properties: { changed: { type: 'array', items: { type: 'string' } }, q: { type: ['string', 'null'] } },
       additionalProperties: false,
     },
