@@ -94,8 +94,9 @@ function entitiesOf(event: AuditEvent): Record<string, unknown>[] {
     entities.push({
       what: {
         reference: `Patient/${event.patient_id}`,
-        identifier: { system: 'urn:clinic:patient-number', value: event.patient_number },
-        ...(event.patient_number === null ? {} : { display: event.patient_number }),
+        ...(event.patient_number === null
+          ? {}
+          : { identifier: { system: 'urn:clinic:patient-number', value: event.patient_number }, display: event.patient_number }),
       },
       type: coding('http://terminology.hl7.org/CodeSystem/audit-entity-type', '1', 'Person'),
       role: coding('http://terminology.hl7.org/CodeSystem/object-role', '1', 'Patient'),
