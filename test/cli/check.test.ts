@@ -11,6 +11,18 @@ import { programPath, programPlatform, runClinic } from '../helpers/run-cli.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 import { makeDataDir, startTestServer } from '../helpers/test-server.js';
 
+/** Every check `clinic check` runs, in its order. */
+const CHECK_NAMES = [
+  'permissions',
+  'first_api_key_file',
+  'integrity',
+  'foreign_keys',
+  'document_files',
+  'upload_temp_files',
+  'audit_trail',
+  'invoice_payments',
+];
+
 interface CheckReport {
   ok: boolean;
   checks: { name: string; status: string; findings: string[] }[];
@@ -32,16 +44,7 @@ describe('clinic check', () => {
     assert.equal(report.ok, true);
     assert.deepEqual(
       report.checks.map((c) => c.name),
-      [
-        'permissions',
-        'first_api_key_file',
-        'integrity',
-        'foreign_keys',
-        'document_files',
-        'upload_temp_files',
-        'audit_trail',
-        'invoice_payments',
-      ],
+      CHECK_NAMES,
     );
     for (const c of report.checks) assert.equal(c.status, 'ok', c.name);
   });
@@ -55,7 +58,7 @@ describe('clinic check', () => {
     assert.equal(code, 0, JSON.stringify(report));
     assert.deepEqual(
       report.checks.map((c) => c.status),
-      ['ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok', 'ok'],
+      CHECK_NAMES.map(() => 'ok'),
     );
   });
 
@@ -131,16 +134,7 @@ describe('clinic check', () => {
     assert.match(stderr, /CHECK_FAILED/);
     const human = await runClinic(['check', '--data', data.dataDir]);
     assert.equal(human.code, 1);
-    for (const name of [
-      'permissions',
-      'first_api_key_file',
-      'integrity',
-      'foreign_keys',
-      'document_files',
-      'upload_temp_files',
-      'audit_trail',
-      'invoice_payments',
-    ]) {
+    for (const name of CHECK_NAMES) {
       assert.match(human.stdout, new RegExp(`^(OK|FAILED)\\s+${name}: `, 'm'), name);
     }
     assert.doesNotMatch(human.stderr, /^error: database disk image is malformed/m);
