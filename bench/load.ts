@@ -27,6 +27,13 @@ export interface LoadResult {
   errors: number;
   /** Every answer, 2xx or not. */
   answers: number;
+  /** The 2xx answers. */
+  successes: number;
+  /**
+   * Audit events the server appended during the measured run, per 2xx answer (set by the caller
+   * that can read the server's database; requests still in flight when the run ends add a few).
+   */
+  auditEventsPerAnswer?: number;
   /**
    * The server process's CPU time (user + system, every thread) per answer, in microseconds,
    * and the share of its one core it kept busy: where both are high the server, not the disk,
@@ -74,6 +81,7 @@ export function runLoad(origin: string, load: LoadRequest, options: { connection
           max: successes.length === 0 ? NaN : successes[successes.length - 1]!,
           failures,
           errors: result.errors + result.timeouts,
+          successes: successes.length,
           answers: successes.length + Object.values(failures).reduce((sum, count) => sum + count, 0),
         });
       },

@@ -3,8 +3,14 @@
  * where the server's time went, by function and by file, self time only.
  *
  *   node --import tsx bench/profile-summary.ts DIR/CPU.*.cpuprofile [top]
+ *   node --import tsx bench/profile-summary.ts FILE --within appendAuditEvents,eventHash,commit
+ *
+ * `--within` adds the total time (self and callees) of the functions it names: the share of the
+ * samples with such a function anywhere on the stack (e.g. where an audited read's time goes:
+ * its event's INSERT, its SHA-256, the group's COMMIT).
  */
 import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 
 interface ProfileNode {
   id: number;
@@ -18,8 +24,9 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
-const [file, topText] = process.argv.slice(2);
-if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top]');
+const { values: options, positionals } = parseArgs({ options: { within: { type: 'string' } }, allowPositionals: true });
+const [file, topText] = positionals;
+if (!file) throw new Error('usage: profile-summary.ts <file.cpuprofile> [top] [--within name,name]');
 const top = Number(topText ?? 25);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
 const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -59,3 +66,24 @@ const print = (title: string, map: Map<string, number>) => {
 console.log(`${(total / 1e6).toFixed(1)} s sampled in ${file}`);
 print('self time by function', byFunction);
 print('self time by file or package', byPlace);
+
+if (options.within !== undefined) {
+  // Each node's parent, to walk a sample's stack up to the root.
+  const parentOf = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parentOf.set(child, node.id);
+  const names = options.within.split(',').map((name) => name.trim());
+  const within = new Map<string, number>(names.map((name) => [name, 0]));
+  for (const [id, micros] of selfMicros) {
+    const onStack = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parentOf.get(at)) {
+      const name = byId.get(at)!.callFrame.functionName;
+      if (within.has(name)) onStack.add(name);
+    }
+    // A function counted once per sample however often it recurses.
+    for (const name of onStack) add(within, name, micros);
+  }
+  console.log('\ntotal time (self and callees) of the named functions');
+  for (const [name, micros] of within) {
+    console.log(`${((micros / total) * 100).toFixed(1).padStart(6)} %  ${(micros / 1000).toFixed(0).padStart(7)} ms  ${name}`);
+  }
+}

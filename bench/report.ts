@@ -86,11 +86,16 @@ function floorShares(results: RunResults, scenario: Scenario, floor = scenario.f
   return rounds.map((round, i) => round.loads.get(scenario.name)!.requestsPerSec / results.floor[i]!.get(floor)!.requestsPerSec);
 }
 
+/** Each round's p99 of one scenario over its minimal floor's own p99 in the same round (issue 29). */
+function minimalFloorP99Ratios(results: RunResults, scenario: Scenario, rounds = results.clinic): number[] {
+  return rounds.map((round, i) => round.loads.get(scenario.name)!.p99 / results.floor[i]!.get(scenario.minimalFloor!)!.p99);
+}
+
 /** Every target with its verdict, in the order of the table. */
 export function verdicts(results: RunResults): Verdict[] {
   const found: Verdict[] = [];
   for (const scenario of results.scenarios) {
-    const { floorShare, minimalFloorShare, p99Ms } = scenario.targets;
+    const { floorShare, minimalFloorShare, p99Ms, minimalFloorP99Ratio } = scenario.targets;
     if (floorShare !== undefined) {
       const share = spread(floorShares(results, scenario)).median;
       found.push({
@@ -105,6 +110,14 @@ export function verdicts(results: RunResults): Verdict[] {
         target: `${scenario.title}: ≥ ${percent(minimalFloorShare)} of the minimal floor's req/s`,
         measured: percent(share),
         met: share >= minimalFloorShare,
+      });
+    }
+    if (minimalFloorP99Ratio !== undefined && scenario.minimalFloor !== undefined) {
+      const ratio = spread(minimalFloorP99Ratios(results, scenario)).median;
+      found.push({
+        target: `${scenario.title}: p99 ≤ ${minimalFloorP99Ratio}× the minimal floor's own p99 in the same round`,
+        measured: `${ratio.toFixed(2)}×`,
+        met: ratio <= minimalFloorP99Ratio,
       });
     }
     if (p99Ms !== undefined) {
@@ -281,7 +294,7 @@ export function formatDriverComparison(results: RunResults): string {
  * node dist/clinic.js, each round's throughput over the floors' of the same round.
  */
 export function formatWriteFloors(results: RunResults): string {
-  const writes = results.scenarios.filter((scenario) => scenario.minimalFloor !== undefined);
+  const writes = results.scenarios.filter((scenario) => scenario.minimalFloor !== undefined && scenario.auditedRead !== true);
   if (writes.length === 0 || results.clinic.length === 0) return '';
   const lines = [
     '| scenario | server | req/s | p99 ms | × same-SQL floor | × minimal floor | server CPU per answer, core busy |',
@@ -308,6 +321,52 @@ export function formatWriteFloors(results: RunResults): string {
         )} | ${showServerCpu(loads)} |`,
       );
     }
+  }
+  return lines.join('\n');
+}
+
+/**
+ * Issue 29: the audited reads and the writes against their minimal floor, round by round: req/s
+ * and p99 as multiples of the minimal floor's in the same round, the targets and whether they were
+ * met (medians over the rounds), and the audit events appended per answer.
+ */
+export function formatAgainstMinimalFloor(results: RunResults): string {
+  const rows = results.scenarios.filter((scenario) => scenario.minimalFloor !== undefined);
+  if (rows.length === 0 || results.clinic.length === 0) return '';
+  const lines = [
+    '| scenario | minimal floor | req/s | p99 ms | × minimal floor req/s | p99 ÷ minimal floor p99 | audit events per answer | target | met |',
+    '|---|---|---:|---:|---:|---:|---:|---|---|',
+  ];
+  // The reads first: issue 29's subject.
+  const ordered = [...rows.filter((s) => s.auditedRead === true), ...rows.filter((s) => s.auditedRead !== true)];
+  for (const scenario of ordered) {
+    const floor = results.floors.find((candidate) => candidate.name === scenario.minimalFloor)!;
+    const loads = results.clinic.map((round) => round.loads.get(scenario.name)!);
+    const shares = floorShares(results, scenario, scenario.minimalFloor!);
+    const ratios = minimalFloorP99Ratios(results, scenario);
+    const events = loads.map((load) => load.auditEventsPerAnswer).filter((value) => value !== undefined);
+    const { minimalFloorShare, minimalFloorP99Ratio } = scenario.targets;
+    const targets: string[] = [];
+    const met: string[] = [];
+    if (minimalFloorShare !== undefined) {
+      targets.push(`req/s ≥ ${minimalFloorShare.toFixed(2)}×`);
+      met.push(spread(shares).median >= minimalFloorShare ? 'yes' : 'NO');
+    }
+    if (minimalFloorP99Ratio !== undefined) {
+      targets.push(`p99 ≤ ${minimalFloorP99Ratio}×`);
+      met.push(spread(ratios).median <= minimalFloorP99Ratio ? 'yes' : 'NO');
+    }
+    lines.push(
+      `| ${scenario.title} | ${floor.title.replace(/^minimal floor: /, '')} | ${show(
+        loads.map((load) => load.requestsPerSec),
+        0,
+      )} | ${show(
+        loads.map((load) => load.p99),
+        2,
+      )} | ${show(shares, 2)} | ${show(ratios, 2)} | ${events.length === 0 ? '–' : show(events, 2)} | ${
+        targets.length === 0 ? 'none (reported)' : targets.join('; ')
+      } | ${met.length === 0 ? '–' : met.join('; ')} |`,
+    );
   }
   return lines.join('\n');
 }

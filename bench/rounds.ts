@@ -5,7 +5,8 @@
  * touches both alike.
  */
 import { join } from 'node:path';
-import { openDatabase } from '../src/db/open-database.js';
+import { DATABASE_FILE, openDatabase, type Db } from '../src/db/open-database.js';
+import { sqliteDriver } from '../src/db/sqlite-driver.js';
 import { createApiKey } from '../src/domain/api-keys.js';
 import { addDoctor, addService } from '../src/domain/catalog.js';
 import { createInvoice } from '../src/domain/invoices/create-invoice.js';
@@ -75,13 +76,33 @@ function prepareClinicData(dataDir: string, data: InvoiceData): ClinicFixture {
   }
 }
 
-/** A warm-up whose figures are dropped, then the measured run, with the server's CPU time over it. */
-async function measure(server: ServerProcess, request: LoadRequest, connections: number, settings: RoundSettings): Promise<LoadResult> {
+/**
+ * A warm-up whose figures are dropped, then the measured run, with the server's CPU time over it;
+ * and, given a connection to the server's database, the audit events the measured run appended.
+ */
+async function measure(
+  server: ServerProcess,
+  request: LoadRequest,
+  connections: number,
+  settings: RoundSettings,
+  audit?: Db,
+): Promise<LoadResult> {
   if (settings.warmupSeconds > 0) await runLoad(server.origin, request, { connections, seconds: settings.warmupSeconds });
+  const eventsBefore = audit === undefined ? 0 : lastAuditSeq(audit);
   const cpuBefore = server.cpuSeconds();
   const result = await runLoad(server.origin, request, { connections, seconds: settings.seconds });
   const cpu = server.cpuSeconds() - cpuBefore;
-  return { ...result, serverCpu: { microsPerAnswer: (cpu * 1e6) / result.answers, busy: cpu / settings.seconds } };
+  const events = audit === undefined ? undefined : lastAuditSeq(audit) - eventsBefore;
+  return {
+    ...result,
+    serverCpu: { microsPerAnswer: (cpu * 1e6) / result.answers, busy: cpu / settings.seconds },
+    ...(events === undefined ? {} : { auditEventsPerAnswer: events / result.successes }),
+  };
+}
+
+/** The last audit event's seq (events are numbered 1, 2, 3, … without gaps): 0 for none. */
+function lastAuditSeq(db: Db): number {
+  return db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM audit_events').get()!.seq ?? 0;
 }
 
 /** One load's line of the progress log. */
@@ -89,7 +110,11 @@ function describeLoad(title: string, result: LoadResult): string {
   const cpu = result.serverCpu
     ? `  server CPU ${result.serverCpu.microsPerAnswer.toFixed(0)} µs/answer, ${(result.serverCpu.busy * 100).toFixed(0)} % busy`
     : '';
-  return `  ${title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${cpu}${describeFailures(result)}`;
+  const audit =
+    result.auditEventsPerAnswer === undefined || result.auditEventsPerAnswer === 0
+      ? ''
+      : `  audit events ${result.auditEventsPerAnswer.toFixed(2)}/answer`;
+  return `  ${title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${cpu}${audit}${describeFailures(result)}`;
 }
 
 /** Starts `clinic serve` over `dataDir` (its log in `<name>.log`). */
@@ -126,9 +151,12 @@ export async function runClinicRound(
   const loads = new Map<string, LoadResult>();
   let memoryAfter: MemoryStatus;
   const server = await startClinic(dataDir, `${label}-${round}`, settings);
+  // A second connection to the server's database, only between loads: the audit events each
+  // appended (a read of the last seq; WAL lets it read beside the server's writes).
+  const audit = sqliteDriver().open(join(dataDir, DATABASE_FILE));
   try {
     for (const scenario of scenarios) {
-      const result = await measure(server, scenario.request(fixture), scenario.connections, settings);
+      const result = await measure(server, scenario.request(fixture), scenario.connections, settings, audit);
       log(describeLoad(scenario.title, result));
       loads.set(scenario.name, result);
     }
@@ -137,6 +165,7 @@ export async function runClinicRound(
       `  server memory after the round: RSS ${memoryAfter.rssMb.toFixed(0)} MiB (${memoryAfter.anonMb.toFixed(0)} anonymous, ${memoryAfter.fileMb.toFixed(0)} mapped files), peak ${memoryAfter.peakRssMb.toFixed(0)} MiB`,
     );
   } finally {
+    audit.close();
     await server.stop();
   }
   let bigUpload: BigUploadResult | undefined;

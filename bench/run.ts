@@ -18,7 +18,15 @@ import { parseArgs } from 'node:util';
 import { sqliteDriver } from '../src/db/sqlite-driver.js';
 import { cachedInvoiceDatabase, readInvoiceData } from './invoice-database.js';
 import { describeMachine } from './machine.js';
-import { formatDriverComparison, formatFigures, formatVerdicts, formatWriteFloors, verdicts, type RunResults } from './report.js';
+import {
+  formatAgainstMinimalFloor,
+  formatDriverComparison,
+  formatFigures,
+  formatVerdicts,
+  formatWriteFloors,
+  verdicts,
+  type RunResults,
+} from './report.js';
 import { runClinicRound, runFloorRound, type RoundSettings } from './rounds.js';
 import { FLOORS, SCENARIOS } from './scenarios.js';
 import { SERVER_CORE } from './server-process.js';
@@ -210,9 +218,11 @@ try {
   log(`\nload average (1 min): ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end`);
   const driverComparison = formatDriverComparison(results);
   const writes = formatWriteFloors(results);
+  const againstMinimal = formatAgainstMinimalFloor(results);
   const figures = [
     formatFigures(results),
     ...(writes === '' ? [] : ['', '### Writes against their floors: same SQL, and minimal', '', writes]),
+    ...(againstMinimal === '' ? [] : ['', '### Audited reads and writes against the minimal floor', '', againstMinimal]),
     ...(driverComparison === ''
       ? []
       : ['', '### The SQLite drivers: better-sqlite3 (dist/clinic) and node:sqlite (clinic.exe)', '', driverComparison]),

@@ -28,6 +28,11 @@ export interface ScenarioTargets {
   minimalFloorShare?: number;
   /** Highest p99 latency in milliseconds. */
   p99Ms?: number;
+  /**
+   * Highest p99 as a multiple of its minimal floor's own p99 in the same round (issue 29: every
+   * write and the audited read, ≤ 1.5).
+   */
+  minimalFloorP99Ratio?: number;
 }
 
 /**
@@ -47,8 +52,17 @@ export interface Scenario {
   targets: ScenarioTargets;
   /** The same-SQL floor whose throughput this scenario's is compared with. */
   floor: FloorName;
-  /** The minimal floor of a write scenario. */
+  /**
+   * The minimal floor of a write scenario (issue 15), or of an audited read (issue 29): the least
+   * a durable write of its kind costs, whose req/s and p99 it is read against.
+   */
   minimalFloor?: FloorName;
+  /**
+   * A read that shows patient data, so appends audit events (one per patient shown) and runs as a
+   * write in its turn's group commit (clinic-api-1.2.md, "Audit trail"): not in the table of
+   * writes against their same-SQL floors, which have none of its kind.
+   */
+  auditedRead?: boolean;
   /** Whether the run measures it on `node dist/clinic.js` as well (the write scenarios, issue 15). */
   onJs?: boolean;
   request(fixture: ClinicFixture): LoadRequest;
@@ -70,6 +84,13 @@ export const API = '/api/public/v1';
 const P99_AT_10_CONNECTIONS = 20;
 /** Issue 15: the write scenarios of the single executable at 10 connections. */
 const WRITE_P99_AT_10_CONNECTIONS = 8;
+/** Issue 29: the p99 of every write and of the audited read, as a multiple of the minimal floor's own. */
+const P99_OVER_MINIMAL_FLOOR = 1.5;
+/**
+ * The search of the audited-search scenario: the first name every patient of the bench database
+ * has (`invoice-database.ts`), so that any page is full: 50 patients, 50 audit events.
+ */
+export const SEARCH_OF_50 = { q: 'P', limit: 50 } as const;
 
 /** The POST /patients body of both the clinic and the floor. */
 export const PATIENT_BODY = JSON.stringify({
@@ -114,7 +135,12 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'patients',
     title: 'POST /patients',
     connections: 10,
-    targets: { floorShare: 0.7, minimalFloorShare: 0.75, p99Ms: WRITE_P99_AT_10_CONNECTIONS },
+    targets: {
+      floorShare: 0.7,
+      minimalFloorShare: 0.75,
+      p99Ms: WRITE_P99_AT_10_CONNECTIONS,
+      minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR,
+    },
     floor: 'insert',
     minimalFloor: 'minimal-insert',
     onJs: true,
@@ -132,8 +158,10 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'appointments',
     title: 'POST /appointments',
     connections: 10,
-    targets: { p99Ms: P99_AT_10_CONNECTIONS },
+    targets: { p99Ms: P99_AT_10_CONNECTIONS, minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR },
     floor: 'insert',
+    // No minimal floor of its own (issue 15 set it no share): read against the one-row INSERT.
+    minimalFloor: 'minimal-insert',
     onJs: true,
     request: ({ key, patientIds, doctorId, serviceId }) => {
       const nextPatient = rotation(patientIds);
@@ -159,7 +187,12 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'payments-spread',
     title: 'POST payments, many invoices',
     connections: 10,
-    targets: { floorShare: 0.7, minimalFloorShare: 0.8, p99Ms: WRITE_P99_AT_10_CONNECTIONS },
+    targets: {
+      floorShare: 0.7,
+      minimalFloorShare: 0.8,
+      p99Ms: WRITE_P99_AT_10_CONNECTIONS,
+      minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR,
+    },
     floor: 'payment-spread',
     minimalFloor: 'minimal-payment-spread',
     onJs: true,
@@ -169,7 +202,12 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'payments-hot',
     title: 'POST payments, one hot invoice',
     connections: 10,
-    targets: { floorShare: 0.7, minimalFloorShare: 0.8, p99Ms: WRITE_P99_AT_10_CONNECTIONS },
+    targets: {
+      floorShare: 0.7,
+      minimalFloorShare: 0.8,
+      p99Ms: WRITE_P99_AT_10_CONNECTIONS,
+      minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR,
+    },
     floor: 'payment-hot',
     minimalFloor: 'minimal-payment-hot',
     onJs: true,
@@ -179,7 +217,7 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'patients-patch',
     title: 'PATCH /patients/{id}',
     connections: 10,
-    targets: { minimalFloorShare: 0.75, p99Ms: WRITE_P99_AT_10_CONNECTIONS },
+    targets: { minimalFloorShare: 0.75, p99Ms: WRITE_P99_AT_10_CONNECTIONS, minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR },
     floor: 'insert',
     minimalFloor: 'minimal-insert',
     request: ({ key, patientIds }) => {
@@ -202,7 +240,7 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'refunds',
     title: 'POST refunds, one payment',
     connections: 10,
-    targets: { minimalFloorShare: 0.8, p99Ms: WRITE_P99_AT_10_CONNECTIONS },
+    targets: { minimalFloorShare: 0.8, p99Ms: WRITE_P99_AT_10_CONNECTIONS, minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR },
     floor: 'payment-hot',
     minimalFloor: 'minimal-payment-hot',
     request: ({ key, refundablePaymentId }) => {
@@ -215,6 +253,42 @@ export const SCENARIOS: readonly Scenario[] = [
         setup: (request) => ({ ...request, headers: { ...request.headers, 'idempotency-key': nextKey() } }),
       };
     },
+  },
+  {
+    name: 'patient-read',
+    title: 'GET /patients/{id}, audited',
+    connections: 10,
+    // Issue 29: one patient shown, one audit event appended and fsynced before the answer; held
+    // to the one-row durable write of the minimal floor.
+    targets: { minimalFloorShare: 1.0, minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR },
+    floor: 'insert',
+    minimalFloor: 'minimal-insert',
+    auditedRead: true,
+    request: ({ key, patientIds }) => {
+      // A different patient each time, over the 100,000 of the database: no one hot row.
+      const nextPatient = rotation(patientIds);
+      return {
+        method: 'GET',
+        path: `${API}/patients/x`,
+        headers: { authorization: `Bearer ${key}` },
+        setup: (request) => ({ ...request, path: `${API}/patients/${nextPatient()}` }),
+      };
+    },
+  },
+  {
+    name: 'patient-search-50',
+    title: `GET /patients?q=${SEARCH_OF_50.q}&limit=${SEARCH_OF_50.limit}, audited`,
+    connections: 10,
+    // Fifty patients shown, fifty audit events: figures reported, no target (issue 29 sets none).
+    targets: {},
+    floor: 'insert',
+    minimalFloor: 'minimal-insert',
+    auditedRead: true,
+    request: ({ key }) => ({
+      method: 'GET',
+      path: `${API}/patients?q=${SEARCH_OF_50.q}&limit=${SEARCH_OF_50.limit}`,
+      headers: { authorization: `Bearer ${key}` },
+    }),
   },
   {
     name: 'invoices',
