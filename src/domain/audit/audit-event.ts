@@ -48,6 +48,8 @@ export interface AuditRecord {
   action: AuditAction;
   /** The patient whose data it showed or changed; null for `data.*`. */
   patientId: string | null;
+  /** The patient's number when the result already holds it (a search's page); else it is looked up. */
+  patientNumber?: string;
   /** The one record the action names; null for a list read and for `data.*`. */
   subjectId: string | null;
   detail?: AuditDetail | null;

@@ -21,7 +21,7 @@ export function appendAuditEvents(db: Db, actor: Actor, records: readonly AuditR
       at,
       action: record.action,
       patient_id: record.patientId,
-      patient_number: record.patientId === null ? null : (patientNumberOf(db, record.patientId) ?? null),
+      patient_number: record.patientId === null ? null : (record.patientNumber ?? patientNumberOf(db, record.patientId) ?? null),
       subject_type: subjectTypeOf(record.action),
       subject_id: record.subjectId,
       actor_type: actor.type,

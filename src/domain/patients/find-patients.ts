@@ -84,7 +84,13 @@ export const FIND_PATIENTS = defineUseCase({
   run: (db, { query }) => findPatientPage(db, query),
   // One event per patient on the page returned (as IHE BALP records a query), with what was searched for.
   audit: (page, { query }) =>
-    page.items.map((patient) => ({ action: 'patient.search', patientId: patient.id, subjectId: null, detail: { q: query.q ?? null } })),
+    page.items.map((patient) => ({
+      action: 'patient.search',
+      patientId: patient.id,
+      patientNumber: patient.patient_number,
+      subjectId: null,
+      detail: { q: query.q ?? null },
+    })),
 });
 
 function findPatientPage(db: Db, values: ValuesOf<typeof PATIENT_LIST_QUERY_FIELDS>): Page<PatientSummary> {
