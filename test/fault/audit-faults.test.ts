@@ -78,8 +78,12 @@ describe('an audited read on a full disk (the data directory on a tmpfs filled t
   });
   after(async () => {
     if (tmpfs === undefined) return;
-    await server.close();
-    tmpfs.unmount();
+    // A failed set-up or stop must not leave the tmpfs mounted.
+    try {
+      await (server as TestServer | undefined)?.close();
+    } finally {
+      tmpfs.unmount();
+    }
   });
 
   /** The audited reads of the test, each with the action its 200 records. */
