@@ -186,7 +186,10 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
       const { events } = await recorded('patient', 'find', 'deskaudit', '--json');
       assert.equal(events.length, 3);
       assert.equal(new Set(events.map((e) => e.patient_id)).size, 3, 'Ada, Bob and Cleo, once each');
-      assert.ok([ada.id, bob.id].every((id) => events.some((e) => e.patient_id === id)));
+      assert.ok(
+        [ada.id, bob.id].every((id) => events.some((e) => e.patient_id === id)),
+        'Ada and Bob among them',
+      );
       for (const event of events)
         assertDeskEvent(event, { action: 'patient.search', subject_type: 'patient', subject_id: null, detail: { q: 'deskaudit' } });
     });
@@ -335,9 +338,14 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
       const adas = createTestInvoice(data.db, { patient_id: ada.id });
       recordPayment(data.db, { path: { invoice_id: adas.id }, headers: {}, body: buildPayment({ amount: '5.00' }) });
       recordPayment(data.db, { path: { invoice_id: adas.id }, headers: {}, body: buildPayment({ amount: '6.00' }) });
+      // Dora paid an invoice in another currency: the report lists it apart, and shows her too.
+      const dora = createTestPatient(data.db, { first_name: 'Dora', last_name: 'Dollar' });
+      const dollars = createTestInvoice(data.db, { patient_id: dora.id, currency: 'USD' });
+      recordPayment(data.db, { path: { invoice_id: dollars.id }, headers: {}, body: buildPayment({ amount: '7.00' }) });
       const report = await recorded('report', 'day');
-      assert.equal(report.events.length, 2, report.result.stdout);
-      assert.deepEqual(report.events.map((e) => e.patient_id).sort(), [ada.id, bob.id].sort());
+      assert.match(report.result.stdout, /USD/);
+      assert.equal(report.events.length, 3, report.result.stdout);
+      assert.deepEqual(report.events.map((e) => e.patient_id).sort(), [ada.id, bob.id, dora.id].sort());
       for (const event of report.events) assertDeskEvent(event, { action: 'invoice.read', subject_type: 'invoice', subject_id: null });
     });
 
@@ -361,7 +369,7 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
           listed,
           trailOf(data.dataDir).filter((e) => e.patient_id === bob.id),
         );
-        assert.ok(listed.length >= 10);
+        assert.ok(listed.length >= 10, `${listed.length} events of Bob's`);
       });
 
       it('refuses --date with --from (exit 2)', async () => {
@@ -406,7 +414,7 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
         const events = trailOf(data.dataDir);
         assert.equal(summary.events, events.length);
         const text = readFileSync(file, 'utf8');
-        assert.ok(text.endsWith('\n'));
+        assert.ok(text.endsWith('\n'), 'every line ends');
         const resources = text
           .trimEnd()
           .split('\n')
@@ -582,6 +590,10 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
       assert.equal(events.length, 1);
       assertDeskEvent(events[0], { seq: 1, action: 'patient.read', patient_number: 'P-000001', prev_hash: '0'.repeat(64) });
       assertChain(events);
+      // The upgraded trail is append-only too.
+      assert.throws(() => tamper(dataDir, "UPDATE audit_events SET actor_name = 'x'"), /append-only/);
+      assert.throws(() => tamper(dataDir, 'DELETE FROM audit_events'), /append-only/);
+      assert.equal(trailOf(dataDir).length, 1);
     });
   });
 });
