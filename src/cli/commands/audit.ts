@@ -1,4 +1,4 @@
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import { findPatientName } from '../../db/patient-names.js';
 import type { Db } from '../../db/open-database.js';
 import type { AuditEvent } from '../../domain/audit/audit-event.js';
@@ -28,9 +28,10 @@ interface WindowOptions extends CommonOptions {
 const UNRECORDED = { source: 'cli', actor: null } as const;
 
 /** The clinic days typed (`--date`, or `--from`/`--to`) as the YYYY-MM-DD the list takes; `--date D` is from D to D. */
-function windowDates(db: Db, options: WindowOptions, byDefault: 'today' | 'all'): { from?: string; to?: string } {
+function windowDates(db: Db, options: WindowOptions, byDefault: 'today' | 'all', command: Command): { from?: string; to?: string } {
   if (options.date !== undefined && (options.from !== undefined || options.to !== undefined)) {
-    throw new InvalidArgumentError('give --date, or --from and --to, not both');
+    // Printed by commander, then exit 2: a CommanderError thrown from an action is not printed (report-error.ts).
+    command.error('error: give --date, or --from and --to, not both', { exitCode: 2 });
   }
   const timeZone = clinicTimeZone(db);
   const day = (text: string) => deskDate(text, timeZone, Date.now());
@@ -118,10 +119,10 @@ export function registerAuditCommands(program: Command, io: CliIo): void {
     .option('--date <day>', `one clinic day: ${DESK_DATE_FORMS} (default: today)`)
     .option('--from <day>', 'from the start of this clinic day')
     .option('--to <day>', 'to the end of this clinic day')
-    .action(async (options: WindowOptions & { patient?: string }) => {
+    .action(async (options: WindowOptions & { patient?: string }, command: Command) => {
       await withDatabase(options, (db) => {
         const patientId = options.patient === undefined ? undefined : resolvePatientReference(db, options.patient);
-        const window = windowDates(db, options, patientId === undefined ? 'today' : 'all');
+        const window = windowDates(db, options, patientId === undefined ? 'today' : 'all', command);
         const events = allEvents(db, { ...window, ...(patientId === undefined ? {} : { patient_id: patientId }) });
         const when =
           window.from === undefined && window.to === undefined
@@ -157,9 +158,9 @@ export function registerAuditCommands(program: Command, io: CliIo): void {
     .option('--from <day>', `from the start of this clinic day: ${DESK_DATE_FORMS} (default: the first event)`)
     .option('--to <day>', 'to the end of this clinic day (default: the last event)')
     .option('--force', 'replace the file if it exists (it is kept until the new one is whole)')
-    .action(async (options: WindowOptions & { fhir: string; force?: boolean }) => {
+    .action(async (options: WindowOptions & { fhir: string; force?: boolean }, command: Command) => {
       await withDatabase(options, async (db) => {
-        const dates = windowDates(db, options, 'all');
+        const dates = windowDates(db, options, 'all', command);
         const exported = await exportFhirAuditEvents(db, options.fhir, auditWindow(dates.from, dates.to, clinicTimeZone(db)), {
           replace: options.force === true,
         });
