@@ -378,6 +378,13 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
         assert.match(result.stderr, /--date/, 'says why');
       });
 
+      it('names --from or --to with the value typed when it is not a date (exit 1)', async () => {
+        const result = await clinic('audit', 'list', '--from', 'yesterday');
+        assert.equal(result.code, 1);
+        assert.match(result.stderr, /--from "yesterday": is not a date/);
+        assert.doesNotMatch(result.stderr, /--date/, 'the option typed, not another');
+      });
+
       it('prints for people: local time, patient number and name, who and from where, no ids', async () => {
         setClinicTimeZone(data.db, 'Pacific/Kiritimati');
         try {

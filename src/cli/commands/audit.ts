@@ -34,12 +34,12 @@ function windowDates(db: Db, options: WindowOptions, byDefault: 'today' | 'all',
     command.error('error: give --date, or --from and --to, not both', { exitCode: 2 });
   }
   const timeZone = clinicTimeZone(db);
-  const day = (text: string) => deskDate(text, timeZone, Date.now());
+  const day = (text: string, option = 'date') => deskDate(text, timeZone, Date.now(), option);
   if (options.date !== undefined) return { from: day(options.date), to: day(options.date) };
   if (options.from === undefined && options.to === undefined) return byDefault === 'today' ? { from: day('today'), to: day('today') } : {};
   return {
-    ...(options.from === undefined ? {} : { from: day(options.from) }),
-    ...(options.to === undefined ? {} : { to: day(options.to) }),
+    ...(options.from === undefined ? {} : { from: day(options.from, 'from') }),
+    ...(options.to === undefined ? {} : { to: day(options.to, 'to') }),
   };
 }
 

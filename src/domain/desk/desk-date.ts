@@ -62,14 +62,15 @@ export function deskDateTimeText(text: string, today: ClinicToday): string {
 
 /**
  * The clinic day a desk command asks about (`--date`), as YYYY-MM-DD: absent is today; else a
- * desk date (deskDateText). Anything else is 422 date_parsing at ["query","date"], which the
- * command line reports as `--date` with the value typed.
+ * desk date (deskDateText). Anything else is 422 date_parsing at ["query", option] (`date`
+ * unless the command names the day otherwise, as `--from`), which the command line reports as
+ * that option with the value typed.
  */
-export function deskDate(text: string | undefined, timeZone: string, now: number): string {
+export function deskDate(text: string | undefined, timeZone: string, now: number, option = 'date'): string {
   const today = clinicToday(timeZone, now);
   if (text === undefined) return today();
   const date = deskDateText(text, today);
   const error = dateError(date);
-  if (error !== undefined) throw new ValidationError([issue(['query', 'date'], problems.dateParsing(error), text)]);
+  if (error !== undefined) throw new ValidationError([issue(['query', option], problems.dateParsing(error), text)]);
   return date;
 }
