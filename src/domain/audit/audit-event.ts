@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import type { AuditEventRow } from '../../db/audit-events.js';
 import type { AUDIT_EVENT_FIELDS } from '../../fields/audit-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
+import { sha256Hex } from './sha256.js';
 
 /**
  * The audit trail's events (clinic-api-1.2.md, "Audit trail"): what is recorded, and the hash
@@ -87,7 +87,7 @@ export function canonicalJson(value: unknown): string {
 
 /** The hash of an event: lowercase hex SHA-256 of its canonical JSON without `hash`. */
 export function eventHash(event: Omit<AuditEvent, 'hash'>): string {
-  return createHash('sha256').update(canonicalJson(event), 'utf8').digest('hex');
+  return sha256Hex(canonicalJson(event));
 }
 
 /** A stored row as the event it is (its detail parsed); a detail that is not JSON is kept as text so verification fails on it. */
