@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { createHash } from 'node:crypto';
 import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
@@ -14,65 +13,14 @@ import { buildPayment, createTestInvoice, createTestPatient } from '../helpers/b
 import { giveOlderReleaseModes, useDataDirs, useTestDatabase } from '../helpers/fixtures.js';
 import { addDocument } from '../helpers/module-tables.js';
 import { programPath, runClinic, type CliResult } from '../helpers/run-cli.js';
+import { assertChain, trailOf, type AuditEvent } from '../helpers/audit-chain.js';
 
 // The audit trail at the desk (clinic-api-1.2.md, "Audit trail"): what the commands record,
 // `clinic audit list|verify|export`, check, backup and restore, an upgrade. Real CLI processes.
 
-interface AuditEvent {
-  seq: number;
-  at: string;
-  action: string;
-  patient_id: string | null;
-  patient_number: string | null;
-  subject_type: string;
-  subject_id: string | null;
-  actor_type: string;
-  actor_id: string;
-  actor_name: string;
-  source: string;
-  request_id: string | null;
-  detail: Record<string, unknown> | null;
-  prev_hash: string;
-  hash: string;
-}
-
 /** The desk's actor as the spec names it: the operating system's user on this host. */
 const USER = userInfo().username;
 const HOST = hostname();
-
-/** Canonical JSON (keys sorted at every depth, no whitespace), written here, not imported. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return '[' + value.map((item) => canonical(item)).join(',') + ']';
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return '{' + entries.map(([key, item]) => JSON.stringify(key) + ':' + canonical(item)).join(',') + '}';
-  }
-  return JSON.stringify(value);
-}
-
-/** Asserts the whole trail `events` is seq 1, 2, 3… chained by the hashes recomputed here. */
-function assertChain(events: readonly AuditEvent[]): void {
-  let prev = '0'.repeat(64);
-  events.forEach((event, index) => {
-    assert.equal(event.seq, index + 1);
-    assert.equal(event.prev_hash, prev);
-    const { hash, ...fields } = event;
-    assert.equal(hash, createHash('sha256').update(canonical(fields), 'utf8').digest('hex'), `the hash of seq ${event.seq}`);
-    prev = hash;
-  });
-}
-
-/** Every event of the database in `dataDir`, read with better-sqlite3 directly (detail parsed). */
-function trailOf(dataDir: string, after = 0): AuditEvent[] {
-  const raw = new Database(join(dataDir, 'clinic.db'), { readonly: true });
-  try {
-    return (
-      raw.prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq').all(after) as (AuditEvent & { detail: string | null })[]
-    ).map((row) => ({ ...row, detail: row.detail === null ? null : (JSON.parse(row.detail) as Record<string, unknown>) }));
-  } finally {
-    raw.close();
-  }
-}
 
 /** Runs SQL on the database in `dataDir` with better-sqlite3, as someone with the file would. */
 function tamper(dataDir: string, sql: string): void {

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
@@ -9,49 +9,10 @@ import { createTestInvoice } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { multipartBody } from '../helpers/multipart.js';
 import type { ApiResponse, RequestOptions } from '../helpers/test-server.js';
+import { assertChain, type AuditEvent } from '../helpers/audit-chain.js';
 
 // The audit trail of interface 1.2.0 (clinic-api-1.2.md, "Audit trail"), black box over HTTP:
 // what each answer records, the hash chain recomputed here, and GET /audit-events.
-
-interface AuditEvent {
-  seq: number;
-  at: string;
-  action: string;
-  patient_id: string | null;
-  patient_number: string | null;
-  subject_type: string;
-  subject_id: string | null;
-  actor_type: string;
-  actor_id: string;
-  actor_name: string;
-  source: string;
-  request_id: string | null;
-  detail: Record<string, unknown> | null;
-  prev_hash: string;
-  hash: string;
-}
-
-/** Canonical JSON as the spec words it: keys sorted at every depth, no whitespace, values as JSON.stringify writes them. Written here, not imported. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return '[' + value.map((item) => canonical(item)).join(',') + ']';
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return '{' + entries.map(([key, item]) => JSON.stringify(key) + ':' + canonical(item)).join(',') + '}';
-  }
-  return JSON.stringify(value);
-}
-
-/** Asserts that `events` (the whole trail, in order) are seq 1, 2, 3… each chained by its hash to the one before. */
-function assertChain(events: readonly AuditEvent[]): void {
-  let prev = '0'.repeat(64);
-  events.forEach((event, index) => {
-    assert.equal(event.seq, index + 1, 'seq 1, 2, 3… without gaps');
-    assert.equal(event.prev_hash, prev, `the prev_hash of seq ${event.seq}`);
-    const { hash, ...fields } = event;
-    assert.equal(hash, createHash('sha256').update(canonical(fields), 'utf8').digest('hex'), `the hash of seq ${event.seq}`);
-    prev = hash;
-  });
-}
 
 describe('the audit trail over HTTP', () => {
   const server = useTestServer();
