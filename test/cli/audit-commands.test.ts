@@ -4,7 +4,7 @@ import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import Database from 'better-sqlite3';
+import { sqliteDriver } from '../../src/db/sqlite-driver.js';
 import { addDoctor } from '../../src/domain/catalog.js';
 import { bookAppointment } from '../../src/domain/appointments/book-appointment.js';
 import { recordPayment } from '../../src/domain/payments/record-payment.js';
@@ -22,9 +22,9 @@ import { assertChain, trailOf, type AuditEvent } from '../helpers/audit-chain.js
 const USER = userInfo().username;
 const HOST = hostname();
 
-/** Runs SQL on the database in `dataDir` with better-sqlite3, as someone with the file would. */
+/** Runs SQL on the database in `dataDir` through a connection of its own, as someone with the file would. */
 function tamper(dataDir: string, sql: string): void {
-  const raw = new Database(join(dataDir, 'clinic.db'));
+  const raw = sqliteDriver().open(join(dataDir, 'clinic.db'));
   try {
     raw.exec(sql);
   } finally {

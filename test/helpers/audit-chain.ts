@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
+import { sqliteDriver } from '../../src/db/sqlite-driver.js';
 
 // The audit trail as the tests read it (clinic-api-1.2.md, "Audit trail"): the event's shape, and
 // the hash chain recomputed here with a canonical JSON of the tests' own, never the program's, so
@@ -47,9 +47,9 @@ export function assertChain(events: readonly AuditEvent[]): void {
   });
 }
 
-/** Every event after `after` of the database in `dataDir`, read with better-sqlite3 directly (detail parsed). */
+/** Every event after `after` of the database in `dataDir`, read through a connection of its own (detail parsed). */
 export function trailOf(dataDir: string, after = 0): AuditEvent[] {
-  const raw = new Database(join(dataDir, 'clinic.db'), { readonly: true });
+  const raw = sqliteDriver().open(join(dataDir, 'clinic.db'));
   try {
     return (
       raw.prepare('SELECT * FROM audit_events WHERE seq > ? ORDER BY seq').all(after) as (AuditEvent & { detail: string | null })[]

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import Database from 'better-sqlite3';
+import { sqliteDriver } from '../../src/db/sqlite-driver.js';
 import { join } from 'node:path';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { addDoctor } from '../../src/domain/catalog.js';
@@ -474,7 +474,7 @@ describe('the audit trail over HTTP', () => {
       assert.ok(events.length > 40, `${events.length} events`);
       assertChain(events);
       // The same rows the database holds.
-      const raw = new Database(join(server.dataDir, 'clinic.db'), { readonly: true });
+      const raw = sqliteDriver().open(join(server.dataDir, 'clinic.db'));
       try {
         const rows = raw.prepare('SELECT seq, hash FROM audit_events ORDER BY seq').all() as { seq: number; hash: string }[];
         assert.deepEqual(
@@ -489,7 +489,7 @@ describe('the audit trail over HTTP', () => {
     it('is refused UPDATE and DELETE by the database itself', async () => {
       await newPatient();
       await newPatient();
-      const raw = new Database(join(server.dataDir, 'clinic.db'));
+      const raw = sqliteDriver().open(join(server.dataDir, 'clinic.db'));
       try {
         const before = raw.prepare('SELECT * FROM audit_events ORDER BY seq').all();
         assert.ok(before.length >= 2, `${before.length} events to try`);
