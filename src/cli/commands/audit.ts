@@ -72,6 +72,12 @@ function actionLabel(event: AuditEvent): string {
   return event.action;
 }
 
+/** A patient as people know them: the number (the event's, when it names one) and today's name. */
+function patientLabelOf(db: Db, patientId: string, known: string | null = null): string {
+  const name = findPatientName(db, patientId);
+  return patientLabel(known ?? name?.patient_number ?? null, name?.first_name ?? null, name?.last_name ?? null);
+}
+
 /** The events as a table for people: local time, what, whose (number and today's name), who, from where. */
 function formatEvents(db: Db, events: readonly AuditEvent[], title: string): string {
   const timeZone = clinicTimeZone(db);
@@ -80,8 +86,7 @@ function formatEvents(db: Db, events: readonly AuditEvent[], title: string): str
     if (event.patient_id === null) return '';
     let label = names.get(event.patient_id);
     if (label === undefined) {
-      const name = findPatientName(db, event.patient_id);
-      label = patientLabel(event.patient_number, name?.first_name ?? null, name?.last_name ?? null);
+      label = patientLabelOf(db, event.patient_id, event.patient_number);
       names.set(event.patient_id, label);
     }
     return label;
@@ -130,11 +135,10 @@ export function registerAuditCommands(program: Command, io: CliIo): void {
             : window.from === window.to
               ? calendarDay(window.from!)
               : `${window.from === undefined ? '' : calendarDay(window.from)} – ${window.to === undefined ? '' : calendarDay(window.to)}`;
-        const whose =
-          patientId === undefined
-            ? ''
-            : ` of ${patientLabel(findPatientName(db, patientId)?.patient_number ?? null, findPatientName(db, patientId)?.first_name ?? null, findPatientName(db, patientId)?.last_name ?? null)}`;
-        emit(io, options, events, () => formatEvents(db, events, `Audit events${whose}, ${when}`));
+        emit(io, options, events, () => {
+          const whose = patientId === undefined ? '' : ` of ${patientLabelOf(db, patientId)}`;
+          return formatEvents(db, events, `Audit events${whose}, ${when}`);
+        });
       });
     });
 
