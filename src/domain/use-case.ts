@@ -165,9 +165,14 @@ export function performUseCase<I extends UseCaseInput, R, Patch extends boolean>
   }
 }
 
-/** Whether a run is a read that records audit events: one whose events cannot be stored shows nothing (507). */
+/** Whether a use case is a read that records audit events: one whose events cannot be stored shows nothing (507). */
+export function isRecordedRead(useCase: AnyUseCase): boolean {
+  return useCase.access === 'read' && useCase.audit !== undefined;
+}
+
+/** Whether this run of a use case is a recorded read: it is, unless the caller records nothing (actor null). */
 export function recordsRead(useCase: AnyUseCase, caller: Caller): boolean {
-  return useCase.access === 'read' && accessOf(useCase, caller) !== 'read';
+  return isRecordedRead(useCase) && caller.actor !== null;
 }
 
 /**

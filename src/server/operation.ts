@@ -3,7 +3,15 @@ import type { Db } from '../db/open-database.js';
 import type { ResponseOf } from '../fields/field-spec.js';
 import type { Page } from '../domain/pagination.js';
 import { unrecordedReadError } from '../domain/errors.js';
-import { accessOf, recordsRead, runRecorded, type AnyUseCase, type UseCase, type UseCaseInput } from '../domain/use-case.js';
+import {
+  accessOf,
+  isRecordedRead,
+  recordsRead,
+  runRecorded,
+  type AnyUseCase,
+  type UseCase,
+  type UseCaseInput,
+} from '../domain/use-case.js';
 import { apiCaller } from './api-caller.js';
 import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
@@ -104,7 +112,7 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
     useCase,
     summary: summary ?? useCase.summary,
     ...(useCase.module === undefined ? {} : { module: useCase.module }),
-    ...(useCase.access === 'read' && useCase.audit !== undefined ? { recordsRead: true } : {}),
+    ...(isRecordedRead(useCase) ? { recordsRead: true } : {}),
     ...(input.path === undefined ? {} : { pathFields: input.path }),
     ...(input.query === undefined ? {} : { queryFields: input.query }),
     ...(input.header === undefined ? {} : { headerFields: input.header }),
