@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -10,7 +10,7 @@ import { bookAppointment } from '../../src/domain/appointments/book-appointment.
 import { recordPayment } from '../../src/domain/payments/record-payment.js';
 import { setClinicTimeZone } from '../../src/domain/settings.js';
 import { buildPayment, createTestInvoice, createTestPatient } from '../helpers/builders.js';
-import { giveOlderReleaseModes, useDataDirs, useTestDatabase } from '../helpers/fixtures.js';
+import { copyReleaseFixture, useDataDirs, useTestDatabase } from '../helpers/fixtures.js';
 import { addDocument } from '../helpers/module-tables.js';
 import { programPath, runClinic, type CliResult } from '../helpers/run-cli.js';
 import { assertChain, trailOf, type AuditEvent } from '../helpers/audit-chain.js';
@@ -530,11 +530,7 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
     const fixture = fileURLToPath(new URL('../fixtures/release-1.1.0', import.meta.url));
     let dataDir: string;
     before(() => {
-      dataDir = tempDir();
-      cpSync(fixture, dataDir, { recursive: true });
-      rmSync(join(dataDir, 'keys.json'));
-      rmSync(join(dataDir, 'README.md'));
-      giveOlderReleaseModes(dataDir);
+      dataDir = copyReleaseFixture(fixture, tempDir());
     });
 
     it('opens, gains an empty trail, and records from seq 1', async () => {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
 import { openDatabase } from '../../src/db/open-database.js';
-import { giveOlderReleaseModes } from '../helpers/fixtures.js';
+import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { schemaOf } from '../helpers/schema-of.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -16,15 +16,6 @@ import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-s
  */
 const fixture = fileURLToPath(new URL('../fixtures/release-1.2-corrections', import.meta.url));
 const keys = JSON.parse(readFileSync(join(fixture, 'keys.json'), 'utf8')) as Record<'all_scopes' | 'tablet', { id: string; key: string }>;
-
-/** A private copy of the fixture's data directory, without the files that are not part of one. */
-function copyOfPreviousRelease(): string {
-  const dataDir = makeDataDir();
-  cpSync(fixture, dataDir, { recursive: true });
-  for (const extra of ['keys.json', 'README.md', 'backup.tar.gz']) rmSync(join(dataDir, extra));
-  giveOlderReleaseModes(dataDir);
-  return dataDir;
-}
 
 interface Event {
   seq: number;
@@ -40,7 +31,7 @@ describe('upgrading a data directory made by the release before the audit trail'
   const asOld = { key: keys.all_scopes.key };
 
   before(async () => {
-    dataDir = copyOfPreviousRelease();
+    dataDir = copyReleaseFixture(fixture);
     server = await startTestServer({}, dataDir);
   });
   after(() => server.close());
@@ -122,7 +113,7 @@ describe('a backup made by the release before the audit trail', () => {
 
 describe('the migrations from schema version 3', () => {
   it('leave a database of the release before the audit trail with exactly the schema of a new one', () => {
-    const upgraded = copyOfPreviousRelease();
+    const upgraded = copyReleaseFixture(fixture);
     const fresh = makeDataDir();
     try {
       assert.deepEqual(schemaOf(upgraded), schemaOf(fresh));

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { cpSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { giveOlderReleaseModes } from '../helpers/fixtures.js';
+import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { schemaOf } from '../helpers/schema-of.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -19,23 +19,13 @@ const keys = JSON.parse(readFileSync(join(fixture, 'keys.json'), 'utf8')) as Rec
   { id: string; key: string; scopes: string[] }
 >;
 
-/** A private copy of the fixture's data directory, as `clinic` leaves one (folders 0700, files 0600). */
-function copyOfRelease100(): string {
-  const dataDir = makeDataDir();
-  cpSync(fixture, dataDir, { recursive: true });
-  rmSync(join(dataDir, 'keys.json'));
-  rmSync(join(dataDir, 'README.md'));
-  giveOlderReleaseModes(dataDir);
-  return dataDir;
-}
-
 describe('upgrading a data directory made by release 1.0.0', () => {
   let server: TestServer;
   let dataDir: string;
   const asOld = { key: keys.all_six_scopes.key };
 
   before(async () => {
-    dataDir = copyOfRelease100();
+    dataDir = copyReleaseFixture(fixture);
     server = await startTestServer({}, dataDir);
   });
   after(() => server.close());
@@ -130,7 +120,7 @@ describe('upgrading a data directory made by release 1.0.0', () => {
 
 describe('the migrations from schema version 1', () => {
   it('leaves a 1.0.0 database with exactly the schema of a new one', () => {
-    const upgraded = copyOfRelease100();
+    const upgraded = copyReleaseFixture(fixture);
     const fresh = makeDataDir();
     try {
       assert.deepEqual(schemaOf(upgraded), schemaOf(fresh));

@@ -1,4 +1,4 @@
-import { chmodSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, afterEach, before, beforeEach } from 'node:test';
 import { openDatabase, type Db } from '../../src/db/open-database.js';
@@ -91,4 +91,19 @@ export function giveOlderReleaseModes(dataDir: string): void {
   for (const entry of readdirSync(dataDir, { recursive: true, withFileTypes: true })) {
     chmodSync(join(entry.parentPath, entry.name), entry.isDirectory() ? 0o700 : 0o600);
   }
+}
+
+/** What a release fixture holds beside its data directory: how it was made, its keys' secrets, a backup. */
+const FIXTURE_NOTES = ['README.md', 'keys.json', 'backup.tar.gz'];
+
+/**
+ * A private copy of the data directory of a release fixture (test/fixtures/release-*) in `dataDir`
+ * (a new one by default), as that release left it: the fixture's notes left out, folders 0700 and
+ * files 0600 (giveOlderReleaseModes).
+ */
+export function copyReleaseFixture(fixture: string, dataDir = makeDataDir()): string {
+  cpSync(fixture, dataDir, { recursive: true });
+  for (const note of FIXTURE_NOTES) rmSync(join(dataDir, note), { force: true });
+  giveOlderReleaseModes(dataDir);
+  return dataDir;
 }
