@@ -49,7 +49,6 @@ const statements = preparedFor((db) => ({
   // The primary key's last entry: one probe however long the trail.
   last: db.prepare<[], { seq: number; hash: string }>('SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1'),
   triggers: db.prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'audit_events'"),
-  count: db.prepare<[], { events: number }>('SELECT count(*) AS events FROM audit_events'),
   patientNumber: db.prepare<[string], { patient_number: string }>('SELECT patient_number FROM patients WHERE id = ?'),
   all: db.prepare<[], AuditEventRow>(`SELECT ${COLUMNS} FROM audit_events ORDER BY seq`),
   // One statement per index, so that each list reads a range of the index that serves it: a
@@ -75,10 +74,6 @@ export function lastAuditEvent(db: Db): { seq: number; hash: string } | undefine
   return statements(db).last.get();
 }
 
-export function countAuditEvents(db: Db): number {
-  return statements(db).count.get()!.events;
-}
-
 /** The patient's number, for the events about it; undefined for an unknown id. */
 export function patientNumberOf(db: Db, patientId: string): string | undefined {
   return statements(db).patientNumber.get(patientId)?.patient_number;
@@ -97,7 +92,7 @@ export function listAuditEventRows(db: Db, filter: AuditEventFilter): AuditEvent
 }
 
 /** The triggers that refuse UPDATE and DELETE on audit_events (schema.sql). */
-export const AUDIT_TRIGGERS = ['audit_events_are_append_only_on_update', 'audit_events_are_append_only_on_delete'] as const;
+const AUDIT_TRIGGERS = ['audit_events_are_append_only_on_update', 'audit_events_are_append_only_on_delete'] as const;
 
 /** Those of AUDIT_TRIGGERS the database does not have (someone dropped them). */
 export function missingAuditTriggers(db: Db): string[] {
