@@ -69,9 +69,6 @@ const changeSeqsOf = (dataDir: string) =>
     (db.prepare('SELECT seq FROM change_events ORDER BY seq').all() as { seq: number }[]).map((row) => row.seq),
   );
 
-/** `clinic webhook` is not on main yet (9dbb677 brings the feed and the webhook_endpoints table only): drop the todo when it is. */
-const WEBHOOK_CLI_TODO = 'clinic webhook list comes with the deliveries';
-
 async function assertNoWebhooks(dataDir: string): Promise<void> {
   const list = await runClinic(['webhook', 'list', '--json', '--data', dataDir]);
   assert.equal(list.code, 0, list.stderr);
@@ -118,7 +115,7 @@ describe('upgrading a data directory made by the release before the change feed'
     assert.equal(tablet.status, 403, 'a key the old release limited to some scopes does not gain events:read');
   });
 
-  it('has no webhook endpoints', { todo: WEBHOOK_CLI_TODO }, () => assertNoWebhooks(dataDir));
+  it('has no webhook endpoints', () => assertNoWebhooks(dataDir));
 
   it('appends the first change after the upgrade as seq 1, and goes on with the trail from seq 17', async () => {
     const patch = await server.request('PATCH', `/patients/${HUBER}`, { ...asOld, body: { notes: 'Allergie: Penicillin, Latex' } });
@@ -197,7 +194,7 @@ describe('a backup made by the release before the change feed', () => {
     assert.equal((JSON.parse(verify.stdout) as { events: number }).events, 16);
   });
 
-  it('has no webhook endpoints', { todo: WEBHOOK_CLI_TODO }, () => assertNoWebhooks(target));
+  it('has no webhook endpoints', () => assertNoWebhooks(target));
 
   it('appends the first change after the restore as seq 1', async () => {
     const edit = await runClinic(['patient', 'edit', 'P-000002', '--notes', 'Allergie: Penicillin, Latex', '--json', '--data', target]);
