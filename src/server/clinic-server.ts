@@ -171,7 +171,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     const firstKey = hasApiKeys(db) ? undefined : await commits.run('write', () => createApiKey(openDb, { name: 'first key' }));
     const host = running.host.includes(':') ? `[${running.host}]` : running.host;
     const address = `http://${host}:${running.port}${API_PREFIX}`;
-    webhooks = startWebhookWorker(db, commits, running.changes, httpWebhookSender, { logger });
+    webhooks = startWebhookWorker(db, commits, running.changes, httpWebhookSender(), { logger });
     const webhookWorker = webhooks;
     if (config.smtp !== undefined)
       worker = startDeliveryWorker(db, commits, createSmtpMailer(config.smtp.url, config.smtp.from), { logger });

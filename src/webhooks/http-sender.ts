@@ -10,56 +10,59 @@ const MAX_ANSWER_BYTES = 4096;
 /**
  * POSTs webhooks with node:http(s): redirects are not followed (a 3xx is an answer like any
  * other, and not a 2xx), an attempt is cut after WEBHOOK_TIMEOUT_MS, and at most MAX_ANSWER_BYTES
- * of the answer are read, so an endpoint that streams without end costs nothing. Certificates are
+ * of the answer are read, so an endpoint that streams without end costs nothing. The timeout is
+ * WEBHOOK_TIMEOUT_MS but where a test gives a shorter one. Certificates are
  * verified as Node verifies them (a private CA through NODE_EXTRA_CA_CERTS).
  */
-export const httpWebhookSender: WebhookSender = {
-  send(post: WebhookPost, signal: AbortSignal): Promise<{ status: number; body: string }> {
-    return new Promise((resolve, reject) => {
-      const url = new URL(post.url);
-      const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-      const fail = (error: Error) => {
-        clearTimeout(timer);
-        signal.removeEventListener('abort', onAbort);
-        request.destroy();
-        reject(error);
-      };
-      const timer = setTimeout(() => fail(new Error(`timed out after ${WEBHOOK_TIMEOUT_MS / 1000} s`)), WEBHOOK_TIMEOUT_MS);
-      const onAbort = () => fail(new Error('abandoned: the server is stopping'));
-      signal.addEventListener('abort', onAbort, { once: true });
-      const request: ClientRequest = send(
-        url,
-        {
-          method: 'POST',
-          headers: {
-            ...post.headers,
-            'content-type': 'application/json',
-            'content-length': Buffer.byteLength(post.body),
-            'user-agent': 'clinic-webhooks',
+export function httpWebhookSender(timeoutMs = WEBHOOK_TIMEOUT_MS): WebhookSender {
+  return {
+    send(post: WebhookPost, signal: AbortSignal): Promise<{ status: number; body: string }> {
+      return new Promise((resolve, reject) => {
+        const url = new URL(post.url);
+        const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+        const fail = (error: Error) => {
+          clearTimeout(timer);
+          signal.removeEventListener('abort', onAbort);
+          request.destroy();
+          reject(error);
+        };
+        const timer = setTimeout(() => fail(new Error(`timed out after ${timeoutMs / 1000} s`)), timeoutMs);
+        const onAbort = () => fail(new Error('abandoned: the server is stopping'));
+        signal.addEventListener('abort', onAbort, { once: true });
+        const request: ClientRequest = send(
+          url,
+          {
+            method: 'POST',
+            headers: {
+              ...post.headers,
+              'content-type': 'application/json',
+              'content-length': Buffer.byteLength(post.body),
+              'user-agent': 'clinic-webhooks',
+            },
           },
-        },
-        (answer: IncomingMessage) => {
-          const chunks: Buffer[] = [];
-          let bytes = 0;
-          const done = () => {
-            clearTimeout(timer);
-            signal.removeEventListener('abort', onAbort);
-            resolve({ status: answer.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
-          };
-          answer.on('data', (chunk: Buffer) => {
-            chunks.push(chunk);
-            bytes += chunk.length;
-            if (bytes >= MAX_ANSWER_BYTES) {
-              done();
-              answer.destroy();
-            }
-          });
-          answer.on('end', done);
-          answer.on('error', () => done());
-        },
-      );
-      request.on('error', (error) => fail(error));
-      request.end(post.body);
-    });
-  },
-};
+          (answer: IncomingMessage) => {
+            const chunks: Buffer[] = [];
+            let bytes = 0;
+            const done = () => {
+              clearTimeout(timer);
+              signal.removeEventListener('abort', onAbort);
+              resolve({ status: answer.statusCode ?? 0, body: Buffer.concat(chunks).toString('utf8') });
+            };
+            answer.on('data', (chunk: Buffer) => {
+              chunks.push(chunk);
+              bytes += chunk.length;
+              if (bytes >= MAX_ANSWER_BYTES) {
+                done();
+                answer.destroy();
+              }
+            });
+            answer.on('end', done);
+            answer.on('error', () => done());
+          },
+        );
+        request.on('error', (error) => fail(error));
+        request.end(post.body);
+      });
+    },
+  };
+}
