@@ -66,12 +66,14 @@ export function startWebhookWorker(
     inFlight.set(endpoint.id, delivery);
   };
 
-  /** Starts the attempts that are due; gives how long until the next retry is due (ms), or undefined. */
-  const pass = async (): Promise<number | undefined> => {
+  /** Starts the attempts that are due; gives how many endpoints are enabled and how long until the next retry is due (ms). */
+  const pass = async (): Promise<{ enabled: number; nextDue: number | undefined }> => {
     const now = Date.now();
     let nextDue: number | undefined;
+    let enabled = 0;
     const due = await runner.run('read', () =>
       enabledWebhookEndpoints(db).flatMap((endpoint) => {
+        enabled++;
         if (inFlight.has(endpoint.id)) return [];
         const retryAt = endpoint.next_attempt_at === null ? now : Date.parse(endpoint.next_attempt_at);
         if (retryAt > now) {
@@ -83,7 +85,7 @@ export function startWebhookWorker(
       }),
     );
     for (const { endpoint, event } of due) attempt(endpoint, event);
-    return nextDue;
+    return { enabled, nextDue };
   };
 
   const loop = async () => {
@@ -91,9 +93,9 @@ export function startWebhookWorker(
       kicked = false;
       // The feed's last seq before the pass: an event committed after it ends the wait below.
       const seenSeq = changes.lastSeq();
-      let nextDue: number | undefined;
+      let found: { enabled: number; nextDue: number | undefined } = { enabled: 0, nextDue: undefined };
       try {
-        nextDue = await pass();
+        found = await pass();
       } catch (error) {
         logger.error({ event: 'webhook_pass_failed', error: error instanceof Error ? error.message : String(error) });
       }
@@ -101,10 +103,11 @@ export function startWebhookWorker(
       // Until an event is committed, an attempt ends, a retry is due, the rescan, or the stop.
       const iteration = new AbortController();
       wake = () => iteration.abort();
-      const waitMs = Math.min(rescanMs, nextDue ?? rescanMs);
+      const waitMs = Math.min(rescanMs, found.nextDue ?? rescanMs);
       const signal = AbortSignal.any([stopping.signal, iteration.signal]);
-      // A closed watch (the HTTP server stopped first) answers at once: then sleep instead.
-      if (changes.closed) await sleep(waitMs, undefined, { signal }).catch(() => undefined);
+      // Without an endpoint there is nothing to wake for but the rescan; a closed watch (the
+      // HTTP server stopped first) would answer at once: sleep instead.
+      if (found.enabled === 0 || changes.closed) await sleep(waitMs, undefined, { signal }).catch(() => undefined);
       else await changes.after(seenSeq, waitMs, signal);
       wake = undefined;
     }
