@@ -35,7 +35,7 @@ export const CHANGE_EVENT_FIELDS = [
         start_at: { type: 'string', format: 'date-time' },
         end_at: { type: 'string', format: 'date-time' },
         status: text,
-        resource_id: id,
+        resource_id: { ...id, type: ['string', 'null'] },
         document_id: id,
         type: text,
         size: { type: 'integer', minimum: 1 },
