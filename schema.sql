@@ -407,3 +407,51 @@ CREATE TRIGGER audit_events_are_append_only_on_delete BEFORE DELETE ON audit_eve
 BEGIN
   SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be deleted');
 END;
+
+-- The change feed (clinic-api-1.2.md, "Change feed"): one row per committed change, appended in
+-- the change's own transaction (a transactional outbox), so there is never an event for a change
+-- rolled back nor a change without its event. seq is the rowid SQLite gives (the largest + 1,
+-- under the write lock the change already holds), so it follows commit order without gaps; the
+-- triggers below refuse any change or removal, which keeps it so.
+CREATE TABLE change_events (
+  seq         INTEGER PRIMARY KEY CHECK (seq >= 1),
+  type        TEXT NOT NULL,
+  occurred_at TEXT NOT NULL,
+  patient_id  TEXT,
+  -- The event's thin data as JSON: ids and what an integration needs to decide to read more.
+  data        TEXT NOT NULL
+) STRICT;
+-- GET /events?types and a webhook of some types: each type's events in seq order, a range each.
+CREATE INDEX change_events_by_type ON change_events (type, seq);
+CREATE TRIGGER change_events_are_append_only_on_update BEFORE UPDATE ON change_events
+BEGIN
+  SELECT RAISE(ABORT, 'the change feed is append-only: an event cannot be changed');
+END;
+CREATE TRIGGER change_events_are_append_only_on_delete BEFORE DELETE ON change_events
+BEGIN
+  SELECT RAISE(ABORT, 'the change feed is append-only: an event cannot be deleted');
+END;
+
+-- The webhook endpoints (clinic webhook add), each with where it stands in the feed: every
+-- event up to its position has been delivered or is not of its types. Delivery is the server's
+-- (clinic serve); the desk's commands change the row and the server follows.
+CREATE TABLE webhook_endpoints (
+  id                 TEXT PRIMARY KEY,
+  name               TEXT NOT NULL UNIQUE,
+  url                TEXT NOT NULL,
+  -- JSON array of event types, or NULL for every type (also those later versions add).
+  types              TEXT,
+  -- 'whsec_' + base64 of the random key the signatures are made with (Standard Webhooks).
+  secret             TEXT NOT NULL,
+  state              TEXT NOT NULL CHECK (state IN ('enabled', 'disabled')),
+  position           INTEGER NOT NULL CHECK (position >= 0),
+  last_delivered_seq INTEGER,
+  last_delivered_at  TEXT,
+  -- The current run of failures: since when, how many attempts, when the next, and why the last failed.
+  failing_since      TEXT,
+  failed_attempts    INTEGER NOT NULL DEFAULT 0 CHECK (failed_attempts >= 0),
+  next_attempt_at    TEXT,
+  last_error         TEXT,
+  disabled_at        TEXT,
+  created_at         TEXT NOT NULL
+) STRICT;

@@ -21,6 +21,7 @@ export const SCOPES = [
   'invoices:write',
   'payments:write',
   'audit:read',
+  'events:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

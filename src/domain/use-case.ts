@@ -2,6 +2,8 @@ import type { Db } from '../db/open-database.js';
 import type { FieldSpec, ValuesOf } from '../fields/field-spec.js';
 import { appendAuditEvents } from './audit/record-audit.js';
 import type { Actor, AuditRecord } from './audit/audit-event.js';
+import type { ChangeRecord } from './changes/change-event.js';
+import { appendChangeEvents } from './changes/record-changes.js';
 import { unrecordedReadError, type AppError, type LocSource, type ValidationIssue } from './errors.js';
 import { clinicTimeZone, requireModuleEnabled, type ModuleName } from './settings.js';
 import { normalizePresent, type NormalizeContext } from './validation/values.js';
@@ -86,6 +88,12 @@ export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boo
    * answer waits for that commit. Absent for what shows no patient data.
    */
   audit?(result: R, values: InputValues<I, Patch>, db: Db): readonly AuditRecord[];
+  /**
+   * What the change feed records of a successful run: one record per record it created or
+   * changed (clinic-api-1.2.md, "Change feed"), none when it changed nothing. Appended in the
+   * run's own transaction whoever asked, so a change never commits without its event.
+   */
+  changes?(result: R, values: InputValues<I, Patch>): readonly ChangeRecord[];
 }
 
 /** A declared use case, with the validators of its input built once. */
@@ -184,7 +192,10 @@ export function accessOf(useCase: AnyUseCase, caller: Caller): Access {
   return useCase.audit !== undefined && caller.actor !== null ? 'read-then-write' : useCase.access;
 }
 
-/** Runs `useCase` on valid values and appends the audit events of its result, in the caller's transaction. */
+/**
+ * Runs `useCase` on valid values and appends the events of its result, in the caller's
+ * transaction: its changes to the change feed, and what it showed or changed to the audit trail.
+ */
 export function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
   useCase: UseCase<I, R, Patch>,
   db: Db,
@@ -192,6 +203,7 @@ export function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
   caller: Caller,
 ): R {
   const result = useCase.run(db, values, caller);
+  if (useCase.changes !== undefined) appendChangeEvents(db, useCase.changes(result, values));
   if (useCase.audit !== undefined && caller.actor !== null) appendAuditEvents(db, caller.actor, useCase.audit(result, values, db));
   return result;
 }

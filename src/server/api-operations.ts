@@ -1,6 +1,7 @@
 import type { Operation } from './operation.js';
 import { appointmentOperations } from './routes/appointments.js';
 import { auditOperations } from './routes/audit.js';
+import { eventOperations } from './routes/events.js';
 import { documentOperations } from './routes/documents.js';
 import { invoiceOperations } from './routes/invoices.js';
 import { lookupOperations } from './routes/lookups.js';
@@ -20,5 +21,6 @@ export const OPERATIONS: readonly Operation[] = [
   ...appointmentOperations,
   ...documentOperations,
   ...auditOperations,
+  ...eventOperations,
   ...openApiOperations,
 ];

@@ -1,5 +1,6 @@
 import Koa from 'koa';
 import type { Db } from '../db/open-database.js';
+import { ChangeWatch } from './change-watch.js';
 import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
 import { handleErrors } from './middleware/handle-errors.js';
@@ -20,12 +21,13 @@ export function createApp(
   commits: CommitGroups,
   config: ServerConfig,
   operations: readonly Operation[] = OPERATIONS,
+  changes: ChangeWatch = new ChangeWatch(db),
 ): Koa<ClinicState> {
   const app = new Koa<ClinicState>();
   // Errors are logged (with request ids) by handleErrors; Koa's own stderr printing would
   // duplicate them without the id.
   app.silent = true;
-  const router = operationsRouter({ db, commits, config, operations });
+  const router = operationsRouter({ db, commits, config, operations, changes });
   app.use(logRequests(config.logger));
   app.use(handleErrors(config.logger));
   app.use(router.routes());

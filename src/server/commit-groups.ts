@@ -76,6 +76,7 @@ class CommitGroup {
  */
 export class CommitGroups implements WorkRunner {
   private group: CommitGroup | undefined;
+  private readonly committedListeners: (() => void)[] = [];
 
   constructor(
     private readonly db: Db,
@@ -93,6 +94,11 @@ export class CommitGroups implements WorkRunner {
         await sleep(Math.min(PAUSES_MS[tries] ?? 100, remaining));
       }
     }
+  }
+
+  /** Calls `listener` after each successful COMMIT, before the group's members are answered (the change feed's waiters). */
+  onCommit(listener: () => void): void {
+    this.committedListeners.push(listener);
   }
 
   /** Commits a group still open (its members are waiting to be answered); for the server's stop. */
@@ -152,6 +158,7 @@ export class CommitGroups implements WorkRunner {
       return;
     }
     group.succeed();
+    for (const listener of this.committedListeners) listener();
   }
 }
 

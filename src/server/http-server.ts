@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Db } from '../db/open-database.js';
 import { createApp } from './app.js';
+import { OPERATIONS } from './api-operations.js';
+import { ChangeWatch } from './change-watch.js';
 import type { CommitGroups } from './commit-groups.js';
 import { HEADERS_TIMEOUT_MS, MAX_CONNECTIONS, REQUEST_TIMEOUT_MS, type ServerConfig } from './config.js';
 import { answerClientErrors } from './client-errors.js';
@@ -12,8 +14,11 @@ export interface RunningHttpServer {
   server: Server;
   host: string;
   port: number;
+  /** Tells who waits for the change feed (held requests, the webhook deliveries) that an event was committed. */
+  changes: ChangeWatch;
   /**
-   * Stops accepting, lets requests in flight finish, then resolves. After `graceMs` the
+   * Stops accepting (a request held for the change feed is answered at once with what there is),
+   * lets requests in flight finish, then resolves. After `graceMs` the
    * connections still open are cut, so a slow or stuck client cannot hold up a shutdown.
    */
   close(graceMs?: number): Promise<void>;
@@ -27,7 +32,9 @@ export async function startHttpServer(
   host: string,
   port: number,
 ): Promise<RunningHttpServer> {
-  const handle = createApp(db, commits, config).callback();
+  const changes = new ChangeWatch(db);
+  commits.onCommit(() => changes.check());
+  const handle = createApp(db, commits, config, OPERATIONS, changes).callback();
   const requestTimeout = config.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const server = createServer(
     {
@@ -58,8 +65,10 @@ export async function startHttpServer(
     server,
     host: address.address,
     port: address.port,
+    changes,
     close: (graceMs = Infinity) =>
       new Promise<void>((resolve) => {
+        changes.close();
         const deadline = Number.isFinite(graceMs) ? setTimeout(() => server.closeAllConnections(), graceMs) : undefined;
         server.close(() => {
           clearTimeout(deadline);

@@ -9,10 +9,12 @@ import {
   recordsRead,
   runRecorded,
   type AnyUseCase,
+  type InputValues,
   type UseCase,
   type UseCaseInput,
 } from '../domain/use-case.js';
 import { apiCaller } from './api-caller.js';
+import type { ChangeWatch } from './change-watch.js';
 import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
 import { MODELS, type ModelName } from './openapi/models.js';
@@ -27,6 +29,8 @@ export interface OperationDeps {
   commits: CommitGroups;
   /** Every operation the app serves (the interface description is built from them). */
   operations: readonly Operation[];
+  /** Tells a request held for the change feed (GET /events?wait) that an event was committed. */
+  changes: ChangeWatch;
 }
 
 /**
@@ -68,7 +72,7 @@ type BodyOf<Result extends UseCaseResult> = Result extends DownloadResult
     : never;
 
 /** What HTTP adds to a use case: everything of an OperationSpec the use case does not already say. */
-type HttpBinding<R, Result extends UseCaseResult> = Omit<
+type HttpBinding<R, Result extends UseCaseResult, V = unknown> = Omit<
   OperationSpec,
   'summary' | 'module' | 'pathFields' | 'queryFields' | 'headerFields' | 'body' | 'refusals' | 'result'
 > & {
@@ -77,6 +81,11 @@ type HttpBinding<R, Result extends UseCaseResult> = Omit<
   /** A JSON body's example; its schema is the model made of the use case's body fields. */
   bodyExample?: unknown;
   result: Result;
+  /**
+   * Long polling (GET /events?wait): while the result is `empty`, the request is held for up to
+   * `seconds` of its values until the change feed grows (a commit by any process), and run again.
+   */
+  holdWhileEmpty?: { seconds(values: V): number; empty(result: R): boolean };
 } & (R extends BodyOf<Result>
     ? {
         /** The body of the answer (and its headers) from the use case's result; the result itself by default. */
@@ -86,6 +95,13 @@ type HttpBinding<R, Result extends UseCaseResult> = Omit<
 
 /** Makes the answer from a use case's result: sets headers, picks the body, or sends a file. */
 type Answer<R, Result extends UseCaseResult> = (ctx: RouterContext<ClinicState>, result: R, deps: OperationDeps) => BodyOf<Result>;
+
+/** Aborts when the client closes its connection before the answer (a held request then stops waiting). */
+function clientGone(ctx: RouterContext<ClinicState>): AbortSignal {
+  const controller = new AbortController();
+  ctx.res.once('close', () => controller.abort());
+  return controller.signal;
+}
 
 /** The request model made of exactly `fields`: the body a use case declares is described by that name. */
 function requestModelOf(fields: UseCaseInput['body']): ModelName {
@@ -103,9 +119,11 @@ function requestModelOf(fields: UseCaseInput['body']): ModelName {
  */
 export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolean, const Result extends UseCaseResult>(
   useCase: UseCase<I, R, Patch>,
-  http: HttpBinding<R, Result>,
+  http: HttpBinding<R, Result, InputValues<I, Patch>>,
 ): Operation {
-  const { bodyExample, answer, summary, ...spec } = http as HttpBinding<R, Result> & { answer?: Answer<R, Result> };
+  const { bodyExample, answer, summary, holdWhileEmpty, ...spec } = http as HttpBinding<R, Result, InputValues<I, Patch>> & {
+    answer?: Answer<R, Result>;
+  };
   const { input } = useCase;
   return {
     ...spec,
@@ -119,16 +137,31 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
     ...(input.body === undefined ? {} : { body: { kind: 'json', model: requestModelOf(input.body), example: bodyExample } }),
     ...(useCase.refusals.length === 0 ? {} : { refusals: useCase.refusals }),
     handler: (deps) => async (ctx) => {
-      const { db, commits } = deps;
+      const { db, commits, changes } = deps;
       const values = useCase.valuesOf(db, { path: ctx.params, query: ctx.query, header: ctx.headers, body: ctx.state.body });
       const caller = apiCaller(ctx);
       // A use case that records audit events runs as a write, so its events share the COMMIT of
       // its turn's group and are durable before the answer's first byte.
-      let result: R;
-      try {
-        result = await commits.run(accessOf(useCase, caller), () => runRecorded(useCase, db, values, caller));
-      } catch (error) {
-        throw recordsRead(useCase, caller) ? unrecordedReadError(error) : error;
+      const perform = async (): Promise<{ result: R; lastSeq: number }> => {
+        try {
+          // The feed's last seq is read in the same turn as the result: a change committed after
+          // it ends the wait below, one before it is in the result.
+          return await commits.run(accessOf(useCase, caller), () => ({
+            result: runRecorded(useCase, db, values, caller),
+            lastSeq: holdWhileEmpty === undefined ? 0 : changes.lastSeq(),
+          }));
+        } catch (error) {
+          throw recordsRead(useCase, caller) ? unrecordedReadError(error) : error;
+        }
+      };
+      let { result, lastSeq } = await perform();
+      if (holdWhileEmpty !== undefined && holdWhileEmpty.empty(result)) {
+        const deadline = performance.now() + holdWhileEmpty.seconds(values) * 1000;
+        const gone = clientGone(ctx);
+        while (holdWhileEmpty.empty(result) && performance.now() < deadline && !gone.aborted && !changes.closed) {
+          await changes.after(lastSeq, deadline - performance.now(), gone);
+          ({ result, lastSeq } = await perform());
+        }
       }
       return answer === undefined ? result : answer(ctx, result, deps);
     },

@@ -19,6 +19,7 @@ import { buildPatient } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { CommitGroups } from '../../src/server/commit-groups.js';
+import { ChangeWatch } from '../../src/server/change-watch.js';
 
 type Json = Record<string, any>;
 
@@ -75,18 +76,25 @@ describe('GET /openapi.json', () => {
       documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
       logger: silentLogger,
     };
-    const routes = [operationsRouter({ db: server.db, commits: new CommitGroups(server.db), config, operations: OPERATIONS })].flatMap(
-      (router) =>
-        router.stack.flatMap((layer) =>
-          layer.methods
-            .filter((method) => method !== 'HEAD')
-            .map(
-              (method) =>
-                `${method} ${String(layer.path)
-                  .slice(API_PREFIX.length)
-                  .replace(/:(\w+)/g, '{$1}')}`,
-            ),
-        ),
+    const routes = [
+      operationsRouter({
+        db: server.db,
+        commits: new CommitGroups(server.db),
+        config,
+        operations: OPERATIONS,
+        changes: new ChangeWatch(server.db),
+      }),
+    ].flatMap((router) =>
+      router.stack.flatMap((layer) =>
+        layer.methods
+          .filter((method) => method !== 'HEAD')
+          .map(
+            (method) =>
+              `${method} ${String(layer.path)
+                .slice(API_PREFIX.length)
+                .replace(/:(\w+)/g, '{$1}')}`,
+          ),
+      ),
     );
     assert.deepEqual(
       [...routes].sort(),

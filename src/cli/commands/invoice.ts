@@ -109,7 +109,8 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
   addFieldOptions(voiding, VOID_INPUT_FIELDS).action(async (reference: string, options: CommonOptions & { reason?: string }) => {
     await runUseCaseCommand(io, options, VOID_INVOICE, {
       request: (db) => ({ path: { invoice_id: resolveInvoiceReference(db, reference) }, body: { reason: options.reason } }),
-      print: (invoice, db) => `Invoice ${invoice.invoice_number} is void.\n\n${formatInvoice(invoice, readDeskContext(db))}`,
+      json: ({ invoice }) => invoice,
+      print: ({ invoice }, db) => `Invoice ${invoice.invoice_number} is void.\n\n${formatInvoice(invoice, readDeskContext(db))}`,
     });
   });
 }

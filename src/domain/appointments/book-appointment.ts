@@ -26,6 +26,7 @@ import { normalizeFields } from '../validation/values.js';
 import { fieldNamed, type ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
 import { onRecordOf } from '../audit/record-audit.js';
+import { appointmentData } from '../changes/change-event.js';
 
 type AppointmentValues = ValuesOf<typeof APPOINTMENT_INPUT_FIELDS>;
 
@@ -121,6 +122,7 @@ export const BOOK_APPOINTMENT = defineUseCase({
     if (!stored) throw new Error(`appointment ${id} vanished after it was written`);
     return presentStoredAppointment(db, stored);
   },
+  changes: (appointment) => [{ type: 'appointment.created', patientId: appointment.patient_id, data: appointmentData(appointment) }],
   audit: (appointment) => onRecordOf('appointment.create', appointment.patient_id, appointment.id),
 });
 

@@ -22,6 +22,7 @@ import { problems } from '../validation/problems.js';
 import { issue } from '../validation/validate.js';
 import { refuseOverlap } from './book-appointment.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
+import { appointmentData } from '../changes/change-event.js';
 
 /** An appointment after a patch, and the request's fields whose stored value changed (sorted). */
 export interface UpdatedAppointment {
@@ -157,6 +158,11 @@ export const UPDATE_APPOINTMENT = defineUseCase({
     if (rescheduled) recordAppointmentLength(db, Date.parse(endAt) - Date.parse(startAt));
     return { appointment: presentStoredAppointment(db, findAppointment(db, row.id)!), changed: changedNames };
   },
+  // `changed` names request fields only: a patch whose only effect was on none of them changed nothing.
+  changes: ({ appointment, changed }) =>
+    changed.length === 0
+      ? []
+      : [{ type: 'appointment.updated', patientId: appointment.patient_id, data: { ...appointmentData(appointment), changed } }],
   audit: ({ appointment, changed }) =>
     appointment.patient_id === null
       ? []

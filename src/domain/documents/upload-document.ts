@@ -16,6 +16,7 @@ import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from './media-type.j
 import { connectionRunner, type WorkRunner } from '../use-case.js';
 import type { Actor } from '../audit/audit-event.js';
 import { appendAuditEvents } from '../audit/record-audit.js';
+import { appendChangeEvents } from '../changes/record-changes.js';
 
 /** Where documents are kept and how large one may be. */
 export interface DocumentStorage {
@@ -232,10 +233,14 @@ export class DocumentUpload {
       type: values.type,
       created_at: nowIso(),
     };
-    // The row and its audit event in one transaction (clinic-api-1.2.md). Should the move below
-    // fail, the row is removed but the event stays: the trail keeps that the upload was made.
+    // The row, its change event and its audit event in one transaction (clinic-api-1.2.md).
+    // Should the move below fail, the row is removed but the events stay: the trail keeps that the
+    // upload was made, and a reader of the feed finds the document gone (404), as after any removal.
     await this.runner.run('read-then-write', () => {
       insertDocument(this.db, row);
+      appendChangeEvents(this.db, [
+        { type: 'document.created', patientId: row.patient_id, data: { document_id: row.id, type: row.type, size: row.size } },
+      ]);
       appendAuditEvents(this.db, this.actor, [{ action: 'document.create', patientId: row.patient_id, subjectId: row.id }]);
     });
     // A crash from here until the rename is done leaves the row and its file in tmp/: the next

@@ -10,6 +10,7 @@ import { defineUseCase, performUseCase } from '../use-case.js';
 import { dateError } from '../validation/calendar.js';
 import { isPlainObject } from '../validation/structs.js';
 import { presentInvoice, type Invoice } from './present-invoice.js';
+import { invoiceData } from '../changes/change-event.js';
 
 /** Staff type `--issued-at 2026-03-01`: a calendar date alone means midnight, clinic time. */
 export function withIssuedDateAsMidnight(input: unknown): unknown {
@@ -63,6 +64,7 @@ export const CREATE_INVOICE = defineUseCase({
     insertInvoice(db, row);
     return presentInvoice(row);
   },
+  changes: (invoice) => [{ type: 'invoice.created', patientId: invoice.patient_id, data: invoiceData(invoice) }],
   audit: (invoice) => [{ action: 'invoice.create', patientId: invoice.patient_id, subjectId: invoice.id }],
 });
 

@@ -5,7 +5,14 @@ import { errors } from '../errors.js';
 import { blankReasonIssues } from '../validation/blank-reason.js';
 import { defineUseCase } from '../use-case.js';
 import { centsToText } from '../validation/decimal.js';
+import { invoiceData } from '../changes/change-event.js';
 import { invoiceDetail, type InvoiceDetail } from './read-invoice.js';
+
+/** The invoice as voiding left it, and whether this request voided it (false: it was void already). */
+export interface VoidedInvoice {
+  invoice: InvoiceDetail;
+  voided: boolean;
+}
 
 /**
  * Voids an invoice issued in error (POST /invoices/{invoice_id}/void, `clinic invoice void`):
@@ -20,15 +27,18 @@ export const VOID_INVOICE = defineUseCase({
   refusals: [errors.invoiceNotFound(), errors.invoiceHasPayments()],
   access: 'read-then-write',
   moreIssues: ({ body }, fieldIssues) => blankReasonIssues(body, fieldIssues),
-  run(db, { path, body }): InvoiceDetail {
+  run(db, { path, body }): VoidedInvoice {
     const invoice = findInvoice(db, path.invoice_id);
     if (invoice === undefined) throw errors.invoiceNotFound();
-    if (invoice.status !== 'void') {
+    const voided = invoice.status !== 'void';
+    if (voided) {
       if (invoice.amount_paid_cents > 0) throw errors.invoiceHasPayments(`${centsToText(invoice.amount_paid_cents)} ${invoice.currency}`);
       const now = nowIso();
       voidInvoiceRow(db, { id: invoice.id, voided_at: now, void_reason: body.reason, updated_at: now });
     }
-    return invoiceDetail(db, invoice.id);
+    return { invoice: invoiceDetail(db, invoice.id), voided };
   },
-  audit: (invoice) => [{ action: 'invoice.void', patientId: invoice.patient_id, subjectId: invoice.id }],
+  // Voiding a void invoice changes nothing, so no event; it is recorded as a void all the same.
+  changes: ({ invoice, voided }) => (voided ? [{ type: 'invoice.voided', patientId: invoice.patient_id, data: invoiceData(invoice) }] : []),
+  audit: ({ invoice }) => [{ action: 'invoice.void', patientId: invoice.patient_id, subjectId: invoice.id }],
 });

@@ -43,6 +43,7 @@ export const CREATE_PATIENT = defineUseCase({
     // answer's CPU, docs/benchmarks.md).
     return presentPatient(row, NOTHING_OWED);
   },
+  changes: (patient) => [{ type: 'patient.created', patientId: patient.id, data: { patient_number: patient.patient_number } }],
   audit: (patient) => [{ action: 'patient.create', patientId: patient.id, subjectId: patient.id }],
 });
 

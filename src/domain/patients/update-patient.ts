@@ -82,6 +82,11 @@ export const UPDATE_PATIENT = defineUseCase({
     }
     return { patient: presentPatient(updated, outstandingBalance(db, updated.id)), changed: changed.sort() };
   },
+  // A patch that changes nothing commits no change, so no event; its audit record is kept.
+  changes: ({ patient, changed }) =>
+    changed.length === 0
+      ? []
+      : [{ type: 'patient.updated', patientId: patient.id, data: { patient_number: patient.patient_number, changed } }],
   // A patch that changes nothing is recorded too, with `changed: []` (clinic-api-1.2.md).
   audit: ({ patient, changed }) => [{ action: 'patient.update', patientId: patient.id, subjectId: patient.id, detail: { changed } }],
 });

@@ -119,6 +119,23 @@ export const RECORD_PAYMENT = defineUseCase({
     return applyPayment(db, payment, fingerprint(payment));
   },
   // A replay shows what was recorded before and records nothing new (clinic-api-1.2.md).
+  changes: ({ payment, replayed }) =>
+    replayed
+      ? []
+      : [
+          {
+            type: 'payment.created',
+            patientId: payment.patient_id,
+            data: {
+              payment_id: payment.payment_id,
+              invoice_id: payment.invoice_id,
+              amount: payment.amount,
+              method: payment.method,
+              invoice_status: payment.invoice_status,
+              invoice_balance: payment.invoice_balance,
+            },
+          },
+        ],
   audit: ({ payment, replayed }) =>
     replayed ? [] : [{ action: 'payment.create', patientId: payment.patient_id, subjectId: payment.payment_id }],
 });

@@ -110,6 +110,23 @@ export const REFUND_PAYMENT = defineUseCase({
     });
     return { refund: presentRefund(row, invoice), replayed: false };
   },
+  changes: ({ refund, replayed }) =>
+    replayed
+      ? []
+      : [
+          {
+            type: 'refund.created',
+            patientId: refund.patient_id,
+            data: {
+              refund_id: refund.refund_id,
+              payment_id: refund.payment_id,
+              invoice_id: refund.invoice_id,
+              amount: refund.amount,
+              invoice_status: refund.invoice_status,
+              invoice_balance: refund.invoice_balance,
+            },
+          },
+        ],
   audit: ({ refund, replayed }) =>
     replayed ? [] : [{ action: 'refund.create', patientId: refund.patient_id, subjectId: refund.refund_id }],
 });

@@ -244,3 +244,29 @@ export const auditEventListExample = (() => {
   };
   return [exampleOf('AuditEvent', firstEvent), exampleOf('AuditEvent', { ...second, hash: eventHash(second) })];
 })();
+
+export const changeEventListExample = [
+  exampleOf('ChangeEvent', {
+    id: 'evt_1041',
+    seq: 1041,
+    type: 'payment.created',
+    occurred_at: '2026-11-30T09:12:04.311Z',
+    patient_id: PATIENT_ID,
+    data: {
+      payment_id: PAYMENT_ID,
+      invoice_id: INVOICE_ID,
+      amount: 40,
+      method: 'card',
+      invoice_status: 'partially_paid',
+      invoice_balance: 80.5,
+    },
+  }),
+  exampleOf('ChangeEvent', {
+    id: 'evt_1042',
+    seq: 1042,
+    type: 'patient.updated',
+    occurred_at: '2026-11-30T09:13:40.027Z',
+    patient_id: PATIENT_ID,
+    data: { patient_number: 'P-000042', changed: ['email', 'mobile'] },
+  }),
+];

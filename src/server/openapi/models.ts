@@ -1,3 +1,4 @@
+import { CHANGE_EVENT_FIELDS } from '../../fields/change-event-fields.js';
 import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_PATCH_FIELDS, APPOINTMENT_RESPONSE_FIELDS } from '../../fields/appointment-fields.js';
 import {
   INVOICE_DETAIL_FIELDS,
@@ -101,6 +102,13 @@ export const MODELS = {
     direction: 'response',
     fields: AUDIT_EVENT_FIELDS,
     description: 'One event of the audit trail: who saw or changed whose data (1.2.0). Hash-chained: see `hash` and `prev_hash`.',
+  },
+  ChangeEvent: {
+    direction: 'response',
+    fields: CHANGE_EVENT_FIELDS,
+    description:
+      'One committed change (1.2.0), thin: ids and what an integration needs to decide whether to read more. ' +
+      "Also the body of a webhook delivery, whose webhook-id is the event's `id`.",
   },
 } as const satisfies Record<string, Model>;
 

@@ -77,5 +77,6 @@ export const TAGS = [
   { name: 'billing', description: 'Invoices (billing module) and payments (payments module)' },
   { name: 'lookups', description: 'Lookup lists' },
   { name: 'audit', description: 'The audit trail: who saw or changed whose data' },
+  { name: 'events', description: 'The change feed: every committed change, in order, for integrations to follow' },
   { name: 'interface', description: 'This description and its docs page' },
 ] as const;

@@ -49,6 +49,7 @@ export const invoiceOperations: readonly Operation[] = [
     tag: 'billing',
     scope: 'invoices:write',
     bodyExample: examples.voidRequestExample,
+    answer: (_ctx, { invoice }) => invoice,
     result: {
       kind: 'model',
       status: 200,

@@ -1,0 +1,96 @@
+import { lastChangeSeq } from '../db/change-events.js';
+import type { Db } from '../db/open-database.js';
+
+/**
+ * How often the feed's last seq is read while someone waits for a change: a commit made by
+ * another process (a desk command beside the server) is seen within this. This process's own
+ * commits are seen at once (`check` after each COMMIT).
+ */
+export const CHANGE_POLL_MS = 250;
+
+/**
+ * Tells the server's waiters (GET /events?wait, the webhook deliveries) that the change feed has
+ * grown. The feed's last seq is one probe of its primary key, read after each of this process's
+ * commits and, while anyone waits, every CHANGE_POLL_MS for other processes' commits: nobody
+ * reads the feed itself in a loop, and nothing is read while nobody waits.
+ */
+export class ChangeWatch {
+  #last: number;
+  readonly #waiters = new Set<() => void>();
+  #timer: NodeJS.Timeout | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly db: Db,
+    private readonly pollMs = CHANGE_POLL_MS,
+  ) {
+    this.#last = lastChangeSeq(db);
+  }
+
+  /** The feed's last committed seq as of now (read outside any transaction: never an uncommitted one). */
+  lastSeq(): number {
+    this.check();
+    return this.#last;
+  }
+
+  /**
+   * Reads the last seq and wakes every waiter when it grew. Skipped while this connection is in a
+   * transaction (a commit group is open), whose rows may not commit: its COMMIT checks again.
+   */
+  check(): void {
+    if (this.#closed || this.db.inTransaction || !this.db.open) return;
+    let last: number;
+    try {
+      last = lastChangeSeq(this.db);
+    } catch {
+      // A read that fails here (an I/O error) fails the requests too, which say so; waiters are
+      // answered when their time is up, and the next check tries again.
+      return;
+    }
+    if (last <= this.#last) return;
+    this.#last = last;
+    for (const wake of [...this.#waiters]) wake();
+  }
+
+  /**
+   * Resolves once an event after `seq` has been committed, or `ms` has passed, or `signal` aborts,
+   * or the watch is closed (the server stops: a held request is answered with what there is).
+   */
+  after(seq: number, ms: number, signal?: AbortSignal): Promise<void> {
+    if (this.#closed || this.#last > seq || signal?.aborted === true || ms <= 0) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timeout);
+        signal?.removeEventListener('abort', done);
+        this.#waiters.delete(wake);
+        this.#stopPollingIfIdle();
+        resolve();
+      };
+      const wake = () => {
+        if (this.#closed || this.#last > seq) done();
+      };
+      const timeout = setTimeout(done, ms);
+      signal?.addEventListener('abort', done, { once: true });
+      this.#waiters.add(wake);
+      this.#timer ??= setInterval(() => this.check(), this.pollMs);
+    });
+  }
+
+  /** Whether the server is stopping: nobody should start waiting. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Answers every waiter now and stops polling; for the server's stop. */
+  close(): void {
+    this.#closed = true;
+    for (const wake of [...this.#waiters]) wake();
+    this.#stopPollingIfIdle();
+  }
+
+  #stopPollingIfIdle(): void {
+    if (this.#waiters.size > 0 || this.#timer === undefined) return;
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+  }
+}
