@@ -20,6 +20,7 @@ import { defaultWindowsDataDir } from '../autostart/windows-task.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerNotificationCommands } from './commands/notifications.js';
 import { registerVersionCommand } from './commands/version.js';
+import { registerWebhookCommands } from './commands/webhook.js';
 import { PROGRAM_VERSION } from '../version.js';
 
 /**
@@ -66,6 +67,7 @@ const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (p
   [['record-payment', 'refund'], registerPaymentCommands],
   [['report'], registerReportCommands],
   [['notifications'], registerNotificationCommands],
+  [['webhook'], registerWebhookCommands],
   [['backup', 'restore'], registerBackupCommands],
   [['audit'], registerAuditCommands],
   [['check'], registerCheckCommand],

@@ -23,6 +23,8 @@ const statements = preparedFor((db) => ({
   ofTypeAfter: db.prepare<[string, number, number], ChangeEventRow>(
     `SELECT ${COLUMNS} FROM change_events WHERE type = ? AND seq > ? ORDER BY seq LIMIT ?`,
   ),
+  extent: db.prepare<[], { count: number; last: number | null }>('SELECT count(*) AS count, max(seq) AS last FROM change_events'),
+  triggers: db.prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name = 'change_events'"),
   countAfter: db.prepare<[number], { count: number }>('SELECT count(*) AS count FROM change_events WHERE seq > ?'),
   countOfTypeAfter: db.prepare<[string, number], { count: number }>(
     'SELECT count(*) AS count FROM change_events WHERE type = ? AND seq > ?',
@@ -57,4 +59,23 @@ export function countChangeEventsAfter(db: Db, after: number, types: readonly st
   const { countAfter, countOfTypeAfter } = statements(db);
   if (types === null) return countAfter.get(after)!.count;
   return types.reduce((sum, type) => sum + countOfTypeAfter.get(type, after)!.count, 0);
+}
+
+/** The triggers that refuse UPDATE and DELETE on change_events (schema.sql). */
+const FEED_TRIGGERS = ['change_events_are_append_only_on_update', 'change_events_are_append_only_on_delete'] as const;
+
+/**
+ * What `clinic check` finds wrong with the feed: a missing append-only trigger, or events missing
+ * (fewer rows than the last seq: a consumer following it would never see them).
+ */
+export function changeFeedFindings(db: Db): string[] {
+  const { extent, triggers } = statements(db);
+  const present = new Set(triggers.all().map((row) => row.name));
+  const findings = FEED_TRIGGERS.filter((name) => !present.has(name)).map(
+    (name) => `the change feed's trigger ${name} is missing: its events could be changed or deleted unnoticed by SQLite`,
+  );
+  const { count, last } = extent.get()!;
+  if ((last ?? 0) !== count)
+    findings.push(`the change feed has ${count} events but its last is seq ${last ?? 0}: ${(last ?? 0) - count} missing`);
+  return findings;
 }

@@ -248,6 +248,14 @@ export const errors = {
       {},
       { seq },
     ),
+  webhookNotFound: (reference: string) =>
+    new AppError(404, 'WEBHOOK_NOT_FOUND', `No webhook endpoint has the id or name "${reference}"; \`clinic webhook list\` shows them.`),
+  webhookNameTaken: (name: string) =>
+    new AppError(
+      409,
+      'WEBHOOK_NAME_TAKEN',
+      `A webhook endpoint is already named "${name}"; give this one another --name, or remove the other first.`,
+    ),
   checkFailed: (findings: number) => new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),
   internal: () => new AppError(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.'),
 } as const;

@@ -12,6 +12,8 @@ import { errors } from '../domain/errors.js';
 import { describeFailure, firstKeyFileFindings, permissionFindings } from '../domain/maintenance/check.js';
 import { startDeliveryWorker, type DeliveryWorker } from '../notifications/delivery-worker.js';
 import { createSmtpMailer } from '../notifications/smtp-mailer.js';
+import { httpWebhookSender } from '../webhooks/http-sender.js';
+import { startWebhookWorker, type WebhookWorker } from '../webhooks/webhook-worker.js';
 import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
 import type { Logger } from '../logger.js';
 import { startBackupSchedule, type BackupSchedule, type BackupScheduleConfig, type BackupScheduleStatus } from './backup-schedule.js';
@@ -46,7 +48,10 @@ export interface ClinicServer {
   firstKey?: CreatedApiKey;
   /** The backup schedule's state (for `GET /health`), or undefined without `--backup-dir`. */
   backupStatus(): BackupScheduleStatus | undefined;
-  /** Stops a backup being written, finishes requests in flight (at most the grace period), stops the delivery worker, closes the database, releases the lock. */
+  /**
+   * Stops a backup being written and the webhook attempts in flight, finishes requests in flight
+   * (at most the grace period), stops the notification worker, closes the database, releases the lock.
+   */
   stop(): Promise<void>;
 }
 
@@ -137,6 +142,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   const created = !existsSync(join(dataDir, DATABASE_FILE));
   let db: Db | undefined;
   let worker: DeliveryWorker | undefined;
+  let webhooks: WebhookWorker | undefined;
   let backups: BackupSchedule | undefined;
   try {
     db = openServerDatabase(dataDir);
@@ -165,6 +171,8 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     const firstKey = hasApiKeys(db) ? undefined : await commits.run('write', () => createApiKey(openDb, { name: 'first key' }));
     const host = running.host.includes(':') ? `[${running.host}]` : running.host;
     const address = `http://${host}:${running.port}${API_PREFIX}`;
+    webhooks = startWebhookWorker(db, commits, running.changes, httpWebhookSender(), { logger });
+    const webhookWorker = webhooks;
     if (config.smtp !== undefined)
       worker = startDeliveryWorker(db, commits, createSmtpMailer(config.smtp.url, config.smtp.from), { logger });
     if (config.backups !== undefined) {
@@ -185,8 +193,9 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
           try {
             // A backup being written is abandoned at once (its staging folder removed): half
             // done it is worth nothing, and the next start writes one. Its connection closes
-            // before the database's last one below.
-            await Promise.all([running.close(config.shutdownGraceMs), schedule?.stop()]);
+            // before the database's last one below. Webhook attempts in flight are abandoned too:
+            // their events are sent again after the next start.
+            await Promise.all([running.close(config.shutdownGraceMs), schedule?.stop(), webhookWorker.stop()]);
             // After the server, whose last requests may have queued notifications; before the
             // database, which a pass in progress still writes to.
             await worker?.stop();
@@ -203,6 +212,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     };
   } catch (error) {
     await backups?.stop();
+    await webhooks?.stop();
     await worker?.stop();
     db?.close();
     lock.release();

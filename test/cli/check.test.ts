@@ -20,6 +20,7 @@ const CHECK_NAMES = [
   'document_files',
   'upload_temp_files',
   'audit_trail',
+  'change_feed',
   'invoice_payments',
 ];
 
@@ -94,6 +95,18 @@ describe('clinic check', () => {
     assert.equal(human.code, 1);
     assert.match(human.stdout, /FAILED\s+invoice_payments/);
     assert.ok(human.stdout.includes(`invoice ${invoice}: amount paid is 5000 cents`));
+  });
+
+  it('finds an event removed from the change feed and the trigger that should have refused it', async () => {
+    for (let i = 0; i < 3; i++) createPatient(data.db, buildPatient());
+    data.db.exec('DROP TRIGGER change_events_are_append_only_on_delete');
+    data.db.prepare('DELETE FROM change_events WHERE seq = 2').run();
+    const { code, report } = await check();
+    assert.equal(code, 1);
+    assert.deepEqual(findingsOf(report, 'change_feed'), [
+      "the change feed's trigger change_events_are_append_only_on_delete is missing: its events could be changed or deleted unnoticed by SQLite",
+      'the change feed has 2 events but its last is seq 3: 1 missing',
+    ]);
   });
 
   it('finds a row that refers to a missing row', async () => {

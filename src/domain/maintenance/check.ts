@@ -14,6 +14,7 @@ import { FIRST_KEY_FILE } from './first-key-file.js';
 import { AppError } from '../errors.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
 import { missingAuditTriggers } from '../../db/audit-events.js';
+import { changeFeedFindings } from '../../db/change-events.js';
 
 /** The outcome of one named check: what it found. */
 export interface CheckOutcome {
@@ -284,6 +285,12 @@ export const CHECKS: readonly NamedCheck[] = [
     description: 'the audit trail verifies from its first event to its last, and stays append-only',
     needsDatabase: true,
     run: (db) => auditTrailFindings(db!),
+  },
+  {
+    name: 'change_feed',
+    description: 'the change feed has every event from seq 1 to its last, and stays append-only',
+    needsDatabase: true,
+    run: (db) => changeFeedFindings(db!),
   },
   {
     name: 'invoice_payments',

@@ -20,6 +20,8 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   doctorNotFound: [],
   serviceNotFound: [],
   apiKeyNotFound: [],
+  webhookNotFound: ['reminders'],
+  webhookNameTaken: ['reminders'],
   notFound: [],
   methodNotAllowed: [['GET']],
   payloadTooLarge: [DEFAULT_JSON_BODY_LIMIT_BYTES],

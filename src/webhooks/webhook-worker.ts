@@ -1,0 +1,125 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db } from '../db/open-database.js';
+import { enabledWebhookEndpoints, type WebhookEndpointRow } from '../db/webhook-endpoints.js';
+import { deliverWebhook, nextEventFor, type WebhookSender } from '../domain/webhooks/deliver-webhooks.js';
+import type { WorkRunner } from '../domain/use-case.js';
+import type { Logger } from '../logger.js';
+import type { ChangeWatch } from '../server/change-watch.js';
+
+/** A running webhook delivery. */
+export interface WebhookWorker {
+  /** Abandons the attempts in flight (they are made again after the next start) and stops. */
+  stop(): Promise<void>;
+}
+
+export interface WebhookWorkerOptions {
+  logger: Logger;
+  /**
+   * The longest the worker sleeps before reading the endpoints again: a desk command that adds,
+   * enables, replays or removes one is followed within this. New events wake it at once.
+   */
+  rescanMs?: number;
+}
+
+/**
+ * Delivers the change feed to the webhook endpoints in the background of `clinic serve`. Each
+ * enabled endpoint has at most one attempt in flight, of its next event, so it gets its events one
+ * at a time in seq order and the next only after a 2xx; endpoints do not wait for one another. The
+ * worker reads the feed and the endpoints through the server's commit groups (so never a row that
+ * is not yet committed) and records each outcome there too; it never holds a transaction while
+ * sending, so no write ever waits for a receiver. Everything it needs to resume is in the
+ * endpoints' rows: a restart goes on where they stand.
+ */
+export function startWebhookWorker(
+  db: Db,
+  runner: WorkRunner,
+  changes: ChangeWatch,
+  sender: WebhookSender,
+  options: WebhookWorkerOptions,
+): WebhookWorker {
+  const { logger, rescanMs = 1000 } = options;
+  const stopping = new AbortController();
+  const inFlight = new Map<string, Promise<void>>();
+  // A kick while a pass runs (an attempt ended) is remembered, so the loop passes again at once.
+  let kicked = false;
+  let wake: (() => void) | undefined;
+  const kick = () => {
+    kicked = true;
+    wake?.();
+  };
+
+  const attempt = (endpoint: WebhookEndpointRow, event: NonNullable<ReturnType<typeof nextEventFor>>) => {
+    const delivery = deliverWebhook(db, runner, sender, endpoint, event, stopping.signal)
+      .then((outcome) => {
+        if (outcome.outcome === 'delivered' || outcome.outcome === 'superseded' || outcome.outcome === 'abandoned') return;
+        logger.error({ event: `webhook_${outcome.outcome}`, ...outcome });
+      })
+      .catch((error: unknown) => {
+        // Recording the outcome failed (the database stayed locked, the disk is full): the row
+        // still says what it said, so the same event is tried again on the next pass.
+        logger.error({ event: 'webhook_record_failed', endpoint_id: endpoint.id, seq: event.seq, error: String(error) });
+      })
+      .finally(() => {
+        inFlight.delete(endpoint.id);
+        kick();
+      });
+    inFlight.set(endpoint.id, delivery);
+  };
+
+  /** Starts the attempts that are due; gives how many endpoints are enabled and how long until the next retry is due (ms). */
+  const pass = async (): Promise<{ enabled: number; nextDue: number | undefined }> => {
+    const now = Date.now();
+    let nextDue: number | undefined;
+    let enabled = 0;
+    const due = await runner.run('read', () =>
+      enabledWebhookEndpoints(db).flatMap((endpoint) => {
+        enabled++;
+        if (inFlight.has(endpoint.id)) return [];
+        const retryAt = endpoint.next_attempt_at === null ? now : Date.parse(endpoint.next_attempt_at);
+        if (retryAt > now) {
+          nextDue = Math.min(nextDue ?? Infinity, retryAt - now);
+          return [];
+        }
+        const event = nextEventFor(db, endpoint);
+        return event === undefined ? [] : [{ endpoint, event }];
+      }),
+    );
+    for (const { endpoint, event } of due) attempt(endpoint, event);
+    return { enabled, nextDue };
+  };
+
+  const loop = async () => {
+    while (!stopping.signal.aborted) {
+      kicked = false;
+      // The feed's last seq before the pass: an event committed after it ends the wait below.
+      const seenSeq = changes.lastSeq();
+      let found: { enabled: number; nextDue: number | undefined } = { enabled: 0, nextDue: undefined };
+      try {
+        found = await pass();
+      } catch (error) {
+        logger.error({ event: 'webhook_pass_failed', error: error instanceof Error ? error.message : String(error) });
+      }
+      if (kicked) continue;
+      // Until an event is committed, an attempt ends, a retry is due, the rescan, or the stop.
+      const iteration = new AbortController();
+      wake = () => iteration.abort();
+      const waitMs = Math.min(rescanMs, found.nextDue ?? rescanMs);
+      const signal = AbortSignal.any([stopping.signal, iteration.signal]);
+      // Without an endpoint there is nothing to wake for but the rescan; a closed watch (the
+      // HTTP server stopped first) would answer at once: sleep instead.
+      if (found.enabled === 0 || changes.closed) await sleep(waitMs, undefined, { signal }).catch(() => undefined);
+      else await changes.after(seenSeq, waitMs, signal);
+      wake = undefined;
+    }
+  };
+
+  const running = loop();
+  return {
+    async stop() {
+      stopping.abort();
+      kick();
+      await running;
+      await Promise.all(inFlight.values());
+    },
+  };
+}
