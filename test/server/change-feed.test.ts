@@ -796,6 +796,8 @@ describe('the change feed over HTTP', () => {
         ['types=unknown.type', 'types'],
         ['types=patient.created,patient.deleted', 'types'],
         ['types=PATIENT.CREATED', 'types'],
+        ['types=,', 'types'],
+        ['types=%20,%20', 'types'],
       ];
       for (const [query, name] of bad) {
         const response = await refusedFeed(`?${query}`);

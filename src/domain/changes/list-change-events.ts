@@ -30,7 +30,7 @@ export const CHANGE_EVENT_QUERY_FIELDS = [
   field.string('types', {
     minLength: 1,
     maxLength: 1000,
-    description: `Only these types, comma-separated (${CHANGE_TYPES.join(', ')}); absent: all`,
+    description: `Only these types, comma-separated (${CHANGE_TYPES.join(', ')}); absent: all; a list naming no type is refused`,
   }),
   field.integer('wait', {
     minimum: 0,
@@ -54,8 +54,11 @@ export function changeTypesOf(text: string | undefined): string[] | null {
 /** The issue of a `types` filter naming a type the feed never has (a typo would otherwise wait for ever). */
 function typeIssues(query: unknown): ValidationIssue[] {
   const text = isPlainObject(query) ? query.types : undefined;
-  if (typeof text !== 'string') return [];
-  const unknown = (changeTypesOf(text) ?? []).filter((type) => !isChangeType(type));
+  if (typeof text !== 'string' || text === '') return [];
+  const types = changeTypesOf(text);
+  // `types=,` names no type: read as "every type" it would hide a client's bug behind a full feed.
+  if (types === null) return [issue(['query', 'types'], problems.valueError('names no event type'), text)];
+  const unknown = types.filter((type) => !isChangeType(type));
   if (unknown.length === 0) return [];
   return [
     issue(
