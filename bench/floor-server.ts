@@ -10,6 +10,13 @@
  * - POST /upload: the request body written to a new file and fsynced, as the program stores a
  *   document, but without parsing the form, hashing, or a row.
  *
+ * With the query `?change-event` (WITH_CHANGE_EVENT), POST /patients and a payment also append
+ * the change event the program appends for them (issue 30: `patient.created`, `payment.created`
+ * with the same data), through the program's own appendChangeEvents, in the same transaction: the
+ * patient's INSERT and its event in one BEGIN … COMMIT (without the query, the INSERT commits
+ * alone), the payment's event inside its BEGIN IMMEDIATE. Read against the same request without
+ * the query, in the same round, the difference is what the event row costs.
+ *
  * Each answers 201 (a payment also 404 or 409, as the program); anything else answers 404.
  *
  *   node --import tsx bench/floor-server.ts <data dir> <port>
@@ -25,13 +32,13 @@ import { join } from 'node:path';
 import { betterSqlite3Driver } from '../src/db/drivers/better-sqlite3.js';
 import { openDatabase } from '../src/db/open-database.js';
 import { useSqliteDriver } from '../src/db/sqlite-driver.js';
-import { insertPatient } from '../src/db/patients.js';
+import { appendChangeEvents } from '../src/domain/changes/record-changes.js';
+import { centsToNumber } from '../src/domain/validation/decimal.js';
 import { findInvoice, updateInvoiceAfterPayment } from '../src/db/invoices.js';
 import { findPaymentByIdempotencyKey, insertPayment } from '../src/db/payments.js';
-import { toColumn } from '../src/fields/columns.js';
-import { PATIENT_INPUT_FIELDS, PATIENT_STORED_FIELDS } from '../src/fields/patient-fields.js';
 import { newId, nowIso } from '../src/domain/clock.js';
-import { normalizeFields } from '../src/domain/validation/values.js';
+import { insertFloorPatient } from './floor-patient.js';
+import { WITH_CHANGE_EVENT } from './scenarios.js';
 
 const [dataDir, portText] = process.argv.slice(2);
 if (!dataDir || !portText) throw new Error('usage: floor-server.ts <data dir> <port>');
@@ -39,12 +46,6 @@ if (!dataDir || !portText) throw new Error('usage: floor-server.ts <data dir> <p
 const nativeBinding = process.env.BENCH_NATIVE_BINDING;
 if (nativeBinding) useSqliteDriver(betterSqlite3Driver(nativeBinding));
 const db = openDatabase(dataDir);
-
-// The columns of a patient with every default applied, computed once: per request only the
-// names and contact fields change, so no validation or normalisation runs while serving.
-const template: Record<string, unknown> = {};
-const defaults = normalizeFields(PATIENT_INPUT_FIELDS, { first_name: 'A', last_name: 'B', email: 'a@b', mobile: '1' }, { timeZone: 'UTC' });
-for (const spec of PATIENT_STORED_FIELDS) template[spec.name] = toColumn(spec, (defaults as Record<string, unknown>)[spec.name]);
 
 const uploads = join(dataDir, 'floor-uploads');
 mkdirSync(uploads, { recursive: true });
@@ -61,8 +62,11 @@ async function storeUpload(request: IncomingMessage, response: ServerResponse): 
   response.writeHead(201, { 'content-type': 'application/json' }).end('{}');
 }
 
-/** A payment with the program's statements: [status, body]. */
-const pay = db.transaction((invoiceId: string, key: string, amountCents: number): [number, unknown] => {
+/**
+ * A payment with the program's statements: [status, body]; with `withEvent`, its `payment.created`
+ * event too, with the data record-payment.ts gives it. Runs inside the caller's transaction.
+ */
+function payment(invoiceId: string, key: string, amountCents: number, withEvent: boolean): [number, unknown] {
   const earlier = findPaymentByIdempotencyKey(db, key);
   if (earlier !== undefined) return [201, earlier];
   const invoice = findInvoice(db, invoiceId);
@@ -87,7 +91,37 @@ const pay = db.transaction((invoiceId: string, key: string, amountCents: number)
     created_at: now,
   });
   updateInvoiceAfterPayment(db, { id: invoiceId, status, amount_paid_cents: amountPaid, balance_cents: balance, updated_at: now });
+  if (withEvent) {
+    appendChangeEvents(db, [
+      {
+        type: 'payment.created',
+        patientId: invoice.patient_id,
+        data: {
+          payment_id: id,
+          invoice_id: invoiceId,
+          amount: centsToNumber(amountCents),
+          method: 'card',
+          invoice_status: status,
+          invoice_balance: centsToNumber(balance),
+        },
+      },
+    ]);
+  }
   return [201, { id, invoice_id: invoiceId, invoice_balance: balance }];
+}
+const pay = db.transaction(payment);
+
+/**
+ * The program's INSERT of a patient with the body's names and contact fields: no validation or
+ * normalisation runs while serving (bench/floor-patient.ts).
+ */
+const addPatient = (body: Record<string, unknown>) => insertFloorPatient(db, body);
+
+/** The same INSERT and its `patient.created` event, as create-patient.ts has it, in one transaction. */
+const addPatientWithEvent = db.transaction((body: Record<string, unknown>) => {
+  const row = addPatient(body);
+  appendChangeEvents(db, [{ type: 'patient.created', patientId: row.id, data: { patient_number: row.patient_number } }]);
+  return row;
 });
 
 const PAYMENT_PATH = /^\/api\/public\/v1\/invoices\/([^/]+)\/payments$/;
@@ -105,23 +139,20 @@ const server = createServer((request, response) => {
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
     const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-    const invoiceId = PAYMENT_PATH.exec(request.url ?? '')?.[1];
+    const [path = '', query] = (request.url ?? '').split('?', 2);
+    const withEvent = query === WITH_CHANGE_EVENT;
+    const invoiceId = PAYMENT_PATH.exec(path)?.[1];
     if (invoiceId !== undefined) {
-      const [status, answer] = pay.immediate(invoiceId, String(request.headers['idempotency-key']), Math.round(Number(body.amount) * 100));
+      const [status, answer] = pay.immediate(
+        invoiceId,
+        String(request.headers['idempotency-key']),
+        Math.round(Number(body.amount) * 100),
+        withEvent,
+      );
       response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
       return;
     }
-    const now = nowIso();
-    const row = insertPatient(db, {
-      ...template,
-      id: newId(),
-      created_at: now,
-      updated_at: now,
-      first_name: String(body.first_name),
-      last_name: String(body.last_name),
-      email: String(body.email),
-      mobile: String(body.mobile),
-    });
+    const row = withEvent ? addPatientWithEvent(body) : addPatient(body);
     response.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: row.id, patient_number: row.patient_number }));
   });
 });

@@ -34,6 +34,8 @@ export interface LoadResult {
    * that can read the server's database; requests still in flight when the run ends add a few).
    */
   auditEventsPerAnswer?: number;
+  /** The same for the change feed's events (issue 30), read from `change_events`. */
+  changeEventsPerAnswer?: number;
   /**
    * The server process's CPU time (user + system, every thread) per answer, in microseconds,
    * and the share of its one core it kept busy: where both are high the server, not the disk,

@@ -371,6 +371,75 @@ export function formatAgainstMinimalFloor(results: RunResults): string {
   return lines.join('\n');
 }
 
+/**
+ * Issue 30: the change feed's event row, from the same-SQL floors with and without it, round by
+ * round on one server: the with-event floor's req/s and p99 over its base's, and the difference
+ * in server CPU per answer; below, each write's share of both. Empty when no such pair ran.
+ */
+export function formatChangeEventFloors(results: RunResults): string {
+  const pairs = results.floors.flatMap((floor) => {
+    const base = results.floors.find((candidate) => candidate.name === floor.base);
+    return base === undefined ? [] : [[base, floor] as const];
+  });
+  if (pairs.length === 0 || results.floor.length === 0) return '';
+  const lines = [
+    '| floor | req/s without → with | req/s with ÷ without | p99 ms without → with | p99 with ÷ without | CPU per answer without → with | CPU difference | change events per answer (with) |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const [base, floor] of pairs) {
+    const without = results.floor.map((round) => round.get(base.name)!);
+    const withEvent = results.floor.map((round) => round.get(floor.name)!);
+    const ratio = (pick: (load: LoadResult) => number) => withEvent.map((load, i) => pick(load) / pick(without[i]!));
+    const cpu = (load: LoadResult) => load.serverCpu?.microsPerAnswer ?? Number.NaN;
+    const cpuDifference = withEvent.map((load, i) => cpu(load) - cpu(without[i]!));
+    const events = withEvent.map((load) => load.changeEventsPerAnswer).filter((value) => value !== undefined);
+    lines.push(
+      `| ${base.title.replace(/^floor: /, '')} | ${show(
+        without.map((load) => load.requestsPerSec),
+        0,
+      )} → ${show(
+        withEvent.map((load) => load.requestsPerSec),
+        0,
+      )} | ${show(
+        ratio((load) => load.requestsPerSec),
+        2,
+      )} | ${show(
+        without.map((load) => load.p99),
+        2,
+      )} → ${show(
+        withEvent.map((load) => load.p99),
+        2,
+      )} | ${show(
+        ratio((load) => load.p99),
+        2,
+      )} | ${show(without.map(cpu), 0)} → ${show(withEvent.map(cpu), 0)} µs | ${showSigned(cpuDifference, 0)} µs | ${
+        events.length === 0 ? '–' : show(events, 2)
+      } |`,
+    );
+  }
+  lines.push('');
+  for (const scenario of results.scenarios) {
+    if (scenario.eventFloor === undefined || !results.floors.some((floor) => floor.name === scenario.eventFloor)) continue;
+    if (results.clinic.length === 0) continue;
+    const events = results.clinic.map((round) => round.loads.get(scenario.name)!.changeEventsPerAnswer).filter((v) => v !== undefined);
+    lines.push(
+      `- ${scenario.title} (dist/clinic, ${events.length === 0 ? '–' : show(events, 2)} change events per answer): ${show(
+        floorShares(results, scenario),
+        2,
+      )} × the same-SQL floor, ${show(floorShares(results, scenario, scenario.eventFloor), 2)} × the same floor with its change event`,
+    );
+  }
+  return lines.join('\n').trimEnd();
+}
+
+/** `show`, with a sign: a difference that may go either way. */
+function showSigned(values: readonly number[], digits: number): string {
+  const signed = (value: number) => `${value >= 0 ? '+' : '−'}${Math.abs(value).toFixed(digits)}`;
+  const { median, min, max } = spread(values);
+  if (values.length === 1 || min === max) return signed(median);
+  return `${signed(median)} (${signed(min)} to ${signed(max)})`;
+}
+
 /** The verdicts as a Markdown list. */
 export function formatVerdicts(found: readonly Verdict[]): string {
   return found.map((v) => `- ${v.met ? 'met    ' : 'NOT MET'} ${v.target}: ${v.measured}`).join('\n');

@@ -78,31 +78,41 @@ function prepareClinicData(dataDir: string, data: InvoiceData): ClinicFixture {
 
 /**
  * A warm-up whose figures are dropped, then the measured run, with the server's CPU time over it;
- * and, given a connection to the server's database, the audit events the measured run appended.
+ * and, given a connection to the server's database, the audit and change events the measured run
+ * appended.
  */
 async function measure(
   server: ServerProcess,
   request: LoadRequest,
   connections: number,
   settings: RoundSettings,
-  audit?: Db,
+  database?: Db,
 ): Promise<LoadResult> {
   if (settings.warmupSeconds > 0) await runLoad(server.origin, request, { connections, seconds: settings.warmupSeconds });
-  const eventsBefore = audit === undefined ? 0 : lastAuditSeq(audit);
+  const before = database === undefined ? undefined : lastEventSeqs(database);
   const cpuBefore = server.cpuSeconds();
   const result = await runLoad(server.origin, request, { connections, seconds: settings.seconds });
   const cpu = server.cpuSeconds() - cpuBefore;
-  const events = audit === undefined ? undefined : lastAuditSeq(audit) - eventsBefore;
+  const after = database === undefined ? undefined : lastEventSeqs(database);
   return {
     ...result,
     serverCpu: { microsPerAnswer: (cpu * 1e6) / result.answers, busy: cpu / settings.seconds },
-    ...(events === undefined ? {} : { auditEventsPerAnswer: events / result.successes }),
+    ...(before === undefined || after === undefined
+      ? {}
+      : {
+          auditEventsPerAnswer: (after.audit - before.audit) / result.successes,
+          changeEventsPerAnswer: (after.change - before.change) / result.successes,
+        }),
   };
 }
 
-/** The last audit event's seq (events are numbered 1, 2, 3, … without gaps): 0 for none. */
-function lastAuditSeq(db: Db): number {
-  return db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM audit_events').get()!.seq ?? 0;
+/**
+ * The last audit event's seq and the last change event's (both numbered 1, 2, 3, … without gaps):
+ * 0 for none.
+ */
+function lastEventSeqs(db: Db): { audit: number; change: number } {
+  const last = (table: string) => db.prepare<[], { seq: number | null }>(`SELECT max(seq) AS seq FROM ${table}`).get()!.seq ?? 0;
+  return { audit: last('audit_events'), change: last('change_events') };
 }
 
 /** One load's line of the progress log. */
@@ -110,11 +120,11 @@ function describeLoad(title: string, result: LoadResult): string {
   const cpu = result.serverCpu
     ? `  server CPU ${result.serverCpu.microsPerAnswer.toFixed(0)} µs/answer, ${(result.serverCpu.busy * 100).toFixed(0)} % busy`
     : '';
-  const audit =
-    result.auditEventsPerAnswer === undefined || result.auditEventsPerAnswer === 0
-      ? ''
-      : `  audit events ${result.auditEventsPerAnswer.toFixed(2)}/answer`;
-  return `  ${title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${cpu}${audit}${describeFailures(result)}`;
+  const events = (kind: string, perAnswer: number | undefined) =>
+    perAnswer === undefined || perAnswer === 0 ? '' : `  ${kind} events ${perAnswer.toFixed(2)}/answer`;
+  const audit = events('audit', result.auditEventsPerAnswer);
+  const change = events('change', result.changeEventsPerAnswer);
+  return `  ${title.padEnd(42)} ${result.requestsPerSec.toFixed(0).padStart(6)} req/s  p50 ${result.p50.toFixed(2)} ms  p99 ${result.p99.toFixed(2)} ms${cpu}${audit}${change}${describeFailures(result)}`;
 }
 
 /** Starts `clinic serve` over `dataDir` (its log in `<name>.log`). */
@@ -151,8 +161,8 @@ export async function runClinicRound(
   const loads = new Map<string, LoadResult>();
   let memoryAfter: MemoryStatus;
   const server = await startClinic(dataDir, `${label}-${round}`, settings);
-  // A second connection to the server's database, only between loads: the audit events each
-  // appended (a read of the last seq; WAL lets it read beside the server's writes).
+  // A second connection to the server's database, only between loads: the audit and change events
+  // each appended (a read of the last seqs; WAL lets it read beside the server's writes).
   const audit = sqliteDriver().open(join(dataDir, DATABASE_FILE));
   try {
     for (const scenario of scenarios) {
@@ -196,7 +206,10 @@ export async function runFloorRound(
 ): Promise<Map<FloorName, LoadResult>> {
   const results = new Map<FloorName, LoadResult>();
   for (const kind of ['same-sql', 'minimal'] as const) {
-    const own = floors.filter((floor) => floor.server === kind);
+    const own = inTurns(
+      floors.filter((floor) => floor.server === kind),
+      round,
+    );
     if (own.length === 0) continue;
     const name = kind === 'same-sql' ? `floor-${round}` : `minimal-floor-${round}`;
     const dataDir = join(settings.workDir, name);
@@ -212,18 +225,37 @@ export async function runFloorRound(
       logFile: join(settings.workDir, `${name}.log`),
       env: settings.floorEnv,
     });
+    // The same-SQL floor's database has the program's schema: the change events each floor
+    // appended are read as the clinic's are (the minimal floor's tables are its own).
+    const events = kind === 'same-sql' ? sqliteDriver().open(join(dataDir, DATABASE_FILE)) : undefined;
     try {
       for (const floor of own) {
         // The minimal floor's requests name its own invoices, not a fixture's.
-        const result = await measure(server, floor.request(fixture as ClinicFixture), 10, settings);
+        const result = await measure(server, floor.request(fixture as ClinicFixture), 10, settings, events);
         log(describeLoad(floor.title, result));
         results.set(floor.name, result);
       }
     } finally {
+      events?.close();
       await server.stop();
     }
   }
   return results;
+}
+
+/**
+ * The floors in the order a round runs them: as listed in odd rounds; in even rounds each floor
+ * with a change event (issue 30) before the floor it extends, so that neither of the two always
+ * runs second, on the rows and WAL the other left.
+ */
+function inTurns(floors: readonly Floor[], round: number): Floor[] {
+  const ordered = [...floors];
+  if (round % 2 === 1) return ordered;
+  for (let i = 1; i < ordered.length; i++) {
+    const floor = ordered[i]!;
+    if (floor.base !== undefined && ordered[i - 1]!.name === floor.base) [ordered[i - 1], ordered[i]] = [floor, ordered[i - 1]!];
+  }
+  return ordered;
 }
 
 function describeFailures(result: LoadResult): string {

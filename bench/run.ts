@@ -6,6 +6,7 @@
  *   npm run bench -- --quick              # one short round, for development
  *   npm run bench -- --only patients,payments-hot,startup
  *   npm run bench -- --only patient-search   # GET /patients?q over 100,000 patients, in process
+ *   npm run bench -- --only change-event     # the change feed's event row, in process (issue 30)
  *   npm run bench -- --server js          # node dist/clinic.js instead of dist/clinic
  *   npm run bench -- --profile .tmp/prof  # the clinic server writes a V8 CPU profile there
  */
@@ -20,6 +21,7 @@ import { cachedInvoiceDatabase, readInvoiceData } from './invoice-database.js';
 import { describeMachine } from './machine.js';
 import {
   formatAgainstMinimalFloor,
+  formatChangeEventFloors,
   formatDriverComparison,
   formatFigures,
   formatVerdicts,
@@ -32,6 +34,7 @@ import { FLOORS, SCENARIOS } from './scenarios.js';
 import { SERVER_CORE } from './server-process.js';
 import { measureStartup } from './startup.js';
 import { measureDeskLatency } from './desk-latency.js';
+import { EVENTS, formatChangeEventCost, measureChangeEventCost, type ChangeEventCost } from './change-event-cost.js';
 import {
   formatSearchFigures,
   measurePatientSearch,
@@ -76,7 +79,9 @@ const wanted = (name: string) => only === undefined || only.includes(name);
 const scenarios = SCENARIOS.filter((scenario) => wanted(scenario.name));
 // The INSERT floor always runs: the other figures are read against it too.
 const floors = FLOORS.filter(
-  (floor) => floor.name === 'insert' || scenarios.some((scenario) => scenario.floor === floor.name || scenario.minimalFloor === floor.name),
+  (floor) =>
+    floor.name === 'insert' ||
+    scenarios.some((scenario) => [scenario.floor, scenario.minimalFloor, scenario.eventFloor].includes(floor.name)),
 );
 const fullRun =
   !quick &&
@@ -88,7 +93,7 @@ const fullRun =
   drivers &&
   alsoJs;
 if (options.server !== 'sea' && options.server !== 'js') throw new Error('--server is sea (dist/clinic) or js (node dist/clinic.js)');
-const EXTRA_PARTS = ['upload-200mb', 'startup', 'desk-latency', 'patient-search'];
+const EXTRA_PARTS = ['upload-200mb', 'startup', 'desk-latency', 'patient-search', 'change-event'];
 const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name) && !EXTRA_PARTS.includes(name));
 if (unknown?.length)
   throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${[...SCENARIOS.map((s) => s.name), ...EXTRA_PARTS].join(', ')}`);
@@ -214,15 +219,27 @@ try {
     search = measurePatientSearch(cacheDir, log);
   }
 
+  let changeEventCost: ChangeEventCost | undefined;
+  if (wanted('change-event')) {
+    log(`\nthe change event in process (appendChangeEvents, ${EVENTS.toLocaleString('en')} of each kind, no fsync)`);
+    changeEventCost = measureChangeEventCost(workDir, log);
+  }
+
   const loadAtEnd = loadavg()[0]!;
   log(`\nload average (1 min): ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end`);
   const driverComparison = formatDriverComparison(results);
   const writes = formatWriteFloors(results);
   const againstMinimal = formatAgainstMinimalFloor(results);
+  const changeEventFloors = formatChangeEventFloors(results);
+  const changeEvents = [
+    ...(changeEventFloors === '' ? [] : [changeEventFloors]),
+    ...(changeEventCost === undefined ? [] : [formatChangeEventCost(changeEventCost)]),
+  ].join('\n\n');
   const figures = [
     formatFigures(results),
     ...(writes === '' ? [] : ['', '### Writes against their floors: same SQL, and minimal', '', writes]),
     ...(againstMinimal === '' ? [] : ['', '### Audited reads and writes against the minimal floor', '', againstMinimal]),
+    ...(changeEvents === '' ? [] : ['', "### The change feed's event row (issue 30)", '', changeEvents]),
     ...(driverComparison === ''
       ? []
       : ['', '### The SQLite drivers: better-sqlite3 (dist/clinic) and node:sqlite (clinic.exe)', '', driverComparison]),

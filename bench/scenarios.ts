@@ -41,7 +41,15 @@ export interface ScenarioTargets {
  * (bench/minimal-floor-server.ts) the smallest durable write of the same kind.
  */
 export type FloorName =
-  'insert' | 'payment-spread' | 'payment-hot' | 'upload' | 'minimal-insert' | 'minimal-payment-spread' | 'minimal-payment-hot';
+  | 'insert'
+  | 'insert-event'
+  | 'payment-spread'
+  | 'payment-spread-event'
+  | 'payment-hot'
+  | 'upload'
+  | 'minimal-insert'
+  | 'minimal-payment-spread'
+  | 'minimal-payment-hot';
 
 export type FloorServer = 'same-sql' | 'minimal';
 
@@ -58,6 +66,11 @@ export interface Scenario {
    */
   minimalFloor?: FloorName;
   /**
+   * The same-SQL floor plus the change event the program appends for this request, in the same
+   * transaction (issue 30): read against `floor`, the two give the event row's cost in one run.
+   */
+  eventFloor?: FloorName;
+  /**
    * A read that shows patient data, so appends audit events (one per patient shown) and runs as a
    * write in its turn's group commit (clinic-api-1.2.md, "Audit trail"): not in the table of
    * writes against their same-SQL floors, which have none of its kind.
@@ -72,6 +85,11 @@ export interface Floor {
   name: FloorName;
   title: string;
   server: FloorServer;
+  /**
+   * The floor this one is, plus one `change_events` row as the program writes it, in the same
+   * transaction (issue 30). Each round runs the two on one server, in turns (bench/rounds.ts).
+   */
+  base?: FloorName;
   request(fixture: ClinicFixture): LoadRequest;
 }
 
@@ -143,6 +161,7 @@ export const SCENARIOS: readonly Scenario[] = [
     },
     floor: 'insert',
     minimalFloor: 'minimal-insert',
+    eventFloor: 'insert-event',
     onJs: true,
     request: ({ key }) => ({ method: 'POST', path: `${API}/patients`, headers: json(key), body: PATIENT_BODY }),
   },
@@ -195,6 +214,7 @@ export const SCENARIOS: readonly Scenario[] = [
     },
     floor: 'payment-spread',
     minimalFloor: 'minimal-payment-spread',
+    eventFloor: 'payment-spread-event',
     onJs: true,
     request: ({ key, openInvoiceIds }) => paymentRequest(key, rotation(openInvoiceIds)),
   },
@@ -329,6 +349,12 @@ export const SCENARIOS: readonly Scenario[] = [
 
 const JSON_ONLY = { 'content-type': 'application/json' };
 
+/**
+ * The query that asks the same-SQL floor (bench/floor-server.ts) to append the request's change
+ * event too, in the same transaction (issue 30).
+ */
+export const WITH_CHANGE_EVENT = 'change-event';
+
 export const FLOORS: readonly Floor[] = [
   {
     name: 'insert',
@@ -337,10 +363,24 @@ export const FLOORS: readonly Floor[] = [
     request: () => ({ method: 'POST', path: `${API}/patients`, headers: JSON_ONLY, body: PATIENT_BODY }),
   },
   {
+    name: 'insert-event',
+    title: 'floor: node:http + the same INSERT + its change event (POST /patients)',
+    server: 'same-sql',
+    base: 'insert',
+    request: () => ({ method: 'POST', path: `${API}/patients?${WITH_CHANGE_EVENT}`, headers: JSON_ONLY, body: PATIENT_BODY }),
+  },
+  {
     name: 'payment-spread',
     title: 'floor: node:http + the same payment SQL, many invoices',
     server: 'same-sql',
     request: ({ openInvoiceIds }) => paymentRequest(undefined, rotation(openInvoiceIds)),
+  },
+  {
+    name: 'payment-spread-event',
+    title: 'floor: node:http + the same payment SQL + its change event, many invoices',
+    server: 'same-sql',
+    base: 'payment-spread',
+    request: ({ openInvoiceIds }) => paymentRequest(undefined, rotation(openInvoiceIds), WITH_CHANGE_EVENT),
   },
   {
     name: 'payment-hot',
@@ -379,18 +419,19 @@ export const FLOORS: readonly Floor[] = [
 
 /**
  * A payment of PAYMENT_BODY to the invoice `nextInvoice` names, each with a new Idempotency-Key;
- * with the API key `key` (the floors take none).
+ * with the API key `key` (the floors take none), and `query` after the path (a floor's).
  */
-function paymentRequest(key: string | undefined, nextInvoice: () => string): LoadRequest {
+function paymentRequest(key: string | undefined, nextInvoice: () => string, query?: string): LoadRequest {
   const nextKey = keySeries();
+  const search = query === undefined ? '' : `?${query}`;
   return {
     method: 'POST',
-    path: `${API}/invoices/x/payments`,
+    path: `${API}/invoices/x/payments${search}`,
     headers: key === undefined ? JSON_ONLY : json(key),
     body: PAYMENT_BODY,
     setup: (request) => ({
       ...request,
-      path: `${API}/invoices/${nextInvoice()}/payments`,
+      path: `${API}/invoices/${nextInvoice()}/payments${search}`,
       headers: { ...request.headers, 'idempotency-key': nextKey() },
     }),
   };
