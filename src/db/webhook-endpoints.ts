@@ -24,8 +24,13 @@ export interface WebhookEndpointRow {
 /** The outcome of a failed attempt, as the endpoint keeps it. */
 export interface WebhookFailure {
   id: string;
-  /** The position the attempt started from: a row moved meanwhile (replay, enable) is left as it is. */
+  /**
+   * Where the row stood when the attempt started (its position and run of failures): a row the
+   * desk changed meanwhile (replay, enable, remove) is left as the desk left it.
+   */
   position: number;
+  previous_failed_attempts: number;
+  previous_failing_since: string | null;
   failing_since: string;
   failed_attempts: number;
   next_attempt_at: string | null;
@@ -59,7 +64,8 @@ const statements = preparedFor((db) => ({
     `UPDATE webhook_endpoints
         SET failing_since = @failing_since, failed_attempts = @failed_attempts, next_attempt_at = @next_attempt_at,
             last_error = @last_error, state = @state, disabled_at = @disabled_at
-      WHERE id = @id AND position = @position AND state = 'enabled'`,
+      WHERE id = @id AND position = @position AND state = 'enabled'
+        AND failed_attempts = @previous_failed_attempts AND failing_since IS @previous_failing_since`,
   ),
   enable: db.prepare<[string]>(`UPDATE webhook_endpoints SET state = 'enabled', disabled_at = NULL, ${NO_FAILURES} WHERE id = ?`),
   replay: db.prepare<[number, string]>(`UPDATE webhook_endpoints SET position = ?, ${NO_FAILURES} WHERE id = ?`),

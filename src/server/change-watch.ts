@@ -9,6 +9,15 @@ import type { Db } from '../db/open-database.js';
 export const CHANGE_POLL_MS = 250;
 
 /**
+ * Requests held for the feed at once (GET /events?wait), in all and for one API key. Each holds a
+ * connection, of the server's 256 (MAX_CONNECTIONS): a client that opens long polls in parallel
+ * (a bug, or on purpose) must not take the connections the desk and other integrations need.
+ * Beyond these, a request is answered at once with what there is, as when its wait ends.
+ */
+export const MAX_HELD_REQUESTS = 64;
+export const MAX_HELD_REQUESTS_PER_KEY = 8;
+
+/**
  * Tells the server's waiters (GET /events?wait, the webhook deliveries) that the change feed has
  * grown. The feed's last seq is one probe of its primary key, read after each of this process's
  * commits and, while anyone waits, every CHANGE_POLL_MS for other processes' commits: nobody
@@ -19,6 +28,8 @@ export class ChangeWatch {
   readonly #waiters = new Set<() => void>();
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
+  readonly #held = new Map<string, number>();
+  #heldInAll = 0;
 
   constructor(
     private readonly db: Db,
@@ -74,6 +85,26 @@ export class ChangeWatch {
       this.#waiters.add(wake);
       this.#timer ??= setInterval(() => this.check(), this.pollMs);
     });
+  }
+
+  /**
+   * Counts a request held for `holder` (its API key), and gives what ends the count; undefined
+   * when MAX_HELD_REQUESTS are held already, or MAX_HELD_REQUESTS_PER_KEY for this holder.
+   */
+  hold(holder: string): (() => void) | undefined {
+    const mine = this.#held.get(holder) ?? 0;
+    if (this.#heldInAll >= MAX_HELD_REQUESTS || mine >= MAX_HELD_REQUESTS_PER_KEY) return undefined;
+    this.#held.set(holder, mine + 1);
+    this.#heldInAll++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#heldInAll--;
+      const left = (this.#held.get(holder) ?? 1) - 1;
+      if (left === 0) this.#held.delete(holder);
+      else this.#held.set(holder, left);
+    };
   }
 
   /** Whether the server is stopping: nobody should start waiting. */

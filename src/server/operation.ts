@@ -154,13 +154,20 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
           throw recordsRead(useCase, caller) ? unrecordedReadError(error) : error;
         }
       };
+      // Watched from the start: a client gone while the first read waits for its commit group is not held.
+      const gone = holdWhileEmpty === undefined ? undefined : clientGone(ctx);
       let { result, lastSeq } = await perform();
-      if (holdWhileEmpty !== undefined && holdWhileEmpty.empty(result)) {
-        const deadline = performance.now() + holdWhileEmpty.seconds(values) * 1000;
-        const gone = clientGone(ctx);
-        while (holdWhileEmpty.empty(result) && performance.now() < deadline && !gone.aborted && !changes.closed) {
-          await changes.after(lastSeq, deadline - performance.now(), gone);
-          ({ result, lastSeq } = await perform());
+      const seconds = holdWhileEmpty?.seconds(values) ?? 0;
+      const release = seconds > 0 && holdWhileEmpty!.empty(result) ? changes.hold(ctx.state.principal?.keyId ?? '') : undefined;
+      if (release !== undefined) {
+        try {
+          const deadline = performance.now() + seconds * 1000;
+          while (holdWhileEmpty!.empty(result) && performance.now() < deadline && !gone!.aborted && !changes.closed) {
+            await changes.after(lastSeq, deadline - performance.now(), gone);
+            ({ result, lastSeq } = await perform());
+          }
+        } finally {
+          release();
         }
       }
       return answer === undefined ? result : answer(ctx, result, deps);

@@ -18,6 +18,10 @@ export function httpWebhookSender(timeoutMs = WEBHOOK_TIMEOUT_MS): WebhookSender
   return {
     send(post: WebhookPost, signal: AbortSignal): Promise<{ status: number; body: string }> {
       return new Promise((resolve, reject) => {
+        if (signal.aborted) {
+          reject(new Error('abandoned: the server is stopping'));
+          return;
+        }
         const url = new URL(post.url);
         const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
         const fail = (error: Error) => {

@@ -5,6 +5,7 @@ import { deliverWebhook, nextEventFor, type WebhookSender } from '../domain/webh
 import type { WorkRunner } from '../domain/use-case.js';
 import type { Logger } from '../logger.js';
 import type { ChangeWatch } from '../server/change-watch.js';
+import { RETRY_DELAYS_MS } from '../domain/webhooks/retry-schedule.js';
 
 /** A running webhook delivery. */
 export interface WebhookWorker {
@@ -40,6 +41,12 @@ export function startWebhookWorker(
   const { logger, rescanMs = 1000 } = options;
   const stopping = new AbortController();
   const inFlight = new Map<string, Promise<void>>();
+  /**
+   * Endpoints whose last outcome could not be recorded (a full disk, a lock held past the wait):
+   * their row still says "due", so they wait here instead, the first retry's delay, rather than
+   * have the same event sent again at once for as long as the disk stays full.
+   */
+  const notBefore = new Map<string, number>();
   // A kick while a pass runs (an attempt ended) is remembered, so the loop passes again at once.
   let kicked = false;
   let wake: (() => void) | undefined;
@@ -56,7 +63,8 @@ export function startWebhookWorker(
       })
       .catch((error: unknown) => {
         // Recording the outcome failed (the database stayed locked, the disk is full): the row
-        // still says what it said, so the same event is tried again on the next pass.
+        // still says what it said, so the same event is tried again, after the first retry's delay.
+        notBefore.set(endpoint.id, Date.now() + RETRY_DELAYS_MS[0]);
         logger.error({ event: 'webhook_record_failed', endpoint_id: endpoint.id, seq: event.seq, error: String(error) });
       })
       .finally(() => {
@@ -75,7 +83,8 @@ export function startWebhookWorker(
       enabledWebhookEndpoints(db).flatMap((endpoint) => {
         enabled++;
         if (inFlight.has(endpoint.id)) return [];
-        const retryAt = endpoint.next_attempt_at === null ? now : Date.parse(endpoint.next_attempt_at);
+        const recordedRetryAt = endpoint.next_attempt_at === null ? now : Date.parse(endpoint.next_attempt_at);
+        const retryAt = Math.max(recordedRetryAt, notBefore.get(endpoint.id) ?? now);
         if (retryAt > now) {
           nextDue = Math.min(nextDue ?? Infinity, retryAt - now);
           return [];
@@ -84,7 +93,12 @@ export function startWebhookWorker(
         return event === undefined ? [] : [{ endpoint, event }];
       }),
     );
-    for (const { endpoint, event } of due) attempt(endpoint, event);
+    // A stop while the read waited for a commit group starts nothing more.
+    if (stopping.signal.aborted) return { enabled, nextDue };
+    for (const { endpoint, event } of due) {
+      notBefore.delete(endpoint.id);
+      attempt(endpoint, event);
+    }
     return { enabled, nextDue };
   };
 
@@ -104,11 +118,11 @@ export function startWebhookWorker(
       const iteration = new AbortController();
       wake = () => iteration.abort();
       const waitMs = Math.min(rescanMs, found.nextDue ?? rescanMs);
-      const signal = AbortSignal.any([stopping.signal, iteration.signal]);
       // Without an endpoint there is nothing to wake for but the rescan; a closed watch (the
       // HTTP server stopped first) would answer at once: sleep instead.
-      if (found.enabled === 0 || changes.closed) await sleep(waitMs, undefined, { signal }).catch(() => undefined);
-      else await changes.after(seenSeq, waitMs, signal);
+      // (stop() kicks, which ends this wait too.)
+      if (found.enabled === 0 || changes.closed) await sleep(waitMs, undefined, { signal: iteration.signal }).catch(() => undefined);
+      else await changes.after(seenSeq, waitMs, iteration.signal);
       wake = undefined;
     }
   };

@@ -9,7 +9,8 @@ import { connectionRunner, performUseCase } from '../../src/domain/use-case.js';
 import { deliverWebhook, nextEventFor, type WebhookSender } from '../../src/domain/webhooks/deliver-webhooks.js';
 import { GIVE_UP_AFTER_MS } from '../../src/domain/webhooks/retry-schedule.js';
 import { newWebhookSecret, webhookHeaders } from '../../src/domain/webhooks/signature.js';
-import { ADD_WEBHOOK_ENDPOINT } from '../../src/domain/webhooks/webhook-endpoints.js';
+import { ADD_WEBHOOK_ENDPOINT, ENABLE_WEBHOOK_ENDPOINT } from '../../src/domain/webhooks/webhook-endpoints.js';
+import type { ValidationError } from '../../src/domain/errors.js';
 import { httpWebhookSender } from '../../src/webhooks/http-sender.js';
 import { buildPatient } from '../helpers/builders.js';
 import { closedPort } from '../helpers/smtp-sink.js';
@@ -118,6 +119,38 @@ describe('a failing webhook endpoint', () => {
     assert.equal(outcome.outcome, 'superseded');
     const row = findWebhookEndpoint(data.db, id)!;
     assert.deepEqual([row.position, row.last_delivered_seq], [0, null]);
+  });
+});
+
+describe('the desk during an attempt', () => {
+  const data = useTestDatabase({ each: true });
+
+  it('an enable during a failing attempt wins: the next attempt is due at once', async () => {
+    const { id } = performUseCase(ADD_WEBHOOK_ENDPOINT, data.db, { body: { url: 'https://reminders.example/hook' } }, NOBODY);
+    createPatient(data.db, buildPatient());
+    const failWith = (sender: WebhookSender) => {
+      const endpoint = findWebhookEndpoint(data.db, id)!;
+      const event = nextEventFor(data.db, endpoint)!;
+      return deliverWebhook(data.db, connectionRunner(data.db), sender, endpoint, event, new AbortController().signal);
+    };
+    await failWith({ send: async () => ({ status: 503, body: '' }) });
+    assert.equal(findWebhookEndpoint(data.db, id)!.failed_attempts, 1);
+    const enabledMeanwhile: WebhookSender = {
+      send: async () => {
+        performUseCase(ENABLE_WEBHOOK_ENDPOINT, data.db, { path: { webhook: id } }, NOBODY);
+        return { status: 503, body: '' };
+      },
+    };
+    assert.equal((await failWith(enabledMeanwhile)).outcome, 'superseded');
+    const row = findWebhookEndpoint(data.db, id)!;
+    assert.deepEqual([row.failed_attempts, row.next_attempt_at, row.failing_since], [0, null, null]);
+  });
+
+  it('an endpoint is refused a --types that names no type, as GET /events refuses it', () => {
+    assert.throws(
+      () => performUseCase(ADD_WEBHOOK_ENDPOINT, data.db, { body: { url: 'https://reminders.example/hook', types: ' , ' } }, NOBODY),
+      (error: ValidationError) => error.issues[0]?.loc.join('.') === 'body.types' && error.issues[0]?.type === 'value_error',
+    );
   });
 });
 

@@ -913,6 +913,32 @@ describe('the change feed over HTTP', () => {
       }
     });
 
+    it('holds at most 8 requests of one key at once: the 9th is answered at once with what there is, another key is still held', async () => {
+      const mark = await lastSeq();
+      const polls = Array.from({ length: 8 }, () => timed(feed(`?after=${mark}&wait=5`)));
+      await delay(300);
+      assert.ok(
+        polls.every((p) => !p.state.settled),
+        'eight held',
+      );
+      const started = Date.now();
+      const ninth = await feed(`?after=${mark}&wait=5`);
+      assert.equal(ninth.status, 200, ninth.text);
+      assert.deepEqual(ninth.body, []);
+      assert.ok(Date.now() - started < 2000, `the ninth took ${Date.now() - started} ms`);
+      const otherKey = timed(feed(`?after=${mark}&wait=5`, { key: createApiKey(server.db, { name: 'another poller' }).key }));
+      await delay(300);
+      assert.ok(!otherKey.state.settled, "another key's poll is held");
+      await newPatient({ last_name: 'EndsTheHolds' });
+      for (const { answer } of [...polls, otherKey]) assert.equal((await answer).value.body.length, 1);
+      // Released: the key may hold again.
+      const again = timed(feed(`?after=${mark + 1}&wait=5`));
+      await delay(300);
+      assert.ok(!again.state.settled, 'held again once the others were answered');
+      await newPatient({ last_name: 'EndsTheLast' });
+      assert.equal((await again.answer).value.body.length, 1);
+    });
+
     it('is answered within a second of a commit by a CLI process on the same data directory', async () => {
       const mark = await lastSeq();
       // The CLI process needs a while to start; the poll ends with its commit, long before `wait`.

@@ -95,6 +95,8 @@ export async function deliverWebhook(
     recordWebhookFailure(db, {
       id: endpoint.id,
       position: endpoint.position,
+      previous_failed_attempts: endpoint.failed_attempts,
+      previous_failing_since: endpoint.failing_since,
       failing_since: failingSince,
       failed_attempts: failedAttempts,
       next_attempt_at: next.disable ? null : next.retryAt.toISOString(),

@@ -130,7 +130,9 @@ function addIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): Vali
     const problem = urlProblem(body.url);
     if (problem !== undefined) found.push(issue(['body', 'url'], problems.valueError(problem), body.url));
   }
-  if (typeof body.types === 'string' && !failed.has('types')) {
+  if (typeof body.types === 'string' && !failed.has('types') && changeTypesOf(body.types) === null) {
+    found.push(issue(['body', 'types'], problems.valueError('names no event type; leave --types out for every type'), body.types));
+  } else if (typeof body.types === 'string' && !failed.has('types')) {
     const unknown = (changeTypesOf(body.types) ?? []).filter((type) => !(CHANGE_TYPES as readonly string[]).includes(type));
     if (unknown.length > 0) {
       const named = unknown.map((t) => `"${t}"`).join(', ');
