@@ -193,8 +193,9 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
           try {
             // A backup being written is abandoned at once (its staging folder removed): half
             // done it is worth nothing, and the next start writes one. Its connection closes
-            // before the database's last one below. Webhook attempts in flight are abandoned too:
-            // their events are sent again after the next start.
+            // before the database's last one below. Webhook attempts in flight get a short grace
+            // to be answered, beside the requests' (STOP_GRACE_MS); the rest are sent again after
+            // the next start.
             await Promise.all([running.close(config.shutdownGraceMs), schedule?.stop(), webhookWorker.stop()]);
             // After the server, whose last requests may have queued notifications; before the
             // database, which a pass in progress still writes to.

@@ -7,9 +7,19 @@ import type { Logger } from '../logger.js';
 import type { ChangeWatch } from '../server/change-watch.js';
 import { RETRY_DELAYS_MS } from '../domain/webhooks/retry-schedule.js';
 
+/**
+ * How long a stop waits for the attempts in flight before abandoning them: well within the 10 s
+ * a stop is promised (the HTTP server's own grace runs beside it), and far longer than a receiver
+ * that works needs to answer.
+ */
+export const STOP_GRACE_MS = 3000;
+
 /** A running webhook delivery. */
 export interface WebhookWorker {
-  /** Abandons the attempts in flight (they are made again after the next start) and stops. */
+  /**
+   * Starts no more attempts, gives those in flight STOP_GRACE_MS to be answered and recorded, then
+   * abandons the rest (they are made again after the next start) and stops.
+   */
   stop(): Promise<void>;
 }
 
@@ -40,6 +50,8 @@ export function startWebhookWorker(
 ): WebhookWorker {
   const { logger, rescanMs = 1000 } = options;
   const stopping = new AbortController();
+  // Aborts the sends still in flight once the stop's grace is over.
+  const abandon = new AbortController();
   const inFlight = new Map<string, Promise<void>>();
   /**
    * Endpoints whose last outcome could not be recorded (a full disk, a lock held past the wait):
@@ -56,7 +68,7 @@ export function startWebhookWorker(
   };
 
   const attempt = (endpoint: WebhookEndpointRow, event: NonNullable<ReturnType<typeof nextEventFor>>) => {
-    const delivery = deliverWebhook(db, runner, sender, endpoint, event, stopping.signal)
+    const delivery = deliverWebhook(db, runner, sender, endpoint, event, abandon.signal)
       .then((outcome) => {
         if (outcome.outcome === 'delivered' || outcome.outcome === 'superseded' || outcome.outcome === 'abandoned') return;
         logger.error({ event: `webhook_${outcome.outcome}`, ...outcome });
@@ -133,7 +145,12 @@ export function startWebhookWorker(
       stopping.abort();
       kick();
       await running;
-      await Promise.all(inFlight.values());
+      // A receiver that answers within the grace has its event recorded as delivered, so a
+      // restart does not send it again; one that takes longer gets it again after the restart.
+      const settled = Promise.all(inFlight.values());
+      await Promise.race([settled, sleep(STOP_GRACE_MS, undefined, { ref: false })]);
+      abandon.abort();
+      await settled;
     },
   };
 }
