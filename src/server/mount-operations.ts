@@ -1,6 +1,7 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import { API_PREFIX } from './config.js';
 import { authorize } from './middleware/authorize.js';
+import { noStore } from './middleware/no-store.js';
 import { receiveDocumentUpload } from './middleware/document-upload.js';
 import { jsonBody } from './middleware/json-body.js';
 import { requireModule } from './middleware/require-module.js';
@@ -37,7 +38,7 @@ const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
 function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicState>[] {
   const { db, config, commits } = deps;
   const chain: RouterMiddleware<ClinicState>[] = [];
-  if (op.scope) chain.push(authorize(db, op.scope));
+  if (op.scope) chain.push(noStore, authorize(db, op.scope));
   if (op.module) chain.push(requireModule(db, op.module));
   if (op.body?.kind === 'json') chain.push(jsonBody(config.jsonBodyLimitBytes));
   // The one multipart form of the API is the document upload.

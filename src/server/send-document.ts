@@ -27,14 +27,14 @@ const SHA256 = /^[0-9a-f]{64}$/;
  * whole, with the type it was stored with, its length, its name for the save dialog (as ASCII
  * for old clients and in full in `filename*`) and its
  * SHA-256 as ETag; or 304 when If-None-Match names that ETag. `recordRead` stores the audit event
- * of a 200 before anything is sent; when it fails, nothing of the file is. Patient data is never cached by a
- * shared cache (`private`), and the browser must revalidate (`no-cache`), which costs a 304.
+ * of a 200 before anything is sent; when it fails, nothing of the file is. Patient data is stored by
+ * no cache (`Cache-Control: no-store`, set for every keyed answer: src/server/middleware/no-store.ts);
+ * a client that kept its own copy may still ask If-None-Match and get a 304.
  */
 export async function sendDocument(ctx: ClinicContext, { document, file }: OpenedDocument, recordRead: () => Promise<void>): Promise<void> {
   try {
     const etag = SHA256.test(document.sha256) ? `"${document.sha256}"` : undefined;
     if (etag !== undefined) ctx.set('ETag', etag);
-    ctx.set('Cache-Control', 'private, no-cache');
     ctx.set('X-Content-Type-Options', 'nosniff');
     if (etag !== undefined && ifNoneMatchNames(ctx.get('If-None-Match') || undefined, etag)) {
       void file.close();

@@ -23,7 +23,8 @@ A write refused because the disk is full is a 507 \`STORAGE_FULL\`; a failing di
 
 **Values.** Ids are lowercase UUIDs (read case-insensitively). A date-time without an offset is clinic local time;
 responses give UTC with \`Z\`. Money is a JSON number in responses; requests may send it as a number or a decimal string.
-Unknown body fields are ignored. Every response carries \`X-Request-Id\`.`;
+Unknown body fields are ignored. Every response carries \`X-Request-Id\`, and every answer of an operation that takes a key,
+its refusals included, \`Cache-Control: no-store\` (patient data stays in no cache).`;
 
 /** The `info` object of the interface description. */
 export const VERSION_INFO = {
