@@ -1,4 +1,4 @@
-import type { Db } from './open-database.js';
+import { preparedFor, type Db } from './open-database.js';
 
 /** One row of PRAGMA foreign_key_check: a row of `table` whose reference into `parent` is dangling. */
 export interface ForeignKeyViolation {
@@ -59,4 +59,14 @@ export async function backupDatabaseInSteps(db: Db, destination: string): Promis
   } finally {
     db.exec('COMMIT');
   }
+}
+
+const probeStatements = preparedFor((db) => ({
+  // The schema's first page and a table's root: enough to find an unreadable file, cheap on any size.
+  probe: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM (SELECT 1 FROM settings LIMIT 1)'),
+}));
+
+/** Reads a little of the database (GET /health): throws what SQLite throws when it cannot. */
+export function probeDatabase(db: Db): void {
+  probeStatements(db).probe.get();
 }

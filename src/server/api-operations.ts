@@ -2,6 +2,7 @@ import type { Operation } from './operation.js';
 import { appointmentOperations } from './routes/appointments.js';
 import { auditOperations } from './routes/audit.js';
 import { eventOperations } from './routes/events.js';
+import { healthOperations } from './routes/health.js';
 import { documentOperations } from './routes/documents.js';
 import { invoiceOperations } from './routes/invoices.js';
 import { lookupOperations } from './routes/lookups.js';
@@ -22,5 +23,6 @@ export const OPERATIONS: readonly Operation[] = [
   ...documentOperations,
   ...auditOperations,
   ...eventOperations,
+  ...healthOperations,
   ...openApiOperations,
 ];

@@ -27,7 +27,7 @@ export function createApp(
   // Errors are logged (with request ids) by handleErrors; Koa's own stderr printing would
   // duplicate them without the id.
   app.silent = true;
-  const router = operationsRouter({ db, commits, config, operations, changes });
+  const router = operationsRouter({ db, commits, config, operations, changes, startedAt: new Date().toISOString() });
   app.use(logRequests(config.logger));
   app.use(handleErrors(config.logger));
   app.use(router.routes());

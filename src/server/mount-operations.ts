@@ -48,7 +48,7 @@ function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicSta
   chain.push(async function answer(ctx) {
     const body = await handle(ctx);
     if (result.kind !== 'model') return;
-    ctx.status = result.status;
+    ctx.status = result.unavailable?.when(body) === true ? 503 : result.status;
     if (!result.paged) {
       ctx.body = body;
       return;

@@ -31,6 +31,8 @@ export interface OperationDeps {
   operations: readonly Operation[];
   /** Tells a request held for the change feed (GET /events?wait) that an event was committed. */
   changes: ChangeWatch;
+  /** When the app was made: the server's start, as GET /health gives it. */
+  startedAt: string;
 }
 
 /**

@@ -24,7 +24,7 @@ import { ChangeWatch } from '../../src/server/change-watch.js';
 type Json = Record<string, any>;
 
 /** The operations that need no key (decisions.md §2, and the description itself). */
-const PUBLIC = ['GET /document-types', 'GET /payment-methods', 'GET /openapi.json', 'GET /docs', 'GET /docs/{asset}'];
+const PUBLIC = ['GET /document-types', 'GET /payment-methods', 'GET /openapi.json', 'GET /docs', 'GET /docs/{asset}', 'GET /health'];
 
 describe('GET /openapi.json', () => {
   let server: TestServer;
@@ -83,6 +83,7 @@ describe('GET /openapi.json', () => {
         config,
         operations: OPERATIONS,
         changes: new ChangeWatch(server.db),
+        startedAt: new Date().toISOString(),
       }),
     ].flatMap((router) =>
       router.stack.flatMap((layer) =>

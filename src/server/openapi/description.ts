@@ -131,6 +131,18 @@ function successResponse(op: OperationSpec): [string, JsonSchema][] {
       String(result.status),
       { description: result.description, headers, content: { 'application/json': { schema, example: result.example } } },
     ],
+    ...(result.unavailable === undefined
+      ? []
+      : [
+          [
+            '503',
+            {
+              description: result.unavailable.description,
+              headers,
+              content: { 'application/json': { schema, example: result.unavailable.example } },
+            },
+          ] as [string, JsonSchema],
+        ]),
   ];
 }
 

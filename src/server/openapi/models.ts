@@ -1,3 +1,4 @@
+import { HEALTH_FIELDS } from '../../fields/health-fields.js';
 import { CHANGE_EVENT_FIELDS } from '../../fields/change-event-fields.js';
 import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_PATCH_FIELDS, APPOINTMENT_RESPONSE_FIELDS } from '../../fields/appointment-fields.js';
 import {
@@ -102,6 +103,11 @@ export const MODELS = {
     direction: 'response',
     fields: AUDIT_EVENT_FIELDS,
     description: 'One event of the audit trail: who saw or changed whose data (1.2.0). Hash-chained: see `hash` and `prev_hash`.',
+  },
+  Health: {
+    direction: 'response',
+    fields: HEALTH_FIELDS,
+    description: 'Whether the server can serve (1.2.0): for monitoring, no patient data.',
   },
   ChangeEvent: {
     direction: 'response',

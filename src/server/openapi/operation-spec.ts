@@ -20,6 +20,8 @@ export interface ModelResult {
   example: unknown;
   /** Response headers besides X-Request-Id. */
   headers?: Readonly<Record<string, { description: string; schema: JsonSchema }>>;
+  /** The same model answered 503 when `when` says so of the body (GET /health). */
+  unavailable?: { description: string; example: unknown; when(body: unknown): boolean };
 }
 
 /** A file the program serves as it is (the interface description itself, the docs page): 200, or 304 to a matching If-None-Match. */

@@ -1,0 +1,41 @@
+import { checkHealth, type Health } from '../../domain/maintenance/health.js';
+import type { Operation } from '../operation.js';
+
+/** GET /health (1.2.0): for IT's monitoring, without a key, showing no patient data and recording nothing. */
+export const healthOperations: readonly Operation[] = [
+  {
+    method: 'get',
+    path: '/health',
+    operationId: 'getHealth',
+    summary: 'Whether the server can serve: its database read and writable, room on its disk',
+    description:
+      'No key needed; shows no patient data and records nothing in the audit trail. 503 with `status` `unavailable` when the ' +
+      "database cannot be read or written, or the data directory's disk has less than 64 MiB free (`database` says which).",
+    tag: 'interface',
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'Health',
+      description: 'The server can serve',
+      example: { status: 'ok', version: '1.2.0', database: 'ok', disk_free_bytes: 52_613_349_376, started_at: '2026-11-30T07:58:12.104Z' },
+      unavailable: {
+        description: 'The server cannot serve now; `database` says why',
+        example: {
+          status: 'unavailable',
+          version: '1.2.0',
+          database: 'full',
+          disk_free_bytes: 41_943_040,
+          started_at: '2026-11-30T07:58:12.104Z',
+        },
+        when: (body) => (body as Health).status !== 'ok',
+      },
+    },
+    handler:
+      ({ db, commits, config, startedAt }) =>
+      async (ctx) => {
+        // A monitor must see the state of now, never a cached one.
+        ctx.set('Cache-Control', 'no-store');
+        return checkHealth(db, commits, config.dataDir, startedAt);
+      },
+  },
+];
