@@ -3,6 +3,7 @@ import { field } from '../../fields/field-spec.js';
 import { ValidationError, type ValidationIssue } from '../errors.js';
 import type { Page } from '../pagination.js';
 import { nextDay, parseDate, startOfDay } from '../validation/calendar.js';
+import { commaListOf, unknownItemsError } from '../validation/comma-list.js';
 import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
 import { issue } from '../validation/validate.js';
@@ -43,30 +44,12 @@ export const AUDIT_EVENT_QUERY_FIELDS = [
   }),
 ] as const;
 
-const ACTIONS: ReadonlySet<string> = new Set(AUDIT_ACTIONS);
-
-/** The actions of an `action` filter: its comma-separated items, or null for all. */
-function actionsOf(text: string | undefined): string[] | null {
-  const items = text
-    ?.split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-  return items === undefined || items.length === 0 ? null : items;
-}
-
 /** The issue of an `action` filter naming an action the trail never records (a typo would otherwise find nothing). */
 function actionIssues(query: unknown): ValidationIssue[] {
   const text = isPlainObject(query) ? query.action : undefined;
   if (typeof text !== 'string') return [];
-  const unknown = (actionsOf(text) ?? []).filter((action) => !ACTIONS.has(action));
-  if (unknown.length === 0) return [];
-  return [
-    issue(
-      ['query', 'action'],
-      problems.valueError(`${unknown.map((a) => `"${a}"`).join(', ')} is not an action; the actions are ${AUDIT_ACTIONS.join(', ')}`),
-      text,
-    ),
-  ];
+  const error = unknownItemsError(commaListOf(text) ?? [], AUDIT_ACTIONS, { one: 'an action', all: 'actions' });
+  return error === undefined ? [] : [issue(['query', 'action'], problems.valueError(error), text)];
 }
 
 /**
@@ -105,7 +88,7 @@ export const LIST_AUDIT_EVENTS = defineUseCase({
   run(db, { query }, _caller): Page<AuditEvent> {
     const { from, to } = auditWindow(query.from, query.to, clinicTimeZone(db));
     const limit = query.limit ?? DEFAULT_AUDIT_PAGE_LIMIT;
-    const actions = actionsOf(query.action);
+    const actions = commaListOf(query.action);
     const rows = listAuditEventRows(db, {
       patientId: query.patient_id ?? null,
       actions: actions === null ? null : JSON.stringify(actions),

@@ -20,12 +20,6 @@ export const CHANGE_TYPES = [
 ] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
-const KNOWN_TYPES: ReadonlySet<string> = new Set(CHANGE_TYPES);
-
-export function isChangeType(text: string): text is ChangeType {
-  return KNOWN_TYPES.has(text);
-}
-
 interface AppointmentData {
   appointment_id: string;
   appointment_number: string;

@@ -2,11 +2,12 @@ import { changeEventsAfter, type ChangeEventRow } from '../../db/change-events.j
 import { field } from '../../fields/field-spec.js';
 import type { ValidationIssue } from '../errors.js';
 import type { Page } from '../pagination.js';
+import { commaListOf, unknownItemsError } from '../validation/comma-list.js';
 import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
 import { issue } from '../validation/validate.js';
 import { defineUseCase } from '../use-case.js';
-import { CHANGE_TYPES, changeEventId, isChangeType, type ChangeEvent } from './change-event.js';
+import { CHANGE_TYPES, changeEventId, type ChangeEvent, type ChangeType } from './change-event.js';
 
 /** The page size of GET /events without `limit`, and the largest it allows. */
 export const DEFAULT_EVENT_PAGE_LIMIT = 100;
@@ -42,31 +43,27 @@ export const CHANGE_EVENT_QUERY_FIELDS = [
   }),
 ] as const;
 
-/** The types of a `types` filter: its comma-separated items, or null for all. */
-export function changeTypesOf(text: string | undefined): string[] | null {
-  const items = text
-    ?.split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-  return items === undefined || items.length === 0 ? null : [...new Set(items)];
+/** The types of a `types` filter (GET /events, `webhook add --types`), or null for all. */
+export function changeTypesOf(text: string | undefined): ChangeType[] | null {
+  return commaListOf(text) as ChangeType[] | null;
 }
 
-/** The issue of a `types` filter naming a type the feed never has (a typo would otherwise wait for ever). */
+/**
+ * What is wrong with a `types` filter that is given: a type the feed never has (a typo would
+ * otherwise wait for ever), or no type at all (`,`: read as "every type" it would hide a client's
+ * bug behind the whole feed). Undefined when it is right.
+ */
+export function changeTypesError(text: string): string | undefined {
+  const types = commaListOf(text);
+  if (types === null) return 'names no event type; leave it out for every type';
+  return unknownItemsError(types, CHANGE_TYPES, { one: 'an event type', all: 'types' });
+}
+
 function typeIssues(query: unknown): ValidationIssue[] {
   const text = isPlainObject(query) ? query.types : undefined;
-  if (typeof text !== 'string' || text === '') return [];
-  const types = changeTypesOf(text);
-  // `types=,` names no type: read as "every type" it would hide a client's bug behind a full feed.
-  if (types === null) return [issue(['query', 'types'], problems.valueError('names no event type'), text)];
-  const unknown = types.filter((type) => !isChangeType(type));
-  if (unknown.length === 0) return [];
-  return [
-    issue(
-      ['query', 'types'],
-      problems.valueError(`${unknown.map((t) => `"${t}"`).join(', ')} is not an event type; the types are ${CHANGE_TYPES.join(', ')}`),
-      text,
-    ),
-  ];
+  // An empty `types=` is the field's own issue (too short).
+  const error = typeof text === 'string' && text !== '' ? changeTypesError(text) : undefined;
+  return error === undefined ? [] : [issue(['query', 'types'], problems.valueError(error), text)];
 }
 
 /** A stored row as the event GET /events and a webhook give. */

@@ -6,6 +6,7 @@ import type { ChangeEvent } from '../changes/change-event.js';
 import type { WorkRunner } from '../use-case.js';
 import { afterFailure } from './retry-schedule.js';
 import { webhookHeaders } from './signature.js';
+import { endpointTypes } from './webhook-endpoints.js';
 
 /** One POST of one event to one endpoint. */
 export interface WebhookPost {
@@ -31,8 +32,7 @@ export interface WebhookAttempt {
 
 /** The endpoint's next event: the first after its position, of its types; undefined when it has them all. */
 export function nextEventFor(db: Db, endpoint: WebhookEndpointRow): ChangeEvent | undefined {
-  const types = endpoint.types === null ? null : (JSON.parse(endpoint.types) as string[]);
-  const [row] = changeEventsAfter(db, endpoint.position, 1, types);
+  const [row] = changeEventsAfter(db, endpoint.position, 1, endpointTypes(endpoint));
   return row === undefined ? undefined : presentChangeEvent(row);
 }
 

@@ -12,7 +12,7 @@ import {
 } from '../../db/webhook-endpoints.js';
 import { field } from '../../fields/field-spec.js';
 import { CHANGE_TYPES, type ChangeType } from '../changes/change-event.js';
-import { changeTypesOf } from '../changes/list-change-events.js';
+import { changeTypesError, changeTypesOf } from '../changes/list-change-events.js';
 import { newId, nowIso } from '../clock.js';
 import { errors, ValidationError, type ValidationIssue } from '../errors.js';
 import { defineUseCase } from '../use-case.js';
@@ -56,12 +56,12 @@ export interface WebhookEndpointStatus extends WebhookEndpoint {
 }
 
 /** The types an endpoint gets: those it was given, or all (null). */
-function typesOf(row: WebhookEndpointRow): ChangeType[] | null {
+export function endpointTypes(row: WebhookEndpointRow): ChangeType[] | null {
   return row.types === null ? null : (JSON.parse(row.types) as ChangeType[]);
 }
 
 export function presentWebhookEndpoint(db: Db, row: WebhookEndpointRow): WebhookEndpointStatus {
-  const types = typesOf(row);
+  const types = endpointTypes(row);
   return {
     id: row.id,
     name: row.name,
@@ -130,20 +130,9 @@ function addIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): Vali
     const problem = urlProblem(body.url);
     if (problem !== undefined) found.push(issue(['body', 'url'], problems.valueError(problem), body.url));
   }
-  if (typeof body.types === 'string' && !failed.has('types') && changeTypesOf(body.types) === null) {
-    found.push(issue(['body', 'types'], problems.valueError('names no event type; leave --types out for every type'), body.types));
-  } else if (typeof body.types === 'string' && !failed.has('types')) {
-    const unknown = (changeTypesOf(body.types) ?? []).filter((type) => !(CHANGE_TYPES as readonly string[]).includes(type));
-    if (unknown.length > 0) {
-      const named = unknown.map((t) => `"${t}"`).join(', ');
-      found.push(
-        issue(
-          ['body', 'types'],
-          problems.valueError(`${named} is not an event type; the types are ${CHANGE_TYPES.join(', ')}`),
-          body.types,
-        ),
-      );
-    }
+  if (typeof body.types === 'string' && !failed.has('types')) {
+    const error = changeTypesError(body.types);
+    if (error !== undefined) found.push(issue(['body', 'types'], problems.valueError(error), body.types));
   }
   return found;
 }
@@ -161,7 +150,7 @@ export const ADD_WEBHOOK_ENDPOINT = defineUseCase({
   run(db, { body }): AddedWebhookEndpoint {
     const name = body.name ?? new URL(body.url).host;
     if (findWebhookEndpointByName(db, name) !== undefined) throw errors.webhookNameTaken(name);
-    const types = changeTypesOf(body.types) as ChangeType[] | null;
+    const types = changeTypesOf(body.types);
     const row: WebhookEndpointRow = {
       id: newId(),
       name,
