@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { Webhook } from 'standardwebhooks';
 import { buildPatient, buildPayment } from '../helpers/builders.js';
+import type { AddedWebhook, ChangeEvent, ListedWebhook } from '../helpers/change-feed.js';
 import { checkedFetch } from '../helpers/contract.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 import { runClinic, startServeProcess, STOP_SIGNAL, type CliResult, type ServeProcess } from '../helpers/run-cli.js';
 
-// Webhooks, black box (clinic-api-1.2.md, "Change feed"; contract30.md): `clinic webhook …` and
+// Webhooks, black box (clinic-api-1.2.md, "Change feed"; docs/decisions.md "Change feed and webhooks"): `clinic webhook …` and
 // `clinic serve` as real child processes, a real receiver on a loopback port of this process, and
 // the signatures checked by the Standard Webhooks library, not by the program's own code.
 
@@ -24,33 +25,6 @@ const ALL_TYPES = [
   'refund.created',
 ];
 const LIST_FIELDS = ['id', 'lag', 'last_delivered_seq', 'last_error', 'name', 'state', 'types', 'url'];
-
-interface Created {
-  id: string;
-  name: string;
-  url: string;
-  types: string[];
-  state: string;
-  secret: string;
-}
-interface Endpoint {
-  id: string;
-  name: string;
-  url: string;
-  types: string[];
-  state: 'enabled' | 'disabled';
-  last_delivered_seq: number | null;
-  lag: number;
-  last_error: string | null;
-}
-interface ChangeEvent {
-  id: string;
-  seq: number;
-  type: string;
-  occurred_at: string;
-  patient_id: string | null;
-  data: Record<string, unknown>;
-}
 
 // ---- the receiver ----------------------------------------------------------------------------
 
@@ -239,15 +213,15 @@ function apiOf(serve: () => ServeProcess, key: string) {
  */
 async function endpointsWhen(
   clinic: Clinic,
-  conditions: Record<string, (endpoint: Endpoint) => boolean>,
+  conditions: Record<string, (endpoint: ListedWebhook) => boolean>,
   ms = 15_000,
-): Promise<Record<string, Endpoint>> {
+): Promise<Record<string, ListedWebhook>> {
   const deadline = Date.now() + ms;
   for (;;) {
-    const listed = json<Endpoint[]>(await clinic('webhook', 'list', '--json'));
+    const listed = json<ListedWebhook[]>(await clinic('webhook', 'list', '--json'));
     const found = Object.fromEntries(Object.keys(conditions).map((name) => [name, listed.find((e) => e.name === name)]));
     for (const name of Object.keys(conditions)) assert.ok(found[name], `webhook list shows ${name}: ${JSON.stringify(listed)}`);
-    const shown = found as Record<string, Endpoint>;
+    const shown = found as Record<string, ListedWebhook>;
     if (Object.entries(conditions).every(([name, holds]) => holds(shown[name]!))) return shown;
     if (Date.now() > deadline) throw new Error(`webhook list never showed what the test waited for: ${JSON.stringify(shown)}`);
     await sleep(100);
@@ -255,7 +229,12 @@ async function endpointsWhen(
 }
 
 /** endpointsWhen for one endpoint. */
-async function endpointWhen(clinic: Clinic, name: string, holds: (endpoint: Endpoint) => boolean, ms?: number): Promise<Endpoint> {
+async function endpointWhen(
+  clinic: Clinic,
+  name: string,
+  holds: (endpoint: ListedWebhook) => boolean,
+  ms?: number,
+): Promise<ListedWebhook> {
   return (await endpointsWhen(clinic, { [name]: holds }, ms))[name]!;
 }
 
@@ -271,7 +250,7 @@ describe('webhooks', { concurrency: true }, () => {
   describe('at the desk: add, list, remove, refusals', { concurrency: 1 }, () => {
     let clinic: Clinic;
     /** The endpoint the first test adds with the default name; the later tests use it again. */
-    let plain: Created | undefined;
+    let plain: AddedWebhook | undefined;
     before(async () => {
       clinic = clinicIn(newDir());
       ok(await clinic('init'));
@@ -282,7 +261,7 @@ describe('webhooks', { concurrency: true }, () => {
         clinic('webhook', 'add', '--url', 'https://hooks.example.org/clinic', '--json'),
         clinic('webhook', 'add', '--url', 'http://127.0.0.1:8080/in', '--types', 'payment.created,invoice.created', '--name', 'billing'),
       ]);
-      const made = json<Created>(plainResult!);
+      const made = json<AddedWebhook>(plainResult!);
       plain = made;
       const human = ok(humanResult!);
       assert.deepEqual(Object.keys(made).sort(), ['id', 'name', 'secret', 'state', 'types', 'url']);
@@ -301,7 +280,7 @@ describe('webhooks', { concurrency: true }, () => {
       assert.notEqual(made.secret, humanSecret);
 
       const [listed, listedForPeople] = await Promise.all([clinic('webhook', 'list', '--json'), clinic('webhook', 'list')]);
-      const endpoints = json<Endpoint[]>(listed!);
+      const endpoints = json<ListedWebhook[]>(listed!);
       assert.equal(endpoints.length, 2);
       for (const endpoint of endpoints) assertListShape(endpoint as unknown as Record<string, unknown>);
       const { secret: _secret, ...shown } = made;
@@ -352,7 +331,7 @@ describe('webhooks', { concurrency: true }, () => {
       const typeBody = refusal<{ detail: Record<string, unknown>[] }>(results[3]!);
       assert.equal(typeBody.detail.length, 1, JSON.stringify(typeBody));
       assert.deepEqual([typeBody.detail[0]?.type, typeBody.detail[0]?.loc], ['value_error', ['body', 'types']], JSON.stringify(typeBody));
-      const names = json<Endpoint[]>(await clinic('webhook', 'list', '--json')).map((e) => e.name);
+      const names = json<ListedWebhook[]>(await clinic('webhook', 'list', '--json')).map((e) => e.name);
       assert.ok(!names.some((name) => name.startsWith('bad-')), `nothing was added: ${names.join(', ')}`);
     });
 
@@ -368,7 +347,7 @@ describe('webhooks', { concurrency: true }, () => {
 
     it('remove ID prints the endpoint as list does and drops it; enable, replay and remove of an unknown ID: WEBHOOK_NOT_FOUND', async () => {
       assert.ok(plain, 'the first test added it');
-      const removed = json<Endpoint>(await clinic('webhook', 'remove', plain.id, '--json'));
+      const removed = json<ListedWebhook>(await clinic('webhook', 'remove', plain.id, '--json'));
       assertListShape(removed as unknown as Record<string, unknown>);
       assert.deepEqual([removed.id, removed.name, removed.url], [plain.id, plain.name, plain.url]);
       const [again, enable, replay] = await Promise.all([
@@ -411,7 +390,7 @@ describe('webhooks', { concurrency: true }, () => {
       const [allHook, someHook] = await Promise.all([
         clinic('webhook', 'add', '--url', all.url, '--name', 'all', '--json'),
         clinic('webhook', 'add', '--url', some.url, '--name', 'some', '--types', 'patient.updated,invoice.created', '--json'),
-      ]).then((results) => results.map((r) => json<Created>(r)));
+      ]).then((results) => results.map((r) => json<AddedWebhook>(r)));
       assert.ok(allHook && someHook);
 
       // Writes over HTTP and, for the invoice, by the desk in another process.
@@ -460,7 +439,7 @@ describe('webhooks', { concurrency: true }, () => {
 
     it('replay ID --after SEQ sends again the events of its types with a larger seq, in order, then goes on', async () => {
       const receiver = await startReceiver();
-      const hook = json<Created>(
+      const hook = json<AddedWebhook>(
         await clinic('webhook', 'add', '--url', receiver.url, '--name', 'replayed', '--types', 'patient.created', '--json'),
       );
       const mark = await api.lastSeq();
@@ -472,7 +451,7 @@ describe('webhooks', { concurrency: true }, () => {
       assert.equal(created.length, 3);
       await receiver.waitFor(() => receiver.delivered().length >= 3, 'the three patient.created');
 
-      const replayed = json<Endpoint>(await clinic('webhook', 'replay', hook.id, '--after', String(created[0]!.seq), '--json'));
+      const replayed = json<ListedWebhook>(await clinic('webhook', 'replay', hook.id, '--after', String(created[0]!.seq), '--json'));
       assertListShape(replayed as unknown as Record<string, unknown>);
       assert.deepEqual([replayed.id, replayed.name, replayed.state], [hook.id, 'replayed', 'enabled']);
       await receiver.waitFor(() => receiver.delivered().length >= 5, 'the two replayed');
@@ -494,7 +473,7 @@ describe('webhooks', { concurrency: true }, () => {
       ok(await clinic('webhook', 'add', '--url', doomed.url, '--name', 'doomed'));
       await api.createPatient('Remove-One');
       await doomed.waitFor(() => doomed.delivered().length === 1, 'the first event at "doomed"');
-      assert.equal(json<Endpoint>(await clinic('webhook', 'remove', 'doomed', '--json')).name, 'doomed');
+      assert.equal(json<ListedWebhook>(await clinic('webhook', 'remove', 'doomed', '--json')).name, 'doomed');
       await api.createPatient('Remove-Two');
       // "all" (the first test's) gets every event: once it has the second, "doomed" would have had it too.
       const last = await api.lastSeq();
@@ -549,7 +528,7 @@ describe('webhooks', { concurrency: true }, () => {
       let listRead: () => void = () => {};
       const read = new Promise<Reply>((resolve) => (listRead = () => resolve(200)));
       const flaky = await startReceiver((index) => (index === 0 ? 503 : index === 1 ? read : 200));
-      const hook = json<Created>(await clinic('webhook', 'add', '--url', flaky.url, '--name', 'flaky', '--json'));
+      const hook = json<AddedWebhook>(await clinic('webhook', 'add', '--url', flaky.url, '--name', 'flaky', '--json'));
       const mark = await api.lastSeq();
       for (const name of ['Flaky-One', 'Flaky-Two', 'Flaky-Three']) await api.createPatient(name);
       const events = await api.eventsAfter(mark);
@@ -580,7 +559,7 @@ describe('webhooks', { concurrency: true }, () => {
 
     it('a 410 disables the endpoint at once and nothing more is sent; enable resumes at the first undelivered event', async () => {
       const gone = await startReceiver((index) => (index === 0 ? 410 : 200));
-      const hook = json<Created>(await clinic('webhook', 'add', '--url', gone.url, '--name', 'gone', '--json'));
+      const hook = json<AddedWebhook>(await clinic('webhook', 'add', '--url', gone.url, '--name', 'gone', '--json'));
       const mark = await api.lastSeq();
       await api.createPatient('Gone-One');
       await gone.waitFor(() => gone.attempts.length === 1, 'the attempt answered 410');
@@ -594,7 +573,7 @@ describe('webhooks', { concurrency: true }, () => {
       await sleep(Math.max(0, gone.attempts[0]!.at + 6500 - Date.now()));
       assert.equal(gone.attempts.length, 1, 'no retry, no later event');
 
-      const enabled = json<Endpoint>(await clinic('webhook', 'enable', 'gone', '--json'));
+      const enabled = json<ListedWebhook>(await clinic('webhook', 'enable', 'gone', '--json'));
       assertListShape(enabled as unknown as Record<string, unknown>);
       assert.deepEqual([enabled.id, enabled.state], [hook.id, 'enabled']);
       await gone.waitFor(() => gone.delivered().length >= 2, 'both events after enable');
@@ -641,7 +620,7 @@ describe('webhooks', { concurrency: true }, () => {
       ok(await createPatient('Before'));
       const receiver = await startReceiver();
       // Added while no serve runs.
-      const hook = json<Created>(await clinic('webhook', 'add', '--url', receiver.url, '--name', 'desk', '--json'));
+      const hook = json<AddedWebhook>(await clinic('webhook', 'add', '--url', receiver.url, '--name', 'desk', '--json'));
 
       const first = await startServe(dataDir);
       let serve = first.serve;

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
 import { sqliteDriver, type Db } from '../../src/db/sqlite-driver.js';
 import { assertChain, trailOf } from '../helpers/audit-chain.js';
+import type { ChangeEvent } from '../helpers/change-feed.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { schemaOf } from '../helpers/schema-of.js';
@@ -41,15 +42,6 @@ const OLD_ACTIONS = [
   'patient.read',
   'invoice.read',
 ];
-
-interface ChangeEvent {
-  id: string;
-  seq: number;
-  type: string;
-  occurred_at: string;
-  patient_id: string | null;
-  data: Record<string, unknown>;
-}
 
 /** The database of `dataDir` through a connection of its own, as the driver under test opens it. */
 function readDatabase<T>(dataDir: string, read: (db: Db) => T): T {

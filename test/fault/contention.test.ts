@@ -1,37 +1,16 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { before, describe, it } from 'node:test';
-import { BUSY_TIMEOUT_MS, DATABASE_FILE } from '../../src/db/open-database.js';
+import { BUSY_TIMEOUT_MS } from '../../src/db/open-database.js';
 import { addDoctor } from '../../src/domain/catalog.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient, buildPayment } from '../helpers/builders.js';
+import { holdWriteLock, releaseWriteLock } from '../helpers/faults.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { type ApiResponse } from '../helpers/test-server.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** A second process holding the database's write lock (test/helpers/hold-write-lock.ts). */
-async function holdWriteLock(dataDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/hold-write-lock.ts', join(dataDir, DATABASE_FILE)], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
-  assert.equal(line.toString().trim(), 'locked');
-  return child;
-}
-
-async function release(holder: ChildProcess): Promise<void> {
-  holder.stdin!.end();
-  const [code] = (await once(holder, 'exit')) as [number];
-  assert.equal(code, 0);
-}
 
 function filesUnder(dir: string): string[] {
   try {
@@ -135,7 +114,7 @@ describe(`another process holding the write lock past busy_timeout (${BUSY_TIMEO
         `the writes were refused after ${waited.toFixed(0)} ms`,
       );
     } finally {
-      await release(holder);
+      await releaseWriteLock(holder);
     }
     assert.deepEqual(snapshot(), before);
   });
@@ -144,7 +123,7 @@ describe(`another process holding the write lock past busy_timeout (${BUSY_TIMEO
     const holder = await holdWriteLock(server.dataDir);
     const pending = server.request('POST', '/patients', { body: buildPatient() });
     await new Promise((resolve) => setTimeout(resolve, 1000));
-    await release(holder);
+    await releaseWriteLock(holder);
     assert.equal((await pending).status, 201);
   });
 

@@ -6,13 +6,14 @@ import { Webhook } from 'standardwebhooks';
 import { openDatabase } from '../../src/db/open-database.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { buildPatient } from '../helpers/builders.js';
+import type { AddedWebhook, ListedWebhook } from '../helpers/change-feed.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 import { lazyFsSkipReason, mountLazyFs, type LazyFs } from '../helpers/lazyfs.js';
 import { seededRandom } from '../helpers/random.js';
 import { programPlatform, runClinic, runNode, startServeProcess, STOP_SIGNAL, type ServeProcess } from '../helpers/run-cli.js';
 
 // The change feed and its webhooks under faults (issue 30, clinic-api-1.2.md "Change feed",
-// contract30.md): `clinic serve` is killed with SIGKILL, or the power is cut (LazyFS), while
+// docs/decisions.md "Change feed and webhooks"): `clinic serve` is killed with SIGKILL, or the power is cut (LazyFS), while
 // clients write and while events are being delivered to a receiver of the test's own. Afterwards
 // the receiver, deduplicating by webhook-id (delivery is at-least-once on the wire), has every
 // event exactly once and in order; the feed has no gap; every acknowledged write has its event;
@@ -116,35 +117,16 @@ async function startReceiver(): Promise<Receiver> {
   return receiver;
 }
 
-/** The endpoint as `clinic webhook add --json` prints it. */
-interface Endpoint {
-  id: string;
-  name: string;
-  url: string;
-  types: string[];
-  state: string;
-  secret: string;
-}
-
-async function addWebhook(dataDir: string, url: string): Promise<Endpoint> {
+async function addWebhook(dataDir: string, url: string): Promise<AddedWebhook> {
   const added = await runClinic(['webhook', 'add', '--url', url, '--json', '--data', dataDir]);
   assert.equal(added.code, 0, `webhook add: ${added.stdout}${added.stderr}`);
-  return JSON.parse(added.stdout) as Endpoint;
+  return JSON.parse(added.stdout) as AddedWebhook;
 }
 
-/** The endpoint as `clinic webhook list --json` shows it. */
-interface ListedEndpoint {
-  id: string;
-  state: string;
-  last_delivered_seq: number | null;
-  lag: number;
-  last_error: string | null;
-}
-
-async function listedEndpoint(dataDir: string, id: string): Promise<ListedEndpoint> {
+async function listedEndpoint(dataDir: string, id: string): Promise<ListedWebhook> {
   const listed = await runClinic(['webhook', 'list', '--json', '--data', dataDir]);
   assert.equal(listed.code, 0, `webhook list: ${listed.stdout}${listed.stderr}`);
-  const endpoint = (JSON.parse(listed.stdout) as ListedEndpoint[]).find((each) => each.id === id);
+  const endpoint = (JSON.parse(listed.stdout) as ListedWebhook[]).find((each) => each.id === id);
   assert.ok(endpoint, `webhook list shows the endpoint ${id}: ${listed.stdout}`);
   return endpoint;
 }
@@ -347,7 +329,7 @@ const seqOf = (id: string) => Number(/^evt_(\d+)$/.exec(id)?.[1] ?? NaN);
 async function assertDeliveredInOrder(
   t: TestContext,
   dataDir: string,
-  endpoint: Endpoint,
+  endpoint: AddedWebhook,
   receiver: Receiver,
   feed: readonly FeedEvent[],
   interruptions: number,

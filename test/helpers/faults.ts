@@ -1,8 +1,11 @@
-import { spawnSync } from 'node:child_process';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { DATABASE_FILE } from '../../src/db/open-database.js';
 
 /**
@@ -89,4 +92,24 @@ export function dataDirOn(tmpfs: Tmpfs): string {
   const dataDir = join(tmpfs.dir, 'data');
   mkdirSync(dataDir, { mode: 0o700 });
   return dataDir;
+}
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A second process holding the database's write lock (test/helpers/hold-write-lock.ts) until releaseWriteLock. */
+export async function holdWriteLock(dataDir: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/hold-write-lock.ts', join(dataDir, DATABASE_FILE)], {
+    cwd: root,
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
+  assert.equal(line.toString().trim(), 'locked');
+  return child;
+}
+
+/** Lets the holder of holdWriteLock go, and waits until it has rolled back and ended. */
+export async function releaseWriteLock(holder: ChildProcess): Promise<void> {
+  holder.stdin!.end();
+  const [code] = (await once(holder, 'exit')) as [number];
+  assert.equal(code, 0);
 }

@@ -6,23 +6,15 @@ import { createApiKey, SCOPES } from '../../src/domain/api-keys.js';
 import { addDoctor, addService } from '../../src/domain/catalog.js';
 import { setModuleEnabled } from '../../src/domain/settings.js';
 import { buildPatient, createTestInvoice, type PatientBody } from '../helpers/builders.js';
+import type { ChangeEvent } from '../helpers/change-feed.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { runClinic } from '../helpers/run-cli.js';
 import type { ApiResponse, RequestOptions } from '../helpers/test-server.js';
 
 // The change feed of interface 1.2.0 (clinic-api-1.2.md, "Change feed"; the decisions of
-// contract30.md), black box over HTTP: each type with its thin data, what appends nothing, seq
+// docs/decisions.md "Change feed and webhooks"), black box over HTTP: each type with its thin data, what appends nothing, seq
 // without gaps beside concurrent requests and CLI processes, paging, validation, scope, long poll.
-
-interface ChangeEvent {
-  id: string;
-  seq: number;
-  type: string;
-  occurred_at: string;
-  patient_id: string | null;
-  data: Record<string, unknown>;
-}
 
 const TYPES = [
   'patient.created',

@@ -1,29 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { once } from 'node:events';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
-import { DATABASE_FILE } from '../../src/db/open-database.js';
 import { PROGRAM_VERSION } from '../../src/version.js';
 import { trailOf } from '../helpers/audit-chain.js';
 import { buildPatient } from '../helpers/builders.js';
-import { dataDirOn, mountTmpfs } from '../helpers/faults.js';
+import { dataDirOn, holdWriteLock, mountTmpfs, releaseWriteLock } from '../helpers/faults.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer } from '../helpers/test-server.js';
-
-const root = fileURLToPath(new URL('../..', import.meta.url));
-
-/** A second process holding the database's write lock (test/helpers/hold-write-lock.ts). */
-async function holdWriteLock(dataDir: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/helpers/hold-write-lock.ts', join(dataDir, DATABASE_FILE)], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  const [line] = (await once(child.stdout!, 'data')) as [Buffer];
-  assert.equal(line.toString().trim(), 'locked');
-  return child;
-}
 
 /** GET /health (clinic-api-1.2.md, "Network"). */
 describe('GET /health', () => {
@@ -57,8 +39,7 @@ describe('GET /health', () => {
       assert.deepEqual([health.body.status, health.body.database], ['unavailable', 'busy']);
       assert.equal(health.body.version, PROGRAM_VERSION);
     } finally {
-      holder.stdin!.end();
-      await once(holder, 'exit');
+      await releaseWriteLock(holder);
     }
     assert.equal((await server.request('GET', '/health', { key: null })).status, 200);
   });
