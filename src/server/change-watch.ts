@@ -24,7 +24,7 @@ export const MAX_HELD_REQUESTS_PER_KEY = 8;
  * reads the feed itself in a loop, and nothing is read while nobody waits.
  */
 export class ChangeWatch {
-  #last: number;
+  #last = 0;
   readonly #waiters = new Set<() => void>();
   #timer: NodeJS.Timeout | undefined;
   #closed = false;
@@ -34,33 +34,40 @@ export class ChangeWatch {
   constructor(
     private readonly db: Db,
     private readonly pollMs = CHANGE_POLL_MS,
-  ) {
-    this.#last = lastChangeSeq(db);
-  }
+  ) {}
 
   /** The feed's last committed seq as of now (read outside any transaction: never an uncommitted one). */
   lastSeq(): number {
-    this.check();
+    this.#refresh();
     return this.#last;
   }
 
   /**
-   * Reads the last seq and wakes every waiter when it grew. Skipped while this connection is in a
-   * transaction (a commit group is open), whose rows may not commit: its COMMIT checks again.
+   * Wakes every waiter when the feed grew: after each of this process's commits and every
+   * CHANGE_POLL_MS while anyone waits. With nobody waiting it reads nothing, so a commit of the
+   * server costs no probe.
    */
   check(): void {
-    if (this.#closed || this.db.inTransaction || !this.db.open) return;
+    if (this.#waiters.size > 0 && this.#refresh()) for (const wake of [...this.#waiters]) wake();
+  }
+
+  /**
+   * Reads the last seq; whether it grew. Skipped while this connection is in a transaction (a
+   * commit group is open), whose rows may not commit: its COMMIT checks again.
+   */
+  #refresh(): boolean {
+    if (this.#closed || this.db.inTransaction || !this.db.open) return false;
     let last: number;
     try {
       last = lastChangeSeq(this.db);
     } catch {
       // A read that fails here (an I/O error) fails the requests too, which say so; waiters are
       // answered when their time is up, and the next check tries again.
-      return;
+      return false;
     }
-    if (last <= this.#last) return;
+    if (last <= this.#last) return false;
     this.#last = last;
-    for (const wake of [...this.#waiters]) wake();
+    return true;
   }
 
   /**
