@@ -36,7 +36,7 @@ export async function checkHealth(db: Db, runner: WorkRunner, dataDir: string, s
     const disk = await statfs(dataDir);
     free = disk.bavail * disk.bsize;
   } catch {
-    free = null;
+    // The system would not say: the disk is then not what makes the server unavailable.
   }
   if (database === 'ok' && free !== null && free < MIN_FREE_BYTES) database = 'full';
   return {
