@@ -165,6 +165,17 @@ const clinicIn =
   (...args) =>
     runClinic([...args, '--data', dataDir]);
 
+/**
+ * Desk commands one after another, as one person types them. Started at once on one data
+ * directory, one may wait past the busy timeout under Wine (DATABASE_BUSY, seen in CI), which is
+ * not what these tests are about.
+ */
+async function inTurn(clinic: Clinic, ...commands: string[][]): Promise<CliResult[]> {
+  const results: CliResult[] = [];
+  for (const args of commands) results.push(await clinic(...args));
+  return results;
+}
+
 /** `clinic serve` over `dataDir`, and the first key it printed (a serve that found keys prints none). */
 async function startServe(dataDir: string): Promise<{ serve: ServeProcess; firstKey: string | undefined }> {
   const serve = await startServeProcess(['--data', dataDir]);
@@ -257,10 +268,11 @@ describe('webhooks', { concurrency: true }, () => {
     });
 
     it('add prints the endpoint and its secret (whsec_ + base64 of >= 24 bytes) once; list shows it without the secret, nothing delivered', async () => {
-      const [plainResult, humanResult] = await Promise.all([
-        clinic('webhook', 'add', '--url', 'https://hooks.example.org/clinic', '--json'),
-        clinic('webhook', 'add', '--url', 'http://127.0.0.1:8080/in', '--types', 'payment.created,invoice.created', '--name', 'billing'),
-      ]);
+      const [plainResult, humanResult] = await inTurn(
+        clinic,
+        ['webhook', 'add', '--url', 'https://hooks.example.org/clinic', '--json'],
+        ['webhook', 'add', '--url', 'http://127.0.0.1:8080/in', '--types', 'payment.created,invoice.created', '--name', 'billing'],
+      );
       const made = json<AddedWebhook>(plainResult!);
       plain = made;
       const human = ok(humanResult!);
@@ -279,7 +291,7 @@ describe('webhooks', { concurrency: true }, () => {
       }
       assert.notEqual(made.secret, humanSecret);
 
-      const [listed, listedForPeople] = await Promise.all([clinic('webhook', 'list', '--json'), clinic('webhook', 'list')]);
+      const [listed, listedForPeople] = await inTurn(clinic, ['webhook', 'list', '--json'], ['webhook', 'list']);
       const endpoints = json<ListedWebhook[]>(listed!);
       assert.equal(endpoints.length, 2);
       for (const endpoint of endpoints) assertListShape(endpoint as unknown as Record<string, unknown>);
@@ -304,23 +316,17 @@ describe('webhooks', { concurrency: true }, () => {
 
     it('refuses a URL that is not http(s), not a URL, or holds user:password, and an unknown type: exit 1 with the 422 body, nothing added', async () => {
       const urls = ['ftp://files.example.org/hook', 'not a url', 'http://user:secret@hooks.example.org/hook'];
-      // One after another: desk processes opening one database at once may wait past the busy
-      // timeout under Wine, which is not what this test is about.
-      const results: CliResult[] = [];
-      for (const [i, url] of urls.entries()) results.push(await clinic('webhook', 'add', '--url', url, '--name', `bad-${i}`, '--json'));
-      results.push(
-        await clinic(
-          'webhook',
-          'add',
-          '--url',
-          'https://typo.example.org/',
-          '--types',
-          'patient.created,patient.deleted',
-          '--name',
-          'bad-type',
-          '--json',
-        ),
-      );
+      const results = await inTurn(clinic, ...urls.map((url, i) => ['webhook', 'add', '--url', url, '--name', `bad-${i}`, '--json']), [
+        'webhook',
+        'add',
+        '--url',
+        'https://typo.example.org/',
+        '--types',
+        'patient.created,patient.deleted',
+        '--name',
+        'bad-type',
+        '--json',
+      ]);
       urls.forEach((url, i) => {
         const body = refusal<{ detail: Record<string, unknown>[] }>(results[i]!);
         assert.equal(body.detail.length, 1, JSON.stringify(body));
@@ -337,10 +343,11 @@ describe('webhooks', { concurrency: true }, () => {
 
     it('refuses a second endpoint of the same name, a default one too, with WEBHOOK_NAME_TAKEN', async () => {
       // "billing" and "hooks.example.org" were added by the first test.
-      const [named, defaulted] = await Promise.all([
-        clinic('webhook', 'add', '--url', 'https://other.example.org/b', '--name', 'billing', '--json'),
-        clinic('webhook', 'add', '--url', 'https://hooks.example.org/other', '--json'),
-      ]);
+      const [named, defaulted] = await inTurn(
+        clinic,
+        ['webhook', 'add', '--url', 'https://other.example.org/b', '--name', 'billing', '--json'],
+        ['webhook', 'add', '--url', 'https://hooks.example.org/other', '--json'],
+      );
       assert.equal(refusal(named!).detail.code, 'WEBHOOK_NAME_TAKEN');
       assert.equal(refusal(defaulted!).detail.code, 'WEBHOOK_NAME_TAKEN');
     });
@@ -350,11 +357,12 @@ describe('webhooks', { concurrency: true }, () => {
       const removed = json<ListedWebhook>(await clinic('webhook', 'remove', plain.id, '--json'));
       assertListShape(removed as unknown as Record<string, unknown>);
       assert.deepEqual([removed.id, removed.name, removed.url], [plain.id, plain.name, plain.url]);
-      const [again, enable, replay] = await Promise.all([
-        clinic('webhook', 'remove', plain.id, '--json'),
-        clinic('webhook', 'enable', plain.name, '--json'),
-        clinic('webhook', 'replay', 'no-such-hook', '--after', '0'),
-      ]);
+      const [again, enable, replay] = await inTurn(
+        clinic,
+        ['webhook', 'remove', plain.id, '--json'],
+        ['webhook', 'enable', plain.name, '--json'],
+        ['webhook', 'replay', 'no-such-hook', '--after', '0'],
+      );
       assert.equal(refusal(again!).detail.code, 'WEBHOOK_NOT_FOUND');
       assert.equal(refusal(enable!).detail.code, 'WEBHOOK_NOT_FOUND');
       assert.equal(replay!.code, 1);
@@ -387,10 +395,13 @@ describe('webhooks', { concurrency: true }, () => {
       everything = all;
       const mark = await api.lastSeq();
       assert.equal(mark, 1, 'the patient made before has its event');
-      const [allHook, someHook] = await Promise.all([
-        clinic('webhook', 'add', '--url', all.url, '--name', 'all', '--json'),
-        clinic('webhook', 'add', '--url', some.url, '--name', 'some', '--types', 'patient.updated,invoice.created', '--json'),
-      ]).then((results) => results.map((r) => json<AddedWebhook>(r)));
+      const [allHook, someHook] = (
+        await inTurn(
+          clinic,
+          ['webhook', 'add', '--url', all.url, '--name', 'all', '--json'],
+          ['webhook', 'add', '--url', some.url, '--name', 'some', '--types', 'patient.updated,invoice.created', '--json'],
+        )
+      ).map((r) => json<AddedWebhook>(r));
       assert.ok(allHook && someHook);
 
       // Writes over HTTP and, for the invoice, by the desk in another process.
@@ -595,10 +606,12 @@ describe('webhooks', { concurrency: true }, () => {
       const redirecting = await startReceiver(() => ({ status: 307, location: target.url }));
       const closed = await startReceiver();
       await closed.close();
-      await Promise.all([
-        clinic('webhook', 'add', '--url', redirecting.url, '--name', 'redirecting').then(ok),
-        clinic('webhook', 'add', '--url', closed.url, '--name', 'refused').then(ok),
-      ]);
+      for (const result of await inTurn(
+        clinic,
+        ['webhook', 'add', '--url', redirecting.url, '--name', 'redirecting'],
+        ['webhook', 'add', '--url', closed.url, '--name', 'refused'],
+      ))
+        ok(result);
       await api.createPatient('Redirect-One');
       await redirecting.waitFor(() => redirecting.attempts.length === 1, 'the attempt answered 307');
       const failing = await endpointsWhen(clinic, { redirecting: (e) => e.last_error !== null, refused: (e) => e.last_error !== null });
