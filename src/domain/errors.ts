@@ -51,6 +51,18 @@ export const errors = {
   unauthenticated: (message = 'A valid API key is required: send "Authorization: Bearer <key>".') =>
     new AppError(401, 'UNAUTHENTICATED', message, { 'WWW-Authenticate': 'Bearer' }),
   forbidden: (scope: string) => new AppError(403, 'FORBIDDEN', `This API key lacks the scope "${scope}" that this endpoint needs.`),
+  hostNotAllowed: () =>
+    new AppError(
+      403,
+      'HOST_NOT_ALLOWED',
+      'This server does not answer to the name in the Host header; IT can allow a name with `clinic serve --allowed-host NAME`.',
+    ),
+  originNotAllowed: () =>
+    new AppError(
+      403,
+      'ORIGIN_NOT_ALLOWED',
+      'Requests from this web page are refused; IT can allow its origin with `clinic serve --allowed-origin ORIGIN`.',
+    ),
   moduleDisabled: (module: string) => new AppError(403, 'MODULE_DISABLED', `The ${module} module is disabled for this clinic.`),
   patientNotFound: (status: 404 | 422 = 404, message = 'No patient has this id.') => new AppError(status, 'PATIENT_NOT_FOUND', message),
   invoiceNotFound: (message = 'No invoice has this id.') => new AppError(404, 'INVOICE_NOT_FOUND', message),

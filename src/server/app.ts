@@ -3,18 +3,22 @@ import type { Db } from '../db/open-database.js';
 import { ChangeWatch } from './change-watch.js';
 import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
+import { answerPreflight } from './middleware/answer-preflight.js';
+import { guardHostAndOrigin } from './middleware/guard-host-and-origin.js';
 import { handleErrors } from './middleware/handle-errors.js';
 import { logRequests } from './middleware/log-requests.js';
 import { routeFallback } from './middleware/route-fallback.js';
 import { operationsRouter } from './mount-operations.js';
+import { networkPolicy } from './network-policy.js';
 import type { Operation } from './operation.js';
 import { OPERATIONS } from './api-operations.js';
 import type { ClinicState } from './state.js';
 
 /**
  * The HTTP application over an open database. After the request log, errors are rendered by
- * one middleware mounted first; the operations follow, each mounted from its declaration; a
- * request none of them answers ends in the JSON 404/405 fallback.
+ * one middleware mounted first; then the `Host` and `Origin` checks, before anything else looks
+ * at a request, and the CORS preflights of allowed origins; the operations follow, each mounted
+ * from its declaration; a request none of them answers ends in the JSON 404/405 fallback.
  */
 export function createApp(
   db: Db,
@@ -30,6 +34,8 @@ export function createApp(
   const router = operationsRouter({ db, commits, config, operations, changes, startedAt: new Date().toISOString() });
   app.use(logRequests(config.logger));
   app.use(handleErrors(config.logger));
+  app.use(guardHostAndOrigin(networkPolicy(config.listenHost ?? '127.0.0.1', config.allowedHosts, config.allowedOrigins)));
+  app.use(answerPreflight(router, operations));
   app.use(router.routes());
   app.use(routeFallback([router]));
   return app;

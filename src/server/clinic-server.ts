@@ -28,6 +28,10 @@ export interface ClinicServerConfig {
   dataDir: string;
   host: string;
   port: number;
+  /** Further names a `Host` header may give (`--allowed-host`), normalised. */
+  allowedHosts: readonly string[];
+  /** Web origins whose pages may call the API (`--allowed-origin`), normalised. */
+  allowedOrigins: readonly string[];
   documentLimitBytes: number;
   /** Email delivery of notifications; none: they stay pending. */
   smtp?: { url: string; from: string };
@@ -109,6 +113,8 @@ async function listen(db: Db, commits: CommitGroups, config: ClinicServerConfig)
         dataDir: config.dataDir,
         jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
         documentLimitBytes: config.documentLimitBytes,
+        allowedHosts: config.allowedHosts,
+        allowedOrigins: config.allowedOrigins,
         logger: config.logger,
       },
       config.host,

@@ -12,6 +12,12 @@ export interface ServerConfig {
   /** Largest document upload accepted (decisions.md §1: 25 MiB by default). */
   documentLimitBytes: number;
   logger: Logger;
+  /** The address the server listens on (`--host`): a `Host` header may name it. Default 127.0.0.1. */
+  listenHost?: string;
+  /** Further names a `Host` header may give (`--allowed-host`), normalised (network-policy.ts). */
+  allowedHosts?: readonly string[];
+  /** Web origins whose pages may call the API (`--allowed-origin`, CORS), normalised (network-policy.ts). */
+  allowedOrigins?: readonly string[];
   /** How long a request (headers and body) may take to arrive; default REQUEST_TIMEOUT_MS. Tests shorten it. */
   requestTimeoutMs?: number;
 }

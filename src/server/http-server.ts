@@ -34,7 +34,7 @@ export async function startHttpServer(
 ): Promise<RunningHttpServer> {
   const changes = new ChangeWatch(db);
   commits.onCommit(() => changes.check());
-  const handle = createApp(db, commits, config, OPERATIONS, changes).callback();
+  const handle = createApp(db, commits, { ...config, listenHost: host }, OPERATIONS, changes).callback();
   const requestTimeout = config.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
   const server = createServer(
     {

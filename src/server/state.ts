@@ -5,6 +5,8 @@ import type { DocumentUpload } from '../domain/documents/upload-document.js';
 /** What middleware leaves for the handlers on `ctx.state`. */
 export interface ClinicState {
   requestId: string;
+  /** The `Origin` of a request from an `--allowed-origin` (its answer carries CORS headers), set by guardHostAndOrigin. */
+  crossOrigin?: string;
   /** Set by `authorize` on endpoints that need a key. */
   principal?: ApiPrincipal;
   /** The parsed JSON body, set by `jsonBody`. */

@@ -70,7 +70,7 @@ describe('clinic serve: start-up', { timeout: 180_000 }, () => {
     const socket = connect(Number(url.port), url.hostname);
     await new Promise((resolve) => socket.once('connect', resolve));
     socket.write(
-      `POST ${url.pathname}/patients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"first_name":`,
+      `POST ${url.pathname}/patients HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${key}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"first_name":`,
     );
     await new Promise((resolve) => setTimeout(resolve, 300));
     socket.destroy();

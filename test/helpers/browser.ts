@@ -38,9 +38,10 @@ const LOG_LINES = 60;
 /**
  * A headless chromium as a process this test owns (launchServer, then connect), so that it can
  * be killed however it hangs. The flags are the ones this machine's chromium is known to start
- * with offline (see /work/.library/env: connections out are refused here).
+ * with offline (see /work/.library/env: connections out are refused here), then `extraArgs`
+ * (say `--host-resolver-rules=MAP rebind.example 127.0.0.1`, the DNS of a rebinding attacker).
  */
-export async function launchChromium(): Promise<ChromiumSession> {
+export async function launchChromium(extraArgs: readonly string[] = []): Promise<ChromiumSession> {
   const lines: string[] = [];
   const server: BrowserServer = await chromium.launchServer({
     executablePath: CHROMIUM,
@@ -56,6 +57,7 @@ export async function launchChromium(): Promise<ChromiumSession> {
       '--disable-dev-shm-usage',
       '--enable-logging=stderr',
       '--log-level=0',
+      ...extraArgs,
     ],
     // Debian's launcher is a shell script that needs the usual tools, whatever PATH the tests run with.
     env: { ...process.env, PATH: '/usr/local/bin:/usr/bin:/bin' },
@@ -93,4 +95,41 @@ export async function launchChromium(): Promise<ChromiumSession> {
       await withDeadline(server.close(), 5_000, 'closing chromium').catch(kill);
     },
   };
+}
+
+/** One check in a browser (about 5 s here); each step in it has 20 s. */
+const CHECK_MS = 45_000;
+/**
+ * A second attempt, with a new browser, only when the browser did not answer in time, never when
+ * the page was wrong. Two attempts (launch 25 s, check 45 s, close 15 s) fit in a test of 175 s.
+ */
+const ATTEMPTS = 2;
+
+/**
+ * Runs `check` in a new headless chromium (launched with `extraArgs`), closing it after; tries
+ * once more with a new browser only if the browser stopped answering. A failing check's error
+ * carries the browser's last output.
+ */
+export async function inChromium(
+  t: { diagnostic(message: string): void },
+  check: (browser: Browser) => Promise<void>,
+  extraArgs: readonly string[] = [],
+): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    let session: ChromiumSession | undefined;
+    try {
+      session = await launchChromium(extraArgs);
+      await withDeadline(check(session.browser), CHECK_MS, 'the check in the browser');
+      return;
+    } catch (error) {
+      const log = session?.log() ?? '';
+      if (attempt === ATTEMPTS || !isBrowserTimeout(error)) {
+        throw log === '' ? error : new Error(`${(error as Error).message}\nthe browser's last output:\n${log}`, { cause: error });
+      }
+      t.diagnostic(`attempt ${attempt}: ${(error as Error).message}; the browser's last output follows`);
+      for (const line of log.split('\n').filter(Boolean)) t.diagnostic(line);
+    } finally {
+      await session?.close();
+    }
+  }
 }

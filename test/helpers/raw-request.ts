@@ -13,6 +13,8 @@ export interface RawRequest {
   path: string;
   headers?: OutgoingHttpHeaders;
   body?: string | Uint8Array;
+  /** The local address to connect from, e.g. 127.0.0.2 (any of 127.0.0.0/8 reaches 127.0.0.1 on Linux). */
+  localAddress?: string;
 }
 
 /**
@@ -24,7 +26,15 @@ export function rawRequest(baseUrl: string, sent: RawRequest): Promise<RawRespon
   const url = new URL(baseUrl);
   return new Promise((resolve, reject) => {
     const req = request(
-      { host: url.hostname, port: url.port, method: sent.method, path: url.pathname + sent.path, headers: sent.headers, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: sent.method,
+        path: url.pathname + sent.path,
+        headers: sent.headers,
+        agent: false,
+        ...(sent.localAddress === undefined ? {} : { localAddress: sent.localAddress }),
+      },
       (res) => {
         let text = '';
         res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
@@ -35,4 +45,18 @@ export function rawRequest(baseUrl: string, sent: RawRequest): Promise<RawRespon
     req.on('error', reject);
     req.end(sent.body);
   });
+}
+
+/** The coded error's `code` of a refusal's body, or undefined for any other body. */
+export function refusalCode(response: RawResponse): string | undefined {
+  try {
+    return (JSON.parse(response.text) as { detail?: { code?: string } }).detail?.code;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The names of every CORS response header in `headers`. */
+export function corsHeaderNames(headers: RawResponse['headers']): string[] {
+  return Object.keys(headers).filter((name) => name.startsWith('access-control-'));
 }

@@ -125,16 +125,22 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
  * read or prepare data directly (WAL lets both processes use it).
  */
 async function startExecutableServer(config: Partial<ServerConfig>, dataDir = makeDataDir()): Promise<TestServer> {
-  const { documentLimitBytes, ...rest } = config;
+  const { documentLimitBytes, allowedHosts = [], allowedOrigins = [], ...rest } = config;
   if (Object.keys(rest).length > 0)
-    throw new Error(`with CLINIC_BIN only documentLimitBytes can be configured, not ${Object.keys(rest).join(', ')}`);
+    throw new Error(
+      `with CLINIC_BIN only documentLimitBytes, allowedHosts and allowedOrigins can be configured, not ${Object.keys(rest).join(', ')}`,
+    );
   const init = await runClinic(['init', '--data', dataDir]);
   if (init.code !== 0) throw new Error(`init failed: ${init.stderr}`);
   const created = await runClinic(['api-key', 'create', '--name', 'test', '--json', '--data', dataDir]);
   if (created.code !== 0) throw new Error(`api-key create failed: ${created.stderr}`);
   const key = (JSON.parse(created.stdout) as { key: string }).key;
   const limit = documentLimitBytes === undefined ? [] : ['--document-limit-mb', String(documentLimitBytes / 1024 / 1024)];
-  const serve = await startServeProcess(['--data', dataDir, ...limit]);
+  const network = [
+    ...allowedHosts.flatMap((name) => ['--allowed-host', name]),
+    ...allowedOrigins.flatMap((origin) => ['--allowed-origin', origin]),
+  ];
+  const serve = await startServeProcess(['--data', dataDir, ...limit, ...network]);
   const db = openDatabase(dataDir);
   return {
     db,

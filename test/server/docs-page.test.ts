@@ -4,42 +4,19 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { OPERATIONS } from '../../src/server/api-operations.js';
-import { CHROMIUM, isBrowserTimeout, launchChromium, withDeadline, type ChromiumSession } from '../helpers/browser.js';
+import { CHROMIUM, inChromium, withDeadline } from '../helpers/browser.js';
 import { assertMatchesContract } from '../helpers/contract.js';
 import { useTestServer } from '../helpers/fixtures.js';
 
 const ARTIFACTS = fileURLToPath(new URL('../artifacts/', import.meta.url));
 // Skipped on a developer's machine without it; never in CI, where a missing browser must fail.
 const missing = !existsSync(CHROMIUM) && !process.env.CI && `needs ${CHROMIUM} (apt-get install chromium; .ci/run installs it)`;
-/** The page and its checks in one attempt (about 5 s here); each step in it has 20 s. */
-const PAGE_MS = 45_000;
-/**
- * A second attempt, with a new browser, only when the browser did not answer in time, never when
- * the page was wrong. Two attempts (launch 25 s, page 45 s, close 15 s) fit in the test's 175 s.
- */
-const ATTEMPTS = 2;
 
 describe('the docs page in a browser', { skip: missing }, () => {
   const server = useTestServer();
 
   it('lists every operation offline and calls GET /document-types through "Try it out"', { timeout: 175_000 }, async (t) => {
-    for (let attempt = 1; ; attempt++) {
-      let session: ChromiumSession | undefined;
-      try {
-        session = await launchChromium();
-        await withDeadline(checkDocsPage(session.browser, server.baseUrl), PAGE_MS, 'the docs page');
-        return;
-      } catch (error) {
-        const log = session?.log() ?? '';
-        if (attempt === ATTEMPTS || !isBrowserTimeout(error)) {
-          throw log === '' ? error : new Error(`${(error as Error).message}\nthe browser's last output:\n${log}`, { cause: error });
-        }
-        t.diagnostic(`attempt ${attempt}: ${(error as Error).message}; the browser's last output follows`);
-        for (const line of log.split('\n').filter(Boolean)) t.diagnostic(line);
-      } finally {
-        await session?.close();
-      }
-    }
+    await inChromium(t, (browser) => checkDocsPage(browser, server.baseUrl));
   });
 });
 

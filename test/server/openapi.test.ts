@@ -353,11 +353,12 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(codes(upload['413']), ['DOCUMENT_TOO_LARGE']);
     assert.deepEqual(codes(upload['422']), ['DOCUMENT_TYPE_INVALID', 'DOCUMENT_EMPTY']);
     const invoices = document.paths['/invoices'].get.responses;
-    assert.deepEqual(codes(invoices['403']), ['FORBIDDEN', 'MODULE_DISABLED']);
+    assert.deepEqual(codes(invoices['403']), ['FORBIDDEN', 'MODULE_DISABLED', 'HOST_NOT_ALLOWED', 'ORIGIN_NOT_ALLOWED']);
     assert.deepEqual(invoices['422'].content['application/json'].schema, { $ref: '#/components/schemas/HTTPValidationError' });
     assert.deepEqual(codes(document.paths['/doctors'].get.responses['503']), ['DATABASE_BUSY']);
     assert.equal(document.components.headers['Retry-After'].required, true);
-    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '408', '431', '500']);
+    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '403', '408', '431', '500']);
+    assert.deepEqual(codes(document.paths['/document-types'].get.responses['403']), ['HOST_NOT_ALLOWED', 'ORIGIN_NOT_ALLOWED']);
     assert.deepEqual(codes(appointments['408']), ['REQUEST_TIMEOUT']);
   });
 });

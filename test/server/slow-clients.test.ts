@@ -55,7 +55,7 @@ describe('slow and idle clients', { skip: testingExecutable && 'the request time
     const { socket, answer } = await openSocket(port());
     const started = Date.now();
     socket.write(
-      `POST /api/public/v1/patients HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\n` +
+      `POST /api/public/v1/patients HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.key}\r\n` +
         `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\n\r\n`,
     );
     let sent = 0;
@@ -76,7 +76,9 @@ describe('slow and idle clients', { skip: testingExecutable && 'the request time
 
   it('closes a request answered before its body came (401) when the rest does not come in time, with no second answer', async () => {
     const { socket, answer } = await openSocket(port());
-    socket.write('POST /api/public/v1/patients HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{');
+    socket.write(
+      'POST /api/public/v1/patients HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+    );
     const trickle = setInterval(() => socket.writable && socket.write(' '), 300);
     const text = await answer;
     clearInterval(trickle);
@@ -90,7 +92,7 @@ describe('slow and idle clients', { skip: testingExecutable && 'the request time
     const form = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="scan.pdf"\r\nContent-Type: application/pdf\r\n\r\n`;
     const { socket, answer } = await openSocket(port());
     socket.write(
-      `POST /api/public/v1/patients/${patient.body.id}/documents HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${server.key}\r\n` +
+      `POST /api/public/v1/patients/${patient.body.id}/documents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${server.key}\r\n` +
         `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: 100000\r\n\r\n${form}%PDF-1.7 `,
     );
     const trickle = setInterval(() => socket.writable && socket.write('x'), 300);
@@ -112,7 +114,7 @@ describe('slow and idle clients', { skip: testingExecutable && 'the request time
     const ids: string[] = [];
     for (let i = 0; i < 2; i++) {
       const { socket, answer } = await openSocket(port());
-      socket.write('GET /api/public/v1/doctors HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+      socket.write('GET /api/public/v1/doctors HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ');
       const { status, headers } = parseAnswer(await answer);
       assert.equal(status, 408);
       ids.push(headers['x-request-id'] ?? '');

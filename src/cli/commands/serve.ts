@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { isSmtpUrl } from '../../notifications/smtp-url.js';
+import { normalizeHostName, normalizeOrigin } from '../../server/network-policy.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
 import { describeFailure } from '../../domain/maintenance/check.js';
 import { FIRST_KEY_FILE, writeFirstKeyFile } from '../../domain/maintenance/first-key-file.js';
@@ -22,6 +23,8 @@ import { subcommand } from '../program.js';
 
 interface ServeOptions extends CommonOptions, BackupOptions {
   host?: string;
+  allowedHost?: string[];
+  allowedOrigin?: string[];
   port?: number;
   documentLimitMb?: number;
   smtpUrl?: string;
@@ -41,6 +44,35 @@ function parsePort(text: string): number {
   if (!/^\d+$/.test(text) || port > 65535) throw new InvalidArgumentError('expected a number from 0 to 65535');
   return port;
 }
+
+/** Each value of a repeatable option, parsed, after those before it. */
+const repeated =
+  <T>(parse: (text: string) => T) =>
+  (text: string, previous: T[] | undefined): T[] => [...(previous ?? []), parse(text)];
+
+/** An `--allowed-host` value: a host name or an IP address, without a port. */
+function parseHostName(text: string): string {
+  const name = normalizeHostName(text.trim());
+  if (name === undefined) throw new InvalidArgumentError('expected a host name or an IP address, without a port or a path');
+  return name;
+}
+
+/** An `--allowed-origin` value: `http(s)://host[:port]`, as a browser sends it in Origin. */
+function parseOrigin(text: string): string {
+  const origin = normalizeOrigin(text.trim());
+  if (origin === undefined)
+    throw new InvalidArgumentError('expected an origin such as https://portal.example:8443 (scheme, host and port only)');
+  return origin;
+}
+
+/** A comma-separated environment variable of values of a repeatable option. */
+const commaSeparated =
+  <T>(parse: (text: string) => T) =>
+  (text: string): T[] =>
+    text
+      .split(',')
+      .filter((item) => item.trim() !== '')
+      .map(parse);
 
 const SMTP_URL_FORM = 'expected smtp://[user:pass@]host[:port] or smtps://...';
 
@@ -120,6 +152,16 @@ export function registerServeCommand(program: Command, io: CliIo): void {
     )
     .option('--port <port>', 'port to listen on (env CLINIC_PORT, default 8080; 0 picks a free one)', parsePort)
     .option(
+      '--allowed-host <name>',
+      "another name clients may reach this server by (its Host header), e.g. the PC's name on the network; repeatable (env CLINIC_ALLOWED_HOSTS, comma-separated). localhost, 127.0.0.1, [::1] and the --host address are always allowed",
+      repeated(parseHostName),
+    )
+    .option(
+      '--allowed-origin <origin>',
+      'a web origin whose pages may call the API from a browser (CORS), e.g. https://portal.example; repeatable (env CLINIC_ALLOWED_ORIGINS, comma-separated). Without it, only the docs page served here',
+      repeated(parseOrigin),
+    )
+    .option(
       '--document-limit-mb <mb>',
       `largest document upload in MiB (env CLINIC_DOCUMENT_LIMIT_MB, default ${DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024})`,
       parseMegabytes,
@@ -145,6 +187,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       // The environment is read here, when serve runs, never while the command tree is built.
       const host = optionOrEnv(command, options.host, 'CLINIC_HOST', (text) => text, '127.0.0.1');
       const port = optionOrEnv(command, options.port, 'CLINIC_PORT', parsePort, 8080);
+      const allowedHosts = optionOrEnv(command, options.allowedHost, 'CLINIC_ALLOWED_HOSTS', commaSeparated(parseHostName), []);
+      const allowedOrigins = optionOrEnv(command, options.allowedOrigin, 'CLINIC_ALLOWED_ORIGINS', commaSeparated(parseOrigin), []);
       const smtpUrl = optionOrEnv<string | undefined>(command, options.smtpUrl, 'CLINIC_SMTP_URL', parseSmtpUrl, undefined);
       const smtpFrom = optionOrEnv(command, options.smtpFrom, 'CLINIC_SMTP_FROM', (text) => text, 'clinic@localhost');
       const documentLimitBytes = resolveDocumentLimitBytes(command, options.documentLimitMb);
@@ -159,6 +203,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         dataDir,
         host,
         port,
+        allowedHosts,
+        allowedOrigins,
         documentLimitBytes,
         ...(smtpUrl === undefined ? {} : { smtp: { url: smtpUrl, from: smtpFrom } }),
         logger,
@@ -176,6 +222,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         address: server.address,
         data_dir: dataDir,
         version: PROGRAM_VERSION,
+        ...(allowedHosts.length === 0 ? {} : { allowed_hosts: allowedHosts }),
+        ...(allowedOrigins.length === 0 ? {} : { allowed_origins: allowedOrigins }),
         ...(isLoopback(host)
           ? {}
           : { warning: `listening on ${host}, not only on this computer: other machines on the network can reach the API` }),

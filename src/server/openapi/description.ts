@@ -151,10 +151,14 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
   const refusals = op.refusals ?? [];
   const byStatus = (status: number) => refusals.filter((error) => error.status === status);
   const out: Record<string, JsonSchema> = Object.fromEntries(successResponse(op));
-  if (op.scope) {
-    out['401'] = ref('responses', 'Unauthenticated');
-    out['403'] = codedResponse([errors.forbidden(op.scope), ...(op.module ? [errors.moduleDisabled(op.module)] : [])]);
-  }
+  if (op.scope) out['401'] = ref('responses', 'Unauthenticated');
+  // Any request may name another host or come from another web page (clinic-api-1.2.md, "Network").
+  out['403'] = codedResponse([
+    ...(op.scope ? [errors.forbidden(op.scope)] : []),
+    ...(op.module ? [errors.moduleDisabled(op.module)] : []),
+    errors.hostNotAllowed(),
+    errors.originNotAllowed(),
+  ]);
   for (const status of [404, 409, 412]) if (byStatus(status).length > 0) out[String(status)] = codedResponse(byStatus(status));
   if (op.body?.kind === 'json') {
     out['413'] = codedResponse([errors.payloadTooLarge(limits.jsonBodyLimitBytes)]);

@@ -12,6 +12,8 @@ type Factories = typeof errors;
 const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   unauthenticated: [],
   forbidden: ['lookups:read'],
+  hostNotAllowed: [],
+  originNotAllowed: [],
   moduleDisabled: ['billing'],
   patientNotFound: [],
   invoiceNotFound: [],

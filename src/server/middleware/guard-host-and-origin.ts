@@ -1,0 +1,36 @@
+import type { Next } from 'koa';
+import { errors } from '../../domain/errors.js';
+import type { NetworkPolicy } from '../network-policy.js';
+import type { ClinicContext } from '../state.js';
+
+/**
+ * Response headers an allowed origin's page may read besides the CORS-safelisted ones: paging,
+ * versions, the created resource, when to retry, and the id to quote to IT.
+ */
+const EXPOSED_HEADERS = 'Content-Disposition, ETag, Link, Location, Retry-After, WWW-Authenticate, X-Request-Id';
+
+/**
+ * Mounted right after the error renderer, before any other check (clinic-api-1.2.md,
+ * "Network"): a `Host` that does not name this server is 403 HOST_NOT_ALLOWED, and an `Origin`
+ * that is neither the request's own nor an `--allowed-origin` is 403 ORIGIN_NOT_ALLOWED. An
+ * allowed origin's answers, refusals included (its page must be able to read why), carry
+ * `Access-Control-Allow-Origin` and `Vary: Origin`; no other answer carries CORS headers.
+ */
+export function guardHostAndOrigin(policy: NetworkPolicy) {
+  return async function guardHostAndOriginMiddleware(ctx: ClinicContext, next: Next): Promise<void> {
+    const host = ctx.get('Host');
+    if (!policy.allowsHost(host)) throw errors.hostNotAllowed();
+    const origin = ctx.get('Origin');
+    if (origin !== '') {
+      const verdict = policy.originOf(origin, ctx.protocol, host);
+      if (verdict === 'refused') throw errors.originNotAllowed();
+      if (verdict === 'allowed') {
+        ctx.state.crossOrigin = origin;
+        ctx.set('Access-Control-Allow-Origin', origin);
+        ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
+        ctx.vary('Origin');
+      }
+    }
+    await next();
+  };
+}
