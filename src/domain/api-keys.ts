@@ -43,7 +43,11 @@ export interface CreatedApiKey {
   key: string;
   scopes: Scope[];
   created_at: string;
-  rate_limit_per_minute: number | null;
+  /**
+   * Only for a key made with a limit: a key made without one is printed in exactly the shape of
+   * decisions.md §8, as before the limits existed.
+   */
+  rate_limit_per_minute?: number;
 }
 
 /** Who is calling: the key that authenticated a request. */
@@ -121,7 +125,8 @@ export function createApiKey(db: Db, input: { name: unknown; scopes?: readonly s
     rate_limit_per_minute: limit as number | null,
   };
   insertApiKey(db, row);
-  return { id: row.id, name: row.name, key, scopes, created_at: row.created_at, rate_limit_per_minute: row.rate_limit_per_minute };
+  const created: CreatedApiKey = { id: row.id, name: row.name, key, scopes, created_at: row.created_at };
+  return row.rate_limit_per_minute === null ? created : { ...created, rate_limit_per_minute: row.rate_limit_per_minute };
 }
 
 /** Every key, oldest first, without secrets. */

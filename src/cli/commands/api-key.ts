@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { createApiKey, listApiKeys, MOST_REQUESTS_PER_MINUTE, revokeApiKey, SCOPES, type ApiKeySummary } from '../../domain/api-keys.js';
+import { createApiKey, listApiKeys, MOST_REQUESTS_PER_MINUTE, revokeApiKey, SCOPES } from '../../domain/api-keys.js';
 import { clinicTimeZone } from '../../domain/settings.js';
 import { withDatabase } from '../database.js';
 import { deskRecord, heading, localDateTime } from '../desk-format.js';
@@ -9,8 +9,7 @@ import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
 /** A key's own limit as people read it. */
-const limitText = (key: Pick<ApiKeySummary, 'rate_limit_per_minute'>) =>
-  key.rate_limit_per_minute === null ? 'none' : `${key.rate_limit_per_minute} requests per minute`;
+const limitText = (limit: number | null | undefined) => (limit === null || limit === undefined ? 'none' : `${limit} requests per minute`);
 
 /** `--rate-limit 100` as the number the domain validates; any other text is passed on for it to refuse, naming the option. */
 const limitValue = (text: string): unknown => (/^[+-]?\d+$/.test(text) ? Number(text) : text);
@@ -49,7 +48,7 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
             ['Key', created.key],
             ['Id', created.id],
             ['Scopes', created.scopes.join(', ')],
-            ['Rate limit', limitText(created)],
+            ['Rate limit', limitText(created.rate_limit_per_minute)],
             ['Created', localDateTime(created.created_at, clinicTimeZone(db))],
           ]) +
           '\nStore the key now: it is not shown again.\n',
@@ -73,7 +72,7 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
                   deskRecord([
                     ['Id', key.id],
                     ['Scopes', key.scopes.join(', ')],
-                    ['Rate limit', limitText(key)],
+                    ['Rate limit', limitText(key.rate_limit_per_minute)],
                     ['Created', localDateTime(key.created_at, timeZone)],
                     ['Revoked', key.revoked_at === null ? null : localDateTime(key.revoked_at, timeZone)],
                   ]),
