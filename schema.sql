@@ -19,7 +19,9 @@ CREATE TABLE api_keys (
   key_hash   TEXT NOT NULL UNIQUE,
   scopes     TEXT NOT NULL,          -- space-separated scope names, or '*': every scope, later ones too
   created_at TEXT NOT NULL,
-  revoked_at TEXT
+  revoked_at TEXT,
+  -- Requests the key may make per clock minute (api-key create --rate-limit); NULL: no limit.
+  rate_limit_per_minute INTEGER CHECK (rate_limit_per_minute BETWEEN 1 AND 1000000)
 ) STRICT;
 
 CREATE TABLE doctors (

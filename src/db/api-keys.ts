@@ -7,12 +7,14 @@ export interface ApiKeyRow {
   scopes: string;
   created_at: string;
   revoked_at: string | null;
+  /** Requests the key may make per clock minute; null: no limit. */
+  rate_limit_per_minute: number | null;
 }
 
 const statements = preparedFor((db) => ({
   insert: db.prepare<ApiKeyRow>(
-    `INSERT INTO api_keys (id, name, key_hash, scopes, created_at, revoked_at)
-     VALUES (@id, @name, @key_hash, @scopes, @created_at, @revoked_at)`,
+    `INSERT INTO api_keys (id, name, key_hash, scopes, created_at, revoked_at, rate_limit_per_minute)
+     VALUES (@id, @name, @key_hash, @scopes, @created_at, @revoked_at, @rate_limit_per_minute)`,
   ),
   byHash: db.prepare<[string], ApiKeyRow>('SELECT * FROM api_keys WHERE key_hash = ?'),
   all: db.prepare<[], ApiKeyRow>('SELECT * FROM api_keys ORDER BY created_at, id'),

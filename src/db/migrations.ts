@@ -243,11 +243,22 @@ const CHANGE_FEED: Migration = {
 };
 
 /**
+ * Version 6, interface 1.2.0 (network): a key's own limit of requests per minute (`api-key create
+ * --rate-limit`). Every key made before has none, so the column is NULL for them.
+ */
+const KEY_RATE_LIMIT: Migration = {
+  version: 6,
+  sql: `
+    ALTER TABLE api_keys ADD COLUMN rate_limit_per_minute INTEGER CHECK (rate_limit_per_minute BETWEEN 1 AND 1000000);
+  `,
+};
+
+/**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
  * schema.sql that shipped. Append only; never edit a migration that has shipped.
  */
-export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS, AUDIT_TRAIL, CHANGE_FEED];
+export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS, AUDIT_TRAIL, CHANGE_FEED, KEY_RATE_LIMIT];
 
 /** The user_version of a database that is fully up to date. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 1);

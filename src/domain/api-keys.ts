@@ -32,6 +32,8 @@ export interface ApiKeySummary {
   scopes: Scope[];
   created_at: string;
   revoked_at: string | null;
+  /** Requests the key may make per clock minute; null: no limit. */
+  rate_limit_per_minute: number | null;
 }
 
 /** A key just created: the only time its secret is shown. */
@@ -41,6 +43,11 @@ export interface CreatedApiKey {
   key: string;
   scopes: Scope[];
   created_at: string;
+  /**
+   * Only for a key made with a limit: a key made without one is printed in exactly the shape of
+   * decisions.md §8, as before the limits existed.
+   */
+  rate_limit_per_minute?: number;
 }
 
 /** Who is calling: the key that authenticated a request. */
@@ -49,10 +56,21 @@ export interface ApiPrincipal {
   /** The key's name, as the audit trail names who asked. */
   keyName: string;
   scopes: ReadonlySet<string>;
+  /** The key's own limit of requests per clock minute (the server counts them); null: none. */
+  rateLimitPerMinute: number | null;
 }
 
 const KEY_PREFIX = 'clinic_';
-const createKeyInput = fieldsValidator([field.string('name', { required: true, minLength: 1, maxLength: 128 })], 'body');
+/** The largest `--rate-limit`: far above what one client of a clinic sends, still a bound a person can read. */
+export const MOST_REQUESTS_PER_MINUTE = 1_000_000;
+
+const createKeyInput = fieldsValidator(
+  [
+    field.string('name', { required: true, minLength: 1, maxLength: 128 }),
+    field.integer('rate_limit_per_minute', { nullable: true, minimum: 1, maximum: MOST_REQUESTS_PER_MINUTE }),
+  ],
+  'body',
+);
 
 function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
@@ -77,33 +95,38 @@ function summarize(row: ApiKeyRow): ApiKeySummary {
     scopes: scopesOf(row),
     created_at: row.created_at,
     revoked_at: row.revoked_at,
+    rate_limit_per_minute: row.rate_limit_per_minute,
   };
 }
 
 /**
  * Issues a key of 256 random bits. Only its SHA-256 is stored; the key is returned once.
- * `scopes` undefined means every scope, now and of later versions.
+ * `scopes` undefined means every scope, now and of later versions; `rate_limit_per_minute`
+ * undefined or null, no limit of its own.
  */
-export function createApiKey(db: Db, input: { name: unknown; scopes?: readonly string[] }): CreatedApiKey {
+export function createApiKey(db: Db, input: { name: unknown; scopes?: readonly string[]; rate_limit_per_minute?: unknown }): CreatedApiKey {
   const scopeIssues = (input.scopes ?? []).flatMap((scope, index) =>
     (SCOPES as readonly string[]).includes(scope) ? [] : [issue(['body', 'scopes', index], problems.literalError(SCOPES), scope)],
   );
   if (input.scopes !== undefined && input.scopes.length === 0) {
     scopeIssues.push(issue(['body', 'scopes'], problems.valueError('a key needs at least one scope'), []));
   }
-  throwIfIssues(createKeyInput.issues({ name: input.name }), scopeIssues);
+  const { name, rate_limit_per_minute: limit = null } = input;
+  throwIfIssues(createKeyInput.issues({ name, rate_limit_per_minute: limit }), scopeIssues);
   const scopes = SCOPES.filter((scope) => input.scopes === undefined || input.scopes.includes(scope));
   const key = KEY_PREFIX + randomBytes(32).toString('base64url');
   const row: ApiKeyRow = {
     id: newId(),
-    name: input.name as string,
+    name: name as string,
     key_hash: hashKey(key).toString('hex'),
     scopes: input.scopes === undefined ? EVERY_SCOPE : scopes.join(' '),
     created_at: nowIso(),
     revoked_at: null,
+    rate_limit_per_minute: limit as number | null,
   };
   insertApiKey(db, row);
-  return { id: row.id, name: row.name, key, scopes, created_at: row.created_at };
+  const created: CreatedApiKey = { id: row.id, name: row.name, key, scopes, created_at: row.created_at };
+  return row.rate_limit_per_minute === null ? created : { ...created, rate_limit_per_minute: row.rate_limit_per_minute };
 }
 
 /** Every key, oldest first, without secrets. */
@@ -138,7 +161,7 @@ export function authenticate(db: Db, authorization: string | undefined): ApiPrin
   if (!row || !timingSafeEqual(Buffer.from(row.key_hash, 'hex'), presented) || row.revoked_at !== null) {
     throw errors.unauthenticated();
   }
-  return { keyId: row.id, keyName: row.name, scopes: new Set(scopesOf(row)) };
+  return { keyId: row.id, keyName: row.name, scopes: new Set(scopesOf(row)), rateLimitPerMinute: row.rate_limit_per_minute };
 }
 
 /** FORBIDDEN unless the principal holds `scope`. */

@@ -144,6 +144,22 @@ export const errors = {
     new AppError(503, 'DATABASE_BUSY', 'The database is busy with another writer; nothing was changed. Retry shortly.', {
       'Retry-After': '1',
     }),
+  /**
+   * Too many requests: from a client address that had too many answers 401 (`keyLimit`
+   * undefined), or with a key whose `keyLimit` requests of this minute are spent. Retry-After is
+   * `waitMs` in whole seconds, rounded up and at least 1, so a client that waits it is answered.
+   */
+  tooManyRequests: (waitMs: number, keyLimit?: number) => {
+    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+    return new AppError(
+      429,
+      'TOO_MANY_REQUESTS',
+      keyLimit === undefined
+        ? `Too many requests from this address had no valid API key; every request from it is refused for ${seconds} more second(s).`
+        : `This API key may make ${keyLimit} request(s) per minute and has made them this minute; retry in ${seconds} second(s).`,
+      { 'Retry-After': String(seconds) },
+    );
+  },
   storageFull: () =>
     new AppError(
       507,

@@ -3,11 +3,14 @@ import type { Db } from '../db/open-database.js';
 import { ChangeWatch } from './change-watch.js';
 import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
+import { FailedKeyThrottle } from './failed-key-throttle.js';
+import { KeyRateLimits } from './key-rate-limits.js';
 import { answerPreflight } from './middleware/answer-preflight.js';
 import { guardHostAndOrigin } from './middleware/guard-host-and-origin.js';
 import { handleErrors } from './middleware/handle-errors.js';
 import { logRequests } from './middleware/log-requests.js';
 import { routeFallback } from './middleware/route-fallback.js';
+import { throttleFailedKeys } from './middleware/throttle-failed-keys.js';
 import { operationsRouter } from './mount-operations.js';
 import { networkPolicy } from './network-policy.js';
 import type { Operation } from './operation.js';
@@ -17,8 +20,9 @@ import type { ClinicState } from './state.js';
 /**
  * The HTTP application over an open database. After the request log, errors are rendered by
  * one middleware mounted first; then the `Host` and `Origin` checks, before anything else looks
- * at a request, and the CORS preflights of allowed origins; the operations follow, each mounted
- * from its declaration; a request none of them answers ends in the JSON 404/405 fallback.
+ * at a request; then a client address with too many failed keys is refused, on any path; the
+ * CORS preflights of allowed origins; the operations follow, each mounted from its declaration;
+ * a request none of them answers ends in the JSON 404/405 fallback.
  */
 export function createApp(
   db: Db,
@@ -31,10 +35,19 @@ export function createApp(
   // Errors are logged (with request ids) by handleErrors; Koa's own stderr printing would
   // duplicate them without the id.
   app.silent = true;
-  const router = operationsRouter({ db, commits, config, operations, changes, startedAt: new Date().toISOString() });
+  const router = operationsRouter({
+    db,
+    commits,
+    config,
+    operations,
+    changes,
+    startedAt: new Date().toISOString(),
+    keyLimits: new KeyRateLimits(),
+  });
   app.use(logRequests(config.logger));
   app.use(handleErrors(config.logger));
   app.use(guardHostAndOrigin(networkPolicy(config.listenHost ?? '127.0.0.1', config.allowedHosts, config.allowedOrigins)));
+  app.use(throttleFailedKeys(new FailedKeyThrottle()));
   app.use(answerPreflight(router, operations));
   app.use(router.routes());
   app.use(routeFallback([router]));

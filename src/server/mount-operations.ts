@@ -31,14 +31,14 @@ export function nextPageLink(path: string, querystring: string, cursor: string):
 const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
 
 /**
- * The middleware chain of one operation, in the order of checks of decisions.md §1: the key and
- * its scope (401, 403), the module (403), the body (415, 413, then the handler's 422s). The
+ * The middleware chain of one operation, in the order of checks of decisions.md §1: the key, its
+ * own limit per minute and its scope (401, 429, 403), the module (403), the body (415, 413, then the handler's 422s). The
  * handler runs its database work through the server's commit groups (OperationDeps.commits).
  */
 function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicState>[] {
-  const { db, config, commits } = deps;
+  const { db, config, commits, keyLimits } = deps;
   const chain: RouterMiddleware<ClinicState>[] = [];
-  if (op.scope) chain.push(noStore, authorize(db, op.scope));
+  if (op.scope) chain.push(noStore, authorize(db, op.scope, keyLimits));
   if (op.module) chain.push(requireModule(db, op.module));
   if (op.body?.kind === 'json') chain.push(jsonBody(config.jsonBodyLimitBytes));
   // The one multipart form of the API is the document upload.

@@ -17,6 +17,7 @@ import { apiCaller } from './api-caller.js';
 import type { ChangeWatch } from './change-watch.js';
 import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
+import type { KeyRateLimits } from './key-rate-limits.js';
 import { MODELS, type ModelName } from './openapi/models.js';
 import type { DownloadResult, ModelResult, OperationSpec } from './openapi/operation-spec.js';
 import type { ClinicState } from './state.js';
@@ -33,6 +34,8 @@ export interface OperationDeps {
   changes: ChangeWatch;
   /** When the app was made: the server's start, as GET /health gives it. */
   startedAt: string;
+  /** The keys' own limits of requests per minute, counted across every operation. */
+  keyLimits: KeyRateLimits;
 }
 
 /**

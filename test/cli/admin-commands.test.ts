@@ -40,7 +40,7 @@ describe('clinic commands', () => {
     assert.match(
       human,
       new RegExp(
-        `^reception \\(revoked\\)\nId +${key.id}\nScopes +patients:write, lookups:read\nCreated +\\w{3} \\d{2}\\.\\d{2}\\.\\d{4} \\d{2}:\\d{2}\nRevoked +\\w{3} `,
+        `^reception \\(revoked\\)\nId +${key.id}\nScopes +patients:write, lookups:read\nRate limit +none\nCreated +\\w{3} \\d{2}\\.\\d{2}\\.\\d{4} \\d{2}:\\d{2}\nRevoked +\\w{3} `,
         'm',
       ),
     );

@@ -20,6 +20,7 @@ import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { CommitGroups } from '../../src/server/commit-groups.js';
 import { ChangeWatch } from '../../src/server/change-watch.js';
+import { KeyRateLimits } from '../../src/server/key-rate-limits.js';
 
 type Json = Record<string, any>;
 
@@ -84,6 +85,7 @@ describe('GET /openapi.json', () => {
         operations: OPERATIONS,
         changes: new ChangeWatch(server.db),
         startedAt: new Date().toISOString(),
+        keyLimits: new KeyRateLimits(),
       }),
     ].flatMap((router) =>
       router.stack.flatMap((layer) =>
@@ -319,7 +321,7 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(fieldsValidator(PATIENT_INPUT_FIELDS, 'body').issues(patient), []);
   });
 
-  it('documents each refusal with its status and codes, 503 where a key is read, 408, 431 and 500 everywhere', () => {
+  it('documents each refusal with its status and codes, 503 where a key is read, 408, 429, 431 and 500 everywhere', () => {
     const codes = (response: Json) => {
       const resolved = response.$ref ? document.components.responses[response.$ref.split('/').pop()] : response;
       const schema = resolved.content['application/json'].schema;
@@ -336,6 +338,7 @@ describe('GET /openapi.json', () => {
       '413',
       '415',
       '422',
+      '429',
       '431',
       '500',
       '503',
@@ -357,9 +360,13 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(invoices['422'].content['application/json'].schema, { $ref: '#/components/schemas/HTTPValidationError' });
     assert.deepEqual(codes(document.paths['/doctors'].get.responses['503']), ['DATABASE_BUSY']);
     assert.equal(document.components.headers['Retry-After'].required, true);
-    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '403', '408', '431', '500']);
+    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '403', '408', '429', '431', '500']);
     assert.deepEqual(codes(document.paths['/document-types'].get.responses['403']), ['HOST_NOT_ALLOWED', 'ORIGIN_NOT_ALLOWED']);
     assert.deepEqual(codes(appointments['408']), ['REQUEST_TIMEOUT']);
+    // Failed keys block an address on every path; a key's own limit, on the keyed ones.
+    assert.deepEqual(codes(appointments['429']), ['TOO_MANY_REQUESTS']);
+    assert.deepEqual(document.paths['/document-types'].get.responses['429'], { $ref: '#/components/responses/TooManyRequests' });
+    assert.deepEqual(Object.keys(document.components.responses.TooManyRequests.headers).sort(), ['Retry-After', 'X-Request-Id']);
   });
 });
 

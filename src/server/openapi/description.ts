@@ -3,6 +3,7 @@ import { fieldsValidator } from '../../domain/validation/validate.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { MAX_HEADER_BYTES } from '../client-errors.js';
 import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, REQUEST_TIMEOUT_MS } from '../config.js';
+import { FAILED_KEYS_ALLOWED, FAILED_KEYS_WINDOW_MS } from '../failed-key-throttle.js';
 import { VERSION_INFO } from './info.js';
 import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unprocessableResponse } from './error-responses.js';
 import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
@@ -176,6 +177,8 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
   else if (op.recordsRead === true) out['507'] = ref('responses', 'ReadNotRecorded');
   // Any request may carry too many headers, or take too long to arrive; the server refuses it unread.
   out['408'] = ref('responses', 'RequestTimeout');
+  // Any request from an address with too many failed keys; a keyed one also past its key's own limit.
+  out['429'] = ref('responses', 'TooManyRequests');
   out['431'] = ref('responses', 'HeadersTooLarge');
   out['500'] = ref('responses', 'InternalError');
   return out;
@@ -222,6 +225,10 @@ function responseComponents(): Record<string, JsonSchema> {
     RequestTimeout: codedResponse(
       [errors.requestTimeout(REQUEST_TIMEOUT_MS / 1000)],
       `REQUEST_TIMEOUT: the request (headers and body) did not arrive in full within ${REQUEST_TIMEOUT_MS / 1000} s (any path); nothing of it was processed`,
+    ),
+    TooManyRequests: codedResponse(
+      [errors.tooManyRequests(42_000)],
+      `TOO_MANY_REQUESTS (any path): this client address had ${FAILED_KEYS_ALLOWED} answers 401 within ${FAILED_KEYS_WINDOW_MS / 1000} s, so every request from it is refused until ${FAILED_KEYS_WINDOW_MS / 1000} s after the last of them (the PC's own 127.0.0.1 and ::1 never are); or, on an operation that takes a key, the key's own limit of requests per clock minute (\`clinic api-key create --rate-limit N\`) is spent until the minute ends. \`Retry-After\` gives the seconds to wait`,
     ),
     NotFound: codedResponse([errors.notFound()], 'NOT_FOUND: no such path (any path not in this document)'),
     MethodNotAllowed: codedResponse([errors.methodNotAllowed(['GET'])], 'METHOD_NOT_ALLOWED: a path of this document with another method'),

@@ -45,6 +45,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   idempotencyKeyReused: [],
   invoiceCurrencyMismatch: ['EUR'],
   databaseBusy: [],
+  tooManyRequests: [42_000],
   storageFull: [],
   storageFailed: [],
   noDatabase: ['/var/lib/clinic/data/clinic.db'],

@@ -18,6 +18,9 @@ A path not in this description is a 404 \`NOT_FOUND\`; a path of it with another
 with an \`Allow\` header (components \`NotFound\` and \`MethodNotAllowed\`), both before any key is checked. Request
 headers over 16 KiB in all are a 431 \`HEADERS_TOO_LARGE\` on any path (component \`HeadersTooLarge\`); no header is
 ever dropped. A request not in full (headers and body) within 30 s is a 408 \`REQUEST_TIMEOUT\` (\`RequestTimeout\`).
+A client address that had 30 answers 401 within 60 s gets 429 \`TOO_MANY_REQUESTS\` on any path, a valid key or not,
+until 60 s after the last of them (the PC's own 127.0.0.1 and ::1 never do); a key made with \`--rate-limit N\` gets it
+past N requests in a clock minute, until the minute ends. Both carry \`Retry-After\` in seconds (\`TooManyRequests\`).
 A write refused because the disk is full is a 507 \`STORAGE_FULL\`; a failing disk or database file is a
 500 \`STORAGE_FAILED\`; in both cases nothing was stored and the same request may be sent again.
 

@@ -1,0 +1,25 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { KeyRateLimits } from '../../src/server/key-rate-limits.js';
+
+/** A key's own limit (`api-key create --rate-limit N`) on a fake clock; test/server/failed-keys.test.ts sees it over HTTP. */
+describe('the keys’ own limits per minute', () => {
+  it('serves N requests of a clock minute, then refuses until :00 of the next', () => {
+    let now = Date.parse('2026-11-26T10:00:50.250Z');
+    const limits = new KeyRateLimits(() => now);
+    assert.deepEqual([limits.take('a', 3), limits.take('a', 3), limits.take('a', 3)], [0, 0, 0]);
+    assert.equal(limits.take('a', 3), 9750, 'ms to 10:01:00');
+    now = Date.parse('2026-11-26T10:00:59.999Z');
+    assert.equal(limits.take('a', 3), 1);
+    now = Date.parse('2026-11-26T10:01:00.000Z');
+    assert.deepEqual([limits.take('a', 3), limits.take('a', 3), limits.take('a', 3), limits.take('a', 3)], [0, 0, 0, 60_000]);
+  });
+
+  it('counts each key apart', () => {
+    const now = Date.parse('2026-11-26T10:00:00.000Z');
+    const limits = new KeyRateLimits(() => now);
+    assert.equal(limits.take('a', 1), 0);
+    assert.ok(limits.take('a', 1) > 0);
+    assert.equal(limits.take('b', 1), 0);
+  });
+});
