@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { X509Certificate } from 'node:crypto';
-import { ensureDataDirectory } from '../db/open-database.js';
+import { requireExistingDatabase } from '../domain/maintenance/data-dir.js';
 import { errors } from '../domain/errors.js';
 import { createCertificateAuthority, issueServerCertificate, type PemPair } from './certificates.js';
 import { certificateNames, type TlsName } from './tls-names.js';
@@ -76,13 +76,14 @@ function yearsLater(when: Date, years: number): Date {
  * replaces it: other PCs already trust the existing one, and a new one must be installed on each
  * of them again), then issues a new server certificate for `given` plus localhost, 127.0.0.1 and
  * ::1, valid SERVER_VALIDITY_DAYS (never past the CA). Keys are written before their
- * certificates, each file whole, keys 0600. An existing CA that cannot be used (missing key,
- * expired, another's key) is refused, naming the file, and nothing is written.
+ * certificates, each file whole, keys 0600. A folder without a clinic database is refused
+ * (NO_DATABASE), as every command but init and serve refuses it; so is an existing CA that cannot
+ * be used (missing key, expired, another's key), naming the file, and nothing is written.
  */
 export async function initTls(dataDir: string, given: readonly TlsName[], options: { newCa: boolean; now?: Date }): Promise<TlsInitResult> {
   const now = options.now ?? new Date();
-  // A data directory made here is made as serve makes it; a link or a file in its place is refused.
-  ensureDataDirectory(dataDir);
+  // A mistyped --data must not get certificates that serve would never find: only a clinic's data directory.
+  requireExistingDatabase(dataDir);
   const paths = tlsPaths(dataDir);
   await makeTlsFolder(paths);
   const existing = existsSync(paths.ca);

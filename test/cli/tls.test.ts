@@ -9,7 +9,16 @@ import { isLoopback } from '../../src/server/clinic-server.js';
 import { createCertificateAuthority, issueServerCertificate, type PemPair } from '../../src/tls/certificates.js';
 import type { TlsName } from '../../src/tls/tls-names.js';
 import { useDataDirs } from '../helpers/fixtures.js';
-import { programPath, programPlatform, runClinic, startServeProcess, STOP_SIGNAL, type ServeProcess } from '../helpers/run-cli.js';
+import {
+  programPath,
+  programPlatform,
+  runClinic,
+  spawnClinic,
+  startServeProcess,
+  STOP_SIGNAL,
+  type CliResult,
+  type ServeProcess,
+} from '../helpers/run-cli.js';
 
 const newDir = useDataDirs();
 const DAY = 24 * 60 * 60 * 1000;
@@ -28,6 +37,13 @@ interface TlsInit {
   not_after: string;
 }
 
+/** A new data directory with a database (`clinic init`), as tls init wants it. */
+async function newClinic(): Promise<string> {
+  const dataDir = newDir();
+  assert.equal((await runClinic(['init', '--data', dataDir])).code, 0);
+  return dataDir;
+}
+
 /** Runs `clinic tls init --json <args>` on `dataDir`, which must succeed. */
 async function tlsInit(dataDir: string, args: readonly string[] = []): Promise<TlsInit> {
   const result = await runClinic(['tls', 'init', '--json', '--data', dataDir, ...args]);
@@ -39,10 +55,11 @@ async function tlsInit(dataDir: string, args: readonly string[] = []): Promise<T
 const tlsFile = (dataDir: string, name: string) => join(dataDir, 'tls', name);
 const certificateOf = (path: string) => new X509Certificate(readFileSync(path));
 
-/** `curl <args> <url>`: its exit code, output and error output. */
+/** `curl <args>`: its exit code, output and error output (the system's curl: npm run test:dist leaves only the program on PATH). */
 function curl(args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const env = { ...process.env, PATH: '/usr/local/bin:/usr/bin:/bin' };
   return new Promise((resolve) => {
-    execFile('curl', ['--silent', '--show-error', '--max-time', '20', ...args], (error, stdout, stderr) =>
+    execFile('curl', ['--silent', '--show-error', '--max-time', '20', ...args], { env }, (error, stdout, stderr) =>
       resolve({ code: error === null ? 0 : Number(error.code ?? -1), stdout, stderr }),
     );
   });
@@ -68,9 +85,22 @@ async function stop(serve: ServeProcess): Promise<void> {
   await serve.exited;
 }
 
-/** Runs `clinic serve --port 0 <args>`, expected to refuse at start-up: its exit code and error output. */
-function refusedServe(args: readonly string[], env?: Record<string, string>) {
-  return runClinic(['serve', '--port', '0', ...args], env === undefined ? {} : { env });
+/**
+ * Runs `clinic serve --port 0 <args>`, expected to refuse at start-up: its exit code and output. A
+ * server that starts instead is stopped at once (its exit code 0 then fails the test), rather
+ * than left to run until the test times out.
+ */
+function refusedServe(args: readonly string[], env?: Record<string, string>): Promise<CliResult> {
+  const child = spawnClinic(['serve', '--port', '0', ...args], env === undefined ? {} : { env });
+  child.stdin.end();
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    if (stdout.includes('"event":"listening"')) child.kill(STOP_SIGNAL);
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr })));
 }
 
 /** A CA and a certificate of it, made in the test with the library the program uses; written to files in `dir`. */
@@ -95,7 +125,7 @@ const LOCALHOST: TlsName[] = [
 
 describe('clinic tls init', { timeout: 180_000 }, () => {
   it('writes the CA and a server certificate for the names given plus localhost, 127.0.0.1 and ::1, keys 0600, and prints the CA fingerprint', async () => {
-    const dataDir = newDir();
+    const dataDir = await newClinic();
     const made = await tlsInit(dataDir, ['--name', 'clinic-pc.praxis.lan', '--name', '192.168.1.20']);
     const ca = certificateOf(tlsFile(dataDir, 'ca.pem'));
     const server = certificateOf(tlsFile(dataDir, 'server.pem'));
@@ -131,7 +161,7 @@ describe('clinic tls init', { timeout: 180_000 }, () => {
   });
 
   it('keeps the CA when run again: same fingerprint, and the new server certificate verifies against it; --new-ca replaces it', async () => {
-    const dataDir = newDir();
+    const dataDir = await newClinic();
     const first = await tlsInit(dataDir, ['--name', 'clinic-pc']);
     const firstServer = certificateOf(tlsFile(dataDir, 'server.pem'));
     const again = await tlsInit(dataDir, ['--name', 'clinic-pc', '--name', '10.0.0.5']);
@@ -151,7 +181,7 @@ describe('clinic tls init', { timeout: 180_000 }, () => {
   });
 
   it('refuses to issue from a CA whose key is missing, naming the file, and changes nothing', async () => {
-    const dataDir = newDir();
+    const dataDir = await newClinic();
     await tlsInit(dataDir);
     const before = readFileSync(tlsFile(dataDir, 'server.pem'), 'utf8');
     unlinkSync(tlsFile(dataDir, 'ca-key.pem'));
@@ -162,6 +192,14 @@ describe('clinic tls init', { timeout: 180_000 }, () => {
     assert.ok(detail.message.includes(programPath(tlsFile(dataDir, 'ca-key.pem'))), detail.message);
     assert.match(detail.message, /--new-ca/);
     assert.equal(readFileSync(tlsFile(dataDir, 'server.pem'), 'utf8'), before);
+  });
+
+  it('refuses a folder without a clinic database, making nothing there', async () => {
+    const missing = join(newDir(), 'mistyped');
+    const refused = await runClinic(['tls', 'init', '--name', 'clinic-pc', '--data', missing]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^error: NO_DATABASE: /);
+    assert.equal(existsSync(missing), false);
   });
 
   it('refuses a --name that is neither a host name nor an IP address as a usage error', async () => {
@@ -175,7 +213,7 @@ describe('clinic tls init', { timeout: 180_000 }, () => {
 
 describe('clinic serve over HTTPS', { timeout: 180_000 }, () => {
   it('serves the files of tls init over HTTPS: curl and node:https with the CA are answered, without it they refuse, TLS 1.1 is refused', async () => {
-    const dataDir = newDir();
+    const dataDir = await newClinic();
     await tlsInit(dataDir, ['--name', 'clinic-pc']);
     const caFile = tlsFile(dataDir, 'ca.pem');
     const serve = await startServeProcess(['--data', dataDir]);
@@ -268,7 +306,7 @@ describe('clinic serve over HTTPS', { timeout: 180_000 }, () => {
   });
 
   it('refuses the data directory with only one of server.pem and server-key.pem, naming the missing one', async () => {
-    const dataDir = newDir();
+    const dataDir = await newClinic();
     await tlsInit(dataDir);
     unlinkSync(tlsFile(dataDir, 'server-key.pem'));
     const refused = await refusedServe(['--data', dataDir]);
@@ -310,7 +348,7 @@ describe('clinic serve --host off this PC', { timeout: 180_000 }, () => {
   });
 
   it('serves HTTPS on 0.0.0.0 with the files of tls init', async () => {
-    const dataDir = newDir();
+    const dataDir = await newClinic();
     await tlsInit(dataDir, ['--name', 'clinic-pc']);
     const serve = await startServeProcess(['--host', '0.0.0.0', '--data', dataDir]);
     try {

@@ -136,7 +136,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
   subcommand(program, 'serve', 'serve the public API')
     .option(
       '--host <address>',
-      'address to listen on (env CLINIC_HOST, default 127.0.0.1); anything but loopback exposes patient data to the network',
+      'address to listen on (env CLINIC_HOST, default 127.0.0.1); anything but loopback exposes patient data to the network, and needs TLS (clinic tls init, or --tls-cert and --tls-key) or --insecure-http',
     )
     .option('--port <port>', 'port to listen on (env CLINIC_PORT, default 8080; 0 picks a free one)', parsePort)
     .option(

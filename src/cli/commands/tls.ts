@@ -1,22 +1,30 @@
 import { resolve } from 'node:path';
-import { InvalidArgumentError, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { TlsInitResult } from '../../tls/init-tls.js';
-import { parseTlsName, type TlsName } from '../../tls/tls-names.js';
+import type { parseTlsName, TlsName } from '../../tls/tls-names.js';
 import { localShortDate } from '../desk-format.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
 interface TlsInitOptions extends CommonOptions {
-  name?: TlsName[];
+  name?: string[];
   newCa?: boolean;
 }
 
-/** A `--name`, added to those before it; a value that is neither a host name nor an IP address is a usage error. */
-function addName(text: string, previous: TlsName[] | undefined): TlsName[] {
-  const { name, reason } = parseTlsName(text);
-  if (name === undefined) throw new InvalidArgumentError(reason ?? 'expected a host name or an IP address');
-  return [...(previous ?? []), name];
+/** A `--name`, after those before it (read in the action, with the rest of the TLS code). */
+const addName = (text: string, previous: string[] | undefined): string[] => [...(previous ?? []), text];
+
+/**
+ * The `--name`s as the certificate will carry them; one that is neither a host name nor an IP
+ * address is a usage error (exit 2), worded as commander words a bad option value.
+ */
+function parseNames(command: Command, texts: readonly string[], parse: typeof parseTlsName): TlsName[] {
+  return texts.map((text) => {
+    const { name, reason } = parse(text);
+    if (name !== undefined) return name;
+    return command.error(`error: option '--name <name>' argument '${text}' is invalid. ${reason ?? ''}`, { exitCode: 2 });
+  });
 }
 
 /** What `tls init` did, for the person who set it up: the files, the names, the dates (this PC's), and what the other PCs need. */
@@ -56,10 +64,11 @@ export function registerTlsCommands(program: Command, io: CliIo): void {
       addName,
     )
     .option('--new-ca', 'replace the CA as well; every PC that trusts the old one must then install the new ca.pem')
-    .action(async (options: TlsInitOptions) => {
-      // Loaded here, not with the command tree: the X.509 library is for this command alone.
-      const { initTls } = await import('../../tls/init-tls.js');
-      const result = await initTls(resolve(options.data), options.name ?? [], { newCa: options.newCa === true });
+    .action(async (options: TlsInitOptions, command: Command) => {
+      // Loaded here, not with the command tree: the X.509 library (and node:net) are for this command alone.
+      const [{ initTls }, tlsNames] = await Promise.all([import('../../tls/init-tls.js'), import('../../tls/tls-names.js')]);
+      const names = parseNames(command, options.name ?? [], tlsNames.parseTlsName);
+      const result = await initTls(resolve(options.data), names, { newCa: options.newCa === true });
       emit(io, options, result, () => describeTlsInit(result));
     });
 }
