@@ -61,8 +61,11 @@ const LAZY_BUILTINS = ['node:crypto', 'node:fs/promises', 'node:child_process'];
  * subcommands that are programs of their own, of which clinic has none) become a module of the
  * same functions that loads the real one on the first call: `patient find` never hashes, awaits
  * a file or starts a process, and so never loads them (node:child_process alone, with node:net
- * and node:stream behind it, was a third of a desk command's start). Only functions can be put
- * off; importing anything else from them fails the build.
+ * and node:stream behind it, was a third of a desk command's start). A class (`X509Certificate`,
+ * which serve checks its TLS certificate with) is put off as a stand-in that loads the module
+ * when it is constructed or one of its members read, so `new`, `instanceof` and static members
+ * work as on the real one. Only functions and classes can be put off; importing anything else
+ * from them fails the build.
  */
 const lazyBuiltins = {
   name: 'lazy-builtins',
@@ -75,10 +78,13 @@ const lazyBuiltins = {
     pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
       const real = require(args.path);
       const functions = Object.keys(real).filter((name) => typeof real[name] === 'function' && /^[a-z]/.test(name));
+      const classes = Object.keys(real).filter((name) => typeof real[name] === 'function' && /^[A-Z]/.test(name));
       return {
         contents: [
           `let loaded; const load = () => (loaded ??= require(${JSON.stringify(args.path)}));`,
+          'const lazyClass = (name) => new Proxy(function () {}, { construct: (_, args) => new (load()[name])(...args), get: (_, key) => load()[name][key] });',
           ...functions.map((name) => `export function ${name}(...args) { return load().${name}(...args); }`),
+          ...classes.map((name) => `export const ${name} = lazyClass(${JSON.stringify(name)});`),
         ].join('\n'),
         loader: 'js',
         resolveDir: root.pathname,

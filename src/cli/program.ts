@@ -21,6 +21,7 @@ import { registerReportCommands } from './commands/report.js';
 import { registerNotificationCommands } from './commands/notifications.js';
 import { registerVersionCommand } from './commands/version.js';
 import { registerWebhookCommands } from './commands/webhook.js';
+import { registerTlsCommands } from './commands/tls.js';
 import { PROGRAM_VERSION } from '../version.js';
 
 /**
@@ -72,6 +73,7 @@ const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (p
   [['audit'], registerAuditCommands],
   [['check'], registerCheckCommand],
   [['autostart'], registerAutostartCommands],
+  [['tls'], registerTlsCommands],
   [['version'], registerVersionCommand],
 ];
 

@@ -215,6 +215,35 @@ export const errors = {
       'CANNOT_LISTEN',
       `The server cannot listen on ${address}: ${reason}. Choose another --port, or stop the program using it.`,
     ),
+  /** `serve --host` off this PC without a certificate: patient data would cross the network in clear text. */
+  tlsRequired: (host: string) =>
+    new AppError(
+      400,
+      'TLS_REQUIRED',
+      `serve listens on ${host}, which other computers reach, and has no TLS certificate, so patient data would cross the network unencrypted; the server did not start. Run \`clinic tls init --name <this PC's name or address>\` (docs/install.md, "Serve the clinic's network over HTTPS"), or give --tls-cert and --tls-key; --insecure-http serves plain HTTP all the same.`,
+    ),
+  /** A certificate or key file that cannot be read, or holds no certificate (key) of the kind needed; `remedy` says what to do. */
+  tlsFileUnreadable: (path: string, reason: string, remedy: string) =>
+    new AppError(422, 'TLS_FILE_UNREADABLE', `The TLS file ${path} cannot be used: ${reason}. ${remedy}`),
+  tlsKeyMismatch: (keyPath: string, certificatePath: string, remedy: string) =>
+    new AppError(422, 'TLS_KEY_MISMATCH', `The key ${keyPath} is not the key of the certificate ${certificatePath}. ${remedy}`),
+  /** `notAfter` as ISO 8601 (UTC). */
+  tlsCertificateExpired: (path: string, notAfter: string, remedy: string) =>
+    new AppError(422, 'TLS_CERTIFICATE_EXPIRED', `The certificate ${path} expired at ${notAfter}. ${remedy}`),
+  /** `notBefore` as ISO 8601 (UTC): made on a PC whose clock is ahead, or this PC's clock is behind. */
+  tlsCertificateNotYetValid: (path: string, notBefore: string, remedy: string) =>
+    new AppError(
+      422,
+      'TLS_CERTIFICATE_NOT_YET_VALID',
+      `The certificate ${path} is valid only from ${notBefore}; check this PC's clock. ${remedy}`,
+    ),
+  /** `names`: the names the certificate covers, as its subjectAltName lists them. */
+  tlsCertificateNameMismatch: (path: string, host: string, names: string, remedy: string) =>
+    new AppError(
+      422,
+      'TLS_CERTIFICATE_NAME_MISMATCH',
+      `The certificate ${path} does not cover ${host}, the address serve listens on (it covers ${names || 'no name'}). ${remedy}`,
+    ),
   backupFileExists: (path: string) =>
     new AppError(409, 'BACKUP_FILE_EXISTS', `${path} already exists; a backup never overwrites a file. Choose a new file name.`),
   backupNotFound: (path: string) => new AppError(404, 'BACKUP_NOT_FOUND', `There is no backup file ${path}.`),

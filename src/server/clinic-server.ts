@@ -1,4 +1,5 @@
 import { closeSync, existsSync, openSync, unlinkSync } from 'node:fs';
+import { isIPv4 } from 'node:net';
 import { join } from 'node:path';
 import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instance-lock.js';
 import { quickCheckProblems } from '../db/maintenance.js';
@@ -19,6 +20,7 @@ import type { Logger } from '../logger.js';
 import { startBackupSchedule, type BackupSchedule, type BackupScheduleConfig, type BackupScheduleStatus } from './backup-schedule.js';
 import { CommitGroups } from './commit-groups.js';
 import { startHttpServer, type RunningHttpServer } from './http-server.js';
+import { EXPIRY_WARNING_DAYS, expiresSoon, findTlsFiles, loadServerTls, type ServerTls, type TlsFiles } from '../tls/server-tls.js';
 import { recordDataExport } from '../domain/audit/record-audit.js';
 import { systemUserActor } from '../domain/audit/system-user.js';
 
@@ -40,11 +42,15 @@ export interface ClinicServerConfig {
   shutdownGraceMs?: number;
   /** Verified backups on a schedule (`--backup-dir`); none: no backups are made. */
   backups?: BackupScheduleConfig;
+  /** `--tls-cert` and `--tls-key`, absolute; none: the data directory's `tls/` files if there, else plain HTTP. */
+  tls?: Omit<TlsFiles, 'source'>;
+  /** `--insecure-http`: plain HTTP is served on an address off this PC too, instead of TLS_REQUIRED. */
+  insecureHttp?: boolean;
 }
 
 /** A started server. */
 export interface ClinicServer {
-  /** The API's base URL, e.g. http://127.0.0.1:8080/api/public/v1. */
+  /** The API's base URL, e.g. http://127.0.0.1:8080/api/public/v1 (https:// over TLS). */
   address: string;
   host: string;
   port: number;
@@ -59,7 +65,7 @@ export interface ClinicServer {
   stop(): Promise<void>;
 }
 
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+const LOOPBACK = new Set(['::1', 'localhost']);
 
 /**
  * Makes sure the data directory can be read and written by this user, before anything depends on
@@ -103,8 +109,34 @@ function openServerDatabase(dataDir: string): Db {
   return db;
 }
 
+/**
+ * The TLS serve is to use (findTlsFiles), read and checked against the address it listens on
+ * (loadServerTls), or none: plain HTTP, which an address off this PC gets only with
+ * `--insecure-http` (else TLS_REQUIRED).
+ */
+function serverTls(config: ClinicServerConfig, now: Date): ServerTls | undefined {
+  const files = findTlsFiles(config.dataDir, config.tls);
+  if (files !== undefined) return loadServerTls(files, config.host, now);
+  if (!isLoopback(config.host) && config.insecureHttp !== true) throw errors.tlsRequired(config.host);
+  return undefined;
+}
+
+/** Logs the certificate served, and warns while it is in its last EXPIRY_WARNING_DAYS. */
+function logTls(tls: ServerTls, logger: Logger, now: Date): void {
+  const notAfter = tls.notAfter.toISOString();
+  logger.info({ event: 'tls', certificate: tls.files.certificate, key: tls.files.key, names: tls.names, not_after: notAfter });
+  if (expiresSoon(tls, now)) {
+    logger.error({
+      event: 'warning',
+      warning: `the TLS certificate ${tls.files.certificate} expires at ${notAfter}, in less than ${EXPIRY_WARNING_DAYS} days; ${
+        tls.files.source === 'data' ? 'run `clinic tls init` again for a new one' : 'replace it'
+      }, then restart serve`,
+    });
+  }
+}
+
 /** Listens, turning "address in use" and the like into a coded refusal. */
-async function listen(db: Db, commits: CommitGroups, config: ClinicServerConfig): Promise<RunningHttpServer> {
+async function listen(db: Db, commits: CommitGroups, config: ClinicServerConfig, tls: ServerTls | undefined): Promise<RunningHttpServer> {
   try {
     return await startHttpServer(
       db,
@@ -119,6 +151,7 @@ async function listen(db: Db, commits: CommitGroups, config: ClinicServerConfig)
       },
       config.host,
       config.port,
+      tls,
     );
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -137,6 +170,10 @@ async function listen(db: Db, commits: CommitGroups, config: ClinicServerConfig)
  */
 export async function startClinicServer(config: ClinicServerConfig): Promise<ClinicServer> {
   const { dataDir, logger } = config;
+  const startedAt = new Date();
+  // First, before anything is made: a start that would serve patient data in clear text, or
+  // with a certificate clients would refuse, is refused as it is typed.
+  const tls = serverTls(config, startedAt);
   // A --data that is no folder, a link planted in it, or a 0-byte clinic.db is refused before anything is made there.
   if (ensureDataDirectory(dataDir) === 'empty') throw errors.databaseEmpty(join(dataDir, DATABASE_FILE));
   probeDataDirectory(dataDir);
@@ -171,12 +208,13 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     }
     // Every request's database work, and the worker's, runs through these (group commit).
     const commits = new CommitGroups(db);
-    const running = await listen(db, commits, config);
+    const running = await listen(db, commits, config, tls);
+    if (tls !== undefined) logTls(tls, logger, startedAt);
     const openDb = db;
     // Shown only once it is stored.
     const firstKey = hasApiKeys(db) ? undefined : await commits.run('write', () => createApiKey(openDb, { name: 'first key' }));
     const host = running.host.includes(':') ? `[${running.host}]` : running.host;
-    const address = `http://${host}:${running.port}${API_PREFIX}`;
+    const address = `${tls === undefined ? 'http' : 'https'}://${host}:${running.port}${API_PREFIX}`;
     webhooks = startWebhookWorker(db, commits, running.changes, httpWebhookSender(), { logger });
     const webhookWorker = webhooks;
     if (config.smtp !== undefined)
@@ -227,7 +265,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   }
 }
 
-/** Whether `host` keeps the API on this computer. */
+/** Whether `host` keeps the API on this computer: localhost, ::1, or an address of 127.0.0.0/8. */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host);
+  return LOOPBACK.has(host) || (isIPv4(host) && host.startsWith('127.'));
 }

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type RequestListener, type Server, type ServerOptions } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Db } from '../db/open-database.js';
 import { createApp } from './app.js';
@@ -8,6 +9,18 @@ import type { CommitGroups } from './commit-groups.js';
 import { HEADERS_TIMEOUT_MS, MAX_CONNECTIONS, REQUEST_TIMEOUT_MS, type ServerConfig } from './config.js';
 import { answerClientErrors } from './client-errors.js';
 import { continueWhenBodyIsRead } from './expect-continue.js';
+
+/** The certificate (a chain may follow it) and private key to serve HTTPS with, PEM. */
+export interface HttpsCredentials {
+  certificatePem: Buffer;
+  keyPem: Buffer;
+}
+
+/**
+ * The oldest TLS served: 1.2 (RFC 8996 retired 1.0 and 1.1; every client of the last decade
+ * speaks 1.2 or 1.3). Set here rather than left to the runtime's default, which is the same today.
+ */
+const MIN_TLS_VERSION = 'TLSv1.2';
 
 /** A listening server and the address it actually got (port 0 picks a free one). */
 export interface RunningHttpServer {
@@ -24,29 +37,36 @@ export interface RunningHttpServer {
   close(graceMs?: number): Promise<void>;
 }
 
-/** Serves the app on `host:port`; its requests run their database work through `commits`. */
+/**
+ * Serves the app on `host:port`, over HTTPS when given `tls` (the same app, limits and handlers
+ * either way); its requests run their database work through `commits`.
+ */
 export async function startHttpServer(
   db: Db,
   commits: CommitGroups,
   config: ServerConfig,
   host: string,
   port: number,
+  tls?: HttpsCredentials,
 ): Promise<RunningHttpServer> {
   const changes = new ChangeWatch(db);
   commits.onCommit(() => changes.check());
   const handle = createApp(db, commits, { ...config, listenHost: host }, OPERATIONS, changes).callback();
   const requestTimeout = config.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
-  const server = createServer(
-    {
-      requestTimeout,
-      headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
-      // node:http looks for requests past their time only this often (default 30 s, which would
-      // let a 30 s timeout run to 60): every second keeps a 408 within a second of its deadline.
-      connectionsCheckingInterval: Math.min(1000, requestTimeout),
-    },
-    // Koa's handler settles every request itself (errors included); node:http wants no promise back.
-    (request, response) => void handle(request, response),
-  );
+  const options: ServerOptions = {
+    requestTimeout,
+    headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
+    // node:http looks for requests past their time only this often (default 30 s, which would
+    // let a 30 s timeout run to 60): every second keeps a 408 within a second of its deadline.
+    connectionsCheckingInterval: Math.min(1000, requestTimeout),
+  };
+  // Koa's handler settles every request itself (errors included); node:http wants no promise back.
+  const onRequest: RequestListener = (request, response) => void handle(request, response);
+  // An https.Server is an http.Server over TLS sockets: the same requests, timeouts and events.
+  const server: Server =
+    tls === undefined
+      ? createServer(options, onRequest)
+      : createHttpsServer({ ...options, cert: tls.certificatePem, key: tls.keyPem, minVersion: MIN_TLS_VERSION }, onRequest);
   server.maxConnections = MAX_CONNECTIONS;
   answerClientErrors(server, config.logger);
   server.on('checkContinue', (request, response) => {

@@ -29,6 +29,9 @@ interface ServeOptions extends CommonOptions, BackupOptions {
   documentLimitMb?: number;
   smtpUrl?: string;
   smtpFrom?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  insecureHttp?: boolean;
 }
 
 /**
@@ -79,6 +82,23 @@ const SMTP_URL_FORM = 'expected smtp://[user:pass@]host[:port] or smtps://...';
 function parseSmtpUrl(text: string): string {
   if (!isSmtpUrl(text)) throw new InvalidArgumentError(SMTP_URL_FORM);
   return text;
+}
+
+/**
+ * `--tls-cert` and `--tls-key` (else CLINIC_TLS_CERT and CLINIC_TLS_KEY) as absolute paths: both
+ * or neither, else a usage error; neither leaves the choice to the server (the data directory's
+ * `tls/` files, else plain HTTP).
+ */
+function resolveTlsFiles(command: Command, options: ServeOptions): { certificate: string; key: string } | undefined {
+  const certificate = optionOrEnv<string | undefined>(command, options.tlsCert, 'CLINIC_TLS_CERT', (text) => text, undefined);
+  const key = optionOrEnv<string | undefined>(command, options.tlsKey, 'CLINIC_TLS_KEY', (text) => text, undefined);
+  if (certificate === undefined && key === undefined) return undefined;
+  if (certificate === undefined || key === undefined) {
+    return command.error('error: --tls-cert and --tls-key go together: give both (or CLINIC_TLS_CERT and CLINIC_TLS_KEY), or neither', {
+      exitCode: 2,
+    });
+  }
+  return { certificate: resolve(certificate), key: resolve(key) };
 }
 
 /**
@@ -148,7 +168,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
   subcommand(program, 'serve', 'serve the public API')
     .option(
       '--host <address>',
-      'address to listen on (env CLINIC_HOST, default 127.0.0.1); anything but loopback exposes patient data to the network',
+      'address to listen on (env CLINIC_HOST, default 127.0.0.1); anything but loopback exposes patient data to the network, and needs TLS (clinic tls init, or --tls-cert and --tls-key) or --insecure-http',
     )
     .option('--port <port>', 'port to listen on (env CLINIC_PORT, default 8080; 0 picks a free one)', parsePort)
     .option(
@@ -183,6 +203,12 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       parseInterval,
     )
     .option('--backup-keep <n>', `how many backups to keep (env CLINIC_BACKUP_KEEP, default ${DEFAULT_BACKUP_KEEP})`, parseKeep)
+    .option(
+      '--tls-cert <file>',
+      "serve HTTPS with this certificate (PEM; env CLINIC_TLS_CERT); default: the data directory's tls/server.pem if `clinic tls init` made one, else plain HTTP",
+    )
+    .option('--tls-key <file>', 'the private key of --tls-cert (PEM; env CLINIC_TLS_KEY)')
+    .option('--insecure-http', 'serve plain HTTP on an address other computers reach (--host), which is otherwise refused as TLS_REQUIRED')
     .action(async (options: ServeOptions, command: Command) => {
       // The environment is read here, when serve runs, never while the command tree is built.
       const host = optionOrEnv(command, options.host, 'CLINIC_HOST', (text) => text, '127.0.0.1');
@@ -195,6 +221,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const logger = jsonLineLogger();
       const dataDir = resolve(options.data);
       const backups = resolveBackupSchedule(command, options, dataDir);
+      const tls = resolveTlsFiles(command, options);
       // Listened for before the server starts: whoever waits for the start line may signal at once.
       const stopping = stopRequested();
       // Loaded here, not with the command tree: a desk command never pays for the server's modules.
@@ -210,6 +237,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         logger,
         shutdownGraceMs: SHUTDOWN_GRACE_MS,
         ...(backups === undefined ? {} : { backups }),
+        ...(tls === undefined ? {} : { tls }),
+        insecureHttp: options.insecureHttp === true,
       });
       if (server.firstKey !== undefined && runsAsService()) {
         await leaveFirstKeyInFile(dataDir, server.firstKey.key, logger);
