@@ -145,7 +145,9 @@ async function listen(db: Db, commits: CommitGroups, config: ClinicServerConfig,
         dataDir: config.dataDir,
         jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
         documentLimitBytes: config.documentLimitBytes,
-        allowedHosts: config.allowedHosts,
+        // A name the server's certificate covers is one the clinic gave it (`tls init --name`):
+        // clients use it, and a page rebinding a name of its own would fail TLS for it anyway.
+        allowedHosts: [...config.allowedHosts, ...(tls?.hostNames ?? [])],
         allowedOrigins: config.allowedOrigins,
         logger: config.logger,
       },

@@ -21,6 +21,13 @@ export interface ServerTls {
   notAfter: Date;
   /** The names the certificate covers, as its subjectAltName lists them (`DNS:clinic-pc, IP Address:127.0.0.1`). */
   names: string;
+  /** Its DNS names and IP addresses one by one, wildcards left out: clients may name the server by them (the Host check). */
+  hostNames: string[];
+}
+
+/** The DNS names (not wildcards) and IP addresses of a subjectAltName as Node prints it. */
+function hostNamesOf(subjectAltName: string): string[] {
+  return subjectAltName.split(', ').flatMap((entry) => /^(?:DNS|IP Address):([^"*,\s]+)$/.exec(entry)?.[1] ?? []);
 }
 
 /** A certificate this close to its end still serves, with a warning at every start. */
@@ -78,7 +85,7 @@ export function loadServerTls(files: TlsFiles, host: string, now: Date): ServerT
   requireCurrent(files.certificate, certificate, now, remedy);
   const names = certificate.subjectAltName ?? '';
   if (!covers(certificate, host)) throw errors.tlsCertificateNameMismatch(files.certificate, host, names, remedy);
-  return { files, certificatePem, keyPem, notAfter: validityOf(certificate).notAfter, names };
+  return { files, certificatePem, keyPem, notAfter: validityOf(certificate).notAfter, names, hostNames: hostNamesOf(names) };
 }
 
 /** Whether `tls` expires within EXPIRY_WARNING_DAYS of `now`. */

@@ -347,14 +347,26 @@ describe('clinic serve --host off this PC', { timeout: 180_000 }, () => {
     }
   });
 
-  it('serves HTTPS on 0.0.0.0 with the files of tls init', async () => {
+  it('serves HTTPS on 0.0.0.0 with the files of tls init, answering the names of its certificate as its own', async () => {
     const dataDir = await newClinic();
     await tlsInit(dataDir, ['--name', 'clinic-pc']);
     const serve = await startServeProcess(['--host', '0.0.0.0', '--data', dataDir]);
     try {
       assert.match(serve.baseUrl, /^https:\/\/0\.0\.0\.0:/);
-      const answered = await curl(['--cacert', tlsFile(dataDir, 'ca.pem'), `https://127.0.0.1:${portOf(serve)}${HEALTH}`]);
+      const ca = tlsFile(dataDir, 'ca.pem');
+      const port = portOf(serve);
+      const answered = await curl(['--cacert', ca, `https://127.0.0.1:${port}${HEALTH}`]);
       assert.equal(answered.code, 0, answered.stderr);
+      // The certificate's names are the server's names: a client on the LAN that types one is
+      // answered without --allowed-host, and its page's own origin is the https one.
+      const byName = ['--cacert', ca, '--resolve', `clinic-pc:${port}:127.0.0.1`, `https://clinic-pc:${port}${HEALTH}`];
+      const named = await curl(['--write-out', '\n%{http_code}', ...byName, '--header', `Origin: https://clinic-pc:${port}`]);
+      assert.equal(named.code, 0, named.stderr);
+      assert.match(named.stdout, /\n200$/);
+      const otherHost = await curl(['--write-out', '\n%{http_code}', ...byName, '--header', `Host: evil.example:${port}`]);
+      assert.match(otherHost.stdout, /"HOST_NOT_ALLOWED"[^]*\n403$/);
+      const plainOrigin = await curl(['--write-out', '\n%{http_code}', ...byName, '--header', `Origin: http://clinic-pc:${port}`]);
+      assert.match(plainOrigin.stdout, /"ORIGIN_NOT_ALLOWED"[^]*\n403$/);
     } finally {
       await stop(serve);
     }
