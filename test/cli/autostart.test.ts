@@ -76,6 +76,36 @@ describe('clinic autostart run: the server kept running', { timeout: 180_000 }, 
     assert.match(status.stdout, /^Server: not running$/m);
   });
 
+  it("passes serve's network options on: --allowed-host and --allowed-origin (each repeated) and --insecure-http", async () => {
+    const dataDir = newDir();
+    const supervisor = spawnClinic([
+      'autostart',
+      'run',
+      '--data',
+      dataDir,
+      '--port',
+      '0',
+      '--allowed-host',
+      'reception-pc',
+      '--allowed-host',
+      'clinic.praxis.lan',
+      '--allowed-origin',
+      'https://portal.example',
+      '--insecure-http',
+    ]);
+    const exited = new Promise<number | null>((resolve) => supervisor.on('exit', (code) => resolve(code)));
+    try {
+      const started = await listening(dataDir, 1);
+      assert.deepEqual(started.allowed_hosts, ['reception-pc', 'clinic.praxis.lan']);
+      assert.deepEqual(started.allowed_origins, ['https://portal.example']);
+      const answer = await fetch(`${String(started.address)}/health`, { headers: { Origin: 'https://portal.example' } });
+      assert.equal(answer.headers.get('access-control-allow-origin'), 'https://portal.example');
+    } finally {
+      supervisor.kill(STOP_SIGNAL);
+    }
+    assert.equal(await exited, 0);
+  });
+
   it('ends with exit 2, without restarting, when serve refuses its options', async () => {
     const dataDir = newDir();
     const run = await runClinic(['autostart', 'run', '--data', dataDir, '--port', 'many']);

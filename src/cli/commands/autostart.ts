@@ -14,30 +14,56 @@ import { stopRequested } from './serve.js';
 
 /** serve's options that `autostart run` and `autostart install` pass on to it as given. */
 const SERVE_OPTIONS = [
-  ['--host <address>', 'host', 'address to listen on (as clinic serve)'],
-  ['--port <port>', 'port', 'port to listen on (as clinic serve)'],
-  ['--document-limit-mb <mb>', 'documentLimitMb', 'largest document upload in MiB (as clinic serve)'],
-  ['--smtp-url <url>', 'smtpUrl', 'SMTP server for notification emails (as clinic serve)'],
-  ['--smtp-from <address>', 'smtpFrom', 'sender of notification emails (as clinic serve)'],
-  ['--backup-dir <dir>', 'backupDir', 'write a verified backup into this folder on a schedule (as clinic serve)'],
-  ['--backup-every <duration>', 'backupEvery', 'time between backups (as clinic serve)'],
-  ['--backup-keep <n>', 'backupKeep', 'how many backups to keep (as clinic serve)'],
-] as const;
+  { flags: '--host <address>', key: 'host', description: 'address to listen on (as clinic serve)' },
+  { flags: '--port <port>', key: 'port', description: 'port to listen on (as clinic serve)' },
+  {
+    flags: '--allowed-host <name>',
+    key: 'allowedHost',
+    description: 'another name clients use, repeatable (as clinic serve)',
+    repeatable: true,
+  },
+  {
+    flags: '--allowed-origin <origin>',
+    key: 'allowedOrigin',
+    description: 'a web origin whose pages may call the API, repeatable (as clinic serve)',
+    repeatable: true,
+  },
+  { flags: '--tls-cert <file>', key: 'tlsCert', description: 'serve HTTPS with this certificate (as clinic serve)', path: true },
+  { flags: '--tls-key <file>', key: 'tlsKey', description: 'and this key (as clinic serve)', path: true },
+  { flags: '--insecure-http', key: 'insecureHttp', description: 'plain HTTP on an address off this PC (as clinic serve)' },
+  { flags: '--document-limit-mb <mb>', key: 'documentLimitMb', description: 'largest document upload in MiB (as clinic serve)' },
+  { flags: '--smtp-url <url>', key: 'smtpUrl', description: 'SMTP server for notification emails (as clinic serve)' },
+  { flags: '--smtp-from <address>', key: 'smtpFrom', description: 'sender of notification emails (as clinic serve)' },
+  {
+    flags: '--backup-dir <dir>',
+    key: 'backupDir',
+    description: 'write a verified backup into this folder on a schedule (as clinic serve)',
+    path: true,
+  },
+  { flags: '--backup-every <duration>', key: 'backupEvery', description: 'time between backups (as clinic serve)' },
+  { flags: '--backup-keep <n>', key: 'backupKeep', description: 'how many backups to keep (as clinic serve)' },
+] as const satisfies readonly { flags: string; key: string; description: string; repeatable?: true; path?: true }[];
 
-type ServiceOptions = CommonOptions & Partial<Record<(typeof SERVE_OPTIONS)[number][1], string>>;
+type ServiceOptions = CommonOptions & Partial<Record<(typeof SERVE_OPTIONS)[number]['key'], string | string[] | true>>;
 
 function withServeOptions(command: Command): Command {
-  for (const [flags, , description] of SERVE_OPTIONS) command.option(flags, description);
+  for (const option of SERVE_OPTIONS) {
+    if ('repeatable' in option)
+      command.option(option.flags, option.description, (value: string, previous: string[] = []) => [...previous, value]);
+    else command.option(option.flags, option.description);
+  }
   return command;
 }
 
-/** The serve options given, as arguments again (`--port 8080`). */
+/** The serve options given, as arguments again (`--port 8080`, each `--allowed-host` again, `--insecure-http`). */
 function serveArguments(options: ServiceOptions): string[] {
-  return SERVE_OPTIONS.flatMap(([flags, key]) => {
-    const value = options[key];
+  return SERVE_OPTIONS.flatMap((option) => {
+    const value = options[option.key];
+    const flag = option.flags.split(' ')[0]!;
     if (value === undefined) return [];
-    // The task runs in the data directory: a folder named relative to where install ran is made absolute.
-    return [flags.split(' ')[0]!, key === 'backupDir' ? resolve(value) : value];
+    if (value === true) return [flag];
+    // The task runs in the data directory: a file or folder named relative to where install ran is made absolute.
+    return (Array.isArray(value) ? value : [value]).flatMap((item) => [flag, 'path' in option ? resolve(item) : item]);
   });
 }
 
