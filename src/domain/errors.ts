@@ -46,6 +46,15 @@ export class ValidationError extends Error {
   }
 }
 
+/**
+ * A 429 TOO_MANY_REQUESTS whose Retry-After is `waitMs` in whole seconds, rounded up and at
+ * least 1, so that a client that waits it is answered.
+ */
+function tooManyRequests(waitMs: number, message: (seconds: number) => string): AppError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  return new AppError(429, 'TOO_MANY_REQUESTS', message(seconds), { 'Retry-After': String(seconds) });
+}
+
 /** The error factories, one per code of decisions.md §1, so a code is spelt in one place. */
 export const errors = {
   unauthenticated: (message = 'A valid API key is required: send "Authorization: Bearer <key>".') =>
@@ -144,22 +153,19 @@ export const errors = {
     new AppError(503, 'DATABASE_BUSY', 'The database is busy with another writer; nothing was changed. Retry shortly.', {
       'Retry-After': '1',
     }),
-  /**
-   * Too many requests: from a client address that had too many answers 401 (`keyLimit`
-   * undefined), or with a key whose `keyLimit` requests of this minute are spent. Retry-After is
-   * `waitMs` in whole seconds, rounded up and at least 1, so a client that waits it is answered.
-   */
-  tooManyRequests: (waitMs: number, keyLimit?: number) => {
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-    return new AppError(
-      429,
-      'TOO_MANY_REQUESTS',
-      keyLimit === undefined
-        ? `Too many requests from this address had no valid API key; every request from it is refused for ${seconds} more second(s).`
-        : `This API key may make ${keyLimit} request(s) per minute and has made them this minute; retry in ${seconds} second(s).`,
-      { 'Retry-After': String(seconds) },
-    );
-  },
+  /** A client address blocked after too many answers 401, for `waitMs` more (clinic-api-1.2.md, "Failed keys"). */
+  failedKeysBlocked: (waitMs: number) =>
+    tooManyRequests(
+      waitMs,
+      (seconds) =>
+        `Too many requests from this address had no valid API key; every request from it is refused for ${seconds} more second(s).`,
+    ),
+  /** A key made with `--rate-limit` that has made its `keyLimit` requests this minute. */
+  keyRateLimited: (waitMs: number, keyLimit: number) =>
+    tooManyRequests(
+      waitMs,
+      (seconds) => `This API key may make ${keyLimit} request(s) per minute and has made them this minute; retry in ${seconds} second(s).`,
+    ),
   storageFull: () =>
     new AppError(
       507,

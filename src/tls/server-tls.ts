@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { isIP } from 'node:net';
 import type { X509Certificate } from 'node:crypto';
 import { errors } from '../domain/errors.js';
+import { isWildcardAddress } from '../server/network-names.js';
 import { readCertificate, readPrivateKey, requireCurrent, requireKeyOf, tlsPaths, validityOf } from './tls-files.js';
 
 /** The certificate and key files `serve` is to use, as absolute paths. */
@@ -33,9 +34,6 @@ function hostNamesOf(subjectAltName: string): string[] {
 /** A certificate this close to its end still serves, with a warning at every start. */
 export const EXPIRY_WARNING_DAYS = 30;
 
-/** Addresses that listen on every interface: no one name is the one clients use. */
-const WILDCARD_HOSTS = new Set(['0.0.0.0', '::']);
-
 /**
  * The files serve uses: those given, else the data directory's `tls/server.pem` and
  * `tls/server-key.pem` when both are there, else none (plain HTTP). Only one of the two there is
@@ -65,7 +63,7 @@ function remedyFor(source: TlsFiles['source']): string {
  * match). A wildcard address (0.0.0.0, ::) names no host, so nothing is checked for it.
  */
 function covers(certificate: X509Certificate, host: string): boolean {
-  if (WILDCARD_HOSTS.has(host)) return true;
+  if (isWildcardAddress(host)) return true;
   return isIP(host) === 0 ? certificate.checkHost(host) !== undefined : certificate.checkIP(host) !== undefined;
 }
 

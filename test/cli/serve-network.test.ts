@@ -85,6 +85,12 @@ describe('serve --allowed-host and --allowed-origin', () => {
     }
   });
 
+  it('answers an allowed origin however its case is written, naming it as browsers write it', async () => {
+    const answer = await rawRequest(serve.baseUrl, { method: 'GET', path: '/health', headers: { Origin: 'HTTPS://Portal.Example:8443' } });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers['access-control-allow-origin'], PORTAL);
+  });
+
   it('treats the origin exactly: another scheme, port or host of an allowed origin is refused', async () => {
     for (const origin of [
       'http://portal.example:8443',

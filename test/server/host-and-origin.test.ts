@@ -60,6 +60,7 @@ describe('the Host and Origin checks of a default server', () => {
         assert.equal(answer.status, 403, `Host: ${host} ${path}`);
         assert.equal(refusalCode(answer), 'HOST_NOT_ALLOWED', `Host: ${host} ${path}`);
         assert.deepEqual(corsHeaderNames(answer.headers), []);
+        assert.equal(answer.headers['cache-control'], 'no-store', `Host: ${host} ${path}`);
       }
     }
   });
@@ -125,6 +126,47 @@ describe('the Host and Origin checks of a default server', () => {
         assert.deepEqual(corsHeaderNames(answer.headers), [], `Origin: ${origin} ${path}`);
       }
     }
+  });
+
+  it("refuses what a page of another site embeds or fetches without CORS (Sec-Fetch-Site, no Origin), not a person's visit or a program", async () => {
+    for (const site of ['cross-site', 'same-site']) {
+      for (const [mode, dest] of [
+        ['no-cors', 'image'],
+        ['no-cors', 'script'],
+        ['navigate', 'iframe'],
+      ]) {
+        const answer = await rawRequest(server.baseUrl, {
+          method: 'GET',
+          path: '/doctors',
+          headers: { 'Sec-Fetch-Site': site, 'Sec-Fetch-Mode': mode, 'Sec-Fetch-Dest': dest },
+        });
+        assert.equal(refusalCode(answer), 'ORIGIN_NOT_ALLOWED', `${site} ${mode} ${dest}`);
+      }
+    }
+    // A person following another site's link to the docs page, or typing the address; the docs page's own requests.
+    for (const headers of [
+      { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' },
+      { 'Sec-Fetch-Site': 'none', 'Sec-Fetch-Mode': 'navigate', 'Sec-Fetch-Dest': 'document' },
+      { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'cors', 'Sec-Fetch-Dest': 'empty' },
+    ]) {
+      const answer = await rawRequest(server.baseUrl, { method: 'GET', path: '/docs', headers });
+      assert.equal(answer.status, 200, JSON.stringify(headers));
+    }
+  });
+
+  it('counts no 401 of such a request against the address: 40 of them from 127.0.0.2 leave it unthrottled', async () => {
+    const embedded = { 'Sec-Fetch-Site': 'cross-site', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'image' };
+    for (let i = 0; i < 40; i++) {
+      const answer = await rawRequest(server.baseUrl, { method: 'GET', path: '/doctors', headers: embedded, localAddress: '127.0.0.2' });
+      assert.equal(answer.status, 403);
+    }
+    const own = await rawRequest(server.baseUrl, {
+      method: 'GET',
+      path: '/doctors',
+      headers: { Authorization: `Bearer ${server.key}` },
+      localAddress: '127.0.0.2',
+    });
+    assert.equal(own.status, 200);
   });
 
   it('checks the Host before the Origin', async () => {

@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { isSmtpUrl } from '../../notifications/smtp-url.js';
-import { normalizeHostName, normalizeOrigin } from '../../server/network-policy.js';
+import { normalizeHostName, normalizeOrigin } from '../../server/network-names.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
 import { describeFailure } from '../../domain/maintenance/check.js';
 import { FIRST_KEY_FILE, writeFirstKeyFile } from '../../domain/maintenance/first-key-file.js';

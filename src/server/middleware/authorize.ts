@@ -17,7 +17,7 @@ export function authorize(db: Db, scope: Scope, keyLimits: KeyRateLimits) {
     const limit = principal.rateLimitPerMinute;
     if (limit !== null) {
       const waitMs = keyLimits.take(principal.keyId, limit);
-      if (waitMs > 0) throw errors.tooManyRequests(waitMs, limit);
+      if (waitMs > 0) throw errors.keyRateLimited(waitMs, limit);
     }
     requireScope(principal, scope);
     ctx.state.principal = principal;

@@ -10,6 +10,20 @@ import type { ClinicContext } from '../state.js';
 const EXPOSED_HEADERS = 'Content-Disposition, ETag, Link, Location, Retry-After, WWW-Authenticate, X-Request-Id';
 
 /**
+ * Whether a browser says this request was made by a page of another site for something it
+ * embeds or fetches without CORS (an `<img>`, a `<script>`, a no-cors fetch): such requests carry
+ * no `Origin`, yet the page chose the URL. Refused like a foreign Origin, so a page the desk
+ * opens cannot run up 401s for the PC's address (the failed-key throttle) or probe paths. Only
+ * browsers send `Sec-Fetch-Site`, so integrations and curl are unaffected, and a person following
+ * a link to the docs page (a top-level navigation) is too.
+ */
+function isCrossSiteSubresource(ctx: ClinicContext): boolean {
+  const site = ctx.get('Sec-Fetch-Site');
+  if (site !== 'cross-site' && site !== 'same-site') return false;
+  return !(ctx.get('Sec-Fetch-Mode') === 'navigate' && ctx.get('Sec-Fetch-Dest') === 'document');
+}
+
+/**
  * Mounted right after the error renderer, before any other check (clinic-api-1.2.md,
  * "Network"): a `Host` that does not name this server is 403 HOST_NOT_ALLOWED, and an `Origin`
  * that is neither the request's own nor an `--allowed-origin` is 403 ORIGIN_NOT_ALLOWED. An
@@ -21,12 +35,14 @@ export function guardHostAndOrigin(policy: NetworkPolicy) {
     const host = ctx.get('Host');
     if (!policy.allowsHost(host)) throw errors.hostNotAllowed();
     const origin = ctx.get('Origin');
+    if (origin === '' && isCrossSiteSubresource(ctx)) throw errors.originNotAllowed();
     if (origin !== '') {
       const verdict = policy.originOf(origin, ctx.protocol, host);
       if (verdict === 'refused') throw errors.originNotAllowed();
-      if (verdict === 'allowed') {
-        ctx.state.crossOrigin = origin;
-        ctx.set('Access-Control-Allow-Origin', origin);
+      if (verdict !== 'same') {
+        // The origin as browsers write it, which is what the browser compares it with.
+        ctx.state.crossOrigin = verdict.allowed;
+        ctx.set('Access-Control-Allow-Origin', verdict.allowed);
         ctx.set('Access-Control-Expose-Headers', EXPOSED_HEADERS);
         ctx.vary('Origin');
       }

@@ -46,6 +46,9 @@ export function handleErrors(logger: Logger) {
         });
       }
       const error = classifyError(thrown) ?? errors.internal();
+      // A refusal holds for this request only: no cache may answer the next one with it (and a
+      // refusal of an endpoint that takes a key is no-store like its answers, clinic-api-1.2.md).
+      ctx.set('Cache-Control', 'no-store');
       if (error instanceof ValidationError) {
         ctx.status = 422;
         ctx.body = { detail: error.issues };

@@ -21,18 +21,14 @@ const OWN_ADDRESSES: ReadonlySet<string> = new Set(['127.0.0.1', '::1', '::ffff:
 export function throttleFailedKeys(throttle: FailedKeyThrottle) {
   return async function throttleFailedKeysMiddleware(ctx: ClinicContext, next: Next): Promise<void> {
     const peer = ctx.req.socket.remoteAddress;
-    // The PC's own requests cost one set lookup; a socket already gone has no address to count.
-    if (peer === undefined || OWN_ADDRESSES.has(peer)) {
+    // The PC's own requests cost one set lookup (a socket already gone, without an address, is not exempt).
+    if (OWN_ADDRESSES.has(peer ?? '')) {
       await next();
       return;
     }
     const address = clientAddress(ctx);
     const blockedMs = throttle.blockedFor(address);
-    if (blockedMs > 0) {
-      // Any path, keyed ones too: a refusal that holds for now only is cached nowhere.
-      ctx.set('Cache-Control', 'no-store');
-      throw errors.tooManyRequests(blockedMs);
-    }
+    if (blockedMs > 0) throw errors.failedKeysBlocked(blockedMs);
     try {
       await next();
     } catch (thrown) {

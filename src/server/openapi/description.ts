@@ -227,7 +227,7 @@ function responseComponents(): Record<string, JsonSchema> {
       `REQUEST_TIMEOUT: the request (headers and body) did not arrive in full within ${REQUEST_TIMEOUT_MS / 1000} s (any path); nothing of it was processed`,
     ),
     TooManyRequests: codedResponse(
-      [errors.tooManyRequests(42_000)],
+      [errors.failedKeysBlocked(42_000)],
       `TOO_MANY_REQUESTS (any path): this client address had ${FAILED_KEYS_ALLOWED} answers 401 within ${FAILED_KEYS_WINDOW_MS / 1000} s, so every request from it is refused until ${FAILED_KEYS_WINDOW_MS / 1000} s after the last of them (the PC's own 127.0.0.1 and ::1 never are); or, on an operation that takes a key, the key's own limit of requests per clock minute (\`clinic api-key create --rate-limit N\`) is spent until the minute ends. \`Retry-After\` gives the seconds to wait`,
     ),
     NotFound: codedResponse([errors.notFound()], 'NOT_FOUND: no such path (any path not in this document)'),
