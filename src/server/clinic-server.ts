@@ -116,7 +116,7 @@ function openServerDatabase(dataDir: string): Db {
  */
 function serverTls(config: ClinicServerConfig, now: Date): ServerTls | undefined {
   const files = findTlsFiles(config.dataDir, config.tls);
-  if (files !== undefined) return loadServerTls(files, config.host, now);
+  if (files !== undefined) return loadServerTls(files, config.host, now, config.allowedHosts);
   if (!isLoopback(config.host) && config.insecureHttp !== true) throw errors.tlsRequired(config.host);
   return undefined;
 }

@@ -64,25 +64,29 @@ function remedyFor(source: TlsFiles['source']): string {
  */
 function covers(certificate: X509Certificate, host: string): boolean {
   if (isWildcardAddress(host)) return true;
-  return isIP(host) === 0 ? certificate.checkHost(host) !== undefined : certificate.checkIP(host) !== undefined;
+  const bare = host.startsWith('[') ? host.slice(1, -1) : host;
+  return isIP(bare) === 0 ? certificate.checkHost(bare) !== undefined : certificate.checkIP(bare) !== undefined;
 }
 
 /**
  * Reads and checks the files before serve listens, refusing with a coded error that names the
  * file: one that cannot be read or holds no certificate or key (TLS_FILE_UNREADABLE), a key of
  * another certificate (TLS_KEY_MISMATCH), a certificate not valid `now`
- * (TLS_CERTIFICATE_EXPIRED, TLS_CERTIFICATE_NOT_YET_VALID), or one that does not cover `host`
- * (TLS_CERTIFICATE_NAME_MISMATCH). Clients would refuse any of these; better the server says so
- * once, at its start, than each client in its own words.
+ * (TLS_CERTIFICATE_EXPIRED, TLS_CERTIFICATE_NOT_YET_VALID), or one that covers neither `host`
+ * nor any of `allowedHosts` (TLS_CERTIFICATE_NAME_MISMATCH): a certificate for the name clients
+ * use (`--allowed-host clinic.praxis.lan`) serves a `--host 192.168.1.20` it does not name.
+ * Clients would refuse any of these; better the server says so once, at its start, than each
+ * client in its own words.
  */
-export function loadServerTls(files: TlsFiles, host: string, now: Date): ServerTls {
+export function loadServerTls(files: TlsFiles, host: string, now: Date, allowedHosts: readonly string[] = []): ServerTls {
   const remedy = remedyFor(files.source);
   const { pem: certificatePem, certificate } = readCertificate(files.certificate, remedy);
   const { pem: keyPem, key } = readPrivateKey(files.key, remedy);
   requireKeyOf(files.certificate, certificate, files.key, key, remedy);
   requireCurrent(files.certificate, certificate, now, remedy);
   const names = certificate.subjectAltName ?? '';
-  if (!covers(certificate, host)) throw errors.tlsCertificateNameMismatch(files.certificate, host, names, remedy);
+  if (![host, ...allowedHosts].some((name) => covers(certificate, name)))
+    throw errors.tlsCertificateNameMismatch(files.certificate, host, names, remedy);
   return { files, certificatePem, keyPem, notAfter: validityOf(certificate).notAfter, names, hostNames: hostNamesOf(names) };
 }
 

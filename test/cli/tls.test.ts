@@ -305,6 +305,38 @@ describe('clinic serve over HTTPS', { timeout: 180_000 }, () => {
     }
   });
 
+  it('serves a certificate that covers an --allowed-host name, not the --host address: the name clients use', async () => {
+    const dir = newDir();
+    const named = await writeTestCertificate(dir, { names: [{ kind: 'dns', value: 'clinic.example' }] });
+    const caFile = join(dir, 'ca.pem');
+    writeFileSync(caFile, named.ca.certificatePem);
+    const dataDir = await newClinic();
+    const serve = await startServeProcess([
+      '--tls-cert',
+      named.cert,
+      '--tls-key',
+      named.key,
+      '--allowed-host',
+      'clinic.example',
+      '--data',
+      dataDir,
+    ]);
+    try {
+      const port = portOf(serve);
+      const answered = await curl([
+        '--cacert',
+        caFile,
+        '--resolve',
+        `clinic.example:${port}:127.0.0.1`,
+        `https://clinic.example:${port}${HEALTH}`,
+      ]);
+      assert.equal(answered.code, 0, answered.stderr);
+      assert.equal(JSON.parse(answered.stdout).status, 'ok');
+    } finally {
+      await stop(serve);
+    }
+  });
+
   it('refuses the data directory with only one of server.pem and server-key.pem, naming the missing one', async () => {
     const dataDir = await newClinic();
     await tlsInit(dataDir);
