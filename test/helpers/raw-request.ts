@@ -27,7 +27,8 @@ export function rawRequest(baseUrl: string, sent: RawRequest): Promise<RawRespon
   return new Promise((resolve, reject) => {
     const req = request(
       {
-        host: url.hostname,
+        // URL keeps an IPv6 host in brackets; node:http takes it without.
+        host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
         port: url.port,
         method: sent.method,
         path: url.pathname + sent.path,

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { after, describe, it } from 'node:test';
 import { assertMatchesContract } from '../helpers/contract.js';
 import { useDataDirs, useTestServer } from '../helpers/fixtures.js';
+import { rawRequest } from '../helpers/raw-request.js';
 import { runClinic, startServeProcess, STOP_SIGNAL, type ServeProcess } from '../helpers/run-cli.js';
 
 /**
@@ -23,33 +23,11 @@ interface Answer {
  * 127.0.0.1), with `key` as its bearer key (null: none); the answer is checked against the
  * OpenAPI document.
  */
-function requestFrom(baseUrl: string, localAddress: string, path: string, key: string | null): Promise<Answer> {
-  const url = new URL(`${baseUrl}${path}`);
-  return new Promise((resolve, reject) => {
-    const sent = request(
-      {
-        // URL keeps an IPv6 host in brackets; node:http takes it without.
-        host: url.hostname.replace(/^\[(.*)\]$/, '$1'),
-        port: url.port,
-        path: url.pathname,
-        localAddress,
-        agent: false,
-        headers: key === null ? {} : { authorization: `Bearer ${key}` },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-        res.on('error', reject);
-        res.on('end', () => {
-          const answer = { status: res.statusCode ?? 0, headers: res.headers, text };
-          assertMatchesContract('GET', url.href, answer);
-          resolve({ ...answer, body: text === '' ? undefined : JSON.parse(text) });
-        });
-      },
-    );
-    sent.on('error', reject);
-    sent.end();
-  });
+async function requestFrom(baseUrl: string, localAddress: string, path: string, key: string | null): Promise<Answer> {
+  const headers = key === null ? {} : { authorization: `Bearer ${key}` };
+  const answer = await rawRequest(baseUrl, { method: 'GET', path, headers, localAddress });
+  assertMatchesContract('GET', `${baseUrl}${path}`, answer);
+  return { ...answer, body: answer.text === '' ? undefined : JSON.parse(answer.text) };
 }
 
 /** `count` requests one after the other, their statuses in order. */
