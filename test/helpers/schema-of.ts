@@ -1,4 +1,8 @@
+import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { openDatabase } from '../../src/db/open-database.js';
+import { copyReleaseFixture } from './fixtures.js';
+import { makeDataDir } from './test-server.js';
 
 /**
  * Every table, index and trigger of the database in `dataDir` with its SQL, comments dropped,
@@ -23,5 +27,17 @@ export function schemaOf(dataDir: string): string[] {
     return rows.map((row) => `${row.type} ${row.name}: ${normal(row.sql)}`).sort();
   } finally {
     db.close();
+  }
+}
+
+/** Throws unless a copy of the release fixture `fixture`, upgraded by opening it, has exactly the schema of a new database. */
+export function assertUpgradesToNewSchema(fixture: string): void {
+  const upgraded = copyReleaseFixture(fixture);
+  const fresh = makeDataDir();
+  try {
+    assert.deepEqual(schemaOf(upgraded), schemaOf(fresh));
+  } finally {
+    rmSync(upgraded, { recursive: true, force: true });
+    rmSync(fresh, { recursive: true, force: true });
   }
 }
