@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { isLoopback } from '../../src/server/clinic-server.js';
 import { createCertificateAuthority, issueServerCertificate, type PemPair } from '../../src/tls/certificates.js';
+import type { TlsInitResult as TlsInit } from '../../src/tls/init-tls.js';
 import type { TlsName } from '../../src/tls/tls-names.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 import {
@@ -23,19 +24,6 @@ import {
 const newDir = useDataDirs();
 const DAY = 24 * 60 * 60 * 1000;
 const HEALTH = '/api/public/v1/health';
-
-/** The JSON `clinic tls init --json` prints. */
-interface TlsInit {
-  ca_file: string;
-  ca_sha256: string;
-  ca_created: boolean;
-  ca_replaced: boolean;
-  ca_not_after: string;
-  server_certificate_file: string;
-  server_key_file: string;
-  names: string[];
-  not_after: string;
-}
 
 /** A new data directory with a database (`clinic init`), as tls init wants it. */
 async function newClinic(): Promise<string> {
