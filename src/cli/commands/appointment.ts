@@ -9,10 +9,9 @@ import { clinicTimeZone } from '../../domain/settings.js';
 import { parseDateTime, toUtcIso } from '../../domain/validation/calendar.js';
 import type { Appointment } from '../../domain/appointments/present-appointment.js';
 import type { DeskContext } from '../../domain/desk/desk-context.js';
-import { readDaySheet, type DaySheet } from '../../domain/desk/day-sheet.js';
+import { DAY_SHEET, type DaySheet } from '../../domain/desk/day-sheet.js';
 import { resolveAppointmentReference, resolvePatientReference } from '../../domain/references.js';
 import { APPOINTMENT_INPUT_FIELDS } from '../../fields/appointment-fields.js';
-import { withDatabase } from '../database.js';
 import { calendarDay, deskRecord, deskTable, heading, localDateTime, localDay, patientLabel, timeSpan } from '../desk-format.js';
 import { addFieldOptions, deskToday, fieldArgument, readFieldOptions } from '../field-options.js';
 import { deskDateTimeText } from '../../domain/desk/desk-date.js';
@@ -20,12 +19,9 @@ import { findDoctorByReference, findServiceByReference } from '../../domain/desk
 import { collect, DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from '../desk-input.js';
 import { readDeskContext } from '../../domain/desk/desk-context.js';
 import type { CliIo } from '../io.js';
-import { emit, type CommonOptions } from '../output.js';
+import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
-import { recordedRead } from '../../domain/use-case.js';
-import { perDistinctPatient } from '../../domain/audit/record-audit.js';
-import { systemUserActor } from '../../domain/audit/system-user.js';
 
 /** The doctor's name, or nothing for an appointment without one. */
 const doctorName = (appointment: Appointment, context: DeskContext) =>
@@ -244,19 +240,10 @@ export function registerAppointmentCommands(program: Command, io: CliIo): void {
     .option('--date <day>', `the clinic day: ${DESK_DATE_FORMS} (default: today)`)
     .option('--doctor <doctor>', "only this doctor's appointments: the name (any case, or a part of it) or the id")
     .action(async (options: CommonOptions & { date?: string; doctor?: string }) => {
-      await withDatabase(options, (db) => {
-        const query = {
-          ...(options.date === undefined ? {} : { date: options.date }),
-          ...(options.doctor === undefined ? {} : { doctor: options.doctor }),
-        };
-        // One appointment.read per patient on the sheet, as GET /appointments records its page.
-        const sheet = recordedRead(
-          db,
-          systemUserActor(),
-          () => readDaySheet(db, query),
-          ({ appointments }) => perDistinctPatient(appointments, (appointment) => appointment.patient_id, { action: 'appointment.read' }),
-        );
-        emit(io, options, sheet.appointments, () => formatDaySheet(sheet));
+      await runUseCaseCommand(io, options, DAY_SHEET, {
+        request: () => ({ query: { date: options.date, doctor: options.doctor } }),
+        json: (sheet) => sheet.appointments,
+        print: (sheet) => formatDaySheet(sheet),
       });
     });
   fieldArgument(

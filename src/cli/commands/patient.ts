@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { readPatientOverview, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
+import { PATIENT_OVERVIEW, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
 import { CREATE_PATIENT, PATIENT_CONTACT_FIELDS } from '../../domain/patients/create-patient.js';
 import { FIND_PATIENTS, type PatientSummary } from '../../domain/patients/find-patients.js';
 import { ValidationError } from '../../domain/errors.js';
@@ -14,17 +14,14 @@ import { resolvePatientReference } from '../../domain/references.js';
 import { versionTag } from '../../domain/if-match.js';
 import { InvalidArgumentError } from 'commander';
 import type { FieldSpec } from '../../fields/field-spec.js';
-import { withDatabase } from '../database.js';
 import { patientLabel, calendarDay, deskRecord, deskTable, heading, localDay, money, shortDate, timeSpan } from '../desk-format.js';
 import { documentTable } from '../document-table.js';
 import { addFieldOptions, fieldArgument, readFieldOptions, type OptionGroups } from '../field-options.js';
 import { issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
-import { emit, type CommonOptions } from '../output.js';
+import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
-import { recordedRead } from '../../domain/use-case.js';
-import { systemUserActor } from '../../domain/audit/system-user.js';
 
 /** The JSON object in a --file, refused like a malformed request body. */
 function readBodyFile(path: string): Record<string, unknown> {
@@ -172,15 +169,10 @@ export function registerPatientCommands(program: Command, io: CliIo): void {
     'the patient: its number (P-000042, P-42) or its id',
     'patient_id',
   ).action(async (reference: string, options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      // The whole overview is one patient.read, committed before it is shown (clinic-api-1.2.md).
-      const result = recordedRead(
-        db,
-        systemUserActor(),
-        () => readPatientOverview(db, reference),
-        ({ overview }) => [{ action: 'patient.read', patientId: overview.patient.id, subjectId: overview.patient.id }],
-      );
-      emit(io, options, result.overview, () => formatPatientOverview(result));
+    await runUseCaseCommand(io, options, PATIENT_OVERVIEW, {
+      request: (db) => ({ path: { patient_id: resolvePatientReference(db, reference) } }),
+      json: (result) => result.overview,
+      print: (result) => formatPatientOverview(result),
     });
   });
 }

@@ -13,6 +13,7 @@ import { field, type ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
 import { isIssue, windowEnd, windowEndIssues, type WindowEnd } from '../time-window.js';
 import { onRecordOf, perDistinctPatient } from '../audit/record-audit.js';
+import type { AuditRecord } from '../audit/audit-event.js';
 
 /** The query of GET /appointments. */
 export const APPOINTMENT_LIST_QUERY_FIELDS = [
@@ -94,8 +95,13 @@ export const LIST_APPOINTMENTS = defineUseCase({
     ...cursorIssues(query, CURSOR, CURSOR_SHAPE),
   ],
   run: (db, { query }) => appointmentPage(db, query),
-  audit: (page) => perDistinctPatient(page.items, (appointment) => appointment.patient_id, { action: 'appointment.read' }),
+  audit: (page) => appointmentListRecords(page.items),
 });
+
+/** What showing a list of appointments records: one appointment.read per patient on it (`clinic appointment list` too). */
+export function appointmentListRecords(appointments: readonly Appointment[]): AuditRecord[] {
+  return perDistinctPatient(appointments, (appointment) => appointment.patient_id, { action: 'appointment.read' });
+}
 
 /** LIST_APPOINTMENTS on a connection of its own. */
 export function listAppointments(db: Db, query: unknown): Page<Appointment> {
