@@ -205,7 +205,7 @@ export function registerCreatePatientCommand(program: Command, io: CliIo): void 
   }).action(async (options: CommonOptions & { file?: string } & Record<string, unknown>) => {
     const base = options.file === undefined ? {} : readBodyFile(options.file);
     await runUseCaseCommand(io, options, CREATE_PATIENT, {
-      request: (db) => ({ body: readFieldOptions(options, PATIENT_INPUT_FIELDS, db, base) }),
+      request: (db) => ({ body: readFieldOptions(options, PATIENT_INPUT_FIELDS, db, { base }) }),
       print: (patient) =>
         heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
         deskRecord([
