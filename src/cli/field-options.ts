@@ -33,8 +33,8 @@ export function fieldLabels(command: Command | undefined): ReadonlyMap<string, s
   return (command && FIELD_LABELS.get(command)) ?? new Map();
 }
 
-/** The property commander stores `--first-name` under. */
-const attributeName = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+/** The property commander stores `--first-name` (field `first_name`, or a header's `idempotency-key`) under. */
+const attributeName = (name: string) => name.replace(/[_-]([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /** `date_of_birth` → `Date of birth`: a field's name as a heading of its help line. */
 const humanName = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replaceAll('_', ' ');

@@ -7,6 +7,7 @@ import { ValidationError } from '../../domain/errors.js';
 import { DEFAULT_PAGE_LIMIT } from '../../domain/pagination.js';
 import { isPlainObject } from '../../domain/validation/structs.js';
 import { problems } from '../../domain/validation/problems.js';
+import { parseJsonBody } from '../../server/middleware/json-body.js';
 import { issue } from '../../domain/validation/validate.js';
 import { PATIENT_INPUT_FIELDS, PATIENT_PATCH_FIELDS } from '../../fields/patient-fields.js';
 import { UPDATE_PATIENT } from '../../domain/patients/update-patient.js';
@@ -23,16 +24,19 @@ import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
-/** The JSON object in a --file, refused like a malformed request body. */
+/**
+ * The JSON object in a --file, read as the API reads a request body (parseJsonBody) and refused
+ * alike; the refusal names the file.
+ */
 function readBodyFile(path: string): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    parsed = parseJsonBody(readFileSync(path));
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ValidationError([issue(['body'], problems.jsonInvalid(`${path}: ${reason}`), {})]);
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError(error.issues.map((failing) => ({ ...failing, msg: `${path}: ${failing.msg}` })));
   }
-  if (!isPlainObject(parsed)) throw new ValidationError([issue(['body'], problems.modelAttributesType(), parsed)]);
+  if (!isPlainObject(parsed)) throw new ValidationError([issue(['body'], problems.modelAttributesType(), parsed ?? null)]);
   return parsed;
 }
 
