@@ -11,6 +11,7 @@ import { issue, throwIfIssues } from '../validation/validate.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { field, type ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
+import { commaListOf } from '../validation/comma-list.js';
 import { isIssue, windowEnd, windowEndIssues, type WindowEnd } from '../time-window.js';
 import { onRecordOf, perDistinctPatient } from '../audit/record-audit.js';
 import type { AuditRecord } from '../audit/audit-event.js';
@@ -25,15 +26,6 @@ export const APPOINTMENT_LIST_QUERY_FIELDS = [
   }),
   ...pageQueryFields(`${DEFAULT_PAGE_LIMIT}`),
 ] as const;
-
-/** The statuses of a `status` filter: its comma-separated items, or null for all. */
-const statusesOf = (text: string | undefined) => {
-  const items = text
-    ?.split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-  return items === undefined || items.length === 0 ? null : items;
-};
 
 const CURSOR = 'appointments';
 const CURSOR_SHAPE = ['string', 'number'] as const;
@@ -117,7 +109,7 @@ function appointmentPage(db: Db, values: ValuesOf<typeof APPOINTMENT_LIST_QUERY_
     ...window,
     resourceId: values.resource_id ?? null,
     patientId: values.patient_id ?? null,
-    statuses: statusesOf(values.status),
+    statuses: commaListOf(values.status),
   };
   const rows = listAppointmentRows(db, filter, after, limit + 1);
   return pageOf(
