@@ -188,9 +188,13 @@ export function heading(text: string): string {
   return `${truncate(visibleValue(text), DESK_WIDTH)}\n`;
 }
 
-/** A file's size for people: `812 B`, `12 KB`, `3.4 MB`. */
+/**
+ * A size for people, in binary units named as such (IEC): `812 B`, `11.5 KiB`, `19.1 MiB`,
+ * `1.25 GiB`; 20,000,000 bytes are 19.1 MiB, never "19.1 MB" (which would be 19,100,000).
+ */
 export function fileSize(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+  if (bytes < 1024 ** 2) return `${(bytes / 1024).toFixed(1)} KiB`;
+  if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
+  return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
 }

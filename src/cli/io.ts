@@ -6,6 +6,15 @@ export interface CliIo {
   stderr: (text: string) => void;
   /** Whether stdout is a terminal (affects nothing but layout). */
   isTty: boolean;
+  /** The width of stderr when it is a terminal (where a progress bar is drawn), else undefined. */
+  stderrColumns(): Promise<number | undefined>;
+}
+
+/** The width of stderr's terminal, or undefined when stderr is none; node:tty is loaded only when a command asks. */
+async function stderrColumns(): Promise<number | undefined> {
+  const { isatty } = await import('node:tty');
+  if (!isatty(2)) return undefined;
+  return process.stderr.columns || 80;
 }
 
 /** The descriptors whose reader has gone: nothing more is written to them. */
@@ -56,7 +65,8 @@ export function processIo(): CliIo {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
       isTty: Boolean(process.stdout.isTTY),
+      stderrColumns,
     };
   }
-  return { stdout: (text) => writeAll(1, text), stderr: (text) => writeAll(2, text), isTty: isCharacterDevice(1) };
+  return { stdout: (text) => writeAll(1, text), stderr: (text) => writeAll(2, text), isTty: isCharacterDevice(1), stderrColumns };
 }

@@ -50,12 +50,21 @@ const PAGES_PER_STEP = 256;
  * WAL mode other connections' writes between steps neither enter it nor restart it. That read
  * spans awaits, unlike any other transaction here; it writes nothing and blocks no writer.
  */
-export async function backupDatabaseInSteps(db: Db, destination: string): Promise<void> {
+export async function backupDatabaseInSteps(
+  db: Db,
+  destination: string,
+  /** Told after each step the bytes copied and in all (pages times the page size). */
+  onStep?: (copiedBytes: number, totalBytes: number) => void,
+): Promise<void> {
   db.exec('BEGIN');
   try {
     // BEGIN is deferred: this first read is where the snapshot is taken.
     db.prepare('SELECT count(*) FROM sqlite_schema').get();
-    await db.backup(destination, { pagesPerStep: PAGES_PER_STEP });
+    const pageSize = Number(db.pragma('page_size', { simple: true }));
+    await db.backup(destination, {
+      pagesPerStep: PAGES_PER_STEP,
+      ...(onStep === undefined ? {} : { onStep: (copied: number, total: number) => onStep(copied * pageSize, total * pageSize) }),
+    });
   } finally {
     db.exec('COMMIT');
   }

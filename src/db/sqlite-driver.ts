@@ -35,6 +35,12 @@ type AnyFunction = (...args: any[]) => unknown;
  */
 export type Transaction<F extends AnyFunction> = F & { immediate: F };
 
+/** How Db.backup copies: one step unless `pagesPerStep`; `onStep` is told the pages copied and in all after each step. */
+export interface BackupStepOptions {
+  pagesPerStep?: number;
+  onStep?: (copiedPages: number, totalPages: number) => void;
+}
+
 export interface Db {
   prepare<P extends BindParameters = unknown[], R = unknown>(sql: string): Statement<P, R>;
   exec(sql: string): void;
@@ -43,9 +49,10 @@ export interface Db {
   transaction<F extends AnyFunction>(fn: F): Transaction<F>;
   /**
    * Copies the database to `destination` with SQLite's online backup API: in one step, or
-   * `pagesPerStep` pages at a time with the event loop free in between.
+   * `pagesPerStep` pages at a time with the event loop free in between; `onStep` is told after
+   * each step how many pages are copied of how many.
    */
-  backup(destination: string, options?: { pagesPerStep?: number }): Promise<void>;
+  backup(destination: string, options?: BackupStepOptions): Promise<void>;
   close(): void;
   readonly open: boolean;
   readonly inTransaction: boolean;

@@ -1,5 +1,11 @@
+import { join } from 'node:path';
 import { classifyError } from '../domain/errors.js';
-import { listScheduledBackups, removeAbandonedStaging, writeScheduledBackup } from '../domain/maintenance/scheduled-backups.js';
+import {
+  listScheduledBackups,
+  removeAbandonedStaging,
+  scheduledBackupName,
+  writeScheduledBackup,
+} from '../domain/maintenance/scheduled-backups.js';
 import type { Logger } from '../logger.js';
 
 /** What `serve --backup-dir` was asked to do. */
@@ -89,6 +95,8 @@ export async function startBackupSchedule(
     const started = new Date();
     state.running = true;
     state.next_due_at = null;
+    // Said as it starts: a backup of a few hundred MB takes a minute, and its end alone left the log silent meanwhile.
+    logger.info({ event: 'backup_started', file: join(backupDir, scheduledBackupName(started)) });
     try {
       await removeAbandonedStaging(backupDir);
       const { summary, removed, rotationFailure } = await writeScheduledBackup(dataDir, backupDir, keep, {

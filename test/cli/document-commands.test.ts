@@ -48,9 +48,9 @@ describe('clinic document save', () => {
         'Document of P-000001 Ada Lovelace',
         'Title   Panoramic 2026',
         'Type    xrays',
-        'File    panoramic.pdf (application/pdf, 3.0 MB)',
+        'File    panoramic.pdf (application/pdf, 3.0 MiB)',
         result.stdout.split('\n')[4],
-        `Saved 3.0 MB to ${programPath(target)}; its SHA-256 is the upload's.`,
+        `Saved 3.0 MiB to ${programPath(target)}; its SHA-256 is the upload's.`,
         '',
       ].join('\n'),
     );

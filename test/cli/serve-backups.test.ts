@@ -72,6 +72,9 @@ describe('clinic serve --backup-dir', { timeout: 180_000 }, () => {
     }
     const written = serve.logLines.filter((line) => line.event === 'backup_written');
     assert.ok(written.every((line) => line.documents === 2 && Number(line.bytes) > 0));
+    // Issue 42, 11: each backup is said as it starts too, naming the file it then writes.
+    const begun = serve.logLines.filter((line) => line.event === 'backup_started').map((line) => line.file);
+    for (const line of written) assert.ok(begun.includes(line.file), `no backup_started for ${String(line.file)}`);
     assert.ok(written.some((line) => (line.removed as string[]).length > 0));
     const kept = scheduledIn(backupDir);
     assert.equal(kept.length, 2, kept.join(', '));

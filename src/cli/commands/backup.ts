@@ -4,7 +4,9 @@ import { recordDataExport } from '../../domain/audit/record-audit.js';
 import { systemUserActor } from '../../domain/audit/system-user.js';
 import { connectionRunner } from '../../domain/use-case.js';
 import { withDatabase } from '../database.js';
-import { localDateTime } from '../desk-format.js';
+import { fileSize, localDateTime } from '../desk-format.js';
+import { withProgressBar } from '../progress-bar.js';
+import { wrapLines } from '../report-error.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
@@ -19,15 +21,16 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .action(async (file: string, options: CommonOptions) => {
       await withDatabase(options, async (db) => {
         const { createBackup } = await loadBackups();
-        const summary = await createBackup(db, options.data, file, {
-          record: () => recordDataExport(connectionRunner(db), db, systemUserActor()),
-        });
-        emit(
-          io,
-          options,
-          summary,
-          () =>
-            `backed up the database (${summary.database_bytes} bytes) and ${summary.documents} document(s) to ${summary.file} (${summary.bytes} bytes)\n`,
+        const summary = await withProgressBar(io, 'Backup', (progress) =>
+          createBackup(db, options.data, file, {
+            record: () => recordDataExport(connectionRunner(db), db, systemUserActor()),
+            ...(progress === undefined ? {} : { progress }),
+          }),
+        );
+        emit(io, options, summary, () =>
+          wrapLines(
+            `backed up the database (${fileSize(summary.database_bytes)}) and ${summary.documents} document(s) to ${summary.file} (${fileSize(summary.bytes)})\n`,
+          ),
         );
       });
     });
@@ -36,15 +39,13 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .argument('<file>', 'an archive written by clinic backup')
     .action(async (file: string, options: CommonOptions) => {
       const { restoreBackup } = await loadBackups();
-      const summary = await restoreBackup(file, options.data, systemUserActor());
+      const summary = await withProgressBar(io, 'Restore', (progress) => restoreBackup(file, options.data, systemUserActor(), progress));
       // For people, when the backup was made in the clinic's time, as the restored database keeps it.
       const timeZone = options.json === true ? undefined : await withDatabase(options, (db) => clinicTimeZone(db));
-      emit(
-        io,
-        options,
-        summary,
-        () =>
+      emit(io, options, summary, () =>
+        wrapLines(
           `restored the backup of ${localDateTime(summary.created_at, timeZone!)} (clinic ${summary.program_version}, ${summary.documents} document(s)) into ${summary.data_dir}\n`,
+        ),
       );
     });
 }

@@ -4,6 +4,7 @@ import { errors } from '../../domain/errors.js';
 import { checkDataDirectory, type CheckOutcome } from '../../domain/maintenance/check.js';
 import { requireExistingDatabase } from '../../domain/maintenance/data-dir.js';
 import type { CliIo } from '../io.js';
+import { withProgressBar } from '../progress-bar.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 
@@ -21,7 +22,7 @@ export function registerCheckCommand(program: Command, io: CliIo): void {
   subcommand(program, 'check', "check the database and the documents' files; exit 1 on any finding").action(
     async (options: CommonOptions) => {
       requireExistingDatabase(options.data);
-      const outcomes = await checkDataDirectory(resolve(options.data));
+      const outcomes = await withProgressBar(io, 'Check', (progress) => checkDataDirectory(resolve(options.data), progress));
       const findings = outcomes.reduce((count, outcome) => count + outcome.findings.length, 0);
       emit(io, options, { ok: findings === 0, checks: outcomes }, () => describe(outcomes));
       if (findings > 0) throw errors.checkFailed(findings);

@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { Db, SqliteDriver, Statement, Transaction } from '../sqlite-driver.js';
+import type { BackupStepOptions, Db, SqliteDriver, Statement, Transaction } from '../sqlite-driver.js';
 
 /** A better-sqlite3 connection as a Db: its statements are better-sqlite3's own, unwrapped. */
 class BetterSqlite3Connection implements Db {
@@ -22,12 +22,17 @@ class BetterSqlite3Connection implements Db {
     return this.db.transaction(fn) as unknown as Transaction<F>;
   }
 
-  async backup(destination: string, options: { pagesPerStep?: number } = {}): Promise<void> {
+  async backup(destination: string, options: BackupStepOptions = {}): Promise<void> {
     // By default one step (progress asks for every remaining page): a copy made in slices
     // restarts whenever another connection writes in between, and a busy server could keep it
     // restarting, unless the caller holds a read transaction across the steps (backupDatabaseInSteps).
     const pages = options.pagesPerStep ?? 0x7fffffff;
-    await this.db.backup(destination, { progress: () => pages });
+    await this.db.backup(destination, {
+      progress: ({ totalPages, remainingPages }) => {
+        options.onStep?.(totalPages - remainingPages, totalPages);
+        return pages;
+      },
+    });
   }
 
   close(): void {

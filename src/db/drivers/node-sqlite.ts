@@ -1,4 +1,4 @@
-import type { BindParameters, Db, RunResult, SqliteDriver, Statement, Transaction } from '../sqlite-driver.js';
+import type { BackupStepOptions, BindParameters, Db, RunResult, SqliteDriver, Statement, Transaction } from '../sqlite-driver.js';
 
 // node:sqlite's API as far as this driver uses it (Node 24; the machine's @types/node is 20's).
 interface StatementSync {
@@ -17,7 +17,11 @@ interface DatabaseSync {
 }
 interface NodeSqlite {
   DatabaseSync: new (path: string, options?: { timeout?: number }) => DatabaseSync;
-  backup(source: DatabaseSync, destination: string, options?: { rate?: number }): Promise<number>;
+  backup(
+    source: DatabaseSync,
+    destination: string,
+    options?: { rate?: number; progress?: (state: { totalPages: number; remainingPages: number }) => void },
+  ): Promise<number>;
 }
 
 /**
@@ -152,9 +156,13 @@ class NodeSqliteConnection implements Db {
     }
   }
 
-  async backup(destination: string, options: { pagesPerStep?: number } = {}): Promise<void> {
+  async backup(destination: string, options: BackupStepOptions = {}): Promise<void> {
     // One step (every page at once) unless asked otherwise, as with better-sqlite3: see its driver.
-    await this.sqlite.backup(this.db, destination, { rate: options.pagesPerStep ?? 0x7fffffff });
+    const { onStep } = options;
+    await this.sqlite.backup(this.db, destination, {
+      rate: options.pagesPerStep ?? 0x7fffffff,
+      ...(onStep === undefined ? {} : { progress: ({ totalPages, remainingPages }) => onStep(totalPages - remainingPages, totalPages) }),
+    });
   }
 
   close(): void {

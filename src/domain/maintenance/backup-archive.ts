@@ -1,14 +1,31 @@
 import { createHash, type Hash } from 'node:crypto';
 import { closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, writeSync } from 'node:fs';
+import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { join, resolve } from 'node:path';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, createGzip } from 'node:zlib';
 import { create, list, Parser, type ReadEntry, type WriteEntry } from 'tar';
 import { SHARED_FILE_MODE, shareNewFile, shareNewFolder } from '../../db/file-modes.js';
 import { DATABASE_FILE, NO_FOLLOW } from '../../db/open-database.js';
 import { errors } from '../errors.js';
 import { describeFailure } from './check.js';
 import type { FileDigest } from './data-dir.js';
+import type { StepProgress } from './progress.js';
+
+/** A stream that passes its bytes on and tells `progress` of each chunk. */
+function countedBytes(progress: StepProgress): Transform {
+  return new Transform({
+    transform(chunk: Buffer, _encoding, done) {
+      progress.advance(chunk.length);
+      done(null, chunk);
+    },
+  });
+}
+
+/** The bytes of a tar of files of `sizes`: a 512-byte header each, the data in 512-byte blocks, two blocks at the end. */
+export function tarBytes(sizes: readonly number[]): number {
+  return sizes.reduce((total, size) => total + 512 + Math.ceil(size / 512) * 512, 1024);
+}
 
 // A backup is a gzipped tar (readable with `tar tzf` on any PC) of:
 //   manifest.json          what follows, with each file's size and SHA-256
@@ -127,13 +144,15 @@ export function differencesFromManifest(manifest: BackupManifest, found: Readonl
 /**
  * Writes the gzipped tar `file` (a new file, mode 0600: it holds patient data): the manifest
  * first, then each entry read from its source path on disk. `signal` stops it midway (a server
- * stopping); the caller removes what was written.
+ * stopping); the caller removes what was written. `progress` is told of the tar's bytes (before
+ * gzip, so that they count towards tarBytes) and of each file begun.
  */
 export async function writeArchive(
   file: string,
   manifestSource: string,
   sources: ReadonlyMap<string, string>,
   signal?: AbortSignal,
+  progress?: StepProgress,
 ): Promise<void> {
   // Keyed as tar names what it reads: on Windows, Z:\x\y is Z:/x/y there (entry.absolute).
   const key = (source: string) => resolve(source).replace(/\\/g, '/');
@@ -141,28 +160,39 @@ export async function writeArchive(
   for (const [path, source] of sources) archivePathOf.set(key(source), path);
   const pack = create(
     {
-      gzip: true,
+      // Gzipped below (zlib, at the same default level), after the tar's bytes are counted.
+      gzip: false,
       // No owner names or ids: the archive is restored on another PC, by another user.
       portable: true,
       noDirRecurse: true,
-      // Files are read and gzipped 1 MiB at a time (tar's default is 16 MiB), synchronously
-      // each: the server's scheduled backups must not hold its one thread for long.
+      // Files are read 1 MiB at a time (tar's default is 16 MiB), and gzipped by zlib on its
+      // worker threads: the server's scheduled backups must not hold its one thread for long.
       maxReadSize: 1024 * 1024,
       cwd: '/',
       // Sources are absolute paths from two folders (the staging copy and the data directory);
       // each is stored under its archive name instead.
       onWriteEntry(entry: WriteEntry) {
         entry.path = archivePathOf.get(key(entry.absolute)) ?? entry.path;
+        progress?.advance(0, 1);
       },
       onwarn: () => {},
     },
     [manifestSource, ...sources.values()],
   );
-  await pipeline(pack, createWriteStream(file, { flags: 'wx', mode: 0o600 }), { signal });
+  const output = createWriteStream(file, { flags: 'wx', mode: 0o600 });
+  if (progress === undefined) await pipeline(pack, createGzip(), output, { signal });
+  else await pipeline(pack, countedBytes(progress), createGzip(), output, { signal });
 }
 
-/** Whether an archive holds a manifest, and the size and SHA-256 of every other file entry, read without extracting it. */
-export async function readArchive(file: string, signal?: AbortSignal): Promise<{ hasManifest: boolean; files: Map<string, FileDigest> }> {
+/**
+ * Whether an archive holds a manifest, and the size and SHA-256 of every other file entry, read
+ * without extracting it; `progress` is told of the archive's bytes read and of each file entry.
+ */
+export async function readArchive(
+  file: string,
+  signal?: AbortSignal,
+  progress?: StepProgress,
+): Promise<{ hasManifest: boolean; files: Map<string, FileDigest> }> {
   const files = new Map<string, FileDigest>();
   let hasManifest = false;
   const parser = list({
@@ -170,6 +200,7 @@ export async function readArchive(file: string, signal?: AbortSignal): Promise<{
     onReadEntry(entry: ReadEntry) {
       const path = entry.path;
       if (entry.type !== 'File') return;
+      progress?.advance(0, 1);
       if (path === MANIFEST_FILE) {
         hasManifest = true;
         entry.resume();
@@ -187,6 +218,7 @@ export async function readArchive(file: string, signal?: AbortSignal): Promise<{
   // Piped as tar's own `list({ file })` does, with a read stream that `signal` can end.
   await new Promise<void>((resolve, reject) => {
     const stream = createReadStream(file, { signal });
+    if (progress !== undefined) stream.on('data', (chunk) => progress.advance(chunk.length));
     stream.on('error', reject);
     parser.on('error', reject);
     parser.on('end', resolve);
@@ -235,14 +267,17 @@ export async function extractArchive(
   into: string,
   /** Called with the manifest's total of bytes before any other entry is written; throws to refuse (a disk too small). */
   beforeWriting: (declaredBytes: number) => void = () => {},
+  /** Told of the archive's bytes read, of the files the manifest lists, and of each written. */
+  progress?: StepProgress,
 ): Promise<BackupManifest> {
   try {
-    return await extractEntries(file, into, beforeWriting, undefined);
+    return await extractEntries(file, into, beforeWriting, undefined, progress);
   } catch (error) {
     if (error !== MANIFEST_NOT_FIRST) throw error;
   }
   // Nothing was written: the first entry was not the manifest.
-  return extractEntries(file, into, beforeWriting, await findManifest(file));
+  const manifest = await findManifest(file);
+  return extractEntries(file, into, beforeWriting, manifest, progress);
 }
 
 /** Thrown by extractEntries, before it wrote anything, when the archive does not begin with its manifest. */
@@ -259,7 +294,7 @@ function entryPath(entry: ReadEntry): string {
  * follows is not read, as GNU tar ignores it) or until `stop()` says so. A file that is no gzip
  * is BACKUP_DAMAGED.
  */
-async function feedArchive(file: string, parser: Parser, stop: () => boolean): Promise<void> {
+async function feedArchive(file: string, parser: Parser, stop: () => boolean, progress?: StepProgress): Promise<void> {
   let sawEnd = false;
   parser.on('eof', () => (sawEnd = true));
   const gunzip = createGunzip();
@@ -268,6 +303,7 @@ async function feedArchive(file: string, parser: Parser, stop: () => boolean): P
   const source = createReadStream(file).on('error', (error) =>
     gunzip.destroy(errors.backupDamaged(`${file} cannot be read (${describeFailure(error)})`)),
   );
+  if (progress !== undefined) source.on('data', (chunk) => progress.advance(chunk.length));
   source.pipe(gunzip);
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
@@ -313,6 +349,7 @@ async function extractEntries(
   into: string,
   beforeWriting: (declaredBytes: number) => void,
   preloaded: BackupManifest | undefined,
+  progress: StepProgress | undefined,
 ): Promise<BackupManifest> {
   let manifest: BackupManifest | undefined;
   const manifestChunks: Buffer[] = [];
@@ -337,6 +374,7 @@ async function extractEntries(
       for (let depth = 1; depth < steps.length; depth += 1) folders.add(steps.slice(0, depth).join('/'));
     }
     beforeWriting(read.entries.reduce((total, listedEntry) => total + listedEntry.size, 0));
+    progress?.expect({ totalFiles: read.entries.length });
   };
   if (preloaded !== undefined) accept(preloaded);
 
@@ -401,6 +439,7 @@ async function extractEntries(
       refuse(`it is damaged or was altered: ${file.path} does not match its SHA-256 in ${MANIFEST_FILE}`);
     }
     done.add(file.path);
+    progress?.advance(0, 1);
   };
 
   const takeEntry = (entry: ReadEntry) => {
@@ -465,7 +504,7 @@ async function extractEntries(
   parser.on('error', (error: Error) => refuse(`it is not a readable tar archive (${error.message})`));
 
   try {
-    await feedArchive(file, parser, () => failure !== undefined);
+    await feedArchive(file, parser, () => failure !== undefined, progress);
   } catch (error) {
     failure ??= error;
   } finally {

@@ -17,6 +17,7 @@ import {
   isArchivablePath,
   MANIFEST_FILE,
   readArchive,
+  tarBytes,
   writeArchive,
   type ManifestEntry,
 } from './backup-archive.js';
@@ -26,6 +27,7 @@ import { appendAuditEvents, DATA_IMPORT } from '../audit/record-audit.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
 import { inTransaction } from '../use-case.js';
 import { digestFile, listFilesUnder } from './data-dir.js';
+import { progressSteps, type ProgressListener } from './progress.js';
 
 /** What `clinic backup` wrote. */
 export interface BackupSummary {
@@ -59,7 +61,15 @@ export interface BackupOptions {
    * patients' data leaves without its event.
    */
   record?: () => Promise<void>;
+  /** Told of each step (BACKUP_STEPS) and of its bytes and files as they go (the desk's bar); the database is then copied in steps. */
+  progress?: ProgressListener;
 }
+
+/** The steps of a backup, as its progress names them. */
+export const BACKUP_STEPS = ['copying the database', 'reading the files', 'writing the archive', 'reading the archive back'] as const;
+
+/** The steps of a restore, as its progress names them. */
+export const RESTORE_STEPS = ['unpacking the archive', 'checking the database', 'verifying the audit trail'] as const;
 
 /** The prefix of the staging folder a backup is written in, beside its target: `.clinic-backup-<pid>-XXXXXX`. */
 export const BACKUP_STAGING_PREFIX = '.clinic-backup-';
@@ -148,7 +158,17 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     // The database first, then the documents: a document's file is renamed into place right
     // after its row commits, so the folder read after the snapshot holds the file of every row
     // in it (an upload committed meanwhile only adds a file without a row, which is harmless).
-    await (options.inSteps ? backupDatabaseInSteps(db, databaseCopy) : backupDatabase(db, databaseCopy));
+    const steps = progressSteps(options.progress, BACKUP_STEPS);
+    const copying = steps.start(BACKUP_STEPS[0]);
+    let copied = 0;
+    const onStep = (bytes: number, totalBytes: number) => {
+      copying.expect({ totalBytes });
+      copying.advance(bytes - copied);
+      copied = bytes;
+    };
+    // In steps also where a person watches the copy: one step would show nothing until it is done.
+    if (options.inSteps || options.progress !== undefined) await backupDatabaseInSteps(db, databaseCopy, onStep);
+    else await backupDatabase(db, databaseCopy);
     signal?.throwIfAborted();
     const documentsDir = join(resolve(dataDir), DOCUMENTS_DIR);
     const sources = new Map<string, string>([[DATABASE_FILE, databaseCopy]]);
@@ -156,19 +176,29 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     for (const path of await listFilesUnder(documentsDir)) {
       if (isArchivablePath(`${DOCUMENTS_DIR}/${path}`)) sources.set(`${DOCUMENTS_DIR}/${path}`, join(documentsDir, path));
     }
+    const sizes =
+      options.progress === undefined ? [] : await Promise.all([...sources.values()].map(async (source) => (await stat(source)).size));
+    const reading = steps.start(BACKUP_STEPS[1], { totalBytes: sizes.reduce((sum, size) => sum + size, 0), totalFiles: sources.size });
     const entries: ManifestEntry[] = [];
     for (const [path, source] of sources) {
       signal?.throwIfAborted();
-      entries.push({ path, ...(await digestFile(source)) });
+      entries.push({ path, ...(await digestFile(source, (bytes) => reading.advance(bytes))) });
+      reading.advance(0, 1);
     }
     const manifest = buildManifest({ created_at: createdAt, program_version: PROGRAM_VERSION, schema_version: SCHEMA_VERSION, entries });
     const manifestFile = join(staging, MANIFEST_FILE);
     await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
 
     const archive = join(staging, 'backup.tar.gz');
-    await writeArchive(archive, manifestFile, sources, signal);
+    const manifestBytes = (await stat(manifestFile)).size;
+    const writing = steps.start(BACKUP_STEPS[2], {
+      totalBytes: tarBytes([manifestBytes, ...entries.map((entry) => entry.size)]),
+      totalFiles: entries.length + 1,
+    });
+    await writeArchive(archive, manifestFile, sources, signal, writing);
     // A backup that cannot be restored is worse than none: prove it reads back as written.
-    const written = await readArchive(archive, signal);
+    const readingBack = steps.start(BACKUP_STEPS[3], { totalBytes: (await stat(archive)).size, totalFiles: entries.length + 1 });
+    const written = await readArchive(archive, signal, readingBack);
     const problems = !written.hasManifest ? [`${MANIFEST_FILE} is missing`] : differencesFromManifest(manifest, written.files);
     if (problems.length > 0) throw errors.backupFailed(`the archive did not read back as written: ${problems.join('; ')}`);
     // Its bytes on disk before its name: a power cut after the rename must find the whole file.
@@ -215,7 +245,14 @@ function freeBytes(dir: string): number | undefined {
  * integrity_check (and is brought to this program's schema). On any failure the directory is
  * left empty again.
  */
-export async function restoreBackup(file: string, dataDir: string, actor: Actor): Promise<RestoreSummary> {
+export async function restoreBackup(
+  file: string,
+  dataDir: string,
+  actor: Actor,
+  /** Told of each step (RESTORE_STEPS) and of its bytes and files as they go (the desk's bar). */
+  progress?: ProgressListener,
+): Promise<RestoreSummary> {
+  const steps = progressSteps(progress, RESTORE_STEPS);
   const source = resolve(file);
   const target = resolve(dataDir);
   let archive;
@@ -239,19 +276,27 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor)
   try {
     // Extracted inside the data directory (closed to other users) so that no other user can read or swap a file.
     const staging = await mkdtemp(join(target, '.restore-'));
-    const manifest = await extractArchive(source, staging, (declaredBytes) => {
-      const free = freeBytes(staging);
-      if (free !== undefined && declaredBytes > free) throw errors.storageFull();
-    });
+    const unpacking = steps.start(RESTORE_STEPS[0], { totalBytes: archive.size });
+    const manifest = await extractArchive(
+      source,
+      staging,
+      (declaredBytes) => {
+        const free = freeBytes(staging);
+        if (free !== undefined && declaredBytes > free) throw errors.storageFull();
+      },
+      unpacking,
+    );
     await rename(join(staging, DATABASE_FILE), join(target, DATABASE_FILE));
     if (existsSync(join(staging, DOCUMENTS_DIR))) await rename(join(staging, DOCUMENTS_DIR), join(target, DOCUMENTS_DIR));
     await rm(staging, { recursive: true, force: true });
     const db = openDatabase(target);
     try {
+      steps.start(RESTORE_STEPS[1]);
       const damage = integrityProblems(db);
       if (damage.length > 0) throw errors.backupDamaged(`the restored database fails integrity_check: ${damage.join('; ')}`);
       // A trail that does not verify is refused like a damaged file: restoring it would make the
       // altered history the clinic's own (AUDIT_CHAIN_BROKEN names the first event that fails).
+      steps.start(RESTORE_STEPS[2]);
       verifyAuditTrail(db);
       inTransaction(db, 'read-then-write', () => appendAuditEvents(db, actor, [DATA_IMPORT]));
     } finally {

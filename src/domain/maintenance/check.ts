@@ -1,4 +1,5 @@
 import { existsSync, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
+import { progressSteps, type ProgressListener, type StepProgress } from './progress.js';
 import { join } from 'node:path';
 import { listDocumentFiles, listInvoicePaymentMismatches } from '../../db/check-queries.js';
 import { HAS_MODES, octal, OTHERS_BITS, SETGID, SHARED_FILE_MODE, SHARED_FOLDER_MODE } from '../../db/file-modes.js';
@@ -30,7 +31,8 @@ interface NamedCheck {
   description: string;
   /** Whether it reads the database (and so cannot run when the database cannot be opened). */
   needsDatabase: boolean;
-  run(db: Db | undefined, dataDir: string): Promise<string[]> | string[];
+  /** `progress` is told what the check counts as it goes (the documents' bytes), for a bar. */
+  run(db: Db | undefined, dataDir: string, progress: StepProgress): Promise<string[]> | string[];
 }
 
 /** Ids are UUIDs; anything else in a path-forming column is reported, never used as a path. */
@@ -177,10 +179,14 @@ export function firstKeyFileFindings(dataDir: string): string[] {
 }
 
 /** Every document row's file, checked for presence, size and SHA-256. */
-async function checkDocumentFiles(db: Db, dataDir: string, temps: readonly TempEntry[]): Promise<string[]> {
+async function checkDocumentFiles(db: Db, dataDir: string, temps: readonly TempEntry[], progress: StepProgress): Promise<string[]> {
   const waiting = new Set(temps.map((entry) => entry.documentId));
   const findings: string[] = [];
-  for (const row of listDocumentFiles(db)) {
+  const rows = listDocumentFiles(db);
+  progress.expect({ totalBytes: rows.reduce((sum, row) => sum + row.size, 0), totalFiles: rows.length });
+  for (const row of rows) {
+    // Counted as done whatever its outcome, so that a missing file does not hold the bar back.
+    progress.advance(0, 1);
     const label = `document ${row.id} of patient ${row.patient_id}`;
     if (!SAFE_ID.test(row.id) || !SAFE_ID.test(row.patient_id)) {
       findings.push(`${label}: its ids cannot name a file under documents/`);
@@ -189,7 +195,7 @@ async function checkDocumentFiles(db: Db, dataDir: string, temps: readonly TempE
     const path = documentFilePath(dataDir, row.patient_id, row.id);
     let digest;
     try {
-      digest = await digestFile(path);
+      digest = await digestFile(path, (bytes) => progress.advance(bytes));
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && waiting.has(row.id)) {
@@ -272,7 +278,7 @@ export const CHECKS: readonly NamedCheck[] = [
     name: 'document_files',
     description: 'every document row has its file, with the recorded size and SHA-256',
     needsDatabase: true,
-    run: async (db, dataDir) => checkDocumentFiles(db!, dataDir, await listTempFiles(dataDir)),
+    run: async (db, dataDir, progress) => checkDocumentFiles(db!, dataDir, await listTempFiles(dataDir), progress),
   },
   {
     name: 'upload_temp_files',
@@ -311,12 +317,17 @@ export const CHECKS: readonly NamedCheck[] = [
  * database, an unreadable file) reports that as its finding, so the others still run and every
  * problem is named.
  */
-export async function runChecks(database: Db | (() => Db), dataDir: string): Promise<CheckOutcome[]> {
+export async function runChecks(database: Db | (() => Db), dataDir: string, progress?: ProgressListener): Promise<CheckOutcome[]> {
   let db = typeof database === 'function' ? undefined : database;
   let openError: unknown;
   const outcomes: CheckOutcome[] = [];
+  const steps = progressSteps(
+    progress,
+    CHECKS.map((check) => check.name),
+  );
   for (const check of CHECKS) {
     const { name, description } = check;
+    const step = steps.start(name);
     let findings: string[];
     try {
       if (check.needsDatabase && db === undefined && openError === undefined) db = (database as () => Db)();
@@ -327,7 +338,7 @@ export async function runChecks(database: Db | (() => Db), dataDir: string): Pro
       findings = [`not run: the database cannot be opened: ${describeFailure(openError)}`];
     } else {
       try {
-        findings = await check.run(db, dataDir);
+        findings = await check.run(db, dataDir, step);
       } catch (error) {
         findings = [`the check could not finish: ${describeFailure(error)}`];
       }
@@ -338,10 +349,10 @@ export async function runChecks(database: Db | (() => Db), dataDir: string): Pro
 }
 
 /** Opens the database of `dataDir` when a check first needs it and runs every check; a database that cannot be opened is a finding too. */
-export async function checkDataDirectory(dataDir: string): Promise<CheckOutcome[]> {
+export async function checkDataDirectory(dataDir: string, progress?: ProgressListener): Promise<CheckOutcome[]> {
   let db: Db | undefined;
   try {
-    return await runChecks(() => (db = openDatabase(dataDir)), dataDir);
+    return await runChecks(() => (db = openDatabase(dataDir)), dataDir, progress);
   } finally {
     db?.close();
   }

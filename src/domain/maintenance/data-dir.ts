@@ -29,7 +29,7 @@ export interface FileDigest {
  * Size and SHA-256 of a file, read as a stream: documents may be larger than is wise to hold in
  * memory. A link is not followed (ELOOP): a file planted as a link in the data directory is never read through.
  */
-export async function digestFile(path: string): Promise<FileDigest> {
+export async function digestFile(path: string, onBytes?: (bytes: number) => void): Promise<FileDigest> {
   const hash = createHash('sha256');
   let size = 0;
   const file = await open(path, constants.O_RDONLY | NO_FOLLOW);
@@ -37,6 +37,7 @@ export async function digestFile(path: string): Promise<FileDigest> {
   for await (const chunk of file.createReadStream() as AsyncIterable<Buffer>) {
     size += chunk.length;
     hash.update(chunk);
+    onBytes?.(chunk.length);
   }
   return { size, sha256: hash.digest('hex') };
 }
