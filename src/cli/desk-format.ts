@@ -198,3 +198,36 @@ export function fileSize(bytes: number): string {
   if (bytes < 1024 ** 3) return `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
   return `${(bytes / 1024 ** 3).toFixed(2)} GiB`;
 }
+
+/** Statuses whose word for people is not the value's own with spaces: the desk's command word. */
+const STATUS_WORDS: Readonly<Record<string, string>> = { no_show: 'no-show', n_a: 'not applicable' };
+
+/** A status or state as people read it: `partially_paid` → `partially paid`, `no_show` → `no-show`. */
+export function statusText(status: string): string {
+  return STATUS_WORDS[status] ?? status.replaceAll('_', ' ');
+}
+
+/** Words of field names that are written otherwise: abbreviations in capitals. */
+const FIELD_WORDS: Readonly<Record<string, string>> = { gdpr: 'GDPR', tin: 'TIN', iban: 'IBAN', bic: 'BIC', gp: 'GP', zip: 'ZIP' };
+
+/** Fields whose name says less to people than a label of their own. */
+const FIELD_LABELS: Readonly<Record<string, string>> = {
+  is_active: 'Active',
+  tin: 'TIN (tax identification number)',
+};
+
+/** A field's name as a label for people: `date_of_birth` → `Date of birth`, `gdpr_consent` → `GDPR consent`, `is_active` → `Active`. */
+export function fieldLabel(name: string): string {
+  const label = FIELD_LABELS[name];
+  if (label !== undefined) return label;
+  const words = name.split('_').map((word) => FIELD_WORDS[word] ?? word);
+  const first = words[0] ?? '';
+  return [first.charAt(0).toUpperCase() + first.slice(1), ...words.slice(1)].join(' ');
+}
+
+/** A value of a field for people: yes or no, `(empty)`, JSON for an object, else its text. */
+export function fieldValue(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '(empty)';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  return typeof value === 'object' ? JSON.stringify(value) : String(value as string | number);
+}

@@ -3,7 +3,8 @@ import type { Db } from '../db/open-database.js';
 import { clinicToday, deskDateText, deskDateTimeText, type ClinicToday } from '../domain/desk/desk-date.js';
 import { clinicTimeZone } from '../domain/settings.js';
 import type { FieldSpec } from '../fields/field-spec.js';
-import { DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from './desk-input.js';
+import { fieldLabel } from './desk-format.js';
+import { DESK_AMOUNT_FORMS, DESK_DATE_FORMS, DESK_DATE_TIME_FORMS, deskAmountText } from './desk-input.js';
 
 /** `first_name` → `--first-name`. */
 export const optionFlag = (name: string) => `--${name.replaceAll('_', '-')}`;
@@ -36,9 +37,6 @@ export function fieldLabels(command: Command | undefined): ReadonlyMap<string, s
 /** The property commander stores `--first-name` (field `first_name`, or a header's `idempotency-key`) under. */
 const attributeName = (name: string) => name.replace(/[_-]([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
-/** `date_of_birth` → `Date of birth`: a field's name as a heading of its help line. */
-const humanName = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replaceAll('_', ' ');
-
 /** What an option's value looks like, in its help line: `--date-of-birth <date>`. */
 function placeholder(spec: FieldSpec): string {
   switch (spec.kind) {
@@ -66,11 +64,11 @@ function placeholder(spec: FieldSpec): string {
 
 /** The help line of a field: what it is, then how to write it (the format named), then its default. */
 function describe(spec: FieldSpec): string {
-  const notes = [spec.description ?? humanName(spec.name)];
+  const notes = [spec.description ?? fieldLabel(spec.name)];
   if (spec.kind === 'string' && spec.maxLength !== undefined) notes.push(`up to ${spec.maxLength} characters`);
   if (spec.kind === 'date') notes.push(`a date: ${DESK_DATE_FORMS}`);
   if (spec.kind === 'datetime') notes.push(`clinic time: ${DESK_DATE_TIME_FORMS}`);
-  if (spec.kind === 'decimal' || spec.kind === 'money') notes.push('digits and a dot, e.g. 12.50');
+  if (spec.kind === 'decimal' || spec.kind === 'money') notes.push(`e.g. ${DESK_AMOUNT_FORMS}`);
   if (spec.kind === 'object' || spec.kind === 'object_list' || spec.kind === 'string_list_map' || spec.kind === 'uuid_list')
     notes.push('as JSON');
   if (spec.kind === 'literal' && placeholder(spec) === '<choice>') notes.push(`one of ${spec.values.join(', ')}`);
@@ -121,6 +119,9 @@ export function addFieldOptions(
   return command;
 }
 
+/** Dates that cannot lie ahead, whose two-digit year is in the past (`1.3.40` is born in 1940). */
+const PAST_DATES: ReadonlySet<string> = new Set(['date_of_birth']);
+
 /**
  * The option's text as the JSON value the API would receive. Only unambiguous spellings are
  * converted ("true", "12", valid JSON for objects); anything else is passed on as text so that
@@ -130,9 +131,13 @@ function fromOptionText(spec: FieldSpec, text: string, today: ClinicToday): unkn
   switch (spec.kind) {
     // The desk's dates (30.11.2026, tomorrow, 30.11.2026 10:00) become the API's ISO 8601.
     case 'date':
-      return deskDateText(text, today);
+      return deskDateText(text, today, { loc: ['body', spec.name], past: PAST_DATES.has(spec.name) });
     case 'datetime':
-      return deskDateTimeText(text, today);
+      return deskDateTimeText(text, today, { loc: ['body', spec.name] });
+    // The desk's amounts (85,50, 1.234,50) become the API's decimal text.
+    case 'decimal':
+    case 'money':
+      return deskAmountText(text, ['body', spec.name]);
     // A receptionist types `Card` or `CASH`: the values of a choice are lower-case words.
     case 'literal':
       return spec.values.includes(text.toLowerCase()) ? text.toLowerCase() : text;

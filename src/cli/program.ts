@@ -1,6 +1,8 @@
 import { Command, Help, type Option } from 'commander';
 import type { CliIo } from './io.js';
-import { EXIT, reportError } from './report-error.js';
+import { EXIT, reportError, wrapLines } from './report-error.js';
+import { editDistance } from '../domain/validation/edit-distance.js';
+import { visibleText } from './terminal-text.js';
 import { registerApiKeyCommands } from './commands/api-key.js';
 import { registerAppointmentCommands } from './commands/appointment.js';
 import { registerCatalogCommands } from './commands/catalog.js';
@@ -86,9 +88,10 @@ export function buildProgram(io: CliIo, only?: string): Command {
   const program = new Command('clinic')
     .description('Clinic practice service: the public JSON API on localhost and a command line over the same data.')
     .version(PROGRAM_VERSION, '-V, --version')
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
+    // A usage error (and what an action refuses through commander) fits the desk's width, and
+    // typed text in it is shown, never obeyed (terminal-text.ts).
+    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr, outputError: (text, write) => write(wrapLines(visibleText(text))) })
     .configureHelp(HELP_MARKING_REQUIRED)
-    .showHelpAfterError()
     .exitOverride();
   const wanted = COMMAND_GROUPS.filter(([names]) => only !== undefined && names.includes(only));
   for (const [names, register] of wanted.length > 0 ? wanted : COMMAND_GROUPS) {
@@ -101,7 +104,53 @@ export function buildProgram(io: CliIo, only?: string): Command {
   }
   // Groups (api-key, doctor, ...) exit through exitOverride too instead of process.exit.
   for (const command of program.commands) command.exitOverride();
+  guideUsageErrors(program);
   return program;
+}
+
+/** Every top-level command's name, whether or not buildProgram built its module. */
+const TOP_LEVEL_NAMES: readonly string[] = COMMAND_GROUPS.flatMap(([names]) => names);
+
+/** `clinic patient edit`: a command as it is typed. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let step: Command | null = command; step !== null; step = step.parent) names.unshift(step.name());
+  return names.join(' ');
+}
+
+/**
+ * What a person may have meant by an unknown command `typed` under `parent` (`next` is the word
+ * typed after it): the top-level command of the same two words the other way round (`patient
+ * create`, `book appointment` → `clinic create-patient`, `clinic book-appointment`), else the
+ * subcommands whose names are a few typing mistakes away, as commander would suggest.
+ */
+function meantCommands(parent: Command, typed: string, next: string | undefined): string[] {
+  const words = (parent.parent === null ? [typed, next ?? ''] : [parent.name(), typed]).map((word) => word.toLowerCase()).sort();
+  const reordered = TOP_LEVEL_NAMES.find((name) => name.split('-').sort().join(' ') === words.join(' '));
+  if (reordered !== undefined) return [`clinic ${reordered}`];
+  const names = parent.commands.map((command) => command.name());
+  const scored = names.map((name) => ({ name, distance: editDistance(typed.toLowerCase(), name, 3) }));
+  const close = scored.filter(({ name, distance }) => distance <= 3 && (name.length - distance) / name.length > 0.4);
+  const best = Math.min(...close.map(({ distance }) => distance));
+  return close.filter(({ distance }) => distance === best).map(({ name }) => `${commandPath(parent)} ${name}`);
+}
+
+/**
+ * A usage error prints what is wrong and one line that says where the help is (`see \`clinic
+ * serve --help\``), never the whole help, which pushed the message off the screen (50 lines for
+ * `serve`); an unknown command says which one was probably meant.
+ */
+function guideUsageErrors(command: Command): void {
+  command.showHelpAfterError(`see \`${commandPath(command)} --help\``);
+  if (command.commands.length > 0) {
+    command.on('command:*', (operands: string[]) => {
+      const typed = operands[0] ?? '';
+      const meant = meantCommands(command, typed, operands[1]);
+      const suggestion = meant.length === 0 ? '' : ` (did you mean ${meant.map((name) => `\`${name}\``).join(' or ')}?)`;
+      command.error(`error: unknown command '${typed}'${suggestion}`, { code: 'commander.unknownCommand', exitCode: 2 });
+    });
+  }
+  for (const subcommand of command.commands) guideUsageErrors(subcommand);
 }
 
 /** Runs the program on `argv` (user arguments only) and returns the exit code. */

@@ -1,6 +1,6 @@
 import { CommanderError, type Command } from 'commander';
 import { classifyError, errors, refusalBody, ValidationError, type ValidationIssue } from '../domain/errors.js';
-import { DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from './desk-input.js';
+import { DESK_AMOUNT_FORMS, DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from './desk-input.js';
 import { editDistance } from '../domain/validation/edit-distance.js';
 import { fieldLabels, optionFlag } from './field-options.js';
 import type { CliIo } from './io.js';
@@ -11,9 +11,10 @@ const REFUSAL_COLUMNS = 100;
 
 /** What a person at the desk can do about a failing value, by its pydantic type. */
 const HINTS: Readonly<Record<string, string>> = {
-  decimal_parsing: 'write the amount with digits and a dot, e.g. 40.00 (not 40,00)',
-  decimal_max_places: 'at most 2 digits after the dot, e.g. 40.50',
-  decimal_whole_digits: 'at most 8 digits before the dot',
+  json_invalid: 'the file must hold one JSON object, shaped as the body of POST /patients',
+  decimal_parsing: `write the amount with digits, e.g. ${DESK_AMOUNT_FORMS}`,
+  decimal_max_places: 'at most 2 digits after the decimal mark, e.g. 40.50 or 40,50',
+  decimal_whole_digits: 'at most 8 digits before the decimal mark',
   greater_than: 'the amount must be more than 0',
   uuid_parsing: 'the number on paper (P-42, A-17, INV-2026-2) or the id printed when it was made',
   datetime_parsing: `a date and time in clinic time: ${DESK_DATE_TIME_FORMS}`,
@@ -40,8 +41,8 @@ const ID_HINTS: Readonly<Record<string, string>> = {
   resource_id: "the doctor's name or id: `clinic doctor list` prints them",
   service_id: "the service's name or id: `clinic service list` prints them",
   service_ids: "the services' ids: `clinic service list` prints them",
-  // `clinic api-key revoke ID`, the one command whose id field is named just `id`.
-  id: "the key's id: `clinic api-key list` prints each key's (36 characters)",
+  // `clinic api-key revoke KEY`, the one command whose id field is named just `id`.
+  id: "the key's name or id: `clinic api-key list` prints each key's",
   document_id: "the document's id: `clinic patient show P-42` prints each document's (36 characters)",
 };
 
@@ -91,6 +92,9 @@ const CODE_HINTS: Readonly<Record<string, string>> = {
   SERVICE_NOT_FOUND: "`clinic service list` shows every service's name; give more of the name, or the id",
   DOCUMENT_NOT_FOUND: "`clinic patient show P-42` lists a patient's documents with their ids",
   FILE_EXISTS: 'choose another file name, or add --force to replace that file',
+  API_KEY_NOT_FOUND: "`clinic api-key list` shows every key's name and id",
+  PATIENT_DUPLICATE: '`clinic patient show P-42` shows that patient; if this is another person, add --allow-duplicate',
+  APPOINTMENT_NOT_STARTED: 'check the appointment number; if the status is meant all the same, add --force',
   MODULE_DISABLED: "`clinic module enable NAME` switches it on (ask whoever looks after the clinic's setup)",
 };
 
@@ -112,6 +116,8 @@ function quoted(value: unknown): string {
  */
 function typedValue(failing: ValidationIssue, command: Command | undefined): { label: string; value?: unknown } {
   const [, field, ...rest] = failing.loc;
+  // Text that is not JSON at all comes only from a --file (create-patient), which the message names.
+  if (failing.type === 'json_invalid') return { label: '--file' };
   if (typeof field !== 'string') return { label: failing.loc.join('.'), value: failing.input };
   const label = fieldLabels(command).get(field) ?? optionFlag(field);
   if (rest.length > 0 || command === undefined) return { label, value: failing.input };
@@ -151,27 +157,57 @@ function sentencesOnLines(message: string, lead: string): string {
   return message.replace(/([.!?]) (?=[A-Z`])/g, '$1\n  ');
 }
 
-/** `text` with every line but the first over REFUSAL_COLUMNS broken at spaces, the rest indented under the line's own text. */
+/** Characters as a terminal counts them (code points). */
+const columnsOf = (text: string) => [...text].length;
+
+/**
+ * Whether a word of a message is a file or folder path (`/var/lib/clinic/data`, `~/x`,
+ * `C:\ProgramData\Clinic`, also in parentheses or quotes): never broken, and on a line of its
+ * own where it does not fit on the line it is in, so that it can be copied whole.
+ */
+const isPath = (word: string) => /^[("'`]?(?:[A-Za-z]:[\\/]|~?\/[^/\s]|\\\\)/.test(word);
+
+/**
+ * One line of a message in lines of at most `columns`, broken at spaces, each further line
+ * indented two more than the first. A path that does not fit where it is goes on a line of its
+ * own, whole, however long; no word is cut.
+ */
+function wrapLine(line: string, columns: number): string[] {
+  if (columnsOf(line) <= columns) return [line];
+  const indent = /^ */.exec(line)![0];
+  const further = `${indent}  `;
+  const lines: string[] = [];
+  let current = '';
+  const lead = () => (lines.length === 0 ? indent : further);
+  const flush = () => {
+    if (current !== '') lines.push(current);
+    current = '';
+  };
+  for (const word of line.slice(indent.length).split(' ')) {
+    if (word === '') continue;
+    const fits = current === '' || columnsOf(current) + 1 + columnsOf(word) <= columns;
+    if (isPath(word) && !fits) {
+      flush();
+      lines.push(`${further}${word}`);
+    } else if (current === '') current = `${lead()}${word}`;
+    else if (columnsOf(current) + 1 + columnsOf(word) <= columns) current = `${current} ${word}`;
+    else {
+      flush();
+      current = `${further}${word}`;
+    }
+  }
+  flush();
+  return lines;
+}
+
+/**
+ * `text` with every line over `columns` (REFUSAL_COLUMNS: the desk's 100) broken at spaces, the
+ * error line too, and each path kept whole on a line of its own (wrapLine).
+ */
 export function wrapLines(text: string, columns = REFUSAL_COLUMNS): string {
   return text
     .split('\n')
-    .map((line, index) => {
-      // The error line (the code and what was refused, often a path typed) stays whole, to be copied and searched.
-      if (line.length <= columns || index === 0) return line;
-      const indent = ' '.repeat(/^ */.exec(line)![0].length + 2);
-      const words = line.trimStart().split(' ');
-      const lines: string[] = [];
-      let current = line.slice(0, line.length - line.trimStart().length);
-      for (const word of words) {
-        const start = lines.length === 0 && current.trim() === '';
-        if (!start && current.length + 1 + word.length > columns) {
-          lines.push(current);
-          current = indent + word;
-        } else current = start ? current + word : `${current} ${word}`;
-      }
-      lines.push(current);
-      return lines.join('\n');
-    })
+    .flatMap((line) => wrapLine(line, columns))
     .join('\n');
 }
 

@@ -306,11 +306,11 @@ describe('clinic invoice, record-payment and notifications', () => {
   describe('errors for people', () => {
     it('names the option and says what to type instead', async () => {
       const invoice = createInvoice(server.db, buildInvoice(patientId, { total: '50' }));
-      const result = await clinic('record-payment', '--invoice-id', invoice.id, '--amount', '40,00', '--method', 'cash');
+      const result = await clinic('record-payment', '--invoice-id', invoice.id, '--amount', '40 EUR', '--method', 'cash');
       assert.equal(result.code, 1);
       assert.match(
         result.stderr,
-        /^ {2}--amount "40,00": Input should be a valid decimal \(decimal_parsing\)\n {4}hint: write the amount with digits and a dot, e\.g\. 40\.00 \(not 40,00\)$/m,
+        /^ {2}--amount "40 EUR": Input should be a valid decimal \(decimal_parsing\)\n {4}hint: write the amount with digits, e\.g\. 85\.50 or 85,50; with thousands 1\.234,50$/m,
       );
     });
   });

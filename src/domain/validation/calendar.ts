@@ -208,6 +208,17 @@ export function nextDay(date: CalendarDate): CalendarDate {
   return { year: next.getUTCFullYear(), month: next.getUTCMonth() + 1, day: next.getUTCDate() };
 }
 
+/** The day before `date`. */
+export function previousDay(date: CalendarDate): CalendarDate {
+  const previous = new Date(utcMillis(date.year, date.month, date.day - 1));
+  return { year: previous.getUTCFullYear(), month: previous.getUTCMonth() + 1, day: previous.getUTCDate() };
+}
+
+/** The day of the week of `date`: 0 Sunday … 6 Saturday. */
+export function weekdayOf(date: CalendarDate): number {
+  return new Date(utcMillis(date.year, date.month, date.day)).getUTCDay();
+}
+
 /** The UTC ISO instant at which `date` begins in `timeZone` (midnight, or the first minute after a DST gap). */
 export function startOfDay(date: CalendarDate, timeZone: string): string {
   return toUtcIso({ ...date, hour: 0, minute: 0, second: 0, millisecond: 0, offsetMinutes: undefined }, timeZone);
