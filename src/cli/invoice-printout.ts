@@ -1,7 +1,17 @@
 import type { DeskContext } from '../domain/desk/desk-context.js';
 import type { Invoice } from '../domain/invoices/present-invoice.js';
 import type { InvoiceDetail } from '../domain/invoices/read-invoice.js';
-import { clockTime, deskRecord, deskTable, heading, localDateTime, localShortDate, money, patientLabel } from './desk-format.js';
+import {
+  clockTime,
+  deskRecord,
+  deskTable,
+  heading,
+  localDateTime,
+  localShortDate,
+  money,
+  patientLabel,
+  statusText,
+} from './desk-format.js';
 
 /**
  * An invoice printed for people, as `invoice show` prints it and `invoice create` and
@@ -68,7 +78,7 @@ export function formatInvoice(invoice: InvoiceDetail, { timeZone }: DeskContext)
     deskRecord([
       ['Patient', patientLabel(invoice.patient_number, invoice.patient_first_name, invoice.patient_last_name)],
       ['Issued', invoice.issued_at === null ? null : localDateTime(invoice.issued_at, timeZone)],
-      ['Status', invoice.status],
+      ['Status', statusText(invoice.status)],
       ['Voided', invoice.voided_at === null ? null : `${localDateTime(invoice.voided_at, timeZone)}: ${invoice.void_reason ?? ''}`],
       ['Total', money(invoice.total, invoice.currency)],
       ['Paid', money(invoice.amount_paid, invoice.currency)],

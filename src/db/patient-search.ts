@@ -125,9 +125,18 @@ const statements = preparedFor((db) => ({
   walkEnd: db.prepare<PatientCursor & { walk: number }, PatientCursor>(
     `SELECT p.last_name, p.first_name, p.seq FROM patients p WHERE ${AFTER_CURSOR} ORDER BY p.last_name, p.first_name, p.seq LIMIT 1 OFFSET @walk - 1`,
   ),
+  // The patients of one term (`d:1985-03-02`): an equality on the primary key's first column.
+  byTerm: db.prepare<[string], PatientSummaryRow>(
+    `SELECT ${SUMMARY_COLUMNS} FROM patient_search_terms t CROSS JOIN patients p ON p.seq = t.patient_seq WHERE t.term = ? ORDER BY p.seq`,
+  ),
   // One statement per plan and shape of query (shapeOf), prepared when first needed.
   search: new Map<string, ReturnType<Db['prepare']>>(),
 }));
+
+/** Every patient with the search term `term` (patientSearchTerms: `d:1985-03-02`), oldest first. */
+export function findPatientsWithTerm(db: Db, term: string): PatientSummaryRow[] {
+  return statements(db).byTerm.all(term);
+}
 
 /**
  * Makes a patient findable: its `terms` (patientSearchTerms) and its phone digits

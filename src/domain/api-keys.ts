@@ -2,6 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/open-database.js';
 import { countApiKeys, findApiKeyByHash, insertApiKey, listApiKeyRows, revokeApiKeyRow, type ApiKeyRow } from '../db/api-keys.js';
 import { field } from '../fields/field-spec.js';
+import { idOf } from '../fields/human-numbers.js';
 import { newId, nowIso } from './clock.js';
 import { errors, type ValidationIssue } from './errors.js';
 import { defineUseCase, performUseCase } from './use-case.js';
@@ -188,6 +189,25 @@ export const REVOKE_API_KEY = defineUseCase({
     return summarize(row);
   },
 });
+
+/**
+ * The key the desk names (`clinic api-key revoke NAME|ID`): an id as given; else the one key not
+ * yet revoked of that name, in any case (API_KEY_NOT_FOUND when none is, API_KEY_NAME_AMBIGUOUS
+ * listing their ids when several are). Names are not unique, as the API lets them be; a clinic
+ * has a handful of keys, so they are read whole.
+ */
+export function resolveApiKeyReference(db: Db, reference: string): string {
+  if (idOf(reference.trim()) !== undefined) return reference;
+  const name = reference.trim().toLowerCase();
+  const named = listApiKeyRows(db).filter((row) => row.revoked_at === null && row.name.toLowerCase() === name);
+  if (named.length > 1)
+    throw errors.apiKeyNameAmbiguous(
+      reference.trim(),
+      named.map((row) => row.id),
+    );
+  if (named[0] === undefined) throw errors.apiKeyNotFound(`No API key in use is named "${reference.trim()}", and it is no id.`);
+  return named[0].id;
+}
 
 /** REVOKE_API_KEY on a connection of its own. */
 export function revokeApiKey(db: Db, id: string): ApiKeySummary {

@@ -79,7 +79,16 @@ export const errors = {
   documentNotFound: (message = 'This patient has no document with this id.') => new AppError(404, 'DOCUMENT_NOT_FOUND', message),
   doctorNotFound: (message = 'No doctor has this id.') => new AppError(422, 'DOCTOR_NOT_FOUND', message),
   serviceNotFound: (message = 'No service has this id.') => new AppError(422, 'SERVICE_NOT_FOUND', message),
-  apiKeyNotFound: () => new AppError(404, 'API_KEY_NOT_FOUND', 'No API key has this id.'),
+  apiKeyNotFound: (message = 'No API key has this id.') => new AppError(404, 'API_KEY_NOT_FOUND', message),
+  /** The desk's `api-key revoke NAME` where more than one key in use has that name: `ids` are theirs, which it takes instead. */
+  apiKeyNameAmbiguous: (name: string, ids: readonly string[]) =>
+    new AppError(
+      409,
+      'API_KEY_NAME_AMBIGUOUS',
+      `${ids.length} keys in use are named "${name}": ${ids.join(', ')}. Give the id of the one to revoke.`,
+      {},
+      { ids: [...ids] },
+    ),
   notFound: () => new AppError(404, 'NOT_FOUND', 'There is no such endpoint.'),
   methodNotAllowed: (allowed: readonly string[]) =>
     new AppError(405, 'METHOD_NOT_ALLOWED', `This endpoint allows ${allowed.join(', ')} only.`, {
@@ -117,12 +126,33 @@ export const errors = {
       {},
       { conflicts: [...conflicts] },
     ),
+  /**
+   * The desk's rule (src/domain/desk/desk-rules.ts): an active patient of the same name and date of
+   * birth exists already. `existing` names them (`P-000003 Maria Müller`); `patient_numbers` carries their numbers.
+   */
+  patientDuplicate: (existing: readonly { patient_number: string; name: string }[], born: string) =>
+    new AppError(
+      409,
+      'PATIENT_DUPLICATE',
+      `${existing.map((patient) => `${patient.patient_number} ${patient.name}`).join(', ')}, born ${born}, ${existing.length === 1 ? 'is' : 'are'} already a patient of this name and date of birth: nothing was created.`,
+      {},
+      { patient_numbers: existing.map((patient) => patient.patient_number) },
+    ),
+  /** The desk's rule (src/domain/desk/desk-rules.ts): a status that says an appointment took place, or was missed, before its time. */
+  appointmentNotStarted: (appointmentNumber: string, startsAt: string, why: string) =>
+    new AppError(409, 'APPOINTMENT_NOT_STARTED', `${appointmentNumber} starts ${startsAt}: ${why}. Its status was left as it is.`),
   paymentNotFound: (message = 'No payment has this id.') => new AppError(404, 'PAYMENT_NOT_FOUND', message),
-  preconditionFailed: (version: number) =>
+  /**
+   * `ifMatch` as sent, when it holds no entity tag at all (`If-Match: 2`, unquoted): then the
+   * message says how to write one, since "changed meanwhile" would not be true.
+   */
+  preconditionFailed: (version: number, ifMatch?: string) =>
     new AppError(
       412,
       'PRECONDITION_FAILED',
-      `The record was changed meanwhile: it is at version ${version} now. Read it again, then retry.`,
+      ifMatch === undefined
+        ? `The record was changed meanwhile: it is at version ${version} now. Read it again, then retry.`
+        : `If-Match names no version: an entity tag is quoted, as the ETag header gives it (If-Match: "${version}" for version ${version}, the one it is at now).`,
     ),
   invoiceVoid: () => new AppError(409, 'INVOICE_VOID', 'This invoice is void: it takes no payment.'),
   invoiceHasPayments: (paid?: string) =>
@@ -260,6 +290,13 @@ export const errors = {
       500,
       'BACKUP_FAILED',
       `The backup could not be written as it should: ${reason}. No backup file was left under the name given.`,
+    ),
+  /** The single executable's private cache folder (its SQLite library) cannot be made: HOME missing, or a home this user may not write in. */
+  cacheFolderUnusable: (path: string, reason: string) =>
+    new AppError(
+      500,
+      'CACHE_FOLDER_UNUSABLE',
+      `clinic keeps its SQLite library in ${path} and cannot make that folder: ${reason}. Set XDG_CACHE_HOME to a folder this user may write in (or HOME to this user's home folder), then run the command again.`,
     ),
   /** A file the desk would write (`clinic document save`) is there already: never replaced unasked. */
   fileExists: (path: string) => new AppError(409, 'FILE_EXISTS', `${path} already exists; nothing was written.`),

@@ -11,5 +11,10 @@ export function matchesIfMatch(header: string | undefined, version: number): boo
   return trimmed.split(',').some((tag) => tag.trim() === `"${version}"`);
 }
 
+/** Whether an If-Match header holds no entity tag at all, only text such as a bare `2` (not `*`, `"2"` or `W/"2"`). */
+export function namesNoEntityTag(header: string): boolean {
+  return header.trim() !== '*' && !header.includes('"');
+}
+
 /** The ETag of a record at `version`. */
 export const versionTag = (version: number) => `"${version}"`;

@@ -64,6 +64,9 @@ export function patientPhoneDigits(patient: Readonly<Record<string, unknown>>): 
   return numbers.length === 0 ? null : numbers.join(' ');
 }
 
+/** The term a patient is found by its date of birth (YYYY-MM-DD) with. */
+export const dateOfBirthTerm = (date: string) => `d:${date}`;
+
 /** Every term of the index for one patient, from its fields by name (kinds as in schema.sql: n:, d:, e:). */
 export function patientSearchTerms(patient: Readonly<Record<string, unknown>>): string[] {
   const terms = new Set<string>();
@@ -74,7 +77,7 @@ export function patientSearchTerms(patient: Readonly<Record<string, unknown>>): 
     }
   }
   const dateOfBirth = textOf(patient.date_of_birth);
-  if (dateOfBirth !== null) terms.add(`d:${dateOfBirth}`);
+  if (dateOfBirth !== null) terms.add(dateOfBirthTerm(dateOfBirth));
   const email = textOf(patient.email);
   if (email !== null) terms.add(`e:${email.toLowerCase()}`);
   return [...terms];

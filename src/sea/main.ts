@@ -1,5 +1,7 @@
 import { processIo } from '../cli/io.js';
 import { runCli } from '../cli/program.js';
+import { reportError } from '../cli/report-error.js';
+import { AppError } from '../domain/errors.js';
 import { betterSqlite3Driver } from '../db/drivers/better-sqlite3.js';
 import { nodeSqliteDriver } from '../db/drivers/node-sqlite.js';
 import { DRIVER_VARIABLE, driverNamedInEnvironment, useSqliteDriver } from '../db/sqlite-driver.js';
@@ -27,8 +29,12 @@ try {
   chooseDriver();
   ready = true;
 } catch (error) {
-  process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exitCode = 1;
+  // A coded refusal (CACHE_FOLDER_UNUSABLE) as every command prints one; anything else as it says.
+  if (error instanceof AppError) process.exitCode = reportError(processIo(), error, process.argv.includes('--json'));
+  else {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
 }
 if (ready) {
   void runCli(process.argv.slice(2), processIo()).then((code) => {

@@ -272,7 +272,7 @@ describe('the desk as a receptionist types it', () => {
       }
       const shown = await clinic('invoice', 'show', invoice.invoice_number);
       // One word for a status, at the desk as in the API.
-      assert.match(shown.stdout, /^Status +partially_paid$/m);
+      assert.match(shown.stdout, /^Status +partially paid$/m);
     });
   });
 

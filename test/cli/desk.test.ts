@@ -248,7 +248,7 @@ describe('the front desk commands', () => {
         text,
         new RegExp(
           `^Documents\\nDate +Type +Title +File +Size +Id\\n` +
-            `21\\.11\\.2026 {2}xrays +xray-2026\\.png +3\\.0 MB {2}${adaDocuments[1]}\\n` +
+            `21\\.11\\.2026 {2}xrays +xray-2026\\.png +3\\.0 MiB {2}${adaDocuments[1]}\\n` +
             `20\\.11\\.2026 {2}other +Referral +referral\\.pdf +812 B {2}${adaDocuments[0]}\\n`,
           'm',
         ),
@@ -420,7 +420,7 @@ describe('the front desk commands', () => {
       assert.match(text, new RegExp(`^Invoice ${adaOpen.invoice_number}$`, 'm'));
       assert.match(text, /^Patient +P-000001 Ada Lovelace$/m);
       assert.match(text, /^Issued +Fri 20\.11\.2026 10:00$/m);
-      assert.match(text, /^Status +partially_paid$/m);
+      assert.match(text, /^Status +partially paid$/m);
       assert.match(text, /^Total +120\.50 EUR$/m);
       assert.match(text, /^Paid +20\.25 EUR$/m);
       assert.match(text, /^Balance +100\.25 EUR$/m);
@@ -437,7 +437,7 @@ describe('the front desk commands', () => {
       assert.match(text, /^Invoice +Issued +Patient +Status +Total +Balance$/m);
       assert.match(
         lineWith(text, adaOpen.invoice_number),
-        /20\.11\.2026 +P-000001 Ada Lovelace +partially_paid +120\.50 EUR +100\.25 EUR$/,
+        /20\.11\.2026 +P-000001 Ada Lovelace +partially paid +120\.50 EUR +100\.25 EUR$/,
       );
       assert.match(lineWith(text, adaPaid.invoice_number), /paid +40\.00 EUR +0\.00 EUR$/);
       assert.match(lineWith(text, longInvoice.invoice_number), /Maximiliane.*… +issued +99999999\.99 EUR +99999999\.99 EUR$/);

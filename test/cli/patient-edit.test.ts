@@ -23,8 +23,8 @@ describe('clinic patient edit', () => {
     const result = await clinic('patient', 'edit', patient.patient_number.replace('P-0000', 'p-'), '--mobile', '+43 660 2000002');
     assert.equal(result.code, 0, result.stderr);
     assert.match(result.stdout, new RegExp(`^Patient ${patient.patient_number} Jürgen Edit changed \\(version 2\\)`, 'm'));
-    assert.match(result.stdout, /^mobile +\+43 660 2000002$/m);
-    assert.doesNotMatch(result.stdout, /first_name|^version/m, 'only what changed');
+    assert.match(result.stdout, /^Mobile +\+43 660 2000002$/m);
+    assert.doesNotMatch(result.stdout, /First name|^Version/m, 'only what changed');
     assert.equal(readPatient(data.db, patient.id).mobile, '+43 660 2000002');
   });
 

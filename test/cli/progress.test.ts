@@ -62,7 +62,9 @@ describe('progress of long work (issue 42, 11)', { timeout: 180_000 }, () => {
         `no line for ${step}:\n${lines.join('\n')}`,
       );
     assert.ok(
-      lines.some((line) => /^Backup 3\/4 writing the archive \[[#.]+\] +[\d.]+ (B|KiB|MiB)\/[\d.]+ (B|KiB|MiB) +\d+\/\d+ files$/.test(line)),
+      lines.some((line) =>
+        /^Backup 3\/4 writing the archive \[[#.]+\] +[\d.]+ (B|KiB|MiB)\/[\d.]+ (B|KiB|MiB) +\d+\/\d+ files$/.test(line),
+      ),
       lines.join('\n'),
     );
     assert.ok(

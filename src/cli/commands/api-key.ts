@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { API_KEY_INPUT_FIELDS, CREATE_API_KEY, LIST_API_KEYS, REVOKE_API_KEY } from '../../domain/api-keys.js';
+import { API_KEY_INPUT_FIELDS, CREATE_API_KEY, LIST_API_KEYS, resolveApiKeyReference, REVOKE_API_KEY } from '../../domain/api-keys.js';
 import { clinicTimeZone } from '../../domain/settings.js';
 import { deskRecord, heading, localDateTime } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
@@ -64,12 +64,12 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
 
   fieldArgument(
     subcommand(group, 'revoke', 'revoke a key at once, also on a running server'),
-    '<id>',
-    'the key id from api-key list',
+    '<key>',
+    'the key: its name or its id, as `api-key list` prints them',
     'id',
-  ).action(async (id: string, options: CommonOptions) => {
+  ).action(async (key: string, options: CommonOptions) => {
     await runUseCaseCommand(io, options, REVOKE_API_KEY, {
-      request: () => ({ path: { id } }),
+      request: (db) => ({ path: { id: resolveApiKeyReference(db, key) } }),
       print(revoked, db) {
         const at = revoked.revoked_at === null ? '' : ` at ${localDateTime(revoked.revoked_at, clinicTimeZone(db))}`;
         return `Revoked the key ${revoked.name} (${revoked.id})${at}; it is refused from now on, also by a running server.\n`;

@@ -7,10 +7,21 @@ import type { RawRequest, UseCase, UseCaseInput } from '../../domain/use-case.js
 import type { Appointment } from '../../domain/appointments/present-appointment.js';
 import type { DeskContext } from '../../domain/desk/desk-context.js';
 import { DAY_SHEET, type DaySheet } from '../../domain/desk/day-sheet.js';
+import { SET_APPOINTMENT_STATUS_AT_DESK } from '../../domain/desk/desk-rules.js';
 import { resolveAppointmentReference, resolvePatientReference } from '../../domain/references.js';
 import { APPOINTMENT_PATCH_FIELDS, DESK_BOOKING_FIELDS, RESCHEDULE_FIELDS } from '../../fields/appointment-fields.js';
 import { fieldNamed } from '../../fields/field-spec.js';
-import { calendarDay, deskRecord, deskTable, heading, localDateTime, localDay, patientLabel, timeSpan } from '../desk-format.js';
+import {
+  calendarDay,
+  deskRecord,
+  deskTable,
+  heading,
+  localDateTime,
+  localDay,
+  patientLabel,
+  statusText,
+  timeSpan,
+} from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { findDoctorByReference, findServiceByReference } from '../../domain/desk/find-by-name.js';
 import { collect, DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from '../desk-input.js';
@@ -46,7 +57,7 @@ function formatDaySheet({ date, doctor, appointments, context }: DaySheet): stri
       patientLabel(appointment.patient_number, appointment.patient_first_name, appointment.patient_last_name),
       ...(doctor === null ? [doctorName(appointment, context)] : []),
       serviceNames(appointment),
-      appointment.status,
+      statusText(appointment.status),
     ]),
     'No appointments.',
   );
@@ -69,8 +80,10 @@ function formatAppointment(appointment: Appointment, context: DeskContext): stri
       ['Service', serviceNames(appointment)],
       ['Title', appointment.title],
       ['Type', appointment.appointment_type],
-      ['Status', appointment.status],
-      ['Confirmed', appointment.confirmation_state.replaceAll('_', ' ')],
+      ['Status', statusText(appointment.status)],
+      // Why it was cancelled (or its status otherwise changed), as `appointment cancel --reason` gave it.
+      ['Reason', appointment.status_reason],
+      ['Confirmed', statusText(appointment.confirmation_state)],
       ['Notes', appointment.notes],
       ['Booked', `${localDateTime(appointment.created_at, timeZone)} (${appointment.booking_source})`],
     ])
@@ -146,11 +159,15 @@ function registerCorrectionCommands(group: Command, io: CliIo): void {
     (db, options) => ({ status: 'cancelled', ...readFieldOptions(options, CANCEL_OPTION_FIELDS, db, { names: CANCEL_OPTION_NAMES }) }),
     'is cancelled',
   );
+  // Each refused before the appointment's time unless --force (desk-rules.ts: APPOINTMENT_NOT_STARTED).
   for (const { name, status, says, description } of STATUS_COMMANDS) {
     change(
-      subcommand(group, name, `${description} (as PATCH /appointments/{id} with status ${status})`),
-      UPDATE_APPOINTMENT,
-      () => ({ status }),
+      subcommand(group, name, `${description} (as PATCH /appointments/{id} with status ${status})`).option(
+        '--force',
+        'set it although the appointment has not started yet (refused by default: APPOINTMENT_NOT_STARTED)',
+      ),
+      SET_APPOINTMENT_STATUS_AT_DESK,
+      (_db, options) => ({ status, before_start: options.force === true ? 'allow' : 'reject' }),
       says,
     );
   }

@@ -8,7 +8,7 @@ import { VOID_INVOICE } from '../../domain/invoices/void-invoice.js';
 import { resolveInvoiceReference, resolvePatientReference } from '../../domain/references.js';
 import { readPatient } from '../../domain/patients/read-patient.js';
 import { INVOICE_INPUT_FIELDS, VOID_INPUT_FIELDS } from '../../fields/billing-fields.js';
-import { deskTable, money, patientLabel } from '../desk-format.js';
+import { deskTable, money, patientLabel, statusText } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { formatInvoice, issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
@@ -76,7 +76,7 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
                 invoice.invoice_number,
                 issuedOn(invoice, context.timeZone),
                 patient === undefined ? '' : patientLabel(patient.patient_number, patient.first_name, patient.last_name),
-                invoice.status,
+                statusText(invoice.status),
                 money(invoice.total, invoice.currency),
                 money(invoice.balance, invoice.currency),
               ];

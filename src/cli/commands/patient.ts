@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PATIENT_OVERVIEW, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
-import { CREATE_PATIENT, PATIENT_CONTACT_FIELDS } from '../../domain/patients/create-patient.js';
+import { PATIENT_CONTACT_FIELDS } from '../../domain/patients/create-patient.js';
+import { CREATE_PATIENT_AT_DESK } from '../../domain/desk/desk-rules.js';
 import { FIND_PATIENTS, type PatientSummary } from '../../domain/patients/find-patients.js';
 import { ValidationError } from '../../domain/errors.js';
 import { DEFAULT_PAGE_LIMIT } from '../../domain/pagination.js';
@@ -12,10 +14,24 @@ import { issue } from '../../domain/validation/validate.js';
 import { PATIENT_INPUT_FIELDS, PATIENT_PATCH_FIELDS } from '../../fields/patient-fields.js';
 import { UPDATE_PATIENT } from '../../domain/patients/update-patient.js';
 import { resolvePatientReference } from '../../domain/references.js';
+import { patientVersion } from '../../domain/patients/read-patient.js';
 import { versionTag } from '../../domain/if-match.js';
 import { InvalidArgumentError } from 'commander';
 import type { FieldSpec } from '../../fields/field-spec.js';
-import { patientLabel, calendarDay, deskRecord, deskTable, heading, localDay, money, shortDate, timeSpan } from '../desk-format.js';
+import {
+  patientLabel,
+  calendarDay,
+  deskRecord,
+  deskTable,
+  fieldLabel,
+  fieldValue,
+  heading,
+  localDay,
+  money,
+  shortDate,
+  statusText,
+  timeSpan,
+} from '../desk-format.js';
 import { documentTable } from '../document-table.js';
 import { addFieldOptions, fieldArgument, readFieldOptions, type OptionGroups } from '../field-options.js';
 import { issuedOn } from '../invoice-printout.js';
@@ -24,17 +40,66 @@ import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
+/** Why a file cannot be read, in words, with the system's code. */
+function unreadable(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | null)?.code ?? 'unknown error';
+  const words: Readonly<Record<string, string>> = {
+    ENOENT: 'there is no such file',
+    ENOTDIR: 'a part of that path is a file, not a folder',
+    EISDIR: 'it is a folder, not a file',
+    EACCES: 'this user may not read it',
+    EPERM: 'this user may not read it',
+  };
+  return `${words[code] ?? 'it cannot be read'} (${code})`;
+}
+
+/** `--file`: a file this user can read, else a usage error (exit 2) that says why, where the read failed as a bug (INTERNAL). */
+function parseReadableFile(text: string): string {
+  try {
+    if (statSync(text).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
+    closeSync(openSync(text, 'r'));
+  } catch (error) {
+    throw new InvalidArgumentError(unreadable(error));
+  }
+  return text;
+}
+
+/**
+ * What is wrong where JSON text stops being JSON, for people: its line and column, and a comma
+ * left after the last item (`{"a": 1,}`, which JSON does not allow), said as such.
+ */
+function jsonMistake(text: string, position: number): string {
+  const before = text.slice(0, position);
+  const line = before.split('\n').length;
+  const column = position - before.lastIndexOf('\n');
+  const next = text[position];
+  const where = `line ${line}, column ${column}`;
+  if (next === undefined) return `from ${where} on: it ends too early (a closing } or ] or a quote is missing)`;
+  if ((next === '}' || next === ']') && before.trimEnd().endsWith(',')) {
+    return `at ${where}: a comma before ${next}, which JSON does not allow after the last item; remove it`;
+  }
+  return `at ${where}: JSON does not allow ${JSON.stringify(next)} there`;
+}
+
 /**
  * The JSON object in a --file, read as the API reads a request body (parseJsonBody) and refused
- * alike; the refusal names the file.
+ * alike (VALIDATION_ERROR json_invalid), with where and what the mistake is for people.
  */
 function readBodyFile(path: string): Record<string, unknown> {
   let parsed: unknown;
+  const raw = readFileSync(path);
   try {
-    parsed = parseJsonBody(readFileSync(path));
+    parsed = parseJsonBody(raw);
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
-    throw new ValidationError(error.issues.map((failing) => ({ ...failing, msg: `${path}: ${failing.msg}` })));
+    const text = raw.toString('utf8');
+    throw new ValidationError(
+      error.issues.map((failing) =>
+        failing.type === 'json_invalid' && typeof failing.loc[1] === 'number'
+          ? { ...failing, msg: `${resolve(path)} is not JSON ${jsonMistake(text, failing.loc[1])}` }
+          : { ...failing, msg: `${resolve(path)}: ${failing.msg}` },
+      ),
+    );
   }
   if (!isPlainObject(parsed)) throw new ValidationError([issue(['body'], problems.modelAttributesType(), parsed ?? null)]);
   return parsed;
@@ -92,6 +157,8 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
     ['Cave', text(patient.cave)],
     ['Notes', text(patient.notes)],
     ['Owes', owed(patient.outstanding_balance, patient.outstanding_currency)],
+    // What `patient edit --if-version` takes: a change only if no one changed the patient since.
+    ['Version', String(patient.version)],
   ]);
   const name = `${patient.patient_number}  ${String(patient.first_name)} ${String(patient.last_name)}${patient.is_active ? '' : '  (inactive)'}`;
   const appointments = deskTable(
@@ -111,7 +178,7 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
         appointment.appointment_number,
         appointment.resource_id === null ? '' : (context.doctorNames.get(appointment.resource_id) ?? ''),
         appointment.services.map((service) => service.name).join(', ') || (appointment.service_name ?? ''),
-        appointment.status,
+        statusText(appointment.status),
       ];
     }),
   );
@@ -127,7 +194,7 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
         overview.open_invoices.map((invoice) => [
           invoice.invoice_number,
           issuedOn(invoice, timeZone),
-          invoice.status,
+          statusText(invoice.status),
           money(invoice.total, invoice.currency),
           money(invoice.balance, invoice.currency),
         ]),
@@ -197,19 +264,27 @@ const PATIENT_OPTION_GROUPS: OptionGroups = [
 
 /** `clinic create-patient`: the same fields and rules as POST /patients. */
 export function registerCreatePatientCommand(program: Command, io: CliIo): void {
-  const command = subcommand(program, 'create-patient', 'create a patient (same fields and rules as POST /patients)').option(
-    '--file <patient.json>',
-    'read the patient from a JSON file shaped like the POST /patients body; options override its fields',
-  );
+  const command = subcommand(program, 'create-patient', 'create a patient (same fields and rules as POST /patients)')
+    .option(
+      '--file <patient.json>',
+      'read the patient from a JSON file shaped like the POST /patients body; options override its fields',
+      parseReadableFile,
+    )
+    .option(
+      '--allow-duplicate',
+      'create the patient although an active patient has the same name and date of birth (refused by default: PATIENT_DUPLICATE)',
+    );
   addFieldOptions(command, PATIENT_INPUT_FIELDS, {
     enforceRequired: false,
     requiredElsewhere: 'unless in --file',
     alsoRequired: PATIENT_CONTACT_FIELDS,
     groups: PATIENT_OPTION_GROUPS,
-  }).action(async (options: CommonOptions & { file?: string } & Record<string, unknown>) => {
+  }).action(async (options: CommonOptions & { file?: string; allowDuplicate?: boolean } & Record<string, unknown>) => {
     const base = options.file === undefined ? {} : readBodyFile(options.file);
-    await runUseCaseCommand(io, options, CREATE_PATIENT, {
-      request: (db) => ({ body: readFieldOptions(options, PATIENT_INPUT_FIELDS, db, { base }) }),
+    // The desk's rule on a second patient of one name and date of birth (desk-rules.ts), waived by --allow-duplicate alone.
+    const duplicate = options.allowDuplicate === true ? 'allow' : 'reject';
+    await runUseCaseCommand(io, options, CREATE_PATIENT_AT_DESK, {
+      request: (db) => ({ body: { ...readFieldOptions(options, PATIENT_INPUT_FIELDS, db, { base }), duplicate } }),
       print: (patient) =>
         heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
         deskRecord([
@@ -223,14 +298,16 @@ export function registerCreatePatientCommand(program: Command, io: CliIo): void 
 
 /** `--if-version 3`: a positive whole number. */
 function parseVersion(text: string): number {
-  if (!/^[1-9]\d{0,8}$/.test(text)) throw new InvalidArgumentError('expected a version number (1, 2, …) as `patient show --json` gives it');
+  if (!/^[1-9]\d{0,8}$/.test(text)) throw new InvalidArgumentError('expected a version number (1, 2, …) as `patient show` prints it');
   return Number(text);
 }
 
 /**
  * `clinic patient edit REF --field value…`: PATCH /patients/{patient_id} with the options given
- * as its merge patch. An option given as empty text clears a field that may be empty (null);
- * `--if-version N` refuses the change if someone else changed the patient since version N.
+ * as its merge patch. An option given as empty text clears a field that may be empty (null).
+ * The change applies to one version of the patient: `--if-version N`, else the version read just
+ * before it (If-Match either way), so that a change made meanwhile by someone else is refused
+ * (PRECONDITION_FAILED) rather than silently overwritten; the printout says which version it was.
  */
 function registerEditPatientCommand(group: Command, io: CliIo): void {
   const command = fieldArgument(
@@ -238,11 +315,16 @@ function registerEditPatientCommand(group: Command, io: CliIo): void {
     '<ref>',
     'the patient: its number (P-000042, P-42) or its id',
     'patient_id',
-  ).option('--if-version <n>', 'change only if the patient is still at this version (as `patient show --json` gives it)', parseVersion);
+  ).option(
+    '--if-version <n>',
+    'change only if the patient is still at this version, as `patient show` prints it (default: the version read just before)',
+    parseVersion,
+  );
   addFieldOptions(command, PATIENT_PATCH_FIELDS, {
     descriptions: { is_active: 'false: the patient is kept, with its records, and still found; true or false' },
     groups: PATIENT_OPTION_GROUPS,
   }).action(async (reference: string, options: CommonOptions & { ifVersion?: number } & Record<string, unknown>) => {
+    let readVersion: number | undefined;
     await runUseCaseCommand(io, options, UPDATE_PATIENT, {
       request(db) {
         const patch = readFieldOptions(options, PATIENT_PATCH_FIELDS, db);
@@ -250,9 +332,10 @@ function registerEditPatientCommand(group: Command, io: CliIo): void {
         for (const spec of PATIENT_PATCH_FIELDS as readonly FieldSpec[])
           if (patch[spec.name] === '' && spec.nullable === true) patch[spec.name] = null;
         const patientId = resolvePatientReference(db, reference);
+        readVersion = options.ifVersion ?? patientVersion(db, patientId);
         return {
           path: { patient_id: patientId },
-          header: options.ifVersion === undefined ? {} : { 'if-match': versionTag(options.ifVersion) },
+          header: readVersion === undefined ? {} : { 'if-match': versionTag(readVersion) },
           body: patch,
         };
       },
@@ -260,11 +343,13 @@ function registerEditPatientCommand(group: Command, io: CliIo): void {
       print({ patient, changed }) {
         const label = patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name));
         if (changed.length === 0) return `Nothing changed: ${label} already has these values (version ${patient.version}).\n`;
-        const shown = changed.map((name) => {
-          const value = (patient as Record<string, unknown>)[name];
-          return [name, value === null ? '(empty)' : typeof value === 'object' ? JSON.stringify(value) : String(value)] as [string, string];
-        });
-        return heading(`Patient ${label} changed (version ${patient.version})`) + deskRecord(shown);
+        const shown = changed.map((name) => [fieldLabel(name), fieldValue((patient as Record<string, unknown>)[name])] as const);
+        const which = options.ifVersion === undefined ? 'the version read just before the change' : 'as --if-version asked';
+        return (
+          heading(`Patient ${label} changed (version ${patient.version})`) +
+          deskRecord(shown) +
+          `The change applied to version ${readVersion ?? patient.version - 1}, ${which}.\n`
+        );
       },
     });
   });

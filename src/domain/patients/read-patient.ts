@@ -38,3 +38,11 @@ export function patientReadRecords(patient: Pick<Patient, 'id'>): AuditRecord[] 
 export function readPatient(db: Db, patientId: unknown): Patient {
   return performUseCase(READ_PATIENT, db, { path: { patient_id: patientId } }, { source: 'cli', actor: null });
 }
+
+/**
+ * The version a patient is at now (what If-Match names), or undefined when no patient has this
+ * id: the desk's `patient edit` applies a change to the version it read (decisions.md, issue 42).
+ */
+export function patientVersion(db: Db, patientId: string): number | undefined {
+  return findPatient(db, patientId)?.version;
+}

@@ -8,7 +8,7 @@ import { errors } from '../errors.js';
 import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { defineUseCase } from '../use-case.js';
 import { PATIENT_CONTACT_FIELDS } from './create-patient.js';
-import { matchesIfMatch } from '../if-match.js';
+import { matchesIfMatch, namesNoEntityTag } from '../if-match.js';
 import { presentPatient, type Patient } from './present-patient.js';
 
 /** A patient after a patch, and the names of the fields whose stored value changed (sorted). */
@@ -66,7 +66,9 @@ export const UPDATE_PATIENT = defineUseCase({
   run(db, { path, header, body }): UpdatedPatient {
     const row = findPatient(db, path.patient_id);
     if (row === undefined) throw errors.patientNotFound();
-    if (!matchesIfMatch(header['if-match'], row.version)) throw errors.preconditionFailed(row.version);
+    const ifMatch = header['if-match'];
+    if (!matchesIfMatch(ifMatch, row.version))
+      throw errors.preconditionFailed(row.version, ifMatch !== undefined && namesNoEntityTag(ifMatch) ? ifMatch : undefined);
     const patch: Readonly<Record<string, unknown>> = body;
     if (PATIENT_CONTACT_FIELDS.some((name) => name in patch && isBlank(patch[name]))) throw errors.patientContactRequired();
     const { columns, changed } = mergedColumns(row, patch);
