@@ -127,6 +127,7 @@ describe('the desk on its second day (issue 42)', () => {
       createApiKey(data.db, { name: 'Booking app' });
       const revoked = ok(await clinic('api-key', 'revoke', 'booking APP'));
       assert.match(revoked, /^Revoked the key Booking app \(/);
+      assertFitsTheDesk(revoked);
       assert.notEqual(listApiKeys(data.db).find((key) => key.name === 'Booking app')?.revoked_at, null);
     });
 

@@ -6,6 +6,7 @@ import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-optio
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import { wrapLines } from '../report-error.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 /** A key's own limit as people read it. */
@@ -72,7 +73,7 @@ export function registerApiKeyCommands(program: Command, io: CliIo): void {
       request: (db) => ({ path: { id: resolveApiKeyReference(db, key) } }),
       print(revoked, db) {
         const at = revoked.revoked_at === null ? '' : ` at ${localDateTime(revoked.revoked_at, clinicTimeZone(db))}`;
-        return `Revoked the key ${revoked.name} (${revoked.id})${at}; it is refused from now on, also by a running server.\n`;
+        return wrapLines(`Revoked the key ${revoked.name} (${revoked.id})${at}; it is refused from now on, also by a running server.\n`);
       },
     });
   });
