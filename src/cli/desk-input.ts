@@ -3,10 +3,10 @@ import { problems } from '../domain/validation/problems.js';
 import { issue } from '../domain/validation/validate.js';
 
 /** How the desk may write a date, for help texts (read by src/domain/desk/desk-date.ts). */
-export const DESK_DATE_FORMS = '30.11.2026, 30.11.26, Mo 30.11.2026, 2026-11-30, today, tomorrow or yesterday';
+export const DESK_DATE_FORMS = '30.11.2026, 2026-11-30, today or tomorrow (also 30.11.26, Mo 30.11.2026, yesterday)';
 
 /** How the desk may write a date and time, for help texts. */
-export const DESK_DATE_TIME_FORMS = '"30.11.2026 10:00", "Mo 30.11.26 10:00", "tomorrow 9:30" or 2026-11-30T10:00';
+export const DESK_DATE_TIME_FORMS = '"30.11.2026 10:00", "tomorrow 9:30" or 2026-11-30T10:00 (also "Mo 30.11.26 10:00")';
 
 /** How the desk may write an amount, for help texts. */
 export const DESK_AMOUNT_FORMS = '85.50 or 85,50; with thousands 1.234,50';
