@@ -2,11 +2,17 @@ import { ValidationError, type ValidationIssue } from '../domain/errors.js';
 import { problems } from '../domain/validation/problems.js';
 import { issue } from '../domain/validation/validate.js';
 
+/** The usual ways the desk writes a date, for the hint of a refusal (one line, as issue 28 made it). */
+export const DESK_DATE_HINT = '30.11.2026, 2026-11-30, today or tomorrow';
+
 /** How the desk may write a date, for help texts (read by src/domain/desk/desk-date.ts). */
-export const DESK_DATE_FORMS = '30.11.2026, 2026-11-30, today or tomorrow (also 30.11.26, Mo 30.11.2026, yesterday)';
+export const DESK_DATE_FORMS = `${DESK_DATE_HINT} (also 30.11.26, Mo 30.11.2026, yesterday)`;
+
+/** The usual ways the desk writes a date and time, for the hint of a refusal. */
+export const DESK_DATE_TIME_HINT = '"30.11.2026 10:00", "tomorrow 9:30" or 2026-11-30T10:00';
 
 /** How the desk may write a date and time, for help texts. */
-export const DESK_DATE_TIME_FORMS = '"30.11.2026 10:00", "tomorrow 9:30" or 2026-11-30T10:00 (also "Mo 30.11.26 10:00")';
+export const DESK_DATE_TIME_FORMS = `${DESK_DATE_TIME_HINT} (also "Mo 30.11.26 10:00")`;
 
 /** How the desk may write an amount, for help texts. */
 export const DESK_AMOUNT_FORMS = '85.50 or 85,50; with thousands 1.234,50';

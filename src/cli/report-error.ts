@@ -1,6 +1,6 @@
 import { CommanderError, type Command } from 'commander';
 import { classifyError, errors, refusalBody, ValidationError, type ValidationIssue } from '../domain/errors.js';
-import { DESK_AMOUNT_FORMS, DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from './desk-input.js';
+import { DESK_AMOUNT_FORMS, DESK_DATE_HINT, DESK_DATE_TIME_HINT } from './desk-input.js';
 import { editDistance } from '../domain/validation/edit-distance.js';
 import { fieldLabels, optionFlag } from './field-options.js';
 import type { CliIo } from './io.js';
@@ -17,9 +17,9 @@ const HINTS: Readonly<Record<string, string>> = {
   decimal_whole_digits: 'at most 8 digits before the decimal mark',
   greater_than: 'the amount must be more than 0',
   uuid_parsing: 'the number on paper (P-42, A-17, INV-2026-2) or the id printed when it was made',
-  datetime_parsing: `a date and time in clinic time: ${DESK_DATE_TIME_FORMS}`,
-  date_parsing: `a date: ${DESK_DATE_FORMS}`,
-  date_from_datetime_parsing: `a date: ${DESK_DATE_FORMS}`,
+  datetime_parsing: `a date and time in clinic time: ${DESK_DATE_TIME_HINT}`,
+  date_parsing: `a date: ${DESK_DATE_HINT}`,
+  date_from_datetime_parsing: `a date: ${DESK_DATE_HINT}`,
   string_too_long: 'shorten it',
 };
 
