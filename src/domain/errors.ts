@@ -160,6 +160,13 @@ export const errors = {
       (seconds) =>
         `Too many requests from this address had no valid API key; every request from it is refused for ${seconds} more second(s).`,
     ),
+  /** An address that used no valid key lately, while the clinic-wide budget of failed keys is spent, for `waitMs` more (docs/decisions.md, "Hostile input, round 2"). */
+  failedKeysClinicWide: (waitMs: number) =>
+    tooManyRequests(
+      waitMs,
+      (seconds) =>
+        `Too many requests from many addresses had no valid API key; for ${seconds} more second(s) only addresses that used a valid key within the last hour are served.`,
+    ),
   /** A key made with `--rate-limit` that has made its `keyLimit` requests this minute. */
   keyRateLimited: (waitMs: number, keyLimit: number) =>
     tooManyRequests(

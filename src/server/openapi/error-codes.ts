@@ -46,6 +46,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   invoiceCurrencyMismatch: ['EUR'],
   databaseBusy: [],
   failedKeysBlocked: [42_000],
+  failedKeysClinicWide: [42_000],
   keyRateLimited: [42_000, 100],
   storageFull: [],
   storageFailed: [],
