@@ -326,6 +326,12 @@ export const errors = {
       'WEBHOOK_NAME_TAKEN',
       `A webhook endpoint is already named "${name}"; give this one another --name, or remove the other first.`,
     ),
+  webhookUrlInsecure: (host: string) =>
+    new AppError(
+      422,
+      'WEBHOOK_URL_INSECURE',
+      `The URL sends events to ${host} over plain http://: patient ids and numbers would cross the network unencrypted, to whoever answers for that address. Use https://, or add --allow-insecure-url to accept that.`,
+    ),
   checkFailed: (findings: number) => new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),
   internal: () => new AppError(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.'),
 } as const;

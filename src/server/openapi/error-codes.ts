@@ -24,6 +24,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   apiKeyNotFound: [],
   webhookNotFound: ['reminders'],
   webhookNameTaken: ['reminders'],
+  webhookUrlInsecure: ['crm.praxis.lan'],
   notFound: [],
   methodNotAllowed: [['GET']],
   payloadTooLarge: [DEFAULT_JSON_BODY_LIMIT_BYTES],
