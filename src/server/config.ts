@@ -23,6 +23,8 @@ export interface ServerConfig {
   requestTimeoutMs?: number;
   /** Other numbers for the connection limits than CONNECTION_LIMITS': tests and benchmarks try small ones. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /** Another clinic-wide budget of failed keys than CLINIC_FAILED_KEYS_ALLOWED (Infinity: none, as the benchmark measures before it). */
+  clinicFailedKeysAllowed?: number;
 }
 
 export const DEFAULT_JSON_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
@@ -62,6 +64,14 @@ export const OWN_CONNECTIONS_RESERVE = 32;
  * connecting after 3 s (clinic-api-1.3.md), so the server never cuts one a client still waits for.
  */
 export const TLS_HANDSHAKE_TIMEOUT_MS = 5_000;
+
+/**
+ * How many connections the kernel may hold for the server to accept (node's default is 511; Linux
+ * caps it at net.core.somaxconn, 4096 since 5.4). A client reconnecting in a loop overflowed 511
+ * (2,511 connections dropped in 5 s), and a well-behaved client whose connection was dropped
+ * waited for its retry a second later; the server accepts and refuses them within microseconds.
+ */
+export const LISTEN_BACKLOG = 4096;
 
 /** How long a connection is kept open for its next request after an answer (node's default, said here). */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;

@@ -20,8 +20,9 @@ export interface ConnectionLimits {
   /** From this share of maxConnections open, both waits shrink, to MIN_WAIT_SHARE of them at the cap. */
   pressureFrom: number;
   /**
-   * Whether a connection over a limit closes the longest-waiting connection it competes with (one
-   * with no request in flight) to take its place, and is refused only when none waits.
+   * Whether a connection over the cap, or over what other addresses may share, closes the
+   * longest-waiting connection it competes with (one with no request in flight) to take its
+   * place, and is refused only when none waits.
    */
   closeWaitingAtCap: boolean;
   /** What the limits did is logged at most once per this long. */
@@ -68,12 +69,13 @@ type RequestEvent = (request: IncomingMessage, response: ServerResponse) => void
 /**
  * The server's connections, limited so that no one client can take the last of them
  * (docs/decisions.md, "Hostile input, round 2: connections and the throttle"): one address other
- * than the PC's own holds at most `perAddress`; other addresses together leave `ownReserve`
- * slots to the PC's own; a connection over a limit closes the longest-waiting one it competes
- * with (no request in flight: a handshake, headers not yet finished, keep-alive) rather than
- * being refused; and from `pressureFrom` of the cap on, the time a connection may wait for a
- * request shrinks with the room left. A refused connection is closed unanswered, as node:http
- * closes one over its maxConnections. What the limits did is logged once per interval.
+ * than the PC's own holds at most `perAddress`, its next connections refused; other addresses
+ * together leave `ownReserve` slots to the PC's own; a connection over those shares or the cap
+ * closes the longest-waiting one it competes with (no request in flight: a handshake, headers
+ * not yet finished, keep-alive) rather than being refused; and from `pressureFrom` of the cap on,
+ * the time a connection may wait for a request shrinks with the room left. A refused connection
+ * is closed unanswered, as node:http closes one over its maxConnections. What the limits did is
+ * logged once per interval.
  */
 export class ConnectionGuard {
   /** Every connection admitted and not yet closed, oldest first. */
@@ -95,9 +97,15 @@ export class ConnectionGuard {
     this.sweeper = setInterval(() => this.sweep(), SWEEP_MS).unref();
   }
 
-  /** Guards `server`'s connections from now on (before node:http sees a new one, so a refused one costs it nothing). */
+  /** Guards `server`'s connections from now on. */
   attach(server: Server): void {
-    server.prependListener('connection', (socket: Socket) => this.admit(socket));
+    // Admitted before any listener of 'connection' hears of it, node:http's own included: a
+    // refused socket is closed without the parser, timers and (under TLS) the TLS socket node
+    // would make for it. A flood of connections from one address is mostly refusals.
+    const emit = server.emit.bind(server) as (event: string | symbol, ...args: unknown[]) => boolean;
+    const admit = (socket: Socket) => this.admit(socket);
+    server.emit = ((event: string | symbol, ...args: unknown[]) =>
+      event === 'connection' && !admit(args[0] as Socket) ? false : emit(event, ...args)) as Server['emit'];
     // Under TLS, requests arrive on the TLS socket over the TCP one that was admitted, which
     // node keeps as its `_parent` (not documented: the TLS tests of connection-limits.test.ts
     // fail if that goes, since busy TLS connections would then be closed as waiting).
@@ -117,24 +125,27 @@ export class ConnectionGuard {
     this.report();
   }
 
-  private admit(socket: Socket): void {
+  /** Whether `socket` may be served; if not, it is closed (refused, counted for the log). */
+  private admit(socket: Socket): boolean {
     const address = peerAddress(socket);
     const own = isOwnAddress(address);
     const mine = this.byAddress.get(address);
     const { maxConnections, perAddress, ownReserve } = this.limits;
-    // The address's own waiting connection gives way first, then anyone's: one address cannot
-    // take what others hold by opening more.
-    if (!own && (mine?.size ?? 0) >= perAddress && !this.makeRoom(mine ?? [])) {
+    // Over its own limit an address is refused, not served by closing one of its others: a client
+    // that opens connections in a loop then costs an accept and a close each, and its sockets
+    // already held stay put instead of each new one being served and closed in turn (measured:
+    // the kernel's queue of connections to accept overflowed six times as often that way).
+    if (!own && (mine?.size ?? 0) >= perAddress) {
       this.refuse(socket, address, 'refused_over_address_limit');
-      return;
+      return false;
     }
     if (!own && this.others >= maxConnections - ownReserve && !this.makeRoom(this.open, (other) => !other.own)) {
       this.refuse(socket, address, 'refused_at_cap');
-      return;
+      return false;
     }
     if (this.open.size >= maxConnections && !this.makeRoom(this.open)) {
       this.refuse(socket, address, 'refused_at_cap');
-      return;
+      return false;
     }
     const connection: Connection = { socket, address, own, inFlight: 0, answered: false, waitingSince: this.now() };
     this.open.add(connection);
@@ -143,6 +154,7 @@ export class ConnectionGuard {
     if (!own) this.others += 1;
     this.bySocket.set(socket, connection);
     socket.once('close', () => this.release(connection));
+    return true;
   }
 
   /** Closes the longest-waiting of `candidates` that `eligible` allows, if the limits say to; whether one was closed. */
@@ -166,6 +178,8 @@ export class ConnectionGuard {
   }
 
   private refuse(socket: Socket, address: string, why: Limited): void {
+    // No one else listens to a refused socket: an error of its last moments must go nowhere.
+    socket.on('error', () => {});
     socket.destroy();
     this.note(why, address);
   }

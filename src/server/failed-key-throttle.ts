@@ -62,7 +62,7 @@ export interface FailedKeyThrottleOptions {
   maxAddresses?: number;
   /** At most this many addresses are blocked at once (MOST_BLOCKED_ADDRESSES). */
   maxBlocked?: number;
-  /** The clinic-wide budget of 401s within the window (CLINIC_FAILED_KEYS_ALLOWED). */
+  /** The clinic-wide budget of 401s within the window (CLINIC_FAILED_KEYS_ALLOWED); Infinity: none (the benchmark's before). */
   clinicAllowed?: number;
 }
 
@@ -88,7 +88,7 @@ export class FailedKeyThrottle {
    */
   private readonly blocked = new Map<string, number>();
   private readonly maxBlocked: number;
-  private readonly clinicFailures: FailureRing;
+  private readonly clinicFailures: FailureRing | undefined;
   /** Until when (ms) only known addresses are served; 0 while the budget holds. */
   private clinicBlockedUntil = 0;
   /** Addresses that used a valid key, with when they last did. */
@@ -98,7 +98,8 @@ export class FailedKeyThrottle {
     this.now = options.now ?? Date.now;
     this.logs = new LRUCache({ max: options.maxAddresses ?? MOST_ADDRESSES });
     this.maxBlocked = options.maxBlocked ?? MOST_BLOCKED_ADDRESSES;
-    this.clinicFailures = new FailureRing(options.clinicAllowed ?? CLINIC_FAILED_KEYS_ALLOWED);
+    const clinicAllowed = options.clinicAllowed ?? CLINIC_FAILED_KEYS_ALLOWED;
+    this.clinicFailures = Number.isFinite(clinicAllowed) ? new FailureRing(clinicAllowed) : undefined;
   }
 
   /** How long (ms) `address` stays blocked by its own 401s, or 0. */
@@ -129,7 +130,7 @@ export class FailedKeyThrottle {
   recordFailure(address: string): void {
     const now = this.now();
     // A request in flight when a block began does not move its end: that is the last 401's.
-    if (this.clinicBlockedUntil <= now && this.clinicFailures.add(now, FAILED_KEYS_WINDOW_MS)) {
+    if (this.clinicBlockedUntil <= now && this.clinicFailures?.add(now, FAILED_KEYS_WINDOW_MS) === true) {
       // Its 401s are all older than the window when it ends, so the budget then starts afresh.
       this.clinicBlockedUntil = now + FAILED_KEYS_WINDOW_MS;
     }

@@ -6,7 +6,7 @@ import { createApp } from './app.js';
 import { OPERATIONS } from './api-operations.js';
 import { ChangeWatch } from './change-watch.js';
 import type { CommitGroups } from './commit-groups.js';
-import { CONNECTION_LIMITS, HEADERS_TIMEOUT_MS, REQUEST_TIMEOUT_MS, type ServerConfig } from './config.js';
+import { CONNECTION_LIMITS, HEADERS_TIMEOUT_MS, LISTEN_BACKLOG, REQUEST_TIMEOUT_MS, type ServerConfig } from './config.js';
 import { answerClientErrors } from './client-errors.js';
 import { ConnectionGuard } from './connection-limits.js';
 import { continueWhenBodyIsRead } from './expect-continue.js';
@@ -89,7 +89,7 @@ export async function startHttpServer(
       reject(error);
     };
     server.once('error', fail);
-    server.listen(port, host, () => {
+    server.listen(port, host, LISTEN_BACKLOG, () => {
       server.off('error', fail);
       resolve();
     });
