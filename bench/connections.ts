@@ -34,7 +34,7 @@ import { startHttpServer } from '../src/server/http-server.js';
 import { createCertificateAuthority, issueServerCertificate } from '../src/tls/certificates.js';
 import { LOOPBACK_NAMES } from '../src/tls/tls-names.js';
 import { quantile } from './load.js';
-import { freePort, readMemory, SERVER_CORE } from './server-process.js';
+import { freePort, readCpuSeconds, readMemory, SERVER_CORE } from './server-process.js';
 
 const option = (name: string, fallback: number) => {
   const at = process.argv.indexOf(`--${name}`);
@@ -228,6 +228,8 @@ interface VariantServer {
   port: number;
   /** Its resident memory now, MB. */
   rssMb(): number;
+  /** The CPU seconds it has used so far. */
+  cpuSeconds(): number;
   stop(): Promise<void>;
 }
 
@@ -263,6 +265,7 @@ async function startVariant(variant: string, dataDir: string, tlsDir: string | u
   return {
     port,
     rssMb: () => readMemory(child.pid!).rssMb,
+    cpuSeconds: () => readCpuSeconds(child.pid!),
     async stop() {
       child.kill('SIGTERM');
       await exited;
@@ -327,47 +330,61 @@ async function main(): Promise<void> {
     `${count} hostile sockets from 127.0.0.2; well-behaved clients from 127.0.0.1 and 127.0.0.3 for ${seconds} s after ${warmUp} s`,
   );
   try {
-    for (const reconnectMs of reconnects) {
-      for (const protocol of ['http', 'https'] as const) {
-        for (const variant of ['before', 'after']) {
-          const server = await startVariant(variant, dataDir, protocol === 'https' ? dataDir : undefined);
-          const origin = `${protocol}://127.0.0.1:${server.port}`;
-          const ca = protocol === 'https' ? authority.certificatePem : undefined;
-          try {
-            const flood = startHostile([
-              ...['--hostile', protocol, '--port', String(server.port), '--count', String(count)],
-              ...['--seconds', String(120 + seconds), '--reconnect-ms', String(reconnectMs)],
-            ]);
-            await flood.ready;
-            await sleep(warmUp * 1000);
-            const drops = listenDrops();
-            const until = Date.now() + seconds * 1000;
-            const clients = [
-              ['127.0.0.1', true],
-              ['127.0.0.3', true],
-              ['127.0.0.1', false],
-              ['127.0.0.3', false],
-            ] as const;
-            const figures = await Promise.all(clients.map(([address, keepAlive]) => wellBehaved(origin, address, keepAlive, until, ca)));
-            const rss = server.rssMb();
-            const dropped = listenDrops() - drops;
-            const { opened } = await flood.stop();
-            const attacker = `${reconnectMs === 0 ? 'at once' : `after ${reconnectMs / 1000} s`}`;
-            figures.forEach((client, i) => {
-              const [address, keepAlive] = clients[i]!;
-              const name = `${address}, ${keepAlive ? 'keep-alive' : 'new connection each'}`;
-              rows.push(row(`${variant}`, `${protocol.toUpperCase()}, reconnects ${attacker}`, name, client));
-              console.log(`  ${rows.at(-1)}`);
-            });
-            memory.push(
-              `${variant}, ${protocol.toUpperCase()}, reconnects ${attacker}: server RSS ${rss.toFixed(0)} MB; ` +
-                `${opened} hostile connections opened in all; ${dropped} connections dropped by the kernel's accept queue while measured`,
-            );
-            console.log(`  ${memory.at(-1)}`);
-          } finally {
-            await server.stop();
-          }
-        }
+    // Each case: the limits, the protocol, and how soon a closed hostile socket is opened again
+    // (null: no hostile sockets at all, the well-behaved clients' floor on this machine).
+    const cases = (['http', 'https'] as const).flatMap((protocol) => [
+      { variant: 'after', protocol, reconnectMs: null },
+      ...reconnects.flatMap((reconnectMs) => ['before', 'after'].map((variant) => ({ variant, protocol, reconnectMs }))),
+    ]);
+    for (const { variant, protocol, reconnectMs } of cases) {
+      const server = await startVariant(variant, dataDir, protocol === 'https' ? dataDir : undefined);
+      const origin = `${protocol}://127.0.0.1:${server.port}`;
+      const ca = protocol === 'https' ? authority.certificatePem : undefined;
+      try {
+        const flood =
+          reconnectMs === null
+            ? undefined
+            : startHostile([
+                ...['--hostile', protocol, '--port', String(server.port), '--count', String(count)],
+                ...['--seconds', String(120 + seconds), '--reconnect-ms', String(reconnectMs)],
+              ]);
+        await flood?.ready;
+        await sleep(warmUp * 1000);
+        const drops = listenDrops();
+        const cpu = server.cpuSeconds();
+        const until = Date.now() + seconds * 1000;
+        const clients = [
+          ['127.0.0.1', true],
+          ['127.0.0.3', true],
+          ['127.0.0.1', false],
+          ['127.0.0.3', false],
+        ] as const;
+        const figures = await Promise.all(clients.map(([address, keepAlive]) => wellBehaved(origin, address, keepAlive, until, ca)));
+        const busy = (server.cpuSeconds() - cpu) / seconds;
+        const rss = server.rssMb();
+        const dropped = listenDrops() - drops;
+        const opened = flood === undefined ? 0 : (await flood.stop()).opened;
+        const hostility = reconnectMs === null ? 'none' : reconnectMs === 0 ? 'reopened at once' : `reopened after ${reconnectMs / 1000} s`;
+        const name = `${variant}, ${protocol.toUpperCase()}, hostile sockets ${hostility}`;
+        figures.forEach((client, i) => {
+          const [address, keepAlive] = clients[i]!;
+          rows.push(
+            row(
+              reconnectMs === null ? '(no attack)' : variant,
+              `${protocol.toUpperCase()}, ${hostility}`,
+              `${address}, ${keepAlive ? 'keep-alive' : 'new connection each'}`,
+              client,
+            ),
+          );
+          console.log(`  ${rows.at(-1)}`);
+        });
+        memory.push(
+          `${name}: server CPU ${(100 * busy).toFixed(0)} % of its core, RSS ${rss.toFixed(0)} MB; ` +
+            `${opened} hostile connections opened in all; ${dropped} connections dropped by the kernel's accept queue while measured`,
+        );
+        console.log(`  ${memory.at(-1)}`);
+      } finally {
+        await server.stop();
       }
     }
     const guessing: string[] = [];
