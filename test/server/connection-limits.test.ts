@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import { rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
+import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase, type Db } from '../../src/db/open-database.js';
@@ -198,13 +199,15 @@ describe('connections at the real limits', { skip }, () => {
 describe('connections over TLS', { skip }, () => {
   let served: Served;
   let ca: string;
+  let credentials: HttpsCredentials;
   before(async () => {
     const now = new Date();
     const year = new Date(now.getTime() + 365 * 24 * 3600 * 1000);
     const authority = await createCertificateAuthority('connection limits test CA', now, year);
     const server = await issueServerCertificate(authority, LOOPBACK_NAMES, now, year);
     ca = authority.certificatePem;
-    served = await startServer({}, { certificatePem: Buffer.from(server.certificatePem), keyPem: Buffer.from(server.keyPem) });
+    credentials = { certificatePem: Buffer.from(server.certificatePem), keyPem: Buffer.from(server.keyPem) };
+    served = await startServer({}, credentials);
   });
   after(() => served.close());
 
@@ -225,6 +228,40 @@ describe('connections over TLS', { skip }, () => {
       await waitFor(() => hostile.stillOpen() <= CONNECTIONS_PER_ADDRESS, `127.0.0.2 holds ${hostile.stillOpen()}`);
     } finally {
       hostile.stop();
+    }
+  });
+
+  it("keep a TLS connection whose request is in flight: with the network's share busy, a new address is refused, not served by cutting one", async () => {
+    const small = await startServer(
+      { connectionLimits: { maxConnections: 8, perAddress: 2, ownReserve: 2 }, requestTimeoutMs: 20_000 },
+      credentials,
+    );
+    try {
+      const busy: TLSSocket[] = [];
+      for (const address of ['127.0.0.2', '127.0.0.3', '127.0.0.4']) {
+        for (let i = 0; i < 2; i += 1) {
+          const { socket: tcp } = await connectFrom(small.port, address);
+          const socket = tlsConnect({ socket: tcp, ca, servername: 'localhost' });
+          socket.on('error', () => {});
+          await once(socket, 'secureConnect');
+          // A patient's body promised and never sent, with a valid key: the request stays in flight.
+          socket.write(
+            `POST /api/public/v1/patients HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${small.key}\r\n` +
+              'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{',
+          );
+          busy.push(socket);
+        }
+      }
+      await sleep(300);
+      assert.notEqual(await probeTls(small.port, '127.0.0.5', ca, 1500), 200, 'no room: the six in flight are kept');
+      assert.ok(
+        busy.every((socket) => !socket.destroyed),
+        'none of them was cut',
+      );
+      assert.equal(await probeTls(small.port, '127.0.0.1', ca), 200, "the PC's own has its reserve");
+      for (const socket of busy) socket.destroy();
+    } finally {
+      await small.close();
     }
   });
 });
