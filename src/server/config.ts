@@ -43,8 +43,8 @@ export const HEADERS_TIMEOUT_MS = 10_000;
 /**
  * Connections open at once, whoever holds them. Far above what a clinic's integrations, desk PCs
  * and browsers hold (a pool of ten is usual), so that a client holding many slow connections runs
- * into this, and the limits below, instead of the process's file descriptors and memory (an idle
- * HTTPS connection costs the server about 60 KB).
+ * into this, and the limits below, instead of the process's file descriptors and memory (256 TLS
+ * sockets in their handshake added about 45 MB to the server: docs/benchmarks.md).
  */
 export const MAX_CONNECTIONS = 256;
 
