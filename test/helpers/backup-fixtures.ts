@@ -15,9 +15,17 @@ import { setClinicTimeZone, setModuleEnabled } from '../../src/domain/settings.j
 import { buildPatient } from './builders.js';
 import { addDocument, addInvoice } from './module-tables.js';
 
-/** Every row of every table (sqlite_sequence included: patient numbers are never reused). */
+/**
+ * Every row of every table (sqlite_sequence included: patient numbers are never reused); the
+ * audit trail as its events (the view audit_events), not as the tables that store them.
+ */
 export function dumpTables(db: Db): Record<string, string[]> {
-  const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all();
+  const tables = db
+    .prepare<[], { name: string }>(
+      `SELECT name FROM sqlite_schema
+        WHERE (type = 'table' AND name NOT LIKE 'audit\\_%' ESCAPE '\\') OR (type = 'view' AND name = 'audit_events') ORDER BY name`,
+    )
+    .all();
   return Object.fromEntries(
     tables.map(({ name }) => [
       name,
