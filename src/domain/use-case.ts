@@ -58,6 +58,12 @@ export interface Caller {
    * heading of a printout whose command already recorded its read: that records nothing.
    */
   actor: Actor | null;
+  /**
+   * Asked, by a read that records audit events, how many it is about to record, before they are
+   * appended; throws to refuse the read (the server's limits on audited reads: a disk below the
+   * trail's reserve, a key past its events per minute). Absent: no limit (the desk).
+   */
+  admitAuditedRead?(events: number): void;
 }
 
 export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boolean = false> {
@@ -204,7 +210,11 @@ export function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
 ): R {
   const result = useCase.run(db, values, caller);
   if (useCase.changes !== undefined) appendChangeEvents(db, useCase.changes(result, values));
-  if (useCase.audit !== undefined && caller.actor !== null) appendAuditEvents(db, caller.actor, useCase.audit(result, values, db));
+  if (useCase.audit !== undefined && caller.actor !== null) {
+    const records = useCase.audit(result, values, db);
+    if (useCase.access === 'read') caller.admitAuditedRead?.(records.length);
+    appendAuditEvents(db, caller.actor, records);
+  }
   return result;
 }
 

@@ -13,6 +13,7 @@ import { digestFile } from './data-dir.js';
 import { FIRST_KEY_FILE } from './first-key-file.js';
 import { AppError } from '../errors.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
+import { lowDiskFindings } from '../audit/audit-reserve.js';
 import { missingAuditTriggers } from '../../db/audit-events.js';
 import { changeFeedFindings } from '../../db/change-events.js';
 
@@ -282,9 +283,9 @@ export const CHECKS: readonly NamedCheck[] = [
   },
   {
     name: 'audit_trail',
-    description: 'the audit trail verifies from its first event to its last, and stays append-only',
+    description: 'the audit trail verifies from its first event to its last, stays append-only, and has room to grow on its disk',
     needsDatabase: true,
-    run: (db) => auditTrailFindings(db!),
+    run: (db, dataDir) => [...auditTrailFindings(db!), ...lowDiskFindings(dataDir)],
   },
   {
     name: 'change_feed',

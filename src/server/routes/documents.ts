@@ -65,11 +65,16 @@ export const documentOperations: readonly Operation[] = [
     scope: 'documents:read',
     result: { kind: 'download', description: 'The stored bytes' },
     recordsRead: true,
-    answer: async (ctx, document, { config, db, commits }) =>
-      sendDocument(ctx, await openDocument(config.dataDir, document), () =>
-        commits
-          .run('read-then-write', () => appendAuditEvents(db, apiCaller(ctx).actor!, documentReadRecords(document)))
-          .catch((error: unknown) => Promise.reject(unrecordedReadError(error) as Error)),
-      ),
+    answer: async (ctx, document, { config, db, commits, auditedReads }) =>
+      sendDocument(ctx, await openDocument(config.dataDir, document), () => {
+        const caller = apiCaller(ctx, auditedReads);
+        const records = documentReadRecords(document);
+        return commits
+          .run('read-then-write', () => {
+            caller.admitAuditedRead?.(records.length);
+            appendAuditEvents(db, caller.actor!, records);
+          })
+          .catch((error: unknown) => Promise.reject(unrecordedReadError(error) as Error));
+      }),
   }),
 ];
