@@ -181,7 +181,7 @@ export const errors = {
     new AppError(
       507,
       'STORAGE_FAILED',
-      `This answer shows patient data, and its audit event cannot be stored: the clinic computer's disk has ${Math.floor(freeBytes / 1024 / 1024)} MiB free, less than the ${reserveBytes / 1024 / 1024} MiB kept for payments and changes to patients, so reads of patient data are paused and nothing is shown. Free space on the data directory's disk; reads resume by themselves.`,
+      `This answer shows patient data, and its audit event cannot be stored: the clinic computer's disk has ${Math.floor(freeBytes / 1024 / 1024)} MiB free, less than the ${Math.floor(reserveBytes / 1024 / 1024)} MiB kept for payments and changes to patients, so reads of patient data are paused and nothing is shown. Free space on the data directory's disk; reads resume by themselves.`,
     ),
   storageFull: () =>
     new AppError(

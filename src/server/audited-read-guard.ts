@@ -1,4 +1,4 @@
-import { AUDITED_READ_RESERVE_BYTES, freeBytesOn } from '../domain/audit/audit-reserve.js';
+import { belowReserve, diskSpaceOf, reserveOf, type DiskSpace } from '../domain/audit/audit-reserve.js';
 import type { ApiPrincipal } from '../domain/api-keys.js';
 import { errors } from '../domain/errors.js';
 import type { Logger } from '../logger.js';
@@ -18,15 +18,15 @@ const FREE_SPACE_MAX_AGE_MS = 250;
 
 /**
  * What the server asks before a read of patient data records its events (issue 39, M1): that
- * the data directory's disk is above the trail's reserve (else 507 STORAGE_FAILED: reads pause,
- * writes go on), and that a key without a limit of its own stays within
+ * the data directory's disk is above the trail's reserve (audit-reserve.ts; else 507
+ * STORAGE_FAILED: reads pause, writes go on), and that a key without a limit of its own stays within
  * AUDITED_READS_PER_MINUTE events this minute (else 429 TOO_MANY_REQUESTS with Retry-After, as
  * a key's own limit answers). A refused read records nothing. Each change between paused and
  * resumed reads is logged once.
  */
 export class AuditedReadGuard {
   private readonly counts: KeyRateLimits;
-  private free: { bytes: number | undefined; readAt: number } | undefined;
+  private reading: { disk: DiskSpace | undefined; readAt: number } | undefined;
   private paused = false;
 
   constructor(
@@ -40,8 +40,8 @@ export class AuditedReadGuard {
   /** Admits a read of `principal` that records `events` audit events, or throws its refusal. */
   admit(principal: ApiPrincipal, events: number): void {
     if (events === 0) return;
-    const free = this.freeBytes();
-    if (free !== undefined && free < AUDITED_READ_RESERVE_BYTES) throw errors.auditedReadsPaused(free, AUDITED_READ_RESERVE_BYTES);
+    const disk = this.disk();
+    if (disk !== undefined && belowReserve(disk)) throw errors.auditedReadsPaused(disk.free, reserveOf(disk));
     if (principal.rateLimitPerMinute !== null) return;
     const waitMs = this.counts.take(principal.keyId, AUDITED_READS_PER_MINUTE, events);
     if (waitMs > 0) throw errors.auditedReadsLimited(waitMs, AUDITED_READS_PER_MINUTE);
@@ -49,27 +49,30 @@ export class AuditedReadGuard {
 
   /** Whether reads of patient data are paused now (the disk below the reserve), as GET /health says it. */
   pausedNow(): boolean {
-    const free = this.freeBytes();
-    return free !== undefined && free < AUDITED_READ_RESERVE_BYTES;
+    return belowReserve(this.disk());
   }
 
   /**
-   * The disk's free bytes, read again once the last reading is FREE_SPACE_MAX_AGE_MS old, and at
+   * The disk's space, read again once the last reading is FREE_SPACE_MAX_AGE_MS old, and at
    * every read while reads are paused (so they resume as soon as there is room).
    */
-  private freeBytes(): number | undefined {
+  private disk(): DiskSpace | undefined {
     const now = performance.now();
-    if (this.free === undefined || this.paused || now - this.free.readAt > FREE_SPACE_MAX_AGE_MS) {
-      this.free = { bytes: freeBytesOn(this.dataDir), readAt: now };
-      const paused = this.free.bytes !== undefined && this.free.bytes < AUDITED_READ_RESERVE_BYTES;
-      if (paused !== this.paused) this.logChange(paused, this.free.bytes);
+    if (this.reading === undefined || this.paused || now - this.reading.readAt > FREE_SPACE_MAX_AGE_MS) {
+      this.reading = { disk: diskSpaceOf(this.dataDir), readAt: now };
+      const paused = belowReserve(this.reading.disk);
+      if (paused !== this.paused) this.logChange(paused, this.reading.disk);
       this.paused = paused;
     }
-    return this.free.bytes;
+    return this.reading.disk;
   }
 
-  private logChange(paused: boolean, free: number | undefined): void {
-    const state = { disk_free_bytes: free ?? null, reserve_bytes: AUDITED_READ_RESERVE_BYTES, data_dir: this.dataDir };
+  private logChange(paused: boolean, disk: DiskSpace | undefined): void {
+    const state = {
+      disk_free_bytes: disk?.free ?? null,
+      reserve_bytes: disk === undefined ? null : reserveOf(disk),
+      data_dir: this.dataDir,
+    };
     if (paused) {
       this.logger.error({
         event: 'audited_reads_paused',

@@ -68,7 +68,8 @@ describe('reads that record audit events, per key', () => {
 
 describe('reads that record audit events, on a disk below the reserve', () => {
   it('are refused with 507 STORAGE_FAILED, recording nothing, while payments and patients are written; health, the log and check say so; they resume when there is room', async (t) => {
-    const tmpfs = mountTmpfs(t, 320 * 1024);
+    // 640 MiB: its reserve is an eighth, 80 MiB, above the 64 MiB at which GET /health turns unavailable.
+    const tmpfs = mountTmpfs(t, 640 * 1024);
     if (tmpfs === undefined) return;
     const logged: Record<string, unknown>[] = [];
     const logger: Logger = { info: (event) => logged.push(event), error: (event) => logged.push(event) };
@@ -80,11 +81,11 @@ describe('reads that record audit events, on a disk below the reserve', () => {
       assert.equal((await server.request('GET', `/patients/${patient.id}`)).status, 200);
       assert.equal((await server.request('GET', '/health', { key: null })).headers.get('clinic-audited-reads'), 'ok');
 
-      // Leave about 150 MiB: above the 64 MiB of GET /health's "full", below the 256 MiB reserve.
+      // Leave about 72 MiB: above the 64 MiB of GET /health's "full", below the 80 MiB reserve.
       const { bavail, bsize } = statfsSync(tmpfs.dir);
       const fd = openSync(filler, 'w');
       const block = Buffer.alloc(MiB);
-      for (let left = bavail * bsize - 150 * MiB; left > 0; left -= MiB) writeSync(fd, block, 0, Math.min(MiB, left));
+      for (let left = bavail * bsize - 72 * MiB; left > 0; left -= MiB) writeSync(fd, block, 0, Math.min(MiB, left));
       closeSync(fd);
       // The server reads the free space at most four times a second while there is room.
       await sleep(300);
@@ -94,7 +95,7 @@ describe('reads that record audit events, on a disk below the reserve', () => {
         const refused = await server.request('GET', path);
         assert.equal(refused.status, 507, `${path}: ${refused.text}`);
         assert.equal(refused.body.detail.code, 'STORAGE_FAILED');
-        assert.match(refused.body.detail.message, /less than the 256 MiB kept for payments/);
+        assert.match(refused.body.detail.message, /has \d+ MiB free, less than the 80 MiB kept for payments/);
       }
       assert.equal(trailOf(server.dataDir).length, before, 'a refused read records nothing');
 
@@ -113,7 +114,7 @@ describe('reads that record audit events, on a disk below the reserve', () => {
       const trail = (JSON.parse(check.stdout) as { checks: { name: string; findings: string[] }[] }).checks.find(
         (c) => c.name === 'audit_trail',
       )!;
-      assert.match(trail.findings.join('\n'), /disk has \d+ MiB free, less than 1024 MiB: so the server now refuses reads of patient data/);
+      assert.match(trail.findings.join('\n'), /disk has \d+ MiB free, less than 320 MiB: so the server now refuses reads of patient data/);
 
       tmpfs.free();
       assert.equal((await server.request('GET', `/patients/${patient.id}`)).status, 200, 'resumed at once');

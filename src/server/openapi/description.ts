@@ -217,7 +217,7 @@ function responseComponents(): Record<string, JsonSchema> {
     ),
     ReadNotRecorded: codedResponse(
       [errors.readNotRecorded(true)],
-      'STORAGE_FAILED: the audit event of this read could not be stored (the disk is full or failing, or has less than the 256 MiB the server keeps for payments and changes: then reads pause while writes go on), so nothing is shown. Retry once space is freed',
+      'STORAGE_FAILED: the audit event of this read could not be stored (the disk is full or failing, or has less than the room the server keeps for payments and changes, 256 MiB: then reads pause while writes go on), so nothing is shown. Retry once space is freed',
     ),
     HeadersTooLarge: codedResponse(
       [errors.headersTooLarge(MAX_HEADER_BYTES)],

@@ -35,7 +35,7 @@ export const healthOperations: readonly Operation[] = [
       headers: {
         [AUDITED_READS_HEADER]: {
           description:
-            "`paused` while the data directory's disk has less than 256 MiB free: reads that show patient data are refused (507 " +
+            "`paused` while the data directory's disk has less than its reserve free (256 MiB; an eighth of a disk under 2 GiB): reads that show patient data are refused (507 " +
             '`STORAGE_FAILED`, recording nothing) so that their audit events leave room for payments and changes, which go on; `ok` otherwise',
           schema: { type: 'string', enum: ['ok', 'paused'] },
         },
