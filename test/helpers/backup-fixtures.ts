@@ -38,14 +38,18 @@ export function dumpTables(db: Db): Record<string, string[]> {
   );
 }
 
-/** Every file under `dir` (relative path → content), the database's own files left out. */
+/**
+ * Every file under `dir` (relative path → content), the database's own files left out, and the
+ * audit trail's anchor, which is each data directory's own (a backup is anchored in its source, a
+ * restore begins a new anchor: test/cli/audit-anchor.test.ts).
+ */
 export function filesUnder(dir: string): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (entry.isFile())
       files.set(join(entry.parentPath, entry.name).slice(dir.length + 1), readFileSync(join(entry.parentPath, entry.name)));
   }
-  for (const name of [...files.keys()]) if (name.startsWith('clinic.')) files.delete(name);
+  for (const name of [...files.keys()]) if (name.startsWith('clinic.') || name.startsWith('audit-anchor')) files.delete(name);
   return files;
 }
 

@@ -26,6 +26,12 @@ export interface ManifestEntry extends FileDigest {
   path: string;
 }
 
+/** The audit trail's last event in a backup's clinic.db (issue 39): what restore holds the restored trail to. */
+export interface TrailHead {
+  seq: number;
+  hash: string;
+}
+
 /** manifest.json. */
 export interface BackupManifest {
   format: typeof FORMAT;
@@ -34,6 +40,8 @@ export interface BackupManifest {
   program_version: string;
   schema_version: number;
   entries: ManifestEntry[];
+  /** The trail's last event in clinic.db, null for an empty trail; absent in backups of programs before it. */
+  audit_head?: TrailHead | null;
 }
 
 /** Builds the manifest of a new archive. */
@@ -102,6 +110,9 @@ export function parseManifest(text: string | undefined): BackupManifest {
     }
   }
   if (!manifest.entries.some((entry) => entry.path === DATABASE_FILE)) throw errors.backupDamaged(`it holds no ${DATABASE_FILE}`);
+  const head = manifest.audit_head;
+  if (head !== undefined && head !== null && !(Number.isSafeInteger(head.seq) && head.seq >= 1 && /^[0-9a-f]{64}$/.test(String(head.hash))))
+    throw errors.backupDamaged(`${MANIFEST_FILE} gives an audit_head this program does not accept: ${JSON.stringify(head).slice(0, 200)}`);
   return manifest as BackupManifest;
 }
 
