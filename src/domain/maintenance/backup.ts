@@ -12,7 +12,12 @@ import { nowIso } from '../clock.js';
 import { AppError, errors } from '../errors.js';
 import {
   buildManifest,
+  CHUNK_BYTES,
   differencesFromManifest,
+  digestForManifest,
+  fewOf,
+  MAX_MANIFEST_BYTES,
+  MAX_MANIFEST_ENTRIES,
   extractArchive,
   isArchivablePath,
   MANIFEST_FILE,
@@ -30,7 +35,7 @@ import { auditEventHash, lastAuditEvent } from '../../db/audit-events.js';
 import { ZERO_HASH } from '../../db/audit-codec.js';
 import { sqliteDriver } from '../../db/sqlite-driver.js';
 import { inTransaction } from '../use-case.js';
-import { digestFile, listFilesUnder } from './data-dir.js';
+import { listFilesUnder } from './data-dir.js';
 
 /** What `clinic backup` wrote. */
 export interface BackupSummary {
@@ -165,10 +170,16 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     for (const path of await listFilesUnder(documentsDir)) {
       if (isArchivablePath(`${DOCUMENTS_DIR}/${path}`)) sources.set(`${DOCUMENTS_DIR}/${path}`, join(documentsDir, path));
     }
+    // What restore would refuse to read is refused here, before anything is written.
+    if (sources.size > MAX_MANIFEST_ENTRIES) {
+      throw errors.backupFailed(
+        `the data directory holds ${sources.size - 1} documents; a backup holds at most ${MAX_MANIFEST_ENTRIES - 1}, as restore reads its list in memory`,
+      );
+    }
     const entries: ManifestEntry[] = [];
     for (const [path, source] of sources) {
       signal?.throwIfAborted();
-      entries.push({ path, ...(await digestFile(source)) });
+      entries.push({ path, ...(await digestForManifest(source)) });
     }
     const manifest = buildManifest({
       created_at: createdAt,
@@ -176,16 +187,23 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
       schema_version: SCHEMA_VERSION,
       entries,
       audit_head: auditHead,
+      chunk_size: CHUNK_BYTES,
     });
     const manifestFile = join(staging, MANIFEST_FILE);
-    await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+    const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+    if (Buffer.byteLength(manifestText) > MAX_MANIFEST_BYTES) {
+      throw errors.backupFailed(
+        `its ${MANIFEST_FILE} would be ${Buffer.byteLength(manifestText)} bytes, more than the ${MAX_MANIFEST_BYTES} restore reads`,
+      );
+    }
+    await writeFile(manifestFile, manifestText, { mode: 0o600 });
 
     const archive = join(staging, 'backup.tar.gz');
     await writeArchive(archive, manifestFile, sources, signal);
     // A backup that cannot be restored is worse than none: prove it reads back as written.
     const written = await readArchive(archive, signal);
     const problems = !written.hasManifest ? [`${MANIFEST_FILE} is missing`] : differencesFromManifest(manifest, written.files);
-    if (problems.length > 0) throw errors.backupFailed(`the archive did not read back as written: ${problems.join('; ')}`);
+    if (problems.length > 0) throw errors.backupFailed(`the archive did not read back as written: ${fewOf(problems)}`);
     // Its bytes on disk before its name: a power cut after the rename must find the whole file.
     await syncPath(archive);
     signal?.throwIfAborted();
