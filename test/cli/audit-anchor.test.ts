@@ -120,7 +120,7 @@ function rewriteTrail(dataDir: string, change: { remove?: (event: AuditEvent) =>
   }
 }
 
-describe('the audit trail anchored where the desk cannot write', { timeout: 180_000, concurrency: 1 }, () => {
+describe('the audit trail anchored where the desk cannot write', { timeout: 600_000, concurrency: 1 }, () => {
   let dataDir: string;
   let olderDatabase: string;
   let backupFile: string;
