@@ -375,37 +375,153 @@ CREATE TABLE notification_outbox (
 CREATE INDEX notification_outbox_due ON notification_outbox (channel, next_attempt_at) WHERE status = 'pending';
 CREATE INDEX notification_outbox_by_status ON notification_outbox (status);
 
--- The audit trail (clinic-api-1.2.md, "Audit trail"): one row per patient whose data an answer
--- showed or changed. `seq` is given by the program (the last + 1, in the transaction that also
--- writes what it records), so it has no gaps; `hash` chains every row to the one before, and the
--- triggers below refuse any change or removal, so a row can only be appended.
-CREATE TABLE audit_events (
-  seq            INTEGER PRIMARY KEY CHECK (seq >= 1),
-  at             TEXT NOT NULL,
-  action         TEXT NOT NULL,
+-- The audit trail (clinic-api-1.2.md, "Audit trail"): one event per patient whose data an answer
+-- showed or changed, hash-chained, append-only. Stored compactly (schema 7, issue 39): what many
+-- events share is a row of its own that they refer to: the action, the patient, and the
+-- request's context (who, from where, its request id and detail: a search page's 50 events share
+-- one, with its `q`); an event keeps its time, references and hash (src/db/audit-codec.ts says
+-- how each field is stored and reads back). The view audit_events below shows the events as
+-- interface 1.2.0 does, so each hash covers the same text. No row of any of these tables is ever
+-- changed or deleted (the triggers refuse it): interface 1.3.0 deletes an erased patient's row
+-- from `patients`, while audit_patients keeps naming it.
+CREATE TABLE audit_actions (
+  code         INTEGER PRIMARY KEY,
+  action       TEXT NOT NULL,
+  subject_type TEXT NOT NULL,
+  UNIQUE (action, subject_type)
+) STRICT;
+CREATE TABLE audit_patients (
+  ref            INTEGER PRIMARY KEY,
   patient_id     TEXT,
   patient_number TEXT,
-  subject_type   TEXT NOT NULL,
-  subject_id     TEXT,
-  actor_type     TEXT NOT NULL CHECK (actor_type IN ('api_key', 'cli')),
-  actor_id       TEXT NOT NULL,
-  actor_name     TEXT NOT NULL,
-  source         TEXT NOT NULL,
-  request_id     TEXT,
-  -- JSON as hashed (canonical: keys sorted), or NULL.
-  detail         TEXT,
-  prev_hash      TEXT NOT NULL,
-  hash           TEXT NOT NULL
+  -- Found by both (an event names the number it was given); "who has seen this patient?" by the id.
+  UNIQUE (patient_id, patient_number)
 ) STRICT;
--- "Who has seen this patient?" (GET /audit-events?patient_id, clinic audit list --patient) and a
--- window of time (from/to, clinic audit list --date): each a range of one index, in seq order.
-CREATE INDEX audit_events_by_patient ON audit_events (patient_id, seq);
-CREATE INDEX audit_events_by_time ON audit_events (at, seq);
-CREATE TRIGGER audit_events_are_append_only_on_update BEFORE UPDATE ON audit_events
+CREATE TABLE audit_actors (
+  ref        INTEGER PRIMARY KEY,
+  actor_type TEXT NOT NULL,
+  actor_id   TEXT NOT NULL,
+  actor_name TEXT NOT NULL,
+  source     TEXT NOT NULL,
+  UNIQUE (actor_id, actor_type, actor_name, source)
+) STRICT;
+CREATE TABLE audit_contexts (
+  ref        INTEGER PRIMARY KEY,
+  actor_ref  INTEGER NOT NULL REFERENCES audit_actors (ref),
+  request_id TEXT,
+  -- JSON as hashed (canonical: keys sorted), or NULL.
+  detail     TEXT
+) STRICT;
+-- `seq` is given by the program (the last + 1, in the transaction that also writes what it
+-- records), so it has no gaps. `at` is milliseconds since 1970; `subject_id` NULL (none), 0 (the
+-- patient's own id) or a UUID's 16 bytes; `hash` 32 bytes; `prev_hash` NULL: the hash of the
+-- event before (64 zeros for the first). A value of another form (text) is one the program did
+-- not write, kept as it was by migration 7.
+CREATE TABLE audit_trail (
+  seq         INTEGER PRIMARY KEY CHECK (seq >= 1),
+  at          ANY NOT NULL,
+  action_code INTEGER NOT NULL REFERENCES audit_actions (code),
+  patient_ref INTEGER REFERENCES audit_patients (ref),
+  subject_id  ANY,
+  context_ref INTEGER NOT NULL REFERENCES audit_contexts (ref),
+  hash        ANY NOT NULL,
+  prev_hash   ANY
+) STRICT;
+-- "Who has seen this patient?" (GET /audit-events?patient_id, clinic audit list --patient) and
+-- the actions asked for (?action): each a range of one index, in seq order. A window of time
+-- (from/to) is a range of seq: the trail's times rise with seq except where the clock was set
+-- back, and audit_clock_steps lists those events, so each rising stretch is searched by seq alone.
+CREATE INDEX audit_trail_by_patient ON audit_trail (patient_ref, seq);
+CREATE INDEX audit_trail_by_action ON audit_trail (action_code, seq);
+CREATE TABLE audit_clock_steps (
+  seq INTEGER PRIMARY KEY
+) STRICT;
+CREATE TRIGGER audit_trail_append_only_on_update BEFORE UPDATE ON audit_trail
 BEGIN
   SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be changed');
 END;
-CREATE TRIGGER audit_events_are_append_only_on_delete BEFORE DELETE ON audit_events
+CREATE TRIGGER audit_trail_append_only_on_delete BEFORE DELETE ON audit_trail
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be deleted');
+END;
+CREATE TRIGGER audit_actions_append_only_on_update BEFORE UPDATE ON audit_actions
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its actions cannot be changed');
+END;
+CREATE TRIGGER audit_actions_append_only_on_delete BEFORE DELETE ON audit_actions
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its actions cannot be deleted');
+END;
+CREATE TRIGGER audit_patients_append_only_on_update BEFORE UPDATE ON audit_patients
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: the patients it names cannot be changed');
+END;
+CREATE TRIGGER audit_patients_append_only_on_delete BEFORE DELETE ON audit_patients
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: the patients it names cannot be deleted');
+END;
+CREATE TRIGGER audit_actors_append_only_on_update BEFORE UPDATE ON audit_actors
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its actors cannot be changed');
+END;
+CREATE TRIGGER audit_actors_append_only_on_delete BEFORE DELETE ON audit_actors
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its actors cannot be deleted');
+END;
+CREATE TRIGGER audit_contexts_append_only_on_update BEFORE UPDATE ON audit_contexts
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its contexts cannot be changed');
+END;
+CREATE TRIGGER audit_contexts_append_only_on_delete BEFORE DELETE ON audit_contexts
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its contexts cannot be deleted');
+END;
+CREATE TRIGGER audit_clock_steps_append_only_on_update BEFORE UPDATE ON audit_clock_steps
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its clock steps cannot be changed');
+END;
+CREATE TRIGGER audit_clock_steps_append_only_on_delete BEFORE DELETE ON audit_clock_steps
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its clock steps cannot be deleted');
+END;
+-- The events as interface 1.2.0 shows them (GET /audit-events), for anyone reading the file with
+-- SQL; the program decodes the same way (src/db/audit-codec.ts). Changing an event through it is
+-- refused as changing the trail is.
+CREATE VIEW audit_events AS
+SELECT t.seq AS seq,
+       CASE typeof(t.at) WHEN 'integer'
+         THEN strftime('%Y-%m-%dT%H:%M:%S', t.at / 1000, 'unixepoch') || printf('.%03dZ', t.at % 1000) ELSE t.at END AS at,
+       a.action AS action,
+       p.patient_id AS patient_id,
+       p.patient_number AS patient_number,
+       a.subject_type AS subject_type,
+       CASE typeof(t.subject_id)
+         WHEN 'integer' THEN p.patient_id
+         WHEN 'blob' THEN lower(substr(hex(t.subject_id), 1, 8) || '-' || substr(hex(t.subject_id), 9, 4) || '-' ||
+                                substr(hex(t.subject_id), 13, 4) || '-' || substr(hex(t.subject_id), 17, 4) || '-' ||
+                                substr(hex(t.subject_id), 21, 12))
+         ELSE t.subject_id END AS subject_id,
+       r.actor_type AS actor_type,
+       r.actor_id AS actor_id,
+       r.actor_name AS actor_name,
+       r.source AS source,
+       c.request_id AS request_id,
+       c.detail AS detail,
+       coalesce(CASE typeof(t.prev_hash) WHEN 'blob' THEN lower(hex(t.prev_hash)) ELSE t.prev_hash END,
+                (SELECT CASE typeof(h.hash) WHEN 'blob' THEN lower(hex(h.hash)) ELSE h.hash END
+                   FROM audit_trail h WHERE h.seq < t.seq ORDER BY h.seq DESC LIMIT 1),
+                '0000000000000000000000000000000000000000000000000000000000000000') AS prev_hash,
+       CASE typeof(t.hash) WHEN 'blob' THEN lower(hex(t.hash)) ELSE t.hash END AS hash
+  FROM audit_trail t
+  JOIN audit_actions a ON a.code = t.action_code
+  LEFT JOIN audit_patients p ON p.ref = t.patient_ref
+  JOIN audit_contexts c ON c.ref = t.context_ref
+  JOIN audit_actors r ON r.ref = c.actor_ref;
+CREATE TRIGGER audit_events_are_append_only_on_update INSTEAD OF UPDATE ON audit_events
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be changed');
+END;
+CREATE TRIGGER audit_events_are_append_only_on_delete INSTEAD OF DELETE ON audit_events
 BEGIN
   SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be deleted');
 END;

@@ -1,6 +1,7 @@
 import type { Db } from './open-database.js';
 import { loadSchemaSql } from './schema-sql.js';
 import { patientPhoneDigits, patientSearchTerms } from '../fields/search-terms.js';
+import { COMPACT_AUDIT_TRAIL } from './migration-7-compact-audit-trail.js';
 
 /** One forward step of the schema; `version` is the PRAGMA user_version it leaves behind. */
 export interface Migration {
@@ -258,7 +259,7 @@ const KEY_RATE_LIMIT: Migration = {
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
  * schema.sql that shipped. Append only; never edit a migration that has shipped.
  */
-export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS, AUDIT_TRAIL, CHANGE_FEED, KEY_RATE_LIMIT];
+export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS, AUDIT_TRAIL, CHANGE_FEED, KEY_RATE_LIMIT, COMPACT_AUDIT_TRAIL];
 
 /** The user_version of a database that is fully up to date. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 1);

@@ -173,6 +173,23 @@ export const errors = {
       waitMs,
       (seconds) => `This API key may make ${keyLimit} request(s) per minute and has made them this minute; retry in ${seconds} second(s).`,
     ),
+  /**
+   * A key without a limit of its own whose reads have recorded `perMinute` audit events this
+   * minute (docs/decisions.md, "Hostile input, round 2: the audit trail's size and anchor").
+   */
+  auditedReadsLimited: (waitMs: number, perMinute: number) =>
+    tooManyRequests(
+      waitMs,
+      (seconds) =>
+        `This API key has been shown ${perMinute} patients' data this minute (each patient shown is recorded in the audit trail; a key without --rate-limit may be shown ${perMinute} a minute); retry in ${seconds} second(s).`,
+    ),
+  /** The data directory's disk is below the audit trail's reserve: reads that record events are refused while writes go on. */
+  auditedReadsPaused: (freeBytes: number, reserveBytes: number) =>
+    new AppError(
+      507,
+      'STORAGE_FAILED',
+      `This answer shows patient data, and its audit event cannot be stored: the clinic computer's disk has ${Math.floor(freeBytes / 1024 / 1024)} MiB free, less than the ${Math.floor(reserveBytes / 1024 / 1024)} MiB kept for payments and changes to patients, so reads of patient data are paused and nothing is shown. Free space on the data directory's disk; reads resume by themselves.`,
+    ),
   storageFull: () =>
     new AppError(
       507,
@@ -317,6 +334,15 @@ export const errors = {
       `The audit trail does not verify from event ${seq} on: ${reason}. Its events were changed, removed or inserted outside this program; the last backup whose trail verifies holds them as recorded.`,
       {},
       { seq },
+    ),
+  /** Lines of the audit anchor's checkpoints whose signature does not verify (audit-anchor.ts). */
+  auditCheckpointInvalid: (folder: string, lines: readonly number[]) =>
+    new AppError(
+      500,
+      'AUDIT_CHECKPOINT_INVALID',
+      `The audit trail's checkpoints in ${folder} cannot be trusted: line ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ` and ${lines.length - 5} more` : ''} of its checkpoints file ${lines.length === 1 ? 'does' : 'do'} not carry the signature of its key (changed, or written without it). Only the server's user and root can write there; find out who did.`,
+      {},
+      { lines: lines.slice(0, 100) },
     ),
   webhookNotFound: (reference: string) =>
     new AppError(404, 'WEBHOOK_NOT_FOUND', `No webhook endpoint has the id or name "${reference}"; \`clinic webhook list\` shows them.`),

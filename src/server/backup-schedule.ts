@@ -1,6 +1,7 @@
 import { classifyError } from '../domain/errors.js';
 import { listScheduledBackups, removeAbandonedStaging, writeScheduledBackup } from '../domain/maintenance/scheduled-backups.js';
 import type { Logger } from '../logger.js';
+import { logCheckpoint } from './audit-checkpoints.js';
 
 /** What `serve --backup-dir` was asked to do. */
 export interface BackupScheduleConfig {
@@ -95,6 +96,7 @@ export async function startBackupSchedule(
         now: started,
         signal: aborter.signal,
         record,
+        anchored: (outcome) => logCheckpoint(logger, outcome, dataDir),
       });
       state.last_success_at = summary.created_at;
       state.last_success_file = summary.file;

@@ -18,6 +18,7 @@ import { startWebhookWorker, type WebhookWorker } from '../webhooks/webhook-work
 import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
 import type { Logger } from '../logger.js';
 import { startBackupSchedule, type BackupSchedule, type BackupScheduleConfig, type BackupScheduleStatus } from './backup-schedule.js';
+import { startAuditCheckpoints } from './audit-checkpoints.js';
 import { CommitGroups } from './commit-groups.js';
 import { startHttpServer, type RunningHttpServer } from './http-server.js';
 import { EXPIRY_WARNING_DAYS, expiresSoon, findTlsFiles, loadServerTls, type ServerTls, type TlsFiles } from '../tls/server-tls.js';
@@ -46,6 +47,8 @@ export interface ClinicServerConfig {
   tls?: Omit<TlsFiles, 'source'>;
   /** `--insecure-http`: plain HTTP is served on an address off this PC too, instead of TLS_REQUIRED. */
   insecureHttp?: boolean;
+  /** How often the audit trail's head is anchored (audit-checkpoints.ts); an hour unless a test says otherwise. */
+  auditCheckpointEveryMs?: number;
 }
 
 /** A started server. */
@@ -227,6 +230,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
       backups = await startBackupSchedule(dataDir, config.backups, logger, record);
     }
     const schedule = backups;
+    const checkpoints = startAuditCheckpoints(openDb, commits, dataDir, logger, config.auditCheckpointEveryMs);
     let stopping: Promise<void> | undefined;
     return {
       address,
@@ -246,6 +250,8 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
             // After the server, whose last requests may have queued notifications; before the
             // database, which a pass in progress still writes to.
             await worker?.stop();
+            // The trail as the server leaves it, once nothing more is recorded.
+            await checkpoints.stop();
           } finally {
             // A group still open is committed first: its members are waiting to be answered.
             commits.flush();

@@ -20,6 +20,7 @@ import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { CommitGroups } from '../../src/server/commit-groups.js';
 import { ChangeWatch } from '../../src/server/change-watch.js';
+import { AuditedReadGuard } from '../../src/server/audited-read-guard.js';
 import { KeyRateLimits } from '../../src/server/key-rate-limits.js';
 
 type Json = Record<string, any>;
@@ -67,6 +68,7 @@ describe('GET /openapi.json', () => {
         changes: new ChangeWatch(server.db),
         startedAt: new Date().toISOString(),
         keyLimits: new KeyRateLimits(),
+        auditedReads: new AuditedReadGuard(server.dataDir, silentLogger),
       }),
     ].flatMap((router) =>
       router.stack.flatMap((layer) =>

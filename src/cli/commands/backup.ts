@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { CheckpointOutcome } from '../../domain/audit/anchor-trail.js';
 import { clinicTimeZone } from '../../domain/settings.js';
 import { recordDataExport } from '../../domain/audit/record-audit.js';
 import { systemUserActor } from '../../domain/audit/system-user.js';
@@ -12,6 +13,11 @@ import { subcommand } from '../program.js';
 /** The backup code and its archive library (tar), loaded only by the commands that write or read an archive. */
 const loadBackups = () => import('../../domain/maintenance/backup.js');
 
+/** A line on stderr when the trail could not be anchored (audit-anchor.ts): the backup or restore itself stands. */
+function warnUnanchored(io: CliIo, outcome: CheckpointOutcome): void {
+  if ('refused' in outcome) io.stderr(`warning: the audit trail's checkpoint was not written: ${outcome.refused}\n`);
+}
+
 /** `clinic backup FILE` and `clinic restore FILE`. */
 export function registerBackupCommands(program: Command, io: CliIo): void {
   subcommand(program, 'backup', 'write the database and the documents to one verified archive (safe while the server runs)')
@@ -21,6 +27,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
         const { createBackup } = await loadBackups();
         const summary = await createBackup(db, options.data, file, {
           record: () => recordDataExport(connectionRunner(db), db, systemUserActor()),
+          anchored: (outcome) => warnUnanchored(io, outcome),
         });
         emit(
           io,
@@ -36,7 +43,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
     .argument('<file>', 'an archive written by clinic backup')
     .action(async (file: string, options: CommonOptions) => {
       const { restoreBackup } = await loadBackups();
-      const summary = await restoreBackup(file, options.data, systemUserActor());
+      const summary = await restoreBackup(file, options.data, systemUserActor(), (outcome) => warnUnanchored(io, outcome));
       // For people, when the backup was made in the clinic's time, as the restored database keeps it.
       const timeZone = options.json === true ? undefined : await withDatabase(options, (db) => clinicTimeZone(db));
       emit(

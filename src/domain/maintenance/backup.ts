@@ -12,20 +12,30 @@ import { nowIso } from '../clock.js';
 import { AppError, errors } from '../errors.js';
 import {
   buildManifest,
+  CHUNK_BYTES,
   differencesFromManifest,
+  digestForManifest,
+  fewOf,
+  MAX_MANIFEST_BYTES,
+  MAX_MANIFEST_ENTRIES,
   extractArchive,
   isArchivablePath,
   MANIFEST_FILE,
   readArchive,
   writeArchive,
   type ManifestEntry,
+  type TrailHead,
 } from './backup-archive.js';
 import { describeFailure } from './check.js';
 import type { Actor } from '../audit/audit-event.js';
 import { appendAuditEvents, DATA_IMPORT } from '../audit/record-audit.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
+import { checkpointTrail, type CheckpointOutcome } from '../audit/anchor-trail.js';
+import { auditEventHash, lastAuditEvent } from '../../db/audit-events.js';
+import { ZERO_HASH } from '../../db/audit-codec.js';
+import { sqliteDriver } from '../../db/sqlite-driver.js';
 import { inTransaction } from '../use-case.js';
-import { digestFile, listFilesUnder } from './data-dir.js';
+import { listFilesUnder } from './data-dir.js';
 
 /** What `clinic backup` wrote. */
 export interface BackupSummary {
@@ -59,6 +69,8 @@ export interface BackupOptions {
    * patients' data leaves without its event.
    */
   record?: () => Promise<void>;
+  /** Told what anchoring the backup's trail came to (a checkpoint written, or why not); the backup stands either way. */
+  anchored?: (outcome: CheckpointOutcome) => void;
 }
 
 /** The prefix of the staging folder a backup is written in, beside its target: `.clinic-backup-<pid>-XXXXXX`. */
@@ -150,27 +162,48 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     // in it (an upload committed meanwhile only adds a file without a row, which is harmless).
     await (options.inSteps ? backupDatabaseInSteps(db, databaseCopy) : backupDatabase(db, databaseCopy));
     signal?.throwIfAborted();
+    // Read from the copy itself, before its digest: the trail's end in this very archive.
+    const auditHead = trailHeadOf(databaseCopy);
     const documentsDir = join(resolve(dataDir), DOCUMENTS_DIR);
     const sources = new Map<string, string>([[DATABASE_FILE, databaseCopy]]);
     // Only what restore takes back: documents/<patient_id>/<document_id>, never a stray deeper file.
     for (const path of await listFilesUnder(documentsDir)) {
       if (isArchivablePath(`${DOCUMENTS_DIR}/${path}`)) sources.set(`${DOCUMENTS_DIR}/${path}`, join(documentsDir, path));
     }
+    // What restore would refuse to read is refused here, before anything is written.
+    if (sources.size > MAX_MANIFEST_ENTRIES) {
+      throw errors.backupFailed(
+        `the data directory holds ${sources.size - 1} documents; a backup holds at most ${MAX_MANIFEST_ENTRIES - 1}, as restore reads its list in memory`,
+      );
+    }
     const entries: ManifestEntry[] = [];
     for (const [path, source] of sources) {
       signal?.throwIfAborted();
-      entries.push({ path, ...(await digestFile(source)) });
+      entries.push({ path, ...(await digestForManifest(source)) });
     }
-    const manifest = buildManifest({ created_at: createdAt, program_version: PROGRAM_VERSION, schema_version: SCHEMA_VERSION, entries });
+    const manifest = buildManifest({
+      created_at: createdAt,
+      program_version: PROGRAM_VERSION,
+      schema_version: SCHEMA_VERSION,
+      entries,
+      audit_head: auditHead,
+      chunk_size: CHUNK_BYTES,
+    });
     const manifestFile = join(staging, MANIFEST_FILE);
-    await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+    const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+    if (Buffer.byteLength(manifestText) > MAX_MANIFEST_BYTES) {
+      throw errors.backupFailed(
+        `its ${MANIFEST_FILE} would be ${Buffer.byteLength(manifestText)} bytes, more than the ${MAX_MANIFEST_BYTES} restore reads`,
+      );
+    }
+    await writeFile(manifestFile, manifestText, { mode: 0o600 });
 
     const archive = join(staging, 'backup.tar.gz');
     await writeArchive(archive, manifestFile, sources, signal);
     // A backup that cannot be restored is worse than none: prove it reads back as written.
     const written = await readArchive(archive, signal);
     const problems = !written.hasManifest ? [`${MANIFEST_FILE} is missing`] : differencesFromManifest(manifest, written.files);
-    if (problems.length > 0) throw errors.backupFailed(`the archive did not read back as written: ${problems.join('; ')}`);
+    if (problems.length > 0) throw errors.backupFailed(`the archive did not read back as written: ${fewOf(problems)}`);
     // Its bytes on disk before its name: a power cut after the rename must find the whole file.
     await syncPath(archive);
     signal?.throwIfAborted();
@@ -184,6 +217,11 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
       await rm(target, { force: true });
       throw error;
     }
+    if (auditHead !== null) {
+      // The archive's trail anchored (audit-anchor.ts): its end can no longer be cut or rewritten unnoticed.
+      const read = <T>(work: () => T) => Promise.resolve().then(work);
+      options.anchored?.(await checkpointTrail(read, db, dataDir, { kind: 'backup', head: auditHead, backup_created_at: createdAt }));
+    }
     return {
       file: target,
       created_at: createdAt,
@@ -195,6 +233,33 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     throw backupFailure(error, folder, signal);
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** The audit trail's last event in the database file `path` (a backup's copy, of this program's schema), or null for an empty trail. */
+function trailHeadOf(path: string): TrailHead | null {
+  const copy = sqliteDriver().open(path);
+  try {
+    const head = lastAuditEvent(copy);
+    return head === undefined ? null : { seq: head.seq, hash: head.hash };
+  } finally {
+    copy.close();
+  }
+}
+
+/**
+ * Refuses a restored trail that does not end where the backup's manifest says its trail ended
+ * (a clinic.db swapped or cut inside the archive, its SHA-256s computed anew), before the
+ * restore's own event is appended. Backups of programs before the head was recorded have none.
+ */
+function requireTrailHead(db: Db, head: TrailHead | null | undefined): void {
+  if (head === undefined) return;
+  const last = lastAuditEvent(db);
+  const matches = head === null ? last === undefined : last?.seq === head.seq && auditEventHash(db, head.seq) === head.hash;
+  if (!matches) {
+    throw errors.backupDamaged(
+      `it was altered: the audit trail of its ${DATABASE_FILE} ends at event ${last?.seq ?? 0}, not at the event ${MANIFEST_FILE} records (${head === null ? 'none' : `#${head.seq}`})`,
+    );
   }
 }
 
@@ -215,7 +280,13 @@ function freeBytes(dir: string): number | undefined {
  * integrity_check (and is brought to this program's schema). On any failure the directory is
  * left empty again.
  */
-export async function restoreBackup(file: string, dataDir: string, actor: Actor): Promise<RestoreSummary> {
+export async function restoreBackup(
+  file: string,
+  dataDir: string,
+  actor: Actor,
+  /** Told what anchoring the restored trail came to: a restore checkpoint written, or why not. */
+  anchored?: (outcome: CheckpointOutcome) => void,
+): Promise<RestoreSummary> {
   const source = resolve(file);
   const target = resolve(dataDir);
   let archive;
@@ -253,7 +324,18 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor)
       // A trail that does not verify is refused like a damaged file: restoring it would make the
       // altered history the clinic's own (AUDIT_CHAIN_BROKEN names the first event that fails).
       verifyAuditTrail(db);
+      requireTrailHead(db, manifest.audit_head);
+      const restoredHead = lastAuditEvent(db);
       inTransaction(db, 'read-then-write', () => appendAuditEvents(db, actor, [DATA_IMPORT]));
+      // The new data directory's anchor begins with the restore, naming the backup it came from,
+      // so that `audit verify` says the trail was restored, not that it was cut.
+      const read = <T>(work: () => T) => Promise.resolve().then(work);
+      anchored?.(
+        await checkpointTrail(read, db, target, {
+          kind: 'restore',
+          restored_from: { created_at: manifest.created_at, seq: restoredHead?.seq ?? 0, hash: restoredHead?.hash ?? ZERO_HASH },
+        }),
+      );
     } finally {
       db.close();
     }

@@ -13,6 +13,8 @@ import { digestFile } from './data-dir.js';
 import { FIRST_KEY_FILE } from './first-key-file.js';
 import { AppError } from '../errors.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
+import { lowDiskFindings } from '../audit/audit-reserve.js';
+import { anchorFindings } from '../audit/anchor-trail.js';
 import { missingAuditTriggers } from '../../db/audit-events.js';
 import { changeFeedFindings } from '../../db/change-events.js';
 
@@ -225,15 +227,18 @@ function staleUploadFindings(db: Db, temps: readonly TempEntry[]): string[] {
 }
 
 /**
- * The audit trail's chain, recomputed whole (verifyAuditTrail), and the triggers that keep it
- * append-only: a trail someone could edit or shorten proves nothing, even if it verifies today.
+ * The audit trail's chain, recomputed whole (verifyAuditTrail), its checkpoints (anchor-trail.ts),
+ * and the triggers that keep it append-only: a trail someone could edit or shorten proves
+ * nothing, even if it verifies today.
  */
-function auditTrailFindings(db: Db): string[] {
+function auditTrailFindings(db: Db, dataDir: string): string[] {
   const findings = missingAuditTriggers(db).map(
     (trigger) => `the audit trail's trigger ${trigger} is missing: its events could be changed or deleted unnoticed by SQLite`,
   );
   try {
-    verifyAuditTrail(db);
+    const { last_seq } = verifyAuditTrail(db);
+    // A chain that verifies may still have been rewritten whole: its checkpoints say (where this user may read them).
+    findings.unshift(...anchorFindings(db, dataDir, last_seq));
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'AUDIT_CHAIN_BROKEN') throw error;
     findings.unshift(`AUDIT_CHAIN_BROKEN at event ${String(error.details.seq)}: ${error.message}`);
@@ -282,9 +287,10 @@ export const CHECKS: readonly NamedCheck[] = [
   },
   {
     name: 'audit_trail',
-    description: 'the audit trail verifies from its first event to its last, and stays append-only',
+    description:
+      "the audit trail verifies from its first event to its last and against its checkpoints (as the server's user), stays append-only, and has room to grow on its disk",
     needsDatabase: true,
-    run: (db) => auditTrailFindings(db!),
+    run: (db, dataDir) => [...auditTrailFindings(db!, dataDir), ...lowDiskFindings(dataDir)],
   },
   {
     name: 'change_feed',

@@ -49,6 +49,8 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   failedKeysBlocked: [42_000],
   failedKeysClinicWide: [42_000],
   keyRateLimited: [42_000, 100],
+  auditedReadsLimited: [42_000, 3000],
+  auditedReadsPaused: [200 * 1024 * 1024, 256 * 1024 * 1024],
   storageFull: [],
   storageFailed: [],
   noDatabase: ['/var/lib/clinic/data/clinic.db'],
@@ -77,6 +79,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   autostartSetupFailed: ['Registering the scheduled task', 'Access is denied.'],
   readNotRecorded: [true],
   auditChainBroken: [7, 'its hash is not the hash of its fields'],
+  auditCheckpointInvalid: ['/var/lib/clinic/data/audit-anchor', [3]],
   checkFailed: [1],
   internal: [],
 };
