@@ -108,9 +108,20 @@ const statements = preparedFor((db) => ({
      ON CONFLICT (year) DO UPDATE SET last_number = last_number + 1`,
   ),
   counter: db.prepare<[number], { last_number: number }>('SELECT last_number FROM invoice_counters WHERE year = ?'),
-  openBalances: db.prepare<[string], { currency: string; balance_cents: number }>(
-    `SELECT currency, sum(balance_cents) AS balance_cents FROM invoices
+  // One patient's invoices through invoices_by_patient; the open ones are few.
+  openBalances: db.prepare<[string], OpenBalanceRow>(
+    `SELECT currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at FROM invoices
      WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`,
+  ),
+  // Open invoices only, through the partial index invoices_open_by_issued_at: they stay few
+  // however many paid ones accumulate, so grouping them costs little.
+  owingInSeveralCurrencies: db.prepare<[], OpenBalanceRow & { patient_number: string }>(
+    `SELECT p.patient_number, i.currency, sum(i.balance_cents) AS balance_cents, min(i.issued_at) AS oldest_issued_at
+       FROM invoices i JOIN patients p ON p.id = i.patient_id
+      WHERE i.balance_cents > 0
+        AND i.patient_id IN (SELECT patient_id FROM invoices WHERE balance_cents > 0
+                              GROUP BY patient_id HAVING count(DISTINCT currency) > 1)
+      GROUP BY p.patient_number, i.currency ORDER BY p.patient_number, i.currency`,
   ),
   // Open invoices only: read through the partial index invoices_open_by_issued_at, not the whole table.
   openCountsByCurrency: db.prepare<[], { currency: string; invoices: number }>(
@@ -182,9 +193,24 @@ export function takeInvoiceNumber(db: Db, year: number): number {
   return counter.get(year)!.last_number;
 }
 
-/** The sum of a patient's open balances per currency (empty when nothing is owed). */
-export function sumOpenBalances(db: Db, patientId: string): { currency: string; balance_cents: number }[] {
+/** What a patient owes in one currency: the sum of its open balances, and when the oldest of them was issued. */
+export interface OpenBalanceRow {
+  currency: string;
+  balance_cents: number;
+  oldest_issued_at: string;
+}
+
+/** The sum of a patient's open balances per currency, by currency (empty when nothing is owed). */
+export function sumOpenBalances(db: Db, patientId: string): OpenBalanceRow[] {
   return statements(db).openBalances.all(patientId);
+}
+
+/**
+ * The open balances of every patient who owes in two or more currencies (a refund can reopen an
+ * invoice in one while another is open in the other), by patient number, then currency.
+ */
+export function listBalancesOfPatientsOwingInSeveralCurrencies(db: Db): (OpenBalanceRow & { patient_number: string })[] {
+  return statements(db).owingInSeveralCurrencies.all();
 }
 
 /** How many invoices are open (a balance left) in each currency, by currency. */

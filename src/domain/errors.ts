@@ -143,11 +143,14 @@ export const errors = {
         : `The amount is more than can still be refunded of this payment: ${refundable}.`,
     ),
   idempotencyKeyReused: () => new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
-  invoiceCurrencyMismatch: (owedCurrency: string) =>
+  /** `owed`: the currencies of the patient's open invoices, by code (two after a refund reopened one). */
+  invoiceCurrencyMismatch: (...owed: string[]) =>
     new AppError(
       422,
       'INVOICE_CURRENCY_MISMATCH',
-      `This patient has open invoices in ${owedCurrency}; a new invoice must use ${owedCurrency} until they are paid.`,
+      owed.length === 1
+        ? `This patient has open invoices in ${owed[0]}; a new invoice must use ${owed[0]} until they are paid.`
+        : `This patient has open invoices in ${owed.join(' and ')}; a new invoice must use one of them until they are paid.`,
     ),
   databaseBusy: () =>
     new AppError(503, 'DATABASE_BUSY', 'The database is busy with another writer; nothing was changed. Retry shortly.', {
