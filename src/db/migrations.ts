@@ -1,6 +1,7 @@
 import type { Db } from './open-database.js';
 import { loadSchemaSql } from './schema-sql.js';
 import { patientPhoneDigits, patientSearchTerms } from '../fields/search-terms.js';
+import { withoutIgnorableCharacters } from '../fields/invisible-text.js';
 
 /** One forward step of the schema; `version` is the PRAGMA user_version it leaves behind. */
 export interface Migration {
@@ -254,11 +255,39 @@ const KEY_RATE_LIMIT: Migration = {
 };
 
 /**
+ * Version 8 (issue 39; it follows version 7, the audit trail's compact storage): names stored by
+ * an older program with characters that print as nothing (a zero-width space in `Z<U+200B>ürcher`,
+ * which 1.2.0 took) get search terms without them, as search now folds them away, so `zürcher`
+ * finds that patient. The names themselves stay as they were stored: a migration changes no
+ * patient's record behind its version and the change feed.
+ */
+const HOSTILE_INPUT_2: Migration = {
+  version: 8,
+  sql: '',
+  fill(db) {
+    // Its own statements, as version 2's. Only the patients whose names hold such a character:
+    // every other patient's terms are already what patientSearchTerms makes.
+    const patients = db.prepare<[], { seq: number; first_name: string; last_name: string }>(
+      'SELECT seq, first_name, last_name, date_of_birth, email FROM patients',
+    );
+    const deleteTerms = db.prepare<[number]>("DELETE FROM patient_search_terms WHERE patient_seq = ? AND term LIKE 'n:%'");
+    const insertTerm = db.prepare<[string, string, string, number]>(
+      'INSERT OR IGNORE INTO patient_search_terms (term, last_name, first_name, patient_seq) VALUES (?, ?, ?, ?)',
+    );
+    for (const patient of patients.all()) {
+      if (withoutIgnorableCharacters(patient.first_name + patient.last_name) === patient.first_name + patient.last_name) continue;
+      deleteTerms.run(patient.seq);
+      for (const term of patientSearchTerms(patient)) insertTerm.run(term, patient.last_name, patient.first_name, patient.seq);
+    }
+  },
+};
+
+/**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
  * schema.sql that shipped. Append only; never edit a migration that has shipped.
  */
-export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS, AUDIT_TRAIL, CHANGE_FEED, KEY_RATE_LIMIT];
+export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS, AUDIT_TRAIL, CHANGE_FEED, KEY_RATE_LIMIT, HOSTILE_INPUT_2];
 
 /** The user_version of a database that is fully up to date. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 1);

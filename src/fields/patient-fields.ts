@@ -14,8 +14,9 @@ const nullableInteger = <const N extends string>(name: N) => field.integer(name,
  * order. Each is a column of the `patients` table of the same name unless `requestOnly`.
  */
 export const PATIENT_INPUT_FIELDS = [
-  field.string('first_name', { required: true, minLength: 1, maxLength: 128 }),
-  field.string('last_name', { required: true, minLength: 1, maxLength: 128 }),
+  // A name is what staff read and search: what prints as nothing is not stored (issue 39).
+  field.string('first_name', { required: true, minLength: 1, maxLength: 128, dropsInvisible: true }),
+  field.string('last_name', { required: true, minLength: 1, maxLength: 128, dropsInvisible: true }),
   optionalText('salutation'),
   optionalText('title'),
   optionalText('gender'),

@@ -2,6 +2,7 @@ import { parseDateTime, toUtcIso } from './calendar.js';
 import { decimalToCents, formatDecimal } from './decimal.js';
 import type { FieldSpec, ValuesOf } from '../../fields/field-spec.js';
 import { decimalPartsOf, textBoolean, textInteger } from './structs.js';
+import { withoutInvisibleCharacters } from '../../fields/invisible-text.js';
 
 /** What normalising needs to know about the clinic. */
 export interface NormalizeContext {
@@ -16,6 +17,8 @@ export interface NormalizeContext {
 function normalizeValue(spec: FieldSpec, value: unknown, context: NormalizeContext): unknown {
   if (value === null) return null;
   switch (spec.kind) {
+    case 'string':
+      return spec.dropsInvisible ? withoutInvisibleCharacters(value as string) : value;
     case 'uuid':
       return (value as string).toLowerCase();
     case 'uuid_list':
