@@ -109,10 +109,6 @@ function describeField(spec: FieldSpec, direction: Direction): string | undefine
     notes.push(`Default: ${JSON.stringify(spec.default)}`);
   }
   if (spec.kind === 'string' && spec.format === 'email') notes.push('Must look like local@domain');
-  if (spec.kind === 'string' && spec.dropsInvisible === true && direction === 'request')
-    notes.push(
-      'Characters that print as nothing (zero-width, soft hyphen, bidi controls) are removed, and the length counted without them',
-    );
   if (spec.kind === 'boolean' && spec.acceptsText) notes.push('true, false, 1 or 0');
   if (spec.kind === 'datetime' && direction === 'request')
     notes.push('ISO 8601; seconds optional; without an offset it is clinic local time');
