@@ -255,15 +255,32 @@ const KEY_RATE_LIMIT: Migration = {
 };
 
 /**
- * Version 8 (issue 39; it follows version 7, the audit trail's compact storage): names stored by
- * an older program with characters that print as nothing (a zero-width space in `Z<U+200B>ürcher`,
- * which 1.2.0 took) get search terms without them, as search now folds them away, so `zürcher`
- * finds that patient. The names themselves stay as they were stored: a migration changes no
- * patient's record behind its version and the change feed.
+ * Version 8 (issue 39; it follows version 7, the audit trail's compact storage). The ranges of
+ * the change feed a restore leaves behind (schema.sql), so that no seq is handed out twice. And
+ * names stored by an older program with characters that print as nothing (a zero-width space in
+ * `Z<U+200B>ürcher`, which 1.2.0 took) get search terms without them, as search now folds them
+ * away, so `zürcher` finds that patient. The names themselves stay as they were stored: a
+ * migration changes no patient's record behind its version and the change feed.
  */
 const HOSTILE_INPUT_2: Migration = {
   version: 8,
-  sql: '',
+  sql: `
+    CREATE TABLE change_feed_lost_ranges (
+      first_seq         INTEGER PRIMARY KEY CHECK (first_seq >= 1),
+      last_seq          INTEGER NOT NULL CHECK (last_seq >= first_seq),
+      restored_at       TEXT NOT NULL,
+      backup_created_at TEXT NOT NULL,
+      bound             TEXT NOT NULL CHECK (bound IN ('replaced_database', 'margin'))
+    ) STRICT;
+    CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_update BEFORE UPDATE ON change_feed_lost_ranges
+    BEGIN
+      SELECT RAISE(ABORT, 'a range of the change feed lost in a restore cannot be changed');
+    END;
+    CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_delete BEFORE DELETE ON change_feed_lost_ranges
+    BEGIN
+      SELECT RAISE(ABORT, 'a range of the change feed lost in a restore cannot be deleted');
+    END;
+  `,
   fill(db) {
     // Its own statements, as version 2's. Only the patients whose names hold such a character:
     // every other patient's terms are already what patientSearchTerms makes.

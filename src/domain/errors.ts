@@ -118,6 +118,18 @@ export const errors = {
       { conflicts: [...conflicts] },
     ),
   paymentNotFound: (message = 'No payment has this id.') => new AppError(404, 'PAYMENT_NOT_FOUND', message),
+  /**
+   * GET /events `after` a position that a restore left behind (issue 39): the consumer's events
+   * after `restartAfter` may describe changes the restored database does not hold.
+   */
+  feedPositionLost: (after: number, restartAfter: number) =>
+    new AppError(
+      409,
+      'FEED_POSITION_LOST',
+      `Position ${after} of the change feed was handed out before the clinic's database was restored from a backup, and is lost: what the events after seq ${restartAfter} said may no longer be so. Start again with after=${restartAfter}.`,
+      {},
+      { restart_after: restartAfter },
+    ),
   preconditionFailed: (version: number) =>
     new AppError(
       412,

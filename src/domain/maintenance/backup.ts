@@ -26,6 +26,7 @@ import { appendAuditEvents, DATA_IMPORT } from '../audit/record-audit.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
 import { inTransaction } from '../use-case.js';
 import { digestFile, listFilesUnder } from './data-dir.js';
+import { markFeedRestored, readReplacedFeed, type LostFeedPositions } from '../changes/feed-after-restore.js';
 
 /** What `clinic backup` wrote. */
 export interface BackupSummary {
@@ -43,6 +44,14 @@ export interface RestoreSummary {
   created_at: string;
   program_version: string;
   documents: number;
+  /** The change feed's numbers the replaced database handed out, or may have, after the backup (feed-after-restore.ts); null when none. */
+  change_feed_lost: LostFeedPositions | null;
+}
+
+/** What a restore is told besides the archive and the directory. */
+export interface RestoreOptions {
+  /** The data directory the restore replaces (moved aside): its change feed's last number is read, nothing in it changed. */
+  replaces?: string;
 }
 
 /** What may stop a backup midway (a server stopping): its staging folder is removed and nothing is put in place. */
@@ -215,9 +224,11 @@ function freeBytes(dir: string): number | undefined {
  * integrity_check (and is brought to this program's schema). On any failure the directory is
  * left empty again.
  */
-export async function restoreBackup(file: string, dataDir: string, actor: Actor): Promise<RestoreSummary> {
+export async function restoreBackup(file: string, dataDir: string, actor: Actor, options: RestoreOptions = {}): Promise<RestoreSummary> {
   const source = resolve(file);
   const target = resolve(dataDir);
+  // Read first, before anything is written: the replaced database as it was left.
+  const replaced = options.replaces === undefined ? undefined : readReplacedFeed(resolve(options.replaces));
   let archive;
   try {
     archive = statSync(source);
@@ -247,6 +258,7 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor)
     if (existsSync(join(staging, DOCUMENTS_DIR))) await rename(join(staging, DOCUMENTS_DIR), join(target, DOCUMENTS_DIR));
     await rm(staging, { recursive: true, force: true });
     const db = openDatabase(target);
+    let lost: LostFeedPositions | null;
     try {
       const damage = integrityProblems(db);
       if (damage.length > 0) throw errors.backupDamaged(`the restored database fails integrity_check: ${damage.join('; ')}`);
@@ -254,6 +266,8 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor)
       // altered history the clinic's own (AUDIT_CHAIN_BROKEN names the first event that fails).
       verifyAuditTrail(db);
       inTransaction(db, 'read-then-write', () => appendAuditEvents(db, actor, [DATA_IMPORT]));
+      // No number of the change feed is handed out twice: those the replaced database may have given are marked lost.
+      lost = inTransaction(db, 'read-then-write', () => markFeedRestored(db, replaced, manifest.created_at, nowIso()));
     } finally {
       db.close();
     }
@@ -263,6 +277,7 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor)
       created_at: manifest.created_at,
       program_version: manifest.program_version,
       documents: manifest.entries.length - 1,
+      change_feed_lost: lost,
     };
   } catch (error) {
     // The directory was empty: leave it empty rather than half restored.
