@@ -282,19 +282,27 @@ const HOSTILE_INPUT_2: Migration = {
     END;
   `,
   fill(db) {
-    // Its own statements, as version 2's. Only the patients whose names hold such a character:
-    // every other patient's terms are already what patientSearchTerms makes.
-    const patients = db.prepare<[], { seq: number; first_name: string; last_name: string }>(
-      'SELECT seq, first_name, last_name, date_of_birth, email FROM patients',
+    // Its own statements, as version 2's. The names are read from the index patients_by_name,
+    // which holds them, not from the wide rows, and only the patients whose names hold such a
+    // character are read whole and get new terms: every other patient's terms are already what
+    // patientSearchTerms makes.
+    const names = db.prepare<[], { seq: number; first_name: string; last_name: string }>(
+      'SELECT seq, first_name, last_name FROM patients INDEXED BY patients_by_name',
+    );
+    const patient = db.prepare<[number], { seq: number; first_name: string; last_name: string }>(
+      'SELECT seq, first_name, last_name, date_of_birth, email FROM patients WHERE seq = ?',
     );
     const deleteTerms = db.prepare<[number]>("DELETE FROM patient_search_terms WHERE patient_seq = ? AND term LIKE 'n:%'");
     const insertTerm = db.prepare<[string, string, string, number]>(
       'INSERT OR IGNORE INTO patient_search_terms (term, last_name, first_name, patient_seq) VALUES (?, ?, ?, ?)',
     );
-    for (const patient of patients.all()) {
-      if (withoutIgnorableCharacters(patient.first_name + patient.last_name) === patient.first_name + patient.last_name) continue;
-      deleteTerms.run(patient.seq);
-      for (const term of patientSearchTerms(patient)) insertTerm.run(term, patient.last_name, patient.first_name, patient.seq);
+    const changed = names
+      .all()
+      .filter((row) => withoutIgnorableCharacters(row.first_name + row.last_name) !== row.first_name + row.last_name);
+    for (const { seq } of changed) {
+      const whole = patient.get(seq)!;
+      deleteTerms.run(seq);
+      for (const term of patientSearchTerms(whole)) insertTerm.run(term, whole.last_name, whole.first_name, seq);
     }
   },
 };
