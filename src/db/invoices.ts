@@ -85,6 +85,21 @@ function listSqlKey(filter: InvoiceFilter): keyof typeof LIST_SQL {
   return filter.unpaid ? 'patientUnpaid' : 'patient';
 }
 
+/**
+ * Every patient's open balance per currency, of those who owe in more than one. The open invoices
+ * only, read once through the partial index invoices_open_by_issued_at (the planner would
+ * otherwise walk invoices_by_patient, every invoice ever issued, for the grouping): they stay few
+ * however many paid ones accumulate, so grouping them costs little.
+ */
+const OWING_IN_SEVERAL_CURRENCIES_SQL = `
+  WITH open AS MATERIALIZED (
+    SELECT patient_id, currency, balance_cents, issued_at FROM invoices INDEXED BY invoices_open_by_issued_at
+     WHERE balance_cents > 0)
+  SELECT p.patient_number, o.currency, sum(o.balance_cents) AS balance_cents, min(o.issued_at) AS oldest_issued_at
+    FROM open o JOIN patients p ON p.id = o.patient_id
+   WHERE o.patient_id IN (SELECT patient_id FROM open GROUP BY patient_id HAVING count(DISTINCT currency) > 1)
+   GROUP BY p.patient_number, o.currency ORDER BY p.patient_number, o.currency`;
+
 const statements = preparedFor((db) => ({
   insert: db.prepare<NewInvoiceRow>(
     `INSERT INTO invoices (${COLUMNS})
@@ -113,16 +128,7 @@ const statements = preparedFor((db) => ({
     `SELECT currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at FROM invoices
      WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`,
   ),
-  // Open invoices only, through the partial index invoices_open_by_issued_at: they stay few
-  // however many paid ones accumulate, so grouping them costs little.
-  owingInSeveralCurrencies: db.prepare<[], OpenBalanceRow & { patient_number: string }>(
-    `SELECT p.patient_number, i.currency, sum(i.balance_cents) AS balance_cents, min(i.issued_at) AS oldest_issued_at
-       FROM invoices i JOIN patients p ON p.id = i.patient_id
-      WHERE i.balance_cents > 0
-        AND i.patient_id IN (SELECT patient_id FROM invoices WHERE balance_cents > 0
-                              GROUP BY patient_id HAVING count(DISTINCT currency) > 1)
-      GROUP BY p.patient_number, i.currency ORDER BY p.patient_number, i.currency`,
-  ),
+  owingInSeveralCurrencies: db.prepare<[], OpenBalanceRow & { patient_number: string }>(OWING_IN_SEVERAL_CURRENCIES_SQL),
   // Open invoices only: read through the partial index invoices_open_by_issued_at, not the whole table.
   openCountsByCurrency: db.prepare<[], { currency: string; invoices: number }>(
     `SELECT currency, count(*) AS invoices FROM invoices
@@ -211,6 +217,14 @@ export function sumOpenBalances(db: Db, patientId: string): OpenBalanceRow[] {
  */
 export function listBalancesOfPatientsOwingInSeveralCurrencies(db: Db): (OpenBalanceRow & { patient_number: string })[] {
   return statements(db).owingInSeveralCurrencies.all();
+}
+
+/** SQLite's plan for listBalancesOfPatientsOwingInSeveralCurrencies, one line per step (test/db/list-plans.test.ts). */
+export function explainPatientsOwingInSeveralCurrencies(db: Db): string[] {
+  return db
+    .prepare<[], { detail: string }>(`EXPLAIN QUERY PLAN ${OWING_IN_SEVERAL_CURRENCIES_SQL}`)
+    .all()
+    .map((step) => step.detail);
 }
 
 /** How many invoices are open (a balance left) in each currency, by currency. */
