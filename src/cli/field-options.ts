@@ -33,8 +33,8 @@ export function fieldLabels(command: Command | undefined): ReadonlyMap<string, s
   return (command && FIELD_LABELS.get(command)) ?? new Map();
 }
 
-/** The property commander stores `--first-name` under. */
-const attributeName = (name: string) => name.replace(/_([a-z])/g, (_, letter: string) => letter.toUpperCase());
+/** The property commander stores `--first-name` (field `first_name`, or a header's `idempotency-key`) under. */
+const attributeName = (name: string) => name.replace(/[_-]([a-z])/g, (_, letter: string) => letter.toUpperCase());
 
 /** `date_of_birth` → `Date of birth`: a field's name as a heading of its help line. */
 const humanName = (name: string) => name.charAt(0).toUpperCase() + name.slice(1).replaceAll('_', ' ');
@@ -78,6 +78,9 @@ function describe(spec: FieldSpec): string {
   return notes.join('; ');
 }
 
+/** The names of options named otherwise than their field, by field, without the leading `--`. */
+export type OptionNames = Readonly<Record<string, string>>;
+
 /** Help headings for a command's many fields, each with the fields under it; the rest go under "Other fields:". */
 export type OptionGroups = readonly (readonly [heading: string, fields: RegExp])[];
 
@@ -99,12 +102,17 @@ export function addFieldOptions(
     descriptions = {} as Readonly<Record<string, string>>,
     /** Headings that group the fields in the help, for a command with many. */
     groups = [] as OptionGroups,
+    /** Options named otherwise than their field, by field (`rate_limit_per_minute` → `rate-limit`); readFieldOptions takes the same. */
+    names = {} as OptionNames,
   } = {},
 ): Command {
   for (const spec of fields) {
     const text = descriptions[spec.name] ?? describe(spec);
     const required = spec.required === true || alsoRequired.includes(spec.name);
-    const option = command.createOption(`${optionFlag(spec.name)} ${placeholder(spec)}`, text);
+    const flag = optionFlag(names[spec.name] ?? spec.name);
+    // A refusal of the field's value names the option as it is typed.
+    if (names[spec.name] !== undefined) labelField(command, spec.name, flag);
+    const option = command.createOption(`${flag} ${placeholder(spec)}`, text);
     if (required && enforceRequired) option.makeOptionMandatory();
     else if (required) option.description = `${text} (required${requiredElsewhere ? ` ${requiredElsewhere}` : ''})`;
     if (groups.length > 0) option.helpGroup(groups.find(([, names]) => names.test(spec.name))?.[0] ?? 'Other fields:');
@@ -159,12 +167,12 @@ export function readFieldOptions(
   options: Record<string, unknown>,
   fields: readonly FieldSpec[],
   db: Db,
-  base: Record<string, unknown> = {},
+  { base = {}, names = {} }: { base?: Record<string, unknown>; names?: OptionNames } = {},
 ): Record<string, unknown> {
   const body = { ...base };
   const today = deskToday(db);
   for (const spec of fields) {
-    const text = options[attributeName(spec.name)];
+    const text = options[attributeName(names[spec.name] ?? spec.name)];
     if (typeof text === 'string') body[spec.name] = fromOptionText(spec, text, today);
   }
   return body;

@@ -1,5 +1,5 @@
 import type { Db } from '../db/open-database.js';
-import { performUseCase, type Caller, type RawRequest, type UseCase, type UseCaseInput } from '../domain/use-case.js';
+import { connectionRunner, runUseCase, type Caller, type RawRequest, type UseCase, type UseCaseInput } from '../domain/use-case.js';
 import { withDatabase } from './database.js';
 import { systemUserActor } from '../domain/audit/system-user.js';
 import type { CliIo } from './io.js';
@@ -10,8 +10,12 @@ export function deskCaller(): Caller {
   return { source: 'cli', actor: systemUserActor() };
 }
 
-/** What a desk command adds to a use case: how what was typed becomes a request, and how the result is shown. */
-export interface DeskBinding<R> {
+/**
+ * What a desk command adds to a use case: how what was typed becomes a request, what the command
+ * does with the result besides showing it, and how it is shown. `S` is what is shown: the result
+ * itself, or what `deliver` made of it.
+ */
+export interface DeskBinding<R, S = R> {
   /**
    * The request made of the command's arguments and options, over the database so that the
    * desk's references (P-42, INV-2026-7) can be resolved to the ids the use case takes. Made
@@ -20,26 +24,33 @@ export interface DeskBinding<R> {
   request(db: Db): RawRequest;
   /** A rule of the desk on the result (a refusal the API does not make); throws to refuse. */
   check?(result: R, db: Db): void;
-  /** What --json prints: the API's shape for the same request (the result itself by default). */
-  json?(result: R): unknown;
+  /**
+   * Where the result goes besides the screen, as the API's download sends a document's bytes: a
+   * file written (`document save`, `audit export`). What it gives back is what is shown.
+   */
+  deliver?(result: R, db: Db): Promise<S>;
+  /** What --json prints: the API's shape for the same request (what is shown by default). */
+  json?(shown: S): unknown;
   /** The printout for people. */
-  print(result: R, db: Db): string;
+  print(shown: S, db: Db): string;
 }
 
 /**
- * Performs `useCase` for a desk command and prints its result: the command line's one place where
- * a use case's module is checked and its input validated (performUseCase), exactly as the API's
- * operation of the same use case does (src/server/operation.ts).
+ * Runs `useCase` for a desk command and prints its result: the command line's one binding of a
+ * use case, run as the API's operation of the same use case runs it (runUseCase: module, values,
+ * transaction, events), on a connection of its own as the operating system's user.
  */
-export async function runUseCaseCommand<I extends UseCaseInput, R, Patch extends boolean>(
+export async function runUseCaseCommand<I extends UseCaseInput, R, Patch extends boolean, S = R>(
   io: CliIo,
   options: CommonOptions,
   useCase: UseCase<I, R, Patch>,
-  desk: DeskBinding<R>,
+  desk: DeskBinding<R, S>,
 ): Promise<void> {
-  await withDatabase(options, (db) => {
-    const result = performUseCase(useCase, db, () => desk.request(db), deskCaller());
+  await withDatabase(options, async (db) => {
+    const result = runUseCase(useCase, db, () => desk.request(db), deskCaller(), connectionRunner(db));
     desk.check?.(result, db);
-    emit(io, options, desk.json === undefined ? result : desk.json(result), () => desk.print(result, db));
+    // Without a delivery, what is shown is the result itself (S defaults to R).
+    const shown = desk.deliver === undefined ? (result as unknown as S) : await desk.deliver(result, db);
+    emit(io, options, desk.json === undefined ? shown : desk.json(shown), () => desk.print(shown, db));
   });
 }

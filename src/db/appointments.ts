@@ -54,7 +54,8 @@ export const UPDATE_COLUMNS = [
 
 type OverlapParams = { id: string; resource_id: string; start_at: string; end_at: string; earliest: string };
 
-const WITH_PATIENT = `SELECT a.*,
+/** An appointment with the patient columns the response repeats: every read of AppointmentRow selects this. */
+export const APPOINTMENT_WITH_PATIENT = `SELECT a.*,
             p.first_name AS patient_first_name, p.last_name AS patient_last_name,
             p.patient_number AS patient_number, p.email AS patient_email, p.mobile AS patient_mobile,
             p.cave AS patient_cave, p.classification AS patient_classification
@@ -104,7 +105,7 @@ const LIST_FILTERS = {
   both: 'AND a.resource_id = @resource_id AND a.patient_id = @patient_id',
 } as const;
 
-const listSql = (filter: keyof typeof LIST_FILTERS) => `${WITH_PATIENT}
+const listSql = (filter: keyof typeof LIST_FILTERS) => `${APPOINTMENT_WITH_PATIENT}
       WHERE a.start_at >= @earliest AND a.start_at < @to AND a.end_at > @from
         ${LIST_FILTERS[filter]} AND (@statuses IS NULL OR a.status IN (SELECT value FROM json_each(@statuses)))
         AND (a.start_at, a.seq) > (@after_start_at, @after_seq)
@@ -119,7 +120,7 @@ const statements = preparedFor((db) => ({
     'INSERT INTO appointment_services (appointment_id, position, service_id) VALUES (@appointment_id, @position, @service_id)',
   ),
   // LEFT JOIN: patient_id is nullable in the table, so a row without a patient still presents.
-  byId: db.prepare<[string], AppointmentRow>(`${WITH_PATIENT} WHERE a.id = ?`),
+  byId: db.prepare<[string], AppointmentRow>(`${APPOINTMENT_WITH_PATIENT} WHERE a.id = ?`),
   list: {
     all: db.prepare<AppointmentListParams, AppointmentRow>(listSql('all')),
     doctor: db.prepare<AppointmentListParams, AppointmentRow>(listSql('doctor')),

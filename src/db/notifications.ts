@@ -51,25 +51,21 @@ export function insertNotification(db: Db, row: NotificationRow): void {
   statements(db).insert.run(row);
 }
 
-const claimTransaction = preparedFor((db) =>
-  db.transaction((channel: NotificationChannel, now: string, leaseUntil: string): NotificationRow | undefined => {
-    const { dueId, lease, byId } = statements(db);
-    const due = dueId.get({ channel, now });
-    if (due === undefined) return undefined;
-    lease.run({ id: due.id, lease_until: leaseUntil });
-    return byId.get(due.id);
-  }),
-);
-
 /**
- * Takes the most overdue pending row of `channel` due at `now`, counting the attempt and
- * leasing the row until `leaseUntil`; undefined when none is due. Find, lease and read back are
- * one IMMEDIATE transaction, so two workers on one database can never take the same row: the
- * winner pushes next_attempt_at past `now` before anyone else can look. A worker that dies
- * mid-send leaves the row to be retried once the lease ends.
+ * Takes the most overdue pending row of `channel` due at `now`, counting the attempt and leasing
+ * the row until `leaseUntil`; undefined when none is due. The caller runs it as a read-then-write
+ * (BEGIN IMMEDIATE), so that find, lease and read back see no other connection's write: two
+ * workers on one database can never take the same row, since the winner pushes next_attempt_at
+ * past `now` before anyone else can look. A worker that dies mid-send leaves the row to be retried
+ * once the lease ends.
  */
 export function claimDueNotification(db: Db, channel: NotificationChannel, now: string, leaseUntil: string): NotificationRow | undefined {
-  return claimTransaction(db).immediate(channel, now, leaseUntil);
+  if (!db.inTransaction) throw new Error('a notification is claimed inside a read-then-write transaction');
+  const { dueId, lease, byId } = statements(db);
+  const due = dueId.get({ channel, now });
+  if (due === undefined) return undefined;
+  lease.run({ id: due.id, lease_until: leaseUntil });
+  return byId.get(due.id);
 }
 
 /** Records a delivery. */

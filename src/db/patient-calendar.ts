@@ -1,4 +1,4 @@
-import type { AppointmentRow } from './appointments.js';
+import { APPOINTMENT_WITH_PATIENT, type AppointmentRow } from './appointments.js';
 import { preparedFor, type Db } from './open-database.js';
 
 type UpcomingParams = { patient_id: string; now: string; earliest: string; limit: number };
@@ -8,11 +8,7 @@ type UpcomingParams = { patient_id: string; now: string; earliest: string; limit
  * the longest appointment ever booked, appointment_extent) adds nothing to `end_at > @now` but
  * turns it into a range of appointments_by_patient (patient_id, start_at), read in order.
  */
-const UPCOMING_SQL = `SELECT a.*,
-            p.first_name AS patient_first_name, p.last_name AS patient_last_name,
-            p.patient_number AS patient_number, p.email AS patient_email, p.mobile AS patient_mobile,
-            p.cave AS patient_cave, p.classification AS patient_classification
-       FROM appointments a LEFT JOIN patients p ON p.id = a.patient_id
+const UPCOMING_SQL = `${APPOINTMENT_WITH_PATIENT}
       WHERE a.patient_id = @patient_id AND a.start_at >= @earliest AND a.end_at > @now
       ORDER BY a.start_at, a.seq LIMIT @limit`;
 

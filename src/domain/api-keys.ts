@@ -3,10 +3,12 @@ import type { Db } from '../db/open-database.js';
 import { countApiKeys, findApiKeyByHash, insertApiKey, listApiKeyRows, revokeApiKeyRow, type ApiKeyRow } from '../db/api-keys.js';
 import { field } from '../fields/field-spec.js';
 import { newId, nowIso } from './clock.js';
-import { errors, ValidationError } from './errors.js';
+import { errors, type ValidationIssue } from './errors.js';
+import { defineUseCase, performUseCase } from './use-case.js';
+import { commaListOf } from './validation/comma-list.js';
 import { problems } from './validation/problems.js';
-import { fieldsValidator, issue, throwIfIssues } from './validation/validate.js';
-import { uuidError } from './validation/structs.js';
+import { isPlainObject } from './validation/structs.js';
+import { issue } from './validation/validate.js';
 
 /** Every scope: decisions.md §2 and the read scopes of interface 1.1.0. */
 export const SCOPES = [
@@ -64,13 +66,33 @@ const KEY_PREFIX = 'clinic_';
 /** The largest `--rate-limit`: far above what one client of a clinic sends, still a bound a person can read. */
 export const MOST_REQUESTS_PER_MINUTE = 1_000_000;
 
-const createKeyInput = fieldsValidator(
-  [
-    field.string('name', { required: true, minLength: 1, maxLength: 128 }),
-    field.integer('rate_limit_per_minute', { nullable: true, minimum: 1, maximum: MOST_REQUESTS_PER_MINUTE }),
-  ],
-  'body',
-);
+/** What `clinic api-key create` takes. */
+export const API_KEY_INPUT_FIELDS = [
+  field.string('name', { required: true, minLength: 1, maxLength: 128, description: 'who or what the key is for' }),
+  field.string('scopes', {
+    description: `comma-separated subset of: ${SCOPES.join(', ')} (default: every scope, also those later versions add)`,
+  }),
+  field.integer('rate_limit_per_minute', {
+    nullable: true,
+    minimum: 1,
+    maximum: MOST_REQUESTS_PER_MINUTE,
+    description: `requests the key may make per clock minute, 1 to ${MOST_REQUESTS_PER_MINUTE}; past them the API answers 429 until the minute ends (default: no limit)`,
+  }),
+] as const;
+
+/** The path of `clinic api-key revoke ID`. */
+const API_KEY_PATH_FIELDS = [field.uuid('id', { required: true, description: 'the key id from api-key list' })] as const;
+
+/** The scopes a `scopes` list names that are none (literal_error, each at its place in the list), or that it names none. */
+function scopeIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): ValidationIssue[] {
+  const text = isPlainObject(body) ? body.scopes : undefined;
+  if (typeof text !== 'string' || fieldIssues.some((failed) => failed.loc[1] === 'scopes')) return [];
+  const scopes = commaListOf(text);
+  if (scopes === null) return [issue(['body', 'scopes'], problems.valueError('a key needs at least one scope'), [])];
+  return scopes.flatMap((scope, index) =>
+    (SCOPES as readonly string[]).includes(scope) ? [] : [issue(['body', 'scopes', index], problems.literalError(SCOPES), scope)],
+  );
+}
 
 function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
@@ -100,38 +122,53 @@ function summarize(row: ApiKeyRow): ApiKeySummary {
 }
 
 /**
- * Issues a key of 256 random bits. Only its SHA-256 is stored; the key is returned once.
- * `scopes` undefined means every scope, now and of later versions; `rate_limit_per_minute`
- * undefined or null, no limit of its own.
+ * `clinic api-key create`: a key of 256 random bits, of which only the SHA-256 is stored; the key
+ * is returned once. Without `scopes`, every scope, now and of later versions; without
+ * `rate_limit_per_minute`, no limit of its own.
  */
+export const CREATE_API_KEY = defineUseCase({
+  summary: 'Issue an API key; it is shown once and only its hash is kept',
+  input: { body: API_KEY_INPUT_FIELDS },
+  refusals: [],
+  access: 'write',
+  moreIssues: ({ body }, fieldIssues) => scopeIssues(body, fieldIssues),
+  run(db, { body }): CreatedApiKey {
+    const named = commaListOf(body.scopes);
+    const scopes = SCOPES.filter((scope) => named === null || named.includes(scope));
+    const key = KEY_PREFIX + randomBytes(32).toString('base64url');
+    const row: ApiKeyRow = {
+      id: newId(),
+      name: body.name,
+      key_hash: hashKey(key).toString('hex'),
+      scopes: named === null ? EVERY_SCOPE : scopes.join(' '),
+      created_at: nowIso(),
+      revoked_at: null,
+      rate_limit_per_minute: body.rate_limit_per_minute,
+    };
+    insertApiKey(db, row);
+    const created: CreatedApiKey = { id: row.id, name: row.name, key, scopes, created_at: row.created_at };
+    return row.rate_limit_per_minute === null ? created : { ...created, rate_limit_per_minute: row.rate_limit_per_minute };
+  },
+});
+
+/** CREATE_API_KEY on a connection of its own (the first key of `serve`, a test's): `scopes` a list, undefined for every scope. */
 export function createApiKey(db: Db, input: { name: unknown; scopes?: readonly string[]; rate_limit_per_minute?: unknown }): CreatedApiKey {
-  const scopeIssues = (input.scopes ?? []).flatMap((scope, index) =>
-    (SCOPES as readonly string[]).includes(scope) ? [] : [issue(['body', 'scopes', index], problems.literalError(SCOPES), scope)],
-  );
-  if (input.scopes !== undefined && input.scopes.length === 0) {
-    scopeIssues.push(issue(['body', 'scopes'], problems.valueError('a key needs at least one scope'), []));
-  }
-  const { name, rate_limit_per_minute: limit = null } = input;
-  throwIfIssues(createKeyInput.issues({ name, rate_limit_per_minute: limit }), scopeIssues);
-  const scopes = SCOPES.filter((scope) => input.scopes === undefined || input.scopes.includes(scope));
-  const key = KEY_PREFIX + randomBytes(32).toString('base64url');
-  const row: ApiKeyRow = {
-    id: newId(),
-    name: name as string,
-    key_hash: hashKey(key).toString('hex'),
-    scopes: input.scopes === undefined ? EVERY_SCOPE : scopes.join(' '),
-    created_at: nowIso(),
-    revoked_at: null,
-    rate_limit_per_minute: limit as number | null,
-  };
-  insertApiKey(db, row);
-  const created: CreatedApiKey = { id: row.id, name: row.name, key, scopes, created_at: row.created_at };
-  return row.rate_limit_per_minute === null ? created : { ...created, rate_limit_per_minute: row.rate_limit_per_minute };
+  const body = { name: input.name, scopes: input.scopes?.join(','), rate_limit_per_minute: input.rate_limit_per_minute };
+  return performUseCase(CREATE_API_KEY, db, { body }, { source: 'cli', actor: null });
 }
 
-/** Every key, oldest first, without secrets. */
+/** `clinic api-key list`: every key, oldest first, without secrets. */
+export const LIST_API_KEYS = defineUseCase({
+  summary: 'List the API keys, never their secrets',
+  input: {},
+  refusals: [],
+  access: 'read',
+  run: (db): ApiKeySummary[] => listApiKeyRows(db).map(summarize),
+});
+
+/** LIST_API_KEYS on a connection of its own. */
 export function listApiKeys(db: Db): ApiKeySummary[] {
-  return listApiKeyRows(db).map(summarize);
+  return performUseCase(LIST_API_KEYS, db, {}, { source: 'cli', actor: null });
 }
 
 /** Whether any key was ever issued (the first `serve` issues one when none was). */
@@ -139,13 +176,22 @@ export function hasApiKeys(db: Db): boolean {
   return countApiKeys(db) > 0;
 }
 
-/** Revokes a key at once; revoking twice keeps the first time. */
+/** `clinic api-key revoke`: a key revoked at once, also on a running server; revoking twice keeps the first time. */
+export const REVOKE_API_KEY = defineUseCase({
+  summary: 'Revoke an API key at once, also on a running server',
+  input: { path: API_KEY_PATH_FIELDS },
+  refusals: [errors.apiKeyNotFound()],
+  access: 'write',
+  run(db, { path }): ApiKeySummary {
+    const row = revokeApiKeyRow(db, path.id, nowIso());
+    if (!row) throw errors.apiKeyNotFound();
+    return summarize(row);
+  },
+});
+
+/** REVOKE_API_KEY on a connection of its own. */
 export function revokeApiKey(db: Db, id: string): ApiKeySummary {
-  const error = uuidError(id);
-  if (error !== undefined) throw new ValidationError([issue(['path', 'id'], problems.uuidParsing(error), id)]);
-  const row = revokeApiKeyRow(db, id.toLowerCase(), nowIso());
-  if (!row) throw errors.apiKeyNotFound();
-  return summarize(row);
+  return performUseCase(REVOKE_API_KEY, db, { path: { id } }, { source: 'cli', actor: null });
 }
 
 /**

@@ -6,18 +6,13 @@ import type { ResponseOf } from '../fields/field-spec.js';
 import { presentColumns } from '../fields/columns.js';
 import { newId, nowIso } from './clock.js';
 import { centsToNumber } from './validation/decimal.js';
-import { fieldsValidator } from './validation/validate.js';
-import { defineUseCase } from './use-case.js';
+import { defineUseCase, performUseCase } from './use-case.js';
 
 /** Doctor of spec 2.7. */
 export type Doctor = ResponseOf<typeof DOCTOR_FIELDS>;
 
 /** Service of spec 2.6; `price` in the clinic currency. */
 export type Service = ResponseOf<typeof SERVICE_FIELDS>;
-
-const doctorInput = fieldsValidator(DOCTOR_INPUT_FIELDS, 'body');
-const serviceInput = fieldsValidator(SERVICE_INPUT_FIELDS, 'body');
-const NO_TIME_FIELDS = { timeZone: 'UTC' };
 
 /** The API shape of a doctor row. */
 export function presentDoctor(row: DoctorRow): Doctor {
@@ -29,12 +24,22 @@ export function presentService(row: ServiceRow): Service {
   return { id: row.id, name: row.name, duration_min: row.duration_min, price: centsToNumber(row.price_cents), color: row.color };
 }
 
-/** Adds a doctor (a bookable calendar resource). */
+/** `clinic doctor add`: a doctor, a bookable calendar resource. */
+export const ADD_DOCTOR = defineUseCase({
+  summary: 'Add a doctor',
+  input: { body: DOCTOR_INPUT_FIELDS },
+  refusals: [],
+  access: 'write',
+  run(db, { body }): Doctor {
+    const row: DoctorRow = { id: newId(), name: body.name, color: body.color, created_at: nowIso() };
+    insertDoctor(db, row);
+    return presentDoctor(row);
+  },
+});
+
+/** ADD_DOCTOR on a connection of its own. */
 export function addDoctor(db: Db, input: unknown): Doctor {
-  const values = doctorInput.parse(input, NO_TIME_FIELDS);
-  const row: DoctorRow = { id: newId(), name: values.name, color: values.color, created_at: nowIso() };
-  insertDoctor(db, row);
-  return presentDoctor(row);
+  return performUseCase(ADD_DOCTOR, db, { body: input }, { source: 'cli', actor: null });
 }
 
 /** Every doctor, in the order they were added. */
@@ -51,19 +56,29 @@ export const LIST_DOCTORS = defineUseCase({
   run: (db): Doctor[] => listDoctors(db),
 });
 
-/** Adds a bookable service with its default duration and price. */
+/** `clinic service add`: a bookable service with its default duration and price. */
+export const ADD_SERVICE = defineUseCase({
+  summary: 'Add a service',
+  input: { body: SERVICE_INPUT_FIELDS },
+  refusals: [],
+  access: 'write',
+  run(db, { body }): Service {
+    const row: ServiceRow = {
+      id: newId(),
+      name: body.name,
+      duration_min: body.duration_min,
+      price_cents: body.price,
+      color: body.color,
+      created_at: nowIso(),
+    };
+    insertService(db, row);
+    return presentService(row);
+  },
+});
+
+/** ADD_SERVICE on a connection of its own. */
 export function addService(db: Db, input: unknown): Service {
-  const values = serviceInput.parse(input, NO_TIME_FIELDS);
-  const row: ServiceRow = {
-    id: newId(),
-    name: values.name,
-    duration_min: values.duration_min,
-    price_cents: values.price,
-    color: values.color,
-    created_at: nowIso(),
-  };
-  insertService(db, row);
-  return presentService(row);
+  return performUseCase(ADD_SERVICE, db, { body: input }, { source: 'cli', actor: null });
 }
 
 /** Every service, in the order they were added. */

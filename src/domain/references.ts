@@ -2,7 +2,7 @@ import type { Db } from '../db/open-database.js';
 import { findAppointmentIdBySeq, findInvoiceIdByNumber, findPatientIdBySeq } from '../db/references.js';
 import { findInvoice } from '../db/invoices.js';
 import { listPaymentRows, type PaymentRow } from '../db/payments.js';
-import { appointmentSeqOf, invoiceNumberOf, patientSeqOf } from '../fields/human-numbers.js';
+import { appointmentSeqOf, idOf, invoiceNumberOf, patientSeqOf } from '../fields/human-numbers.js';
 import { errors } from './errors.js';
 
 /**
@@ -46,7 +46,8 @@ export function resolveInvoiceReference(db: Db, reference: string): string {
  * that does not exist is INVOICE_NOT_FOUND.
  */
 export function paymentsOfInvoiceReference(db: Db, reference: string): { invoiceNumber: string; payments: PaymentRow[] } {
-  const invoice = findInvoice(db, resolveInvoiceReference(db, reference).toLowerCase());
+  const id = idOf(resolveInvoiceReference(db, reference));
+  const invoice = id === undefined ? undefined : findInvoice(db, id);
   if (invoice === undefined) throw errors.invoiceNotFound();
   return { invoiceNumber: invoice.invoice_number, payments: listPaymentRows(db, invoice.id) };
 }

@@ -89,6 +89,12 @@ export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boo
    */
   audit?(result: R, values: InputValues<I, Patch>, db: Db): readonly AuditRecord[];
   /**
+   * When the audit events are appended: with the run, in its transaction (the default), or only
+   * once the front end delivers the result (`delivery`, recordDelivery): a download answered 304
+   * delivers nothing and records nothing.
+   */
+  recorded?: 'run' | 'delivery';
+  /**
    * What the change feed records of a successful run: one record per record it created or
    * changed (clinic-api-1.2.md, "Change feed"), none when it changed nothing. Appended in the
    * run's own transaction whoever asked, so a change never commits without its event.
@@ -150,53 +156,137 @@ export function defineUseCase<const I extends UseCaseInput, R, const Patch exten
   };
 }
 
+/** A request as a front end makes it: given whole, or made once the module is known to be on. */
+export type RequestOf = RawRequest | (() => RawRequest);
+
 /**
- * Runs `useCase` on a connection of its own, synchronously, in the transaction its access asks
- * for: how the command line (and a test) performs it. The module is checked first, then the
- * input, then the work. The server runs the same steps, grouping the commits of concurrent
- * requests (src/server/commit-groups.ts).
+ * The first steps of a run: the module (403 MODULE_DISABLED), then the request's values (one 422
+ * with the issues of every part). A request made by a function (the desk resolving P-42 to an
+ * id) is made after the module check, so a command of a module that is off says so whatever it
+ * names.
  */
+export function valuesOfRequest<I extends UseCaseInput, R, Patch extends boolean>(
+  useCase: UseCase<I, R, Patch>,
+  db: Db,
+  request: RequestOf,
+): InputValues<I, Patch> {
+  if (useCase.module !== undefined) requireModuleEnabled(db, useCase.module);
+  return useCase.valuesOf(db, typeof request === 'function' ? request() : request);
+}
+
+/**
+ * The last steps of a run, on valid values: the work in the transaction of its access, through the
+ * front end's runner, with the events of its result appended in that transaction (runRecorded);
+ * a recorded read whose events cannot be stored shows nothing (507).
+ */
+export function runOnValues<I extends UseCaseInput, R, Patch extends boolean>(
+  useCase: UseCase<I, R, Patch>,
+  db: Db,
+  values: InputValues<I, Patch>,
+  caller: Caller,
+  runner: WorkRunner,
+): R | Promise<R> {
+  return unrecordedWhen(useCase.access === 'read' && recordsOnRun(useCase, caller), () =>
+    runner.run(accessOf(useCase, caller), () => runRecorded(useCase, db, values, caller)),
+  );
+}
+
+/**
+ * Runs `useCase` on `request` for `caller`: its module, its values, then its work and its events
+ * in the transaction of its access (valuesOfRequest, runOnValues). Both front ends run a use case
+ * so, each with its runner: the command line on a connection of its own, where the result comes
+ * back at once; the server in its commit groups (src/server/commit-groups.ts), where it comes once
+ * its group's COMMIT is done.
+ */
+export function runUseCase<I extends UseCaseInput, R, Patch extends boolean>(
+  useCase: UseCase<I, R, Patch>,
+  db: Db,
+  request: RequestOf,
+  caller: Caller,
+  runner: ConnectionRunner,
+): R;
+export function runUseCase<I extends UseCaseInput, R, Patch extends boolean>(
+  useCase: UseCase<I, R, Patch>,
+  db: Db,
+  request: RequestOf,
+  caller: Caller,
+  runner: WorkRunner,
+): R | Promise<R>;
+export function runUseCase<I extends UseCaseInput, R, Patch extends boolean>(
+  useCase: UseCase<I, R, Patch>,
+  db: Db,
+  request: RequestOf,
+  caller: Caller,
+  runner: WorkRunner,
+): R | Promise<R> {
+  return runOnValues(useCase, db, valuesOfRequest(useCase, db, request), caller, runner);
+}
+
+/** `useCase` on a connection of its own, synchronously (runUseCase with connectionRunner): the desk's way, and a test's. */
 export function performUseCase<I extends UseCaseInput, R, Patch extends boolean>(
   useCase: UseCase<I, R, Patch>,
   db: Db,
-  request: RawRequest | (() => RawRequest),
+  request: RequestOf,
   caller: Caller,
 ): R {
-  if (useCase.module !== undefined) requireModuleEnabled(db, useCase.module);
-  // A request made by a function (the desk resolving P-42 to an id) is made after the module check,
-  // so a command of a module that is off says so whatever it names.
-  const values = useCase.valuesOf(db, typeof request === 'function' ? request() : request);
+  return runUseCase(useCase, db, request, caller, connectionRunner(db));
+}
+
+/**
+ * Records what a use case declared `recorded: 'delivery'` once the front end delivers its result
+ * (the download's 200, not its 304): its audit events in a transaction of their own, durable before
+ * anything is delivered; when they cannot be stored, nothing is (507).
+ */
+export async function recordDelivery<I extends UseCaseInput, R, Patch extends boolean>(
+  useCase: UseCase<I, R, Patch>,
+  db: Db,
+  delivered: { result: R; values: InputValues<I, Patch> },
+  caller: Caller,
+  runner: WorkRunner,
+): Promise<void> {
+  const { audit } = useCase;
+  const actor = caller.actor;
+  if (audit === undefined || actor === null || useCase.recorded !== 'delivery') return;
+  await unrecordedWhen(true, () =>
+    runner.run('read-then-write', () => appendAuditEvents(db, actor, audit(delivered.result, delivered.values, db))),
+  );
+}
+
+/** `run`'s outcome, a refusal of a read that could not record its events (full or failing storage) made the 507 that says so. */
+function unrecordedWhen<T>(recordedRead: boolean, run: () => T | Promise<T>): T | Promise<T> {
+  if (!recordedRead) return run();
   try {
-    return inTransaction(db, accessOf(useCase, caller), () => runRecorded(useCase, db, values, caller));
+    const outcome = run();
+    return outcome instanceof Promise ? outcome.catch((error: unknown) => Promise.reject(unrecordedReadError(error) as Error)) : outcome;
   } catch (error) {
-    throw recordsRead(useCase, caller) ? unrecordedReadError(error) : error;
+    throw unrecordedReadError(error);
   }
 }
 
-/** Whether a use case is a read that records audit events: one whose events cannot be stored shows nothing (507). */
+/** Whether a use case is a read that records audit events (with its run or on delivery): one whose events cannot be stored shows nothing (507). */
 export function isRecordedRead(useCase: AnyUseCase): boolean {
   return useCase.access === 'read' && useCase.audit !== undefined;
 }
 
-/** Whether this run of a use case is a recorded read: it is, unless the caller records nothing (actor null). */
-export function recordsRead(useCase: AnyUseCase, caller: Caller): boolean {
-  return isRecordedRead(useCase) && caller.actor !== null;
+/** Whether this run appends the use case's audit events itself: unless they wait for delivery, or the caller records nothing (actor null). */
+function recordsOnRun(useCase: AnyUseCase, caller: Caller): boolean {
+  return useCase.audit !== undefined && useCase.recorded !== 'delivery' && caller.actor !== null;
 }
 
 /**
- * The transaction a run needs: its use case's, unless it records audit events, which read the
+ * The transaction a run needs: its use case's, unless it appends audit events, which read the
  * trail's last event before appending: then BEGIN IMMEDIATE, so no other connection appends in
  * between (and a read becomes a write).
  */
-export function accessOf(useCase: AnyUseCase, caller: Caller): Access {
-  return useCase.audit !== undefined && caller.actor !== null ? 'read-then-write' : useCase.access;
+function accessOf(useCase: AnyUseCase, caller: Caller): Access {
+  return recordsOnRun(useCase, caller) ? 'read-then-write' : useCase.access;
 }
 
 /**
  * Runs `useCase` on valid values and appends the events of its result, in the caller's
  * transaction: its changes to the change feed, and what it showed or changed to the audit trail.
  */
-export function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
+function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
   useCase: UseCase<I, R, Patch>,
   db: Db,
   values: InputValues<I, Patch>,
@@ -204,41 +294,29 @@ export function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
 ): R {
   const result = useCase.run(db, values, caller);
   if (useCase.changes !== undefined) appendChangeEvents(db, useCase.changes(result, values));
-  if (useCase.audit !== undefined && caller.actor !== null) appendAuditEvents(db, caller.actor, useCase.audit(result, values, db));
+  if (recordsOnRun(useCase, caller)) appendAuditEvents(db, caller.actor!, useCase.audit!(result, values, db));
   return result;
 }
 
 /**
- * Work that is not a use case but shows patient data (the desk's overview of a patient, its day
- * sheet), with the audit events of what it showed, committed before it is shown.
- */
-export function recordedRead<T>(db: Db, actor: Actor, read: () => T, records: (result: T) => readonly AuditRecord[]): T {
-  try {
-    return inTransaction(db, 'read-then-write', () => {
-      const result = read();
-      appendAuditEvents(db, actor, records(result));
-      return result;
-    });
-  } catch (error) {
-    throw unrecordedReadError(error);
-  }
-}
-
-/**
- * How a front end runs database work and learns that it is durable: the command line at once, in
- * the transaction `access` asks for (connectionRunner); the server in groups that share a COMMIT
- * (src/server/commit-groups.ts). Work that outlives one call (an upload's row after its file, a
- * notification's delivery) is given the front end's runner rather than choosing one itself.
+ * How a front end runs database work, in the transaction `access` asks for, and learns that it is
+ * durable: the command line on a connection of its own, at once (connectionRunner); the server in
+ * groups that share a COMMIT, once that is done (src/server/commit-groups.ts). Work that outlives
+ * one call (an upload's row after its file, a notification's delivery) is given the front end's
+ * runner rather than choosing one itself.
  */
 export interface WorkRunner {
-  run<T>(access: Access, work: () => T): Promise<T>;
+  run<T>(access: Access, work: () => T): T | Promise<T>;
 }
 
-/** A connection of its own: each piece of work is its own transaction, committed before the promise settles. */
-export function connectionRunner(db: Db): WorkRunner {
-  return {
-    run: async (access, work) => inTransaction(db, access, work),
-  };
+/** A runner that commits before it returns: the work's value comes back at once. */
+export interface ConnectionRunner extends WorkRunner {
+  run<T>(access: Access, work: () => T): T;
+}
+
+/** A connection of its own: each piece of work is its own transaction, committed before `run` returns. */
+export function connectionRunner(db: Db): ConnectionRunner {
+  return { run: (access, work) => inTransaction(db, access, work) };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { field, mergePatchFields, optionalText, type FieldSpec } from './field-spec.js';
+import { field, fieldNamed, mergePatchFields, optionalText, type FieldSpec } from './field-spec.js';
 
 /** An appointment's statuses (1.2.0); a 1.0.0 booking may hold any other text, which any of these may follow. */
 export const APPOINTMENT_STATUSES = ['booked', 'arrived', 'completed', 'no_show', 'cancelled'] as const;
@@ -48,6 +48,13 @@ export const APPOINTMENT_STORED_FIELDS = APPOINTMENT_INPUT_FIELDS.filter(
     spec.name !== 'service_ids' && spec.name !== 'overlap',
 );
 
+/** Why an appointment's status changed (1.2.0): set by a PATCH (`appointment cancel --reason`), stored, answered. */
+const STATUS_REASON = field.string('status_reason', {
+  nullable: true,
+  maxLength: 500,
+  description: 'Why the status changed, e.g. why it was cancelled',
+});
+
 /** The body of PATCH /appointments/{appointment_id} (1.2.0), a JSON merge patch. */
 export const APPOINTMENT_PATCH_FIELDS = [
   ...mergePatchFields(
@@ -60,12 +67,30 @@ export const APPOINTMENT_PATCH_FIELDS = [
     values: APPOINTMENT_STATUSES,
     description: `One of ${APPOINTMENT_STATUSES.join(', ')}; a move the status table forbids is 409`,
   }),
-  optionalText('status_reason', 500),
+  STATUS_REASON,
   field.literal('overlap', {
     values: ['allow', 'reject'],
     description:
       'reject: refused (409 APPOINTMENT_OVERLAP) if it would end up intersecting another booked or arrived appointment of its doctor',
   }),
+] as const;
+
+/** `end_at` as the desk books: optional when services are booked. */
+const DESK_END_AT = field.datetime('end_at', { description: "End, after start_at (default: the start plus the services' lengths)" });
+
+/**
+ * The booking the desk makes (`clinic book-appointment`): POST /appointments's fields, but
+ * `end_at` may be left out when services are booked, whose lengths then set it.
+ */
+export const DESK_BOOKING_FIELDS = APPOINTMENT_INPUT_FIELDS.map((spec) => (spec.name === 'end_at' ? DESK_END_AT : spec)) as readonly (
+  Exclude<(typeof APPOINTMENT_INPUT_FIELDS)[number], { name: 'end_at' }> | typeof DESK_END_AT
+)[];
+
+/** A reschedule at the desk (`clinic appointment reschedule`): a new start, and an end unless it keeps its length. */
+export const RESCHEDULE_FIELDS = [
+  fieldNamed(APPOINTMENT_INPUT_FIELDS, 'start_at'),
+  fieldNamed(APPOINTMENT_PATCH_FIELDS, 'end_at'),
+  fieldNamed(APPOINTMENT_PATCH_FIELDS, 'overlap'),
 ] as const;
 
 /**
@@ -84,7 +109,7 @@ export const APPOINTMENT_READ_ONLY_FIELDS = [
 
 /** What the status says besides itself (1.2.0): why, and when it last changed. Stored; set by a PATCH. */
 export const APPOINTMENT_STATUS_DETAIL_FIELDS = [
-  optionalText('status_reason', 500),
+  STATUS_REASON,
   field.datetime('status_changed_at', { nullable: true, description: 'When the status last changed (1.2.0); null while it never did' }),
 ] as const satisfies readonly FieldSpec[];
 

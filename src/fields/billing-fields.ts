@@ -109,7 +109,12 @@ export const PAYMENT_PATH_FIELDS = [field.uuid('invoice_id', { required: true })
  * An Idempotency-Key is 1–255 visible ASCII characters (decisions.md §7).
  */
 export const PAYMENT_HEADER_FIELDS = [
-  field.string('idempotency-key', { minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' }),
+  field.string('idempotency-key', {
+    minLength: 1,
+    maxLength: 255,
+    pattern: '^[\\x21-\\x7e]+$',
+    description: 'Visible ASCII characters, no spaces: the same request sent again with the same key records nothing twice',
+  }),
 ] as const satisfies readonly FieldSpec[];
 
 /** The Payment request of spec 2.9. */

@@ -9,6 +9,14 @@
 /** A UUID as an id is written, in any case. */
 export const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/** A UUID as ids are stored and answered: lower case (decisions.md §3: read in any case). */
+export const canonicalId = (uuid: string): string => uuid.toLowerCase();
+
+/** The id `text` names when it is a UUID in any case, as stored (canonicalId); else undefined. */
+export function idOf(text: string): string | undefined {
+  return UUID_PATTERN.test(text) ? canonicalId(text) : undefined;
+}
+
 /** P-000042, p-42: the patient's seq in group 1. */
 const PATIENT_NUMBER = /^P-0*(\d{1,15})$/i;
 /** The same, or its digits alone (`42`, `000042`), as a search word may give it. */

@@ -2,16 +2,16 @@ import type { RouterContext } from '@koa/router';
 import type { Db } from '../db/open-database.js';
 import type { ResponseOf } from '../fields/field-spec.js';
 import type { Page } from '../domain/pagination.js';
-import { unrecordedReadError } from '../domain/errors.js';
 import {
-  accessOf,
   isRecordedRead,
-  recordsRead,
-  runRecorded,
+  recordDelivery,
+  runOnValues,
+  valuesOfRequest,
   type AnyUseCase,
   type InputValues,
   type UseCase,
   type UseCaseInput,
+  type WorkRunner,
 } from '../domain/use-case.js';
 import { apiCaller } from './api-caller.js';
 import type { ChangeWatch } from './change-watch.js';
@@ -98,8 +98,17 @@ type HttpBinding<R, Result extends UseCaseResult, V = unknown> = Omit<
       }
     : { answer: Answer<R, Result> });
 
-/** Makes the answer from a use case's result: sets headers, picks the body, or sends a file. */
-type Answer<R, Result extends UseCaseResult> = (ctx: RouterContext<ClinicState>, result: R, deps: OperationDeps) => BodyOf<Result>;
+/**
+ * Makes the answer from a use case's result: sets headers, picks the body, or sends a file.
+ * `delivered` records what the use case records once its result is delivered (`recorded:
+ * 'delivery'`, the download's 200): an answer calls it before it sends what it records.
+ */
+type Answer<R, Result extends UseCaseResult> = (
+  ctx: RouterContext<ClinicState>,
+  result: R,
+  deps: OperationDeps,
+  delivered: () => Promise<void>,
+) => BodyOf<Result>;
 
 /** Aborts when the client closes its connection before the answer (a held request then stops waiting). */
 function clientGone(ctx: RouterContext<ClinicState>): AbortSignal {
@@ -143,25 +152,28 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
     ...(useCase.refusals.length === 0 ? {} : { refusals: useCase.refusals }),
     handler: (deps) => async (ctx) => {
       const { db, commits, changes } = deps;
-      const values = useCase.valuesOf(db, { path: ctx.params, query: ctx.query, header: ctx.headers, body: ctx.state.body });
       const caller = apiCaller(ctx);
+      const values = valuesOfRequest(useCase, db, { path: ctx.params, query: ctx.query, header: ctx.headers, body: ctx.state.body });
+      // The feed's last seq is read in the same turn as the result: a change committed after it
+      // ends the wait below, one before it is in the result.
+      let lastSeq = 0;
+      const runner: WorkRunner =
+        holdWhileEmpty === undefined
+          ? commits
+          : {
+              run: (access, work) =>
+                commits.run(access, () => {
+                  const done = work();
+                  lastSeq = changes.lastSeq();
+                  return done;
+                }),
+            };
       // A use case that records audit events runs as a write, so its events share the COMMIT of
       // its turn's group and are durable before the answer's first byte.
-      const perform = async (): Promise<{ result: R; lastSeq: number }> => {
-        try {
-          // The feed's last seq is read in the same turn as the result: a change committed after
-          // it ends the wait below, one before it is in the result.
-          return await commits.run(accessOf(useCase, caller), () => ({
-            result: runRecorded(useCase, db, values, caller),
-            lastSeq: holdWhileEmpty === undefined ? 0 : changes.lastSeq(),
-          }));
-        } catch (error) {
-          throw recordsRead(useCase, caller) ? unrecordedReadError(error) : error;
-        }
-      };
+      const perform = () => runOnValues(useCase, db, values, caller, runner);
       // Watched from the start: a client gone while the first read waits for its commit group is not held.
       const gone = holdWhileEmpty === undefined ? undefined : clientGone(ctx);
-      let { result, lastSeq } = await perform();
+      let result = await perform();
       const seconds = holdWhileEmpty?.seconds(values) ?? 0;
       const release = seconds > 0 && holdWhileEmpty!.empty(result) ? changes.hold(ctx.state.principal?.keyId ?? '') : undefined;
       if (release !== undefined) {
@@ -169,13 +181,15 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
           const deadline = performance.now() + seconds * 1000;
           while (holdWhileEmpty!.empty(result) && performance.now() < deadline && !gone!.aborted && !changes.closed) {
             await changes.after(lastSeq, deadline - performance.now(), gone);
-            ({ result, lastSeq } = await perform());
+            result = await perform();
           }
         } finally {
           release();
         }
       }
-      return answer === undefined ? result : answer(ctx, result, deps);
+      return answer === undefined
+        ? result
+        : answer(ctx, result, deps, () => recordDelivery(useCase, db, { result, values }, caller, commits));
     },
   };
 }

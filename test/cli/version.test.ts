@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
+import { INTERFACE_VERSION } from '../../src/server/openapi/info.js';
 import { runClinic, testingExecutable } from '../helpers/run-cli.js';
 
 const packageVersion = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
@@ -19,6 +20,12 @@ describe('clinic version', () => {
     } else {
       assert.equal(printed.node, process.version);
     }
+  });
+
+  it('is the version of the interface the program serves, up to its patch (clinic-api-1.3.md: the program says what it serves)', async () => {
+    const printed = JSON.parse((await runClinic(['version', '--json'])).stdout) as { version: string };
+    const minor = (version: string) => version.split('.').slice(0, 2).join('.');
+    assert.equal(minor(printed.version), minor(INTERFACE_VERSION));
   });
 
   it('takes --data like every command, and reads nothing there', async () => {

@@ -1,12 +1,15 @@
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { DAY_REPORT } from '../../src/domain/desk/day-report.js';
 import { errors } from '../../src/domain/errors.js';
 import { CREATE_INVOICE, createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { LIST_INVOICES } from '../../src/domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../src/domain/invoices/read-invoice.js';
+import { VOID_INVOICE } from '../../src/domain/invoices/void-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
-import { RECORD_PAYMENT } from '../../src/domain/payments/record-payment.js';
+import { RECORD_PAYMENT, recordPayment } from '../../src/domain/payments/record-payment.js';
+import { REFUND_PAYMENT } from '../../src/domain/payments/refund-payment.js';
 import { setModuleEnabled } from '../../src/domain/settings.js';
 import type { AnyUseCase } from '../../src/domain/use-case.js';
 import { OPERATIONS } from '../../src/server/api-operations.js';
@@ -21,6 +24,25 @@ interface ModuleCase {
   api?: { method: 'GET' | 'POST'; path: string; body?: unknown; headers?: Record<string, string> };
   /** The desk command. */
   cli: string[];
+  /** Whether it changes something: then it is not asked again once the module is back on. */
+  writes?: boolean;
+}
+
+/** Whether an export of a module is a use case (defineUseCase's object). */
+const isUseCase = (value: unknown): value is AnyUseCase =>
+  typeof value === 'object' && value !== null && 'valuesOf' in value && 'run' in value && 'refusals' in value;
+
+/** Every use case src/domain declares, by name (`invoices/void-invoice.ts VOID_INVOICE`): each of its modules imported. */
+async function declaredUseCases(): Promise<Map<AnyUseCase, string>> {
+  const root = new URL('../../src/domain/', import.meta.url);
+  const found = new Map<AnyUseCase, string>();
+  for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })
+    .filter((name) => name.endsWith('.ts'))
+    .sort()) {
+    const exports = (await import(new URL(file, root).href)) as Record<string, unknown>;
+    for (const [name, value] of Object.entries(exports)) if (isUseCase(value) && !found.has(value)) found.set(value, `${file} ${name}`);
+  }
+  return found;
 }
 
 /**
@@ -31,13 +53,21 @@ interface ModuleCase {
 describe('a use case of a module that is off', () => {
   let server: TestServer;
   let cases: ModuleCase[];
-  const payments = () => (server.db.prepare('SELECT count(*) AS n FROM payments').get() as { n: number }).n;
-  const invoices = () => (server.db.prepare('SELECT count(*) AS n FROM invoices').get() as { n: number }).n;
+  /** What a refused request must leave as it was: the ledger's rows, and which invoices are void. */
+  const ledger = () =>
+    server.db
+      .prepare(
+        `SELECT (SELECT count(*) FROM payments) AS payments, (SELECT count(*) FROM refunds) AS refunds,
+                (SELECT count(*) FROM invoices) AS invoices, (SELECT count(*) FROM invoices WHERE status = 'void') AS void`,
+      )
+      .get();
 
   before(async () => {
     server = await startTestServer();
     const patient = createPatient(server.db, buildPatient());
     const invoice = createInvoice(server.db, buildInvoice(patient.id, { total: 50 }));
+    const paid = createInvoice(server.db, buildInvoice(patient.id, { total: 30 }));
+    const { payment } = recordPayment(server.db, { path: { invoice_id: paid.id }, headers: {}, body: { amount: '30.00', method: 'card' } });
     cases = [
       {
         useCase: RECORD_PAYMENT,
@@ -48,22 +78,35 @@ describe('a use case of a module that is off', () => {
           headers: { 'idempotency-key': 'switched-off' },
         },
         cli: ['record-payment', '--invoice', invoice.invoice_number, '--amount', '10', '--method', 'cash', '--idempotency-key', 'off'],
+        writes: true,
       },
       { useCase: LIST_INVOICES, api: { method: 'GET', path: '/invoices' }, cli: ['invoice', 'list'] },
       { useCase: READ_INVOICE, api: { method: 'GET', path: `/invoices/${invoice.id}` }, cli: ['invoice', 'show', invoice.invoice_number] },
-      { useCase: CREATE_INVOICE, cli: ['invoice', 'create', '--patient-id', patient.patient_number, '--total', '20'] },
+      { useCase: CREATE_INVOICE, cli: ['invoice', 'create', '--patient-id', patient.patient_number, '--total', '20'], writes: true },
+      {
+        useCase: VOID_INVOICE,
+        api: { method: 'POST', path: `/invoices/${invoice.id}/void`, body: { reason: 'issued in error' } },
+        cli: ['invoice', 'void', invoice.invoice_number, '--reason', 'issued in error'],
+        writes: true,
+      },
+      {
+        useCase: REFUND_PAYMENT,
+        api: { method: 'POST', path: `/payments/${payment.payment_id}/refunds`, body: { amount: '5.00', reason: 'charged twice' } },
+        cli: ['refund', '--invoice', paid.invoice_number, '--amount', '5', '--reason', 'charged twice'],
+        writes: true,
+      },
       { useCase: DAY_REPORT, cli: ['report', 'day'] },
     ];
   });
   after(() => server.close());
 
   it('is refused by the API and the desk alike, 403 MODULE_DISABLED naming the declared module, and nothing changes', async () => {
-    for (const { useCase, api, cli } of cases) {
+    for (const { useCase, api, cli, writes } of cases) {
       const module = useCase.module!;
       const refusal = errors.moduleDisabled(module);
       setModuleEnabled(server.db, module, false);
       try {
-        const counts = [payments(), invoices()];
+        const counts = ledger();
         if (api !== undefined) {
           const answer = await server.request(api.method, api.path, {
             ...(api.body === undefined ? {} : { body: api.body }),
@@ -75,16 +118,27 @@ describe('a use case of a module that is off', () => {
         const desk = await runClinic([...cli, '--json', '--data', server.dataDir]);
         assert.equal(desk.code, 1, `${cli.join(' ')}: ${desk.stdout}`);
         assert.deepEqual(JSON.parse(desk.stderr), { detail: { code: refusal.code, message: refusal.message } }, cli.join(' '));
-        assert.deepEqual([payments(), invoices()], counts, `${cli.join(' ')} changed nothing`);
+        assert.deepEqual(ledger(), counts, `${cli.join(' ')} changed nothing`);
       } finally {
         setModuleEnabled(server.db, module, true);
       }
       // Switched on again, the same requests are answered (the refusal was the switch's).
       if (api !== undefined && api.method === 'GET') assert.equal((await server.request(api.method, api.path)).status, 200);
-      if (useCase !== RECORD_PAYMENT && useCase !== CREATE_INVOICE) {
-        assert.equal((await runClinic([...cli, '--json', '--data', server.dataDir])).code, 0, cli.join(' '));
-      }
+      if (writes !== true) assert.equal((await runClinic([...cli, '--json', '--data', server.dataDir])).code, 0, cli.join(' '));
     }
+  });
+
+  it('covers every use case of a module that src/domain declares, on each front end that mounts it', async () => {
+    const declared = await declaredUseCases();
+    assert.ok(declared.size >= 40, `${declared.size} use cases found`);
+    const ofModules = [...declared].filter(([useCase]) => useCase.module !== undefined);
+    for (const [useCase, name] of ofModules) {
+      const tested = cases.find((candidate) => candidate.useCase === useCase);
+      assert.ok(tested, `${name} (module ${useCase.module}) has a case above`);
+      const mounted = OPERATIONS.some((operation) => operation.useCase === useCase);
+      assert.equal(tested.api !== undefined, mounted, `${name}: asked over HTTP exactly when the API mounts it`);
+    }
+    assert.equal(cases.length, ofModules.length, 'a case for each, and only those');
   });
 
   it('is an API operation whose module is its use case’s, never one a route declares itself', () => {

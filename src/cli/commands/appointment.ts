@@ -1,31 +1,24 @@
 import type { Command } from 'commander';
-import { BOOK_APPOINTMENT } from '../../domain/appointments/book-appointment.js';
+import { BOOK_APPOINTMENT_AT_DESK } from '../../domain/appointments/book-appointment.js';
 import { READ_APPOINTMENT } from '../../domain/appointments/list-appointments.js';
-import { UPDATE_APPOINTMENT } from '../../domain/appointments/update-appointment.js';
-import { findAppointment } from '../../db/appointments.js';
+import { RESCHEDULE_APPOINTMENT, UPDATE_APPOINTMENT, type UpdatedAppointment } from '../../domain/appointments/update-appointment.js';
 import type { Db } from '../../db/open-database.js';
-import type { RawRequest } from '../../domain/use-case.js';
-import { clinicTimeZone } from '../../domain/settings.js';
-import { parseDateTime, toUtcIso } from '../../domain/validation/calendar.js';
+import type { RawRequest, UseCase, UseCaseInput } from '../../domain/use-case.js';
 import type { Appointment } from '../../domain/appointments/present-appointment.js';
 import type { DeskContext } from '../../domain/desk/desk-context.js';
-import { readDaySheet, type DaySheet } from '../../domain/desk/day-sheet.js';
+import { DAY_SHEET, type DaySheet } from '../../domain/desk/day-sheet.js';
 import { resolveAppointmentReference, resolvePatientReference } from '../../domain/references.js';
-import { APPOINTMENT_INPUT_FIELDS } from '../../fields/appointment-fields.js';
-import { withDatabase } from '../database.js';
+import { APPOINTMENT_PATCH_FIELDS, DESK_BOOKING_FIELDS, RESCHEDULE_FIELDS } from '../../fields/appointment-fields.js';
+import { fieldNamed } from '../../fields/field-spec.js';
 import { calendarDay, deskRecord, deskTable, heading, localDateTime, localDay, patientLabel, timeSpan } from '../desk-format.js';
-import { addFieldOptions, deskToday, fieldArgument, readFieldOptions } from '../field-options.js';
-import { deskDateTimeText } from '../../domain/desk/desk-date.js';
+import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { findDoctorByReference, findServiceByReference } from '../../domain/desk/find-by-name.js';
 import { collect, DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from '../desk-input.js';
 import { readDeskContext } from '../../domain/desk/desk-context.js';
 import type { CliIo } from '../io.js';
-import { emit, type CommonOptions } from '../output.js';
+import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
-import { recordedRead } from '../../domain/use-case.js';
-import { perDistinctPatient } from '../../domain/audit/record-audit.js';
-import { systemUserActor } from '../../domain/audit/system-user.js';
 
 /** The doctor's name, or nothing for an appointment without one. */
 const doctorName = (appointment: Appointment, context: DeskContext) =>
@@ -84,13 +77,18 @@ function formatAppointment(appointment: Appointment, context: DeskContext): stri
   );
 }
 
-/**
- * The booking's fields as options: all but `overlap`, which the desk sets from --allow-overlap;
- * `--end-at` may be left out when the services say how long they last.
- */
-const BOOKING_OPTION_FIELDS = APPOINTMENT_INPUT_FIELDS.filter((spec) => spec.name !== 'overlap').map((spec) =>
-  spec.name === 'end_at' ? { ...spec, required: false } : spec,
-);
+/** The booking's fields as options: all but `overlap`, which the desk sets from --allow-overlap. */
+const BOOKING_OPTION_FIELDS = DESK_BOOKING_FIELDS.filter((spec) => spec.name !== 'overlap');
+
+/** A reschedule's times as options; `overlap` comes from --allow-overlap. */
+const RESCHEDULE_OPTION_FIELDS = RESCHEDULE_FIELDS.filter((spec) => spec.name !== 'overlap');
+
+/** Why a cancellation was made, typed as `--reason`. */
+const CANCEL_OPTION_FIELDS = [fieldNamed(APPOINTMENT_PATCH_FIELDS, 'status_reason')] as const;
+const CANCEL_OPTION_NAMES = { status_reason: 'reason' } as const;
+
+/** The desk refuses an overlap unless told otherwise (clinic-api-1.2.md); the API allows it by default. */
+const overlapOf = (options: Record<string, unknown>) => (options.allowOverlap === true ? 'allow' : 'reject');
 
 /** The status each desk word sets, and what the printout then says. */
 const STATUS_COMMANDS = [
@@ -101,22 +99,21 @@ const STATUS_COMMANDS = [
 
 /**
  * `clinic appointment reschedule|cancel|arrived|completed|no-show REF`: PATCH /appointments/{id}
- * as the desk says it. A reschedule without --end-at keeps the appointment's length and, as
- * booking does at the desk, refuses an overlap unless --allow-overlap.
+ * as the desk says it. A reschedule without --end-at keeps the appointment's length
+ * (RESCHEDULE_APPOINTMENT) and, as booking does at the desk, refuses an overlap unless
+ * --allow-overlap.
  */
 function registerCorrectionCommands(group: Command, io: CliIo): void {
-  const change = (
+  const change = <I extends UseCaseInput, P extends boolean>(
     command: Command,
-    request: (db: Db, id: string, options: CommonOptions & Record<string, unknown>) => RawRequest['body'],
+    useCase: UseCase<I, UpdatedAppointment, P>,
+    request: (db: Db, options: CommonOptions & Record<string, unknown>) => RawRequest['body'],
     says: string,
   ) =>
     fieldArgument(command, '<ref>', 'the appointment: its number (A-000017, A-17) or its id', 'appointment_id').action(
       async (reference: string, options: CommonOptions & Record<string, unknown>) => {
-        await runUseCaseCommand(io, options, UPDATE_APPOINTMENT, {
-          request(db) {
-            const id = resolveAppointmentReference(db, reference);
-            return { path: { appointment_id: id }, body: request(db, id, options) };
-          },
+        await runUseCaseCommand(io, options, useCase, {
+          request: (db) => ({ path: { appointment_id: resolveAppointmentReference(db, reference) }, body: request(db, options) }),
           json: ({ appointment }) => appointment,
           print: ({ appointment }, db) =>
             `Appointment ${appointment.appointment_number} ${says}.\n\n${formatAppointment(appointment, readDeskContext(db))}`,
@@ -125,43 +122,38 @@ function registerCorrectionCommands(group: Command, io: CliIo): void {
     );
 
   change(
-    subcommand(group, 'reschedule', 'move an appointment that is still booked (as PATCH /appointments/{id})')
-      .requiredOption('--start-at <time>', `the new start, clinic time: ${DESK_DATE_TIME_FORMS}`)
-      .option('--end-at <time>', 'the new end, written as --start-at (default: the same length as before)')
-      .option('--allow-overlap', 'move it even if the doctor has another appointment then'),
-    (db, id, options) => {
-      const today = deskToday(db);
-      const startAt = deskDateTimeText(options.startAt as string, today);
-      const endAt = typeof options.endAt === 'string' ? deskDateTimeText(options.endAt, today) : endKeepingLength(db, id, startAt);
-      return {
-        start_at: startAt,
-        ...(endAt === undefined ? {} : { end_at: endAt }),
-        overlap: options.allowOverlap === true ? 'allow' : 'reject',
-      };
-    },
+    addFieldOptions(
+      subcommand(group, 'reschedule', 'move an appointment that is still booked (as PATCH /appointments/{id})'),
+      RESCHEDULE_OPTION_FIELDS,
+      {
+        descriptions: {
+          start_at: `the new start, clinic time: ${DESK_DATE_TIME_FORMS}`,
+          end_at: 'the new end, written as --start-at (default: the same length as before)',
+        },
+      },
+    ).option('--allow-overlap', 'move it even if the doctor has another appointment then'),
+    RESCHEDULE_APPOINTMENT,
+    (db, options) => ({ ...readFieldOptions(options, RESCHEDULE_OPTION_FIELDS, db), overlap: overlapOf(options) }),
     'is rescheduled',
   );
   change(
-    subcommand(group, 'cancel', 'cancel an appointment (as PATCH /appointments/{id} with status cancelled)').option(
-      '--reason <text>',
-      'why, at most 500 characters (kept as status_reason)',
+    addFieldOptions(
+      subcommand(group, 'cancel', 'cancel an appointment (as PATCH /appointments/{id} with status cancelled)'),
+      CANCEL_OPTION_FIELDS,
+      { names: CANCEL_OPTION_NAMES },
     ),
-    (_db, _id, options) => ({ status: 'cancelled', ...(typeof options.reason === 'string' ? { status_reason: options.reason } : {}) }),
+    UPDATE_APPOINTMENT,
+    (db, options) => ({ status: 'cancelled', ...readFieldOptions(options, CANCEL_OPTION_FIELDS, db, { names: CANCEL_OPTION_NAMES }) }),
     'is cancelled',
   );
   for (const { name, status, says, description } of STATUS_COMMANDS) {
-    change(subcommand(group, name, `${description} (as PATCH /appointments/{id} with status ${status})`), () => ({ status }), says);
+    change(
+      subcommand(group, name, `${description} (as PATCH /appointments/{id} with status ${status})`),
+      UPDATE_APPOINTMENT,
+      () => ({ status }),
+      says,
+    );
   }
-}
-
-/**
- * The end that keeps the appointment's length when it starts at `startText` (clinic time when it
- * has no offset); undefined when the start is no date-time, which the use case then refuses.
- */
-function endKeepingLength(db: Db, id: string, startText: string): string | undefined {
-  const appointment = findAppointment(db, id.toLowerCase());
-  if (appointment === undefined) return undefined;
-  return endAfter(db, startText, Date.parse(appointment.end_at) - Date.parse(appointment.start_at));
 }
 
 /** The options that name a doctor or services by name or id, and what each fills. */
@@ -172,9 +164,8 @@ interface BookingNames {
 
 /**
  * The doctor and services of a booking as the desk names them (`--doctor berger`, `--service
- * Kontrolle`, also by id; `--resource-id`/`--service-id` too), as the API's ids, and without
- * `--end-at` the end: the start plus the services' durations. Two options for one field are a
- * usage error, so a booking never goes to a doctor the person did not mean.
+ * Kontrolle`, also by id; `--resource-id`/`--service-id` too), as the API's ids. Two options for
+ * one field are a usage error, so a booking never goes to a doctor the person did not mean.
  */
 function withBookingNames(db: Db, body: Record<string, unknown>, names: BookingNames, usage: (message: string) => never) {
   if (names.doctor !== undefined && body.resource_id !== undefined) usage('error: give the doctor once: --doctor or --resource-id');
@@ -189,18 +180,7 @@ function withBookingNames(db: Db, body: Record<string, unknown>, names: BookingN
   const services = references.map((reference) => findServiceByReference(db, reference));
   if (named.length > 1 || listed) body.service_ids = services.map((service) => service.id);
   else if (services.length === 1) body.service_id = services[0]!.id;
-  if (body.end_at === undefined && typeof body.start_at === 'string' && services.length > 0) {
-    const end = endAfter(db, body.start_at, services.reduce((sum, service) => sum + service.duration_min, 0) * 60_000);
-    if (end !== undefined) body.end_at = end;
-  }
   return body;
-}
-
-/** The UTC end `lengthMs` after `startText` (clinic time without an offset); undefined when it is no date-time. */
-function endAfter(db: Db, startText: string, lengthMs: number): string | undefined {
-  const start = parseDateTime(startText);
-  if (typeof start === 'string') return undefined;
-  return new Date(Date.parse(toUtcIso(start, clinicTimeZone(db))) + lengthMs).toISOString();
 }
 
 /** `clinic book-appointment` (as POST /appointments, booked as `cli`) and the desk's `clinic appointment list|show|…`. */
@@ -225,12 +205,11 @@ export function registerAppointmentCommands(program: Command, io: CliIo): void {
   command.action(
     async (options: CommonOptions & BookingNames & { allowOverlap?: boolean } & Record<string, unknown>, actionCommand: Command) => {
       const usage = (message: string): never => actionCommand.error(message, { exitCode: 2 });
-      await runUseCaseCommand(io, options, BOOK_APPOINTMENT, {
+      await runUseCaseCommand(io, options, BOOK_APPOINTMENT_AT_DESK, {
         request(db) {
           const body = withBookingNames(db, readFieldOptions(options, BOOKING_OPTION_FIELDS, db), options, usage);
           if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
-          // The desk refuses an overlap unless told otherwise (clinic-api-1.2.md); the API allows it by default.
-          return { body: { ...body, overlap: options.allowOverlap === true ? 'allow' : 'reject' } };
+          return { body: { ...body, overlap: overlapOf(options) } };
         },
         // For people: the printout of `appointment show`, so the booking reads as it will be found again.
         print: (appointment, db) => formatAppointment(appointment, readDeskContext(db)),
@@ -244,19 +223,10 @@ export function registerAppointmentCommands(program: Command, io: CliIo): void {
     .option('--date <day>', `the clinic day: ${DESK_DATE_FORMS} (default: today)`)
     .option('--doctor <doctor>', "only this doctor's appointments: the name (any case, or a part of it) or the id")
     .action(async (options: CommonOptions & { date?: string; doctor?: string }) => {
-      await withDatabase(options, (db) => {
-        const query = {
-          ...(options.date === undefined ? {} : { date: options.date }),
-          ...(options.doctor === undefined ? {} : { doctor: options.doctor }),
-        };
-        // One appointment.read per patient on the sheet, as GET /appointments records its page.
-        const sheet = recordedRead(
-          db,
-          systemUserActor(),
-          () => readDaySheet(db, query),
-          ({ appointments }) => perDistinctPatient(appointments, (appointment) => appointment.patient_id, { action: 'appointment.read' }),
-        );
-        emit(io, options, sheet.appointments, () => formatDaySheet(sheet));
+      await runUseCaseCommand(io, options, DAY_SHEET, {
+        request: () => ({ query: { date: options.date, doctor: options.doctor } }),
+        json: (sheet) => sheet.appointments,
+        print: (sheet) => formatDaySheet(sheet),
       });
     });
   fieldArgument(

@@ -1,22 +1,18 @@
 import type { Command } from 'commander';
-import { findPatientName } from '../../db/patient-names.js';
 import type { Db } from '../../db/open-database.js';
 import type { AuditEvent } from '../../domain/audit/audit-event.js';
-import type { Page } from '../../domain/pagination.js';
 import { exportFhirAuditEvents } from '../../domain/audit/export-audit-trail.js';
-import { auditWindow, LIST_AUDIT_EVENTS, MAX_AUDIT_PAGE_LIMIT } from '../../domain/audit/list-audit-events.js';
-import { verifyAuditTrail } from '../../domain/audit/verify-audit-trail.js';
-import { deskDate } from '../../domain/desk/desk-date.js';
+import { EXPORT_AUDIT_TRAIL, LIST_AUDIT_TRAIL, VERIFY_AUDIT_TRAIL } from '../../domain/desk/audit-trail.js';
+import { patientNames } from '../../domain/desk/desk-records.js';
 import { resolvePatientReference } from '../../domain/references.js';
 import { clinicTimeZone } from '../../domain/settings.js';
-import { performUseCase } from '../../domain/use-case.js';
-import { withDatabase } from '../database.js';
 import { calendarDay, deskTable, heading, localDateTime, patientLabel } from '../desk-format.js';
 import { DESK_DATE_FORMS } from '../desk-input.js';
 import type { CliIo } from '../io.js';
-import { emit, type CommonOptions } from '../output.js';
+import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { parseTargetPath } from '../target-path.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 interface WindowOptions extends CommonOptions {
   date?: string;
@@ -24,40 +20,12 @@ interface WindowOptions extends CommonOptions {
   to?: string;
 }
 
-/** Reading the trail is not recorded in it (clinic-api-1.2.md): the desk reads it as nobody. */
-const UNRECORDED = { source: 'cli', actor: null } as const;
-
-/** The clinic days typed (`--date`, or `--from`/`--to`) as the YYYY-MM-DD the list takes; `--date D` is from D to D. */
-function windowDates(db: Db, options: WindowOptions, byDefault: 'today' | 'all', command: Command): { from?: string; to?: string } {
+/** `--date D`, or `--from` and `--to`: not both (a usage error, exit 2). */
+function refuseDateWithRange(options: WindowOptions, command: Command): void {
   if (options.date !== undefined && (options.from !== undefined || options.to !== undefined)) {
     // Printed by commander, then exit 2: a CommanderError thrown from an action is not printed (report-error.ts).
     command.error('error: give --date, or --from and --to, not both', { exitCode: 2 });
   }
-  const timeZone = clinicTimeZone(db);
-  const day = (text: string, option = 'date') => deskDate(text, timeZone, Date.now(), option);
-  if (options.date !== undefined) return { from: day(options.date), to: day(options.date) };
-  if (options.from === undefined && options.to === undefined) return byDefault === 'today' ? { from: day('today'), to: day('today') } : {};
-  return {
-    ...(options.from === undefined ? {} : { from: day(options.from, 'from') }),
-    ...(options.to === undefined ? {} : { to: day(options.to, 'to') }),
-  };
-}
-
-/** Every event of the query, page by page through the very list GET /audit-events serves. */
-function allEvents(db: Db, query: Record<string, string>): AuditEvent[] {
-  const events: AuditEvent[] = [];
-  let after: string | null = null;
-  do {
-    const page: Page<AuditEvent> = performUseCase(
-      LIST_AUDIT_EVENTS,
-      db,
-      { query: { ...query, limit: String(MAX_AUDIT_PAGE_LIMIT), ...(after === null ? {} : { after }) } },
-      UNRECORDED,
-    );
-    events.push(...page.items);
-    after = page.next;
-  } while (after !== null);
-  return events;
 }
 
 /** Who, as people read it: the key's name or the desk's user. */
@@ -74,7 +42,7 @@ function actionLabel(event: AuditEvent): string {
 
 /** A patient as people know them: the number (the event's, when it names one) and today's name. */
 function patientLabelOf(db: Db, patientId: string, known: string | null = null): string {
-  const name = findPatientName(db, patientId);
+  const name = patientNames(db, [patientId]).get(patientId);
   return patientLabel(known ?? name?.patient_number ?? null, name?.first_name ?? null, name?.last_name ?? null);
 }
 
@@ -125,20 +93,23 @@ export function registerAuditCommands(program: Command, io: CliIo): void {
     .option('--from <day>', 'from the start of this clinic day')
     .option('--to <day>', 'to the end of this clinic day')
     .action(async (options: WindowOptions & { patient?: string }, command: Command) => {
-      await withDatabase(options, (db) => {
-        const patientId = options.patient === undefined ? undefined : resolvePatientReference(db, options.patient);
-        const window = windowDates(db, options, patientId === undefined ? 'today' : 'all', command);
-        const events = allEvents(db, { ...window, ...(patientId === undefined ? {} : { patient_id: patientId }) });
-        const when =
-          window.from === undefined && window.to === undefined
-            ? 'all'
-            : window.from === window.to
-              ? calendarDay(window.from!)
-              : `${window.from === undefined ? '' : calendarDay(window.from)} – ${window.to === undefined ? '' : calendarDay(window.to)}`;
-        emit(io, options, events, () => {
-          const whose = patientId === undefined ? '' : ` of ${patientLabelOf(db, patientId)}`;
+      await runUseCaseCommand(io, options, LIST_AUDIT_TRAIL, {
+        request(db) {
+          const patientId = options.patient === undefined ? undefined : resolvePatientReference(db, options.patient);
+          refuseDateWithRange(options, command);
+          return { query: { patient_id: patientId, date: options.date, from: options.from, to: options.to } };
+        },
+        json: ({ events }) => events,
+        print({ events, days, patient_id: patientId }, db) {
+          const when =
+            days.from === undefined && days.to === undefined
+              ? 'all'
+              : days.from === days.to
+                ? calendarDay(days.from!)
+                : `${days.from === undefined ? '' : calendarDay(days.from)} – ${days.to === undefined ? '' : calendarDay(days.to)}`;
+          const whose = patientId === null ? '' : ` of ${patientLabelOf(db, patientId)}`;
           return formatEvents(db, events, `Audit events${whose}, ${when}`);
-        });
+        },
       });
     });
 
@@ -147,13 +118,12 @@ export function registerAuditCommands(program: Command, io: CliIo): void {
     'verify',
     'recompute the whole chain; exit 1 and AUDIT_CHAIN_BROKEN naming the first event that does not verify',
   ).action(async (options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      const verified = verifyAuditTrail(db);
-      emit(io, options, verified, () =>
+    await runUseCaseCommand(io, options, VERIFY_AUDIT_TRAIL, {
+      request: () => ({}),
+      print: (verified) =>
         verified.events === 0
           ? 'The audit trail is empty: nothing has been recorded yet.\n'
           : `The audit trail verifies: ${verified.events} events, from #1 to #${verified.last_seq}.\nThe last hash is ${verified.last_hash}; note it to compare with a later verification.\n`,
-      );
     });
   });
 
@@ -162,17 +132,14 @@ export function registerAuditCommands(program: Command, io: CliIo): void {
     .option('--from <day>', `from the start of this clinic day: ${DESK_DATE_FORMS} (default: the first event)`)
     .option('--to <day>', 'to the end of this clinic day (default: the last event)')
     .option('--force', 'replace the file if it exists (it is kept until the new one is whole)')
-    .action(async (options: WindowOptions & { fhir: string; force?: boolean }, command: Command) => {
-      await withDatabase(options, async (db) => {
-        const dates = windowDates(db, options, 'all', command);
-        const exported = await exportFhirAuditEvents(db, options.fhir, auditWindow(dates.from, dates.to, clinicTimeZone(db)), {
-          replace: options.force === true,
-        });
-        emit(io, options, exported, () =>
+    .action(async (options: WindowOptions & { fhir: string; force?: boolean }) => {
+      await runUseCaseCommand(io, options, EXPORT_AUDIT_TRAIL, {
+        request: () => ({ query: { from: options.from, to: options.to } }),
+        deliver: (window, db) => exportFhirAuditEvents(db, options.fhir, window, { replace: options.force === true }),
+        print: (exported) =>
           exported.events === 0
             ? `No events in that window; ${exported.file} holds none.\n`
             : `Wrote ${exported.events} events (#${exported.first_seq} to #${exported.last_seq}) as FHIR AuditEvent resources to ${exported.file}\n`,
-        );
       });
     });
 }

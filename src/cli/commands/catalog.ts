@@ -1,12 +1,11 @@
 import type { Command } from 'commander';
-import { addDoctor, addService, LIST_DOCTORS, LIST_SERVICES, type Service } from '../../domain/catalog.js';
+import { ADD_DOCTOR, ADD_SERVICE, LIST_DOCTORS, LIST_SERVICES, type Service } from '../../domain/catalog.js';
 import { clinicCurrency } from '../../domain/settings.js';
 import { DOCTOR_INPUT_FIELDS, SERVICE_INPUT_FIELDS } from '../../fields/catalog-fields.js';
-import { withDatabase } from '../database.js';
 import { money } from '../desk-format.js';
 import { addFieldOptions, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
-import { emit, formatRecord, formatTable, type CommonOptions } from '../output.js';
+import { formatRecord, formatTable, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
@@ -18,9 +17,9 @@ export function registerCatalogCommands(program: Command, io: CliIo): void {
   const doctor = program.command('doctor').description('the doctors appointments can be booked with');
   addFieldOptions(subcommand(doctor, 'add', 'add a doctor'), DOCTOR_INPUT_FIELDS).action(
     async (options: CommonOptions & Record<string, unknown>) => {
-      await withDatabase(options, (db) => {
-        const added = addDoctor(db, readFieldOptions(options, DOCTOR_INPUT_FIELDS, db));
-        emit(io, options, added, () => formatRecord(added));
+      await runUseCaseCommand(io, options, ADD_DOCTOR, {
+        request: (db) => ({ body: readFieldOptions(options, DOCTOR_INPUT_FIELDS, db) }),
+        print: (added) => formatRecord(added),
       });
     },
   );
@@ -34,9 +33,9 @@ export function registerCatalogCommands(program: Command, io: CliIo): void {
   const service = program.command('service').description('the services (treatments) appointments can be booked for');
   addFieldOptions(subcommand(service, 'add', 'add a service'), SERVICE_INPUT_FIELDS).action(
     async (options: CommonOptions & Record<string, unknown>) => {
-      await withDatabase(options, (db) => {
-        const added = addService(db, readFieldOptions(options, SERVICE_INPUT_FIELDS, db));
-        emit(io, options, added, () => formatRecord(withPrice(added, clinicCurrency(db))));
+      await runUseCaseCommand(io, options, ADD_SERVICE, {
+        request: (db) => ({ body: readFieldOptions(options, SERVICE_INPUT_FIELDS, db) }),
+        print: (added, db) => formatRecord(withPrice(added, clinicCurrency(db))),
       });
     },
   );

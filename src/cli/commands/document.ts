@@ -5,11 +5,10 @@ import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/d
 import { presentDocumentItem, READ_DOCUMENT } from '../../domain/documents/read-documents.js';
 import { saveDocumentCopy } from '../../domain/documents/save-document.js';
 import { uploadDocument } from '../../domain/documents/upload-document.js';
-import { performUseCase, recordedRead } from '../../domain/use-case.js';
 import { resolvePatientReference } from '../../domain/references.js';
 import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
-import { listAllDocuments } from '../../domain/desk/patient-overview.js';
+import { LIST_ALL_DOCUMENTS } from '../../domain/desk/patient-overview.js';
 import { withDatabase } from '../database.js';
 import { documentTable } from '../document-table.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
@@ -22,7 +21,7 @@ import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { parseTargetPath } from '../target-path.js';
 import { systemUserActor } from '../../domain/audit/system-user.js';
-import { deskCaller } from '../use-case-command.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 interface UploadOptions extends CommonOptions, Record<string, unknown> {
   patientId: string;
@@ -57,11 +56,15 @@ function registerDocumentSaveCommand(group: Command, io: CliIo): void {
     .argument('<file>', 'the file to write; its folder must exist', parseTargetPath)
     .option('--force', 'replace FILE if it exists (it is kept until the new copy is whole)')
     .action(async (ref: string, target: string, options: SaveOptions) => {
-      await withDatabase(options, async (db) => {
-        // Its document.read is committed before a byte of the file is written.
-        const document = performUseCase(READ_DOCUMENT, db, { path: { document_id: ref } }, deskCaller());
-        await saveDocumentCopy(resolve(options.data), document, target, { replace: options.force === true });
-        emit(io, options, presentDocumentItem(document), () => {
+      await runUseCaseCommand(io, options, READ_DOCUMENT, {
+        request: () => ({ path: { document_id: ref } }),
+        // Its document.read is committed (with the run) before a byte of the file is written.
+        deliver: async (document) => {
+          await saveDocumentCopy(resolve(options.data), document, target, { replace: options.force === true });
+          return document;
+        },
+        json: presentDocumentItem,
+        print(document, db) {
           const patient = readPatient(db, document.patient_id);
           return (
             heading(`Document of ${patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name))}`) +
@@ -73,7 +76,7 @@ function registerDocumentSaveCommand(group: Command, io: CliIo): void {
             ]) +
             `Saved ${fileSize(document.size)} to ${target}; its SHA-256 is the upload's.\n`
           );
-        });
+        },
       });
     });
 }
@@ -86,18 +89,13 @@ function registerDocumentListCommand(group: Command, io: CliIo): void {
     'the patient: its id or its number (P-000042, P-42)',
     'patient_id',
   ).action(async (ref: string, options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      const patient = readPatient(db, resolvePatientReference(db, ref));
-      const documents = recordedRead(
-        db,
-        systemUserActor(),
-        () => listAllDocuments(db, patient.id),
-        () => [{ action: 'document.list', patientId: patient.id, subjectId: null }],
-      );
-      emit(io, options, documents, () => {
+    await runUseCaseCommand(io, options, LIST_ALL_DOCUMENTS, {
+      request: (db) => ({ path: { patient_id: resolvePatientReference(db, ref) } }),
+      json: ({ documents }) => documents,
+      print({ patient, documents }, db) {
         const label = patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name));
         return heading(`Documents of ${label}`) + documentTable(documents, clinicTimeZone(db));
-      });
+      },
     });
   });
 }

@@ -1,13 +1,12 @@
 import type { Command } from 'commander';
 import { patientNames, readDeskInvoice } from '../../domain/desk/desk-records.js';
 import { readDeskContext } from '../../domain/desk/desk-context.js';
-import { errors } from '../../domain/errors.js';
 import { CREATE_INVOICE, withIssuedDateAsMidnight } from '../../domain/invoices/create-invoice.js';
 import { LIST_INVOICES } from '../../domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../domain/invoices/read-invoice.js';
 import { VOID_INVOICE } from '../../domain/invoices/void-invoice.js';
 import { resolveInvoiceReference, resolvePatientReference } from '../../domain/references.js';
-import { patientExists } from '../../db/patients.js';
+import { readPatient } from '../../domain/patients/read-patient.js';
 import { INVOICE_INPUT_FIELDS, VOID_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { deskTable, money, patientLabel } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
@@ -51,9 +50,9 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
           return { query: { ...(patientId === undefined ? {} : { patient_id: patientId }), ...(options.unpaid ? { unpaid: true } : {}) } };
         },
         // Unlike the API's filter, a --patient-id that names no patient is refused, whether id or
-        // number: a person who mistyped it should not read "no invoices".
+        // number: a person who mistyped it should not read "no invoices" (readPatient: 404).
         check(page, db) {
-          if (patientId !== undefined && page.items.length === 0 && !patientExists(db, patientId)) throw errors.patientNotFound();
+          if (patientId !== undefined && page.items.length === 0) readPatient(db, patientId);
         },
         json: (page) => page.items,
         print({ items: invoices }, db) {

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
-import { isModuleEnabled, MODULES, setModuleEnabled } from '../../domain/settings.js';
-import { withDatabase } from '../database.js';
+import { LIST_MODULES, SWITCH_MODULE } from '../../domain/desk/clinic-settings.js';
+import { MODULES } from '../../domain/settings.js';
 import { fieldArgument } from '../field-options.js';
 import type { CliIo } from '../io.js';
-import { emit, formatTable, type CommonOptions } from '../output.js';
+import { formatTable, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 /** `clinic module enable|disable|list`: the billing and payments modules, applied at once. */
 export function registerModuleCommands(program: Command, io: CliIo): void {
@@ -16,16 +17,16 @@ export function registerModuleCommands(program: Command, io: CliIo): void {
       MODULES.join(' or '),
       'module',
     ).action(async (module: string, options: CommonOptions) => {
-      await withDatabase(options, (db) => {
-        const result = setModuleEnabled(db, module, enabled);
-        emit(io, options, result, () => `module ${result.module} ${enabled ? 'enabled' : 'disabled'}\n`);
+      await runUseCaseCommand(io, options, SWITCH_MODULE, {
+        request: () => ({ body: { module, enabled } }),
+        print: (result) => `module ${result.module} ${enabled ? 'enabled' : 'disabled'}\n`,
       });
     });
   }
   subcommand(group, 'list', 'show which modules are on').action(async (options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      const modules = MODULES.map((module) => ({ module, enabled: isModuleEnabled(db, module) }));
-      emit(io, options, modules, () => formatTable(modules, ['module', 'enabled']));
+    await runUseCaseCommand(io, options, LIST_MODULES, {
+      request: () => ({}),
+      print: (modules) => formatTable(modules, ['module', 'enabled']),
     });
   });
 }

@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
-import { listDeskNotifications } from '../../domain/desk/desk-records.js';
+import { LIST_NOTIFICATIONS } from '../../domain/notifications/list-notifications.js';
 import { NOTIFICATION_STATUSES } from '../../fields/notification-fields.js';
-import { withDatabase } from '../database.js';
 import { clockTime, deskTable, localShortDate, patientLabel } from '../desk-format.js';
 import type { CliIo } from '../io.js';
-import { emit, type CommonOptions } from '../output.js';
+import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 /** `clinic notifications list`: the outbox of patient notifications and how delivery went. */
 export function registerNotificationCommands(program: Command, io: CliIo): void {
@@ -13,15 +13,13 @@ export function registerNotificationCommands(program: Command, io: CliIo): void 
   subcommand(group, 'list', 'list notifications, oldest first')
     .option('--status <status>', `only rows in this status: ${NOTIFICATION_STATUSES.join(', ')}`)
     .action(async (options: CommonOptions & { status?: string }) => {
-      await withDatabase(options, (db) => {
-        const { notifications, patients, invoiceNumbers, context } = listDeskNotifications(
-          db,
-          options.status === undefined ? {} : { status: options.status },
-        );
-        // `23.11.2026 14:00`, clinic time: a sent row's status carries when it went, so the table fits 100 columns.
-        const when = (iso: string) => `${localShortDate(iso, context.timeZone)} ${clockTime(iso, context.timeZone)}`;
-        emit(io, options, notifications, () =>
-          deskTable(
+      await runUseCaseCommand(io, options, LIST_NOTIFICATIONS, {
+        request: () => ({ query: { status: options.status } }),
+        json: ({ notifications }) => notifications,
+        print: ({ notifications, patients, invoiceNumbers, context }) => {
+          // `23.11.2026 14:00`, clinic time: a sent row's status carries when it went, so the table fits 100 columns.
+          const when = (iso: string) => `${localShortDate(iso, context.timeZone)} ${clockTime(iso, context.timeZone)}`;
+          return deskTable(
             [
               { header: 'Queued' },
               { header: 'Patient', shrink: true },
@@ -44,8 +42,8 @@ export function registerNotificationCommands(program: Command, io: CliIo): void 
               ];
             }),
             'No notifications.',
-          ),
-        );
+          );
+        },
       });
     });
 }

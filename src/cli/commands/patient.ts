@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { readPatientOverview, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
+import { PATIENT_OVERVIEW, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
 import { CREATE_PATIENT, PATIENT_CONTACT_FIELDS } from '../../domain/patients/create-patient.js';
 import { FIND_PATIENTS, type PatientSummary } from '../../domain/patients/find-patients.js';
 import { ValidationError } from '../../domain/errors.js';
 import { DEFAULT_PAGE_LIMIT } from '../../domain/pagination.js';
 import { isPlainObject } from '../../domain/validation/structs.js';
 import { problems } from '../../domain/validation/problems.js';
+import { parseJsonBody } from '../../server/middleware/json-body.js';
 import { issue } from '../../domain/validation/validate.js';
 import { PATIENT_INPUT_FIELDS, PATIENT_PATCH_FIELDS } from '../../fields/patient-fields.js';
 import { UPDATE_PATIENT } from '../../domain/patients/update-patient.js';
@@ -14,28 +15,28 @@ import { resolvePatientReference } from '../../domain/references.js';
 import { versionTag } from '../../domain/if-match.js';
 import { InvalidArgumentError } from 'commander';
 import type { FieldSpec } from '../../fields/field-spec.js';
-import { withDatabase } from '../database.js';
 import { patientLabel, calendarDay, deskRecord, deskTable, heading, localDay, money, shortDate, timeSpan } from '../desk-format.js';
 import { documentTable } from '../document-table.js';
 import { addFieldOptions, fieldArgument, readFieldOptions, type OptionGroups } from '../field-options.js';
 import { issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
-import { emit, type CommonOptions } from '../output.js';
+import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
-import { recordedRead } from '../../domain/use-case.js';
-import { systemUserActor } from '../../domain/audit/system-user.js';
 
-/** The JSON object in a --file, refused like a malformed request body. */
+/**
+ * The JSON object in a --file, read as the API reads a request body (parseJsonBody) and refused
+ * alike; the refusal names the file.
+ */
 function readBodyFile(path: string): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(readFileSync(path, 'utf8')) as unknown;
+    parsed = parseJsonBody(readFileSync(path));
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new ValidationError([issue(['body'], problems.jsonInvalid(`${path}: ${reason}`), {})]);
+    if (!(error instanceof ValidationError)) throw error;
+    throw new ValidationError(error.issues.map((failing) => ({ ...failing, msg: `${path}: ${failing.msg}` })));
   }
-  if (!isPlainObject(parsed)) throw new ValidationError([issue(['body'], problems.modelAttributesType(), parsed)]);
+  if (!isPlainObject(parsed)) throw new ValidationError([issue(['body'], problems.modelAttributesType(), parsed ?? null)]);
   return parsed;
 }
 
@@ -173,15 +174,10 @@ export function registerPatientCommands(program: Command, io: CliIo): void {
     'the patient: its number (P-000042, P-42) or its id',
     'patient_id',
   ).action(async (reference: string, options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      // The whole overview is one patient.read, committed before it is shown (clinic-api-1.2.md).
-      const result = recordedRead(
-        db,
-        systemUserActor(),
-        () => readPatientOverview(db, reference),
-        ({ overview }) => [{ action: 'patient.read', patientId: overview.patient.id, subjectId: overview.patient.id }],
-      );
-      emit(io, options, result.overview, () => formatPatientOverview(result));
+    await runUseCaseCommand(io, options, PATIENT_OVERVIEW, {
+      request: (db) => ({ path: { patient_id: resolvePatientReference(db, reference) } }),
+      json: (result) => result.overview,
+      print: (result) => formatPatientOverview(result),
     });
   });
 }
@@ -214,7 +210,7 @@ export function registerCreatePatientCommand(program: Command, io: CliIo): void 
   }).action(async (options: CommonOptions & { file?: string } & Record<string, unknown>) => {
     const base = options.file === undefined ? {} : readBodyFile(options.file);
     await runUseCaseCommand(io, options, CREATE_PATIENT, {
-      request: (db) => ({ body: readFieldOptions(options, PATIENT_INPUT_FIELDS, db, base) }),
+      request: (db) => ({ body: readFieldOptions(options, PATIENT_INPUT_FIELDS, db, { base }) }),
       print: (patient) =>
         heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
         deskRecord([

@@ -3,7 +3,8 @@ import { RECORD_PAYMENT } from '../../domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../domain/payments/refund-payment.js';
 import { paymentsOfInvoiceReference, resolveInvoiceReference } from '../../domain/references.js';
 import { errors } from '../../domain/errors.js';
-import { PAYMENT_INPUT_FIELDS, REFUND_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, REFUND_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { centsToNumber } from '../../domain/validation/decimal.js';
 import { InvalidArgumentError } from 'commander';
 import { clockTime, localShortDate } from '../desk-format.js';
 import { clinicTimeZone } from '../../domain/settings.js';
@@ -19,7 +20,6 @@ import { runUseCaseCommand } from '../use-case-command.js';
 interface RecordPaymentOptions extends CommonOptions, Record<string, unknown> {
   invoiceId?: string;
   invoice?: string;
-  idempotencyKey?: string;
 }
 
 /**
@@ -30,8 +30,8 @@ interface RecordPaymentOptions extends CommonOptions, Record<string, unknown> {
 export function registerPaymentCommands(program: Command, io: CliIo): void {
   const command = subcommand(program, 'record-payment', 'record a payment against an invoice (same rules as the API)')
     .option('--invoice <ref>', 'the invoice paid: its number (INV-2026-000002, INV-2026-2) or its id (required: this or --invoice-id)')
-    .option('--invoice-id <ref>', 'the same as --invoice')
-    .option('--idempotency-key <key>', '1-255 visible ASCII characters; repeating the command with it records nothing twice');
+    .option('--invoice-id <ref>', 'the same as --invoice');
+  addFieldOptions(command, PAYMENT_HEADER_FIELDS);
   addFieldOptions(command, PAYMENT_INPUT_FIELDS).action(async (options: RecordPaymentOptions, actionCommand: Command) => {
     // Two names for one option: given both, a payment could go to the invoice the person did not mean.
     if (options.invoice !== undefined && options.invoiceId !== undefined) {
@@ -43,7 +43,7 @@ export function registerPaymentCommands(program: Command, io: CliIo): void {
     await runUseCaseCommand(io, options, RECORD_PAYMENT, {
       request: (db) => ({
         path: { invoice_id: resolveInvoiceReference(db, reference) },
-        header: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
+        header: readFieldOptions(options, PAYMENT_HEADER_FIELDS, db),
         body: readFieldOptions(options, PAYMENT_INPUT_FIELDS, db),
       }),
       json: ({ payment }) => payment,
@@ -70,7 +70,6 @@ function parsePosition(text: string): number {
 interface RefundOptions extends CommonOptions, Record<string, unknown> {
   invoice: string;
   payment?: number;
-  idempotencyKey?: string;
 }
 
 /**
@@ -85,8 +84,8 @@ function registerRefundCommand(program: Command, io: CliIo): void {
       '--payment <n>',
       'which of its payments, numbered as `invoice show` lists them (needed when it has more than one)',
       parsePosition,
-    )
-    .option('--idempotency-key <key>', '1-255 visible ASCII characters; repeating the command with it refunds nothing twice');
+    );
+  addFieldOptions(command, PAYMENT_HEADER_FIELDS);
   addFieldOptions(command, REFUND_INPUT_FIELDS).action(async (options: RefundOptions, actionCommand: Command) => {
     let position = 0;
     let invoiceNumber = '';
@@ -101,7 +100,7 @@ function registerRefundCommand(program: Command, io: CliIo): void {
           const listed = payments
             .map(
               (payment, index) =>
-                `  ${index + 1}  ${localShortDate(payment.created_at, timeZone)} ${clockTime(payment.created_at, timeZone)}  ${payment.method}  ${money(payment.amount_cents / 100, null)}`,
+                `  ${index + 1}  ${localShortDate(payment.created_at, timeZone)} ${clockTime(payment.created_at, timeZone)}  ${payment.method}  ${money(centsToNumber(payment.amount_cents), null)}`,
             )
             .join('\n');
           actionCommand.error(`error: ${invoiceNumber} has ${payments.length} payments: say which with --payment N\n${listed}`, {
@@ -115,7 +114,7 @@ function registerRefundCommand(program: Command, io: CliIo): void {
         }
         return {
           path: { payment_id: payment.id },
-          header: options.idempotencyKey === undefined ? {} : { 'idempotency-key': options.idempotencyKey },
+          header: readFieldOptions(options, PAYMENT_HEADER_FIELDS, db),
           body: readFieldOptions(options, REFUND_INPUT_FIELDS, db),
         };
       },

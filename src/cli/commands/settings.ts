@@ -1,17 +1,12 @@
 import type { Command } from 'commander';
-import {
-  clinicCurrencySetting,
-  clinicTimeZoneSetting,
-  setClinicCurrency,
-  setClinicTimeZone,
-  type CurrencyChange,
-} from '../../domain/settings.js';
-import { withDatabase } from '../database.js';
+import { SET_CURRENCY, SET_TIME_ZONE, SHOW_SETTINGS } from '../../domain/desk/clinic-settings.js';
+import type { CurrencyChange } from '../../domain/settings.js';
 import { deskRecord } from '../desk-format.js';
 import { fieldArgument } from '../field-options.js';
 import type { CliIo } from '../io.js';
-import { emit, type CommonOptions } from '../output.js';
+import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import { runUseCaseCommand } from '../use-case-command.js';
 
 /** Where a value came from, for people. */
 const SOURCES = {
@@ -33,16 +28,13 @@ function currencyNote({ currency, open_in_other_currencies: open }: CurrencyChan
 export function registerSettingsCommands(program: Command, io: CliIo): void {
   const group = program.command('settings').description('clinic settings');
   subcommand(group, 'show', 'show the clinic settings and where each comes from').action(async (options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      const zone = clinicTimeZoneSetting(db);
-      const money = clinicCurrencySetting(db);
-      const settings = { timezone: zone.timezone, timezone_source: zone.source, currency: money.currency, currency_source: money.source };
-      emit(io, options, settings, () =>
+    await runUseCaseCommand(io, options, SHOW_SETTINGS, {
+      request: () => ({}),
+      print: (settings) =>
         deskRecord([
-          ['Time zone', `${zone.timezone} (${SOURCES[zone.source]})`],
-          ['Currency', `${money.currency} (${SOURCES[money.source]})`],
+          ['Time zone', `${settings.timezone} (${SOURCES[settings.timezone_source]})`],
+          ['Currency', `${settings.currency} (${SOURCES[settings.currency_source]})`],
         ]),
-      );
     });
   });
   fieldArgument(
@@ -51,9 +43,9 @@ export function registerSettingsCommands(program: Command, io: CliIo): void {
     'e.g. Europe/Vienna, in any case; a city alone is answered with its zone',
     'timezone',
   ).action(async (zone: string, options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      const timezone = setClinicTimeZone(db, zone);
-      emit(io, options, { timezone }, () => `Time zone set to ${timezone}: times without an offset are read in it.\n`);
+    await runUseCaseCommand(io, options, SET_TIME_ZONE, {
+      request: () => ({ body: { timezone: zone } }),
+      print: ({ timezone }) => `Time zone set to ${timezone}: times without an offset are read in it.\n`,
     });
   });
   fieldArgument(
@@ -62,9 +54,9 @@ export function registerSettingsCommands(program: Command, io: CliIo): void {
     'an ISO 4217 code, e.g. EUR or CHF, in any case',
     'currency',
   ).action(async (code: string, options: CommonOptions) => {
-    await withDatabase(options, (db) => {
-      const change = setClinicCurrency(db, code);
-      emit(io, options, change, () => `Currency set to ${change.currency}.\n${currencyNote(change)}`);
+    await runUseCaseCommand(io, options, SET_CURRENCY, {
+      request: () => ({ body: { currency: code } }),
+      print: (change) => `Currency set to ${change.currency}.\n${currencyNote(change)}`,
     });
   });
 }

@@ -11,6 +11,7 @@ import { patientExists } from '../../db/patients.js';
 import { findService } from '../../db/services.js';
 import {
   APPOINTMENT_INPUT_FIELDS,
+  DESK_BOOKING_FIELDS,
   APPOINTMENT_READ_ONLY_FIELDS,
   APPOINTMENT_STATUS_DETAIL_FIELDS,
   APPOINTMENT_STORED_FIELDS,
@@ -26,7 +27,8 @@ import { normalizeFields } from '../validation/values.js';
 import { fieldNamed, type ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
 import { onRecordOf } from '../audit/record-audit.js';
-import { appointmentData } from '../changes/change-event.js';
+import { appointmentData, type ChangeRecord } from '../changes/change-event.js';
+import type { AuditRecord } from '../audit/audit-event.js';
 
 type AppointmentValues = ValuesOf<typeof APPOINTMENT_INPUT_FIELDS>;
 
@@ -44,7 +46,7 @@ function crossFieldIssues(input: unknown, schemaIssues: readonly ValidationIssue
   const found: ValidationIssue[] = [];
   if (input.patient_id === null) found.push(issue(['body', 'patient_id'], problems.missing(), input));
   const failed = new Set(schemaIssues.map((i) => i.loc[1]));
-  if (!failed.has('start_at') && !failed.has('end_at')) {
+  if (!failed.has('start_at') && !failed.has('end_at') && input.end_at !== undefined) {
     const times = normalizeFields(TIME_FIELDS, input, { timeZone });
     if (Date.parse(times.end_at) <= Date.parse(times.start_at)) {
       found.push(issue(['body', 'end_at'], problems.valueError('end_at must be after start_at'), input.end_at));
@@ -57,7 +59,7 @@ function crossFieldIssues(input: unknown, schemaIssues: readonly ValidationIssue
  * The appointment's services in order: the request's `service_ids`, else `[service_id]` when
  * only that was given, else none. An empty `service_ids` counts as not given (docs/decisions.md).
  */
-function serviceList(values: AppointmentValues): string[] {
+function serviceList(values: Pick<AppointmentValues, 'service_id' | 'service_ids'>): string[] {
   const listed = values.service_ids;
   if (listed !== undefined && listed.length > 0) return listed;
   return values.service_id === null ? [] : [values.service_id];
@@ -80,6 +82,15 @@ export function refuseOverlap(
   });
   if (conflicts.length > 0) throw errors.appointmentOverlap(conflicts);
 }
+
+/** What a booking appends to the change feed: appointment.created. */
+const bookingChanges = (appointment: Appointment): ChangeRecord[] => [
+  { type: 'appointment.created', patientId: appointment.patient_id, data: appointmentData(appointment) },
+];
+
+/** What a booking records: appointment.create, when it is a patient's. */
+const bookingRecords = (appointment: Appointment): AuditRecord[] =>
+  onRecordOf('appointment.create', appointment.patient_id, appointment.id);
 
 /**
  * Books an appointment for an existing patient (POST /appointments, `clinic book-appointment`).
@@ -122,8 +133,48 @@ export const BOOK_APPOINTMENT = defineUseCase({
     if (!stored) throw new Error(`appointment ${id} vanished after it was written`);
     return presentStoredAppointment(db, stored);
   },
-  changes: (appointment) => [{ type: 'appointment.created', patientId: appointment.patient_id, data: appointmentData(appointment) }],
-  audit: (appointment) => onRecordOf('appointment.create', appointment.patient_id, appointment.id),
+  changes: (appointment) => bookingChanges(appointment),
+  audit: (appointment) => bookingRecords(appointment),
+});
+
+/** A booking at the desk without `end_at` and without services: nothing says when it ends (422 missing, as the API's). */
+function deskEndIssues(input: unknown, schemaIssues: readonly ValidationIssue[]): ValidationIssue[] {
+  if (!isPlainObject(input) || input.end_at !== undefined) return [];
+  const servicesNamed = (Array.isArray(input.service_ids) && input.service_ids.length > 0) || typeof input.service_id === 'string';
+  const startFailed = schemaIssues.some((failed) => failed.loc[1] === 'start_at');
+  return servicesNamed && !startFailed ? [] : [issue(['body', 'end_at'], problems.missing(), input)];
+}
+
+/** The end of a booking that starts at `startAt` (UTC ISO) and lasts as long as its services together; 422 SERVICE_NOT_FOUND for one that is none. */
+function endOfServices(db: Db, startAt: string, serviceIds: readonly string[]): string {
+  const minutes = serviceIds.reduce((sum, serviceId) => {
+    const service = findService(db, serviceId);
+    if (service === undefined) throw errors.serviceNotFound();
+    return sum + service.duration_min;
+  }, 0);
+  return new Date(Date.parse(startAt) + minutes * 60_000).toISOString();
+}
+
+/**
+ * `clinic book-appointment`: BOOK_APPOINTMENT as the desk books, where `end_at` may be left out
+ * when services are booked: the appointment then ends when they do (the start plus the sum of
+ * their durations), decided in the booking's transaction.
+ */
+export const BOOK_APPOINTMENT_AT_DESK = defineUseCase({
+  summary: 'Book an appointment; without an end it lasts as long as its services',
+  input: { body: DESK_BOOKING_FIELDS },
+  refusals: BOOK_APPOINTMENT.refusals,
+  access: BOOK_APPOINTMENT.access,
+  moreIssues: ({ body }, fieldIssues, { timeZone }) => [
+    ...deskEndIssues(body, fieldIssues),
+    ...crossFieldIssues(body, fieldIssues, timeZone),
+  ],
+  run(db, { body }, caller): Appointment {
+    const endAt = body.end_at ?? endOfServices(db, body.start_at, serviceList(body));
+    return BOOK_APPOINTMENT.run(db, { body: { ...body, end_at: endAt } }, caller);
+  },
+  changes: (appointment) => bookingChanges(appointment),
+  audit: (appointment) => bookingRecords(appointment),
 });
 
 /** BOOK_APPOINTMENT on a connection of its own, booked as `source`. */

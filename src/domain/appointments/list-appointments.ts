@@ -11,8 +11,10 @@ import { issue, throwIfIssues } from '../validation/validate.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { field, type ValuesOf } from '../../fields/field-spec.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
+import { commaListOf } from '../validation/comma-list.js';
 import { isIssue, windowEnd, windowEndIssues, type WindowEnd } from '../time-window.js';
 import { onRecordOf, perDistinctPatient } from '../audit/record-audit.js';
+import type { AuditRecord } from '../audit/audit-event.js';
 
 /** The query of GET /appointments. */
 export const APPOINTMENT_LIST_QUERY_FIELDS = [
@@ -24,15 +26,6 @@ export const APPOINTMENT_LIST_QUERY_FIELDS = [
   }),
   ...pageQueryFields(`${DEFAULT_PAGE_LIMIT}`),
 ] as const;
-
-/** The statuses of a `status` filter: its comma-separated items, or null for all. */
-const statusesOf = (text: string | undefined) => {
-  const items = text
-    ?.split(',')
-    .map((item) => item.trim())
-    .filter((item) => item !== '');
-  return items === undefined || items.length === 0 ? null : items;
-};
 
 const CURSOR = 'appointments';
 const CURSOR_SHAPE = ['string', 'number'] as const;
@@ -94,8 +87,13 @@ export const LIST_APPOINTMENTS = defineUseCase({
     ...cursorIssues(query, CURSOR, CURSOR_SHAPE),
   ],
   run: (db, { query }) => appointmentPage(db, query),
-  audit: (page) => perDistinctPatient(page.items, (appointment) => appointment.patient_id, { action: 'appointment.read' }),
+  audit: (page) => appointmentListRecords(page.items),
 });
+
+/** What showing a list of appointments records: one appointment.read per patient on it (`clinic appointment list` too). */
+export function appointmentListRecords(appointments: readonly Appointment[]): AuditRecord[] {
+  return perDistinctPatient(appointments, (appointment) => appointment.patient_id, { action: 'appointment.read' });
+}
 
 /** LIST_APPOINTMENTS on a connection of its own. */
 export function listAppointments(db: Db, query: unknown): Page<Appointment> {
@@ -111,7 +109,7 @@ function appointmentPage(db: Db, values: ValuesOf<typeof APPOINTMENT_LIST_QUERY_
     ...window,
     resourceId: values.resource_id ?? null,
     patientId: values.patient_id ?? null,
-    statuses: statusesOf(values.status),
+    statuses: commaListOf(values.status),
   };
   const rows = listAppointmentRows(db, filter, after, limit + 1);
   return pageOf(

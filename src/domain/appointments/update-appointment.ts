@@ -13,6 +13,7 @@ import {
   APPOINTMENT_PATCH_FIELDS,
   APPOINTMENT_PATH_FIELDS,
   APPOINTMENT_STATUSES,
+  RESCHEDULE_FIELDS,
   type AppointmentStatus,
 } from '../../fields/appointment-fields.js';
 import { nowIso } from '../clock.js';
@@ -22,7 +23,8 @@ import { problems } from '../validation/problems.js';
 import { issue } from '../validation/validate.js';
 import { refuseOverlap } from './book-appointment.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
-import { appointmentData } from '../changes/change-event.js';
+import { appointmentData, type ChangeRecord } from '../changes/change-event.js';
+import type { AuditRecord } from '../audit/audit-event.js';
 
 /** An appointment after a patch, and the request's fields whose stored value changed (sorted). */
 export interface UpdatedAppointment {
@@ -65,6 +67,18 @@ export function mayBecome(from: string, to: AppointmentStatus): boolean {
 
 /** Text columns are compared as stored; a time is compared as an instant. */
 const sameInstant = (a: string, b: string) => Date.parse(a) === Date.parse(b);
+
+/** What a change appends to the change feed: `changed` names request fields only, so a patch whose only effect was on none of them changed nothing. */
+const updateChanges = ({ appointment, changed }: UpdatedAppointment): ChangeRecord[] =>
+  changed.length === 0
+    ? []
+    : [{ type: 'appointment.updated', patientId: appointment.patient_id, data: { ...appointmentData(appointment), changed } }];
+
+/** What a change records: appointment.update with the request fields it changed, when it is a patient's. */
+const updateRecords = ({ appointment, changed }: UpdatedAppointment): AuditRecord[] =>
+  appointment.patient_id === null
+    ? []
+    : [{ action: 'appointment.update', patientId: appointment.patient_id, subjectId: appointment.id, detail: { changed } }];
 
 /**
  * Changes an appointment (PATCH /appointments/{appointment_id}, `clinic appointment
@@ -158,15 +172,32 @@ export const UPDATE_APPOINTMENT = defineUseCase({
     if (rescheduled) recordAppointmentLength(db, Date.parse(endAt) - Date.parse(startAt));
     return { appointment: presentStoredAppointment(db, findAppointment(db, row.id)!), changed: changedNames };
   },
-  // `changed` names request fields only: a patch whose only effect was on none of them changed nothing.
-  changes: ({ appointment, changed }) =>
-    changed.length === 0
-      ? []
-      : [{ type: 'appointment.updated', patientId: appointment.patient_id, data: { ...appointmentData(appointment), changed } }],
-  audit: ({ appointment, changed }) =>
-    appointment.patient_id === null
-      ? []
-      : [{ action: 'appointment.update', patientId: appointment.patient_id, subjectId: appointment.id, detail: { changed } }],
+  changes: (updated) => updateChanges(updated),
+  audit: (updated) => updateRecords(updated),
+});
+
+/**
+ * `clinic appointment reschedule`: the PATCH of a new start and, unless it is given, of the end
+ * that keeps the appointment's length, read in the reschedule's own transaction.
+ */
+export const RESCHEDULE_APPOINTMENT = defineUseCase({
+  summary: 'Move an appointment that is still booked; without an end it keeps its length',
+  input: { path: APPOINTMENT_PATH_FIELDS, body: RESCHEDULE_FIELDS },
+  refusals: UPDATE_APPOINTMENT.refusals,
+  access: UPDATE_APPOINTMENT.access,
+  run(db, { path, body }, caller): UpdatedAppointment {
+    const row = findAppointment(db, path.appointment_id);
+    const length = row === undefined ? undefined : Date.parse(row.end_at) - Date.parse(row.start_at);
+    const endAt = body.end_at ?? (length === undefined ? undefined : new Date(Date.parse(body.start_at) + length).toISOString());
+    const patch = {
+      start_at: body.start_at,
+      ...(endAt === undefined ? {} : { end_at: endAt }),
+      ...(body.overlap === undefined ? {} : { overlap: body.overlap }),
+    };
+    return UPDATE_APPOINTMENT.run(db, { path, body: patch }, caller);
+  },
+  changes: (updated) => updateChanges(updated),
+  audit: (updated) => updateRecords(updated),
 });
 
 /**

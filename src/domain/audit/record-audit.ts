@@ -67,6 +67,6 @@ export const DATA_EXPORT: AuditRecord = { action: 'data.export', patientId: null
 export const DATA_IMPORT: AuditRecord = { action: 'data.import', patientId: null, subjectId: null };
 
 /** Records a backup written, through the front end's runner (the server's commit groups, or a connection of its own). */
-export function recordDataExport(runner: WorkRunner, db: Db, actor: Actor): Promise<void> {
-  return runner.run('read-then-write', () => appendAuditEvents(db, actor, [DATA_EXPORT]));
+export async function recordDataExport(runner: WorkRunner, db: Db, actor: Actor): Promise<void> {
+  await runner.run('read-then-write', () => appendAuditEvents(db, actor, [DATA_EXPORT]));
 }

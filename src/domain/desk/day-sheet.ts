@@ -1,7 +1,10 @@
 import type { DoctorRow } from '../../db/doctors.js';
 import type { Db } from '../../db/open-database.js';
+import { field } from '../../fields/field-spec.js';
 import { MAX_PAGE_LIMIT } from '../../fields/page-fields.js';
-import { listAppointments } from '../appointments/list-appointments.js';
+import { appointmentListRecords, listAppointments } from '../appointments/list-appointments.js';
+import { errors } from '../errors.js';
+import { defineUseCase } from '../use-case.js';
 import type { Appointment } from '../appointments/present-appointment.js';
 import { readDeskContext, type DeskContext } from './desk-context.js';
 import { deskDate } from './desk-date.js';
@@ -43,3 +46,22 @@ export function readDaySheet(db: Db, query: { date?: string; doctor?: string }, 
   } while (after !== null);
   return { date, doctor, appointments, context };
 }
+
+/** The input of `clinic appointment list`: the clinic day as the desk writes it (deskDate reads it) and the doctor by name or id. */
+const DAY_SHEET_QUERY = [
+  field.string('date', { description: 'the clinic day: 30.11.2026, 2026-11-30, today or tomorrow (default: today)' }),
+  field.string('doctor', { description: "only this doctor's appointments: the name (any case, or a part of it) or the id" }),
+] as const;
+
+/**
+ * `clinic appointment list`: the day sheet, recorded as GET /appointments records its pages: one
+ * appointment.read per patient on it. 422 DOCTOR_NOT_FOUND for a doctor no name or id names.
+ */
+export const DAY_SHEET = defineUseCase({
+  summary: 'The day sheet: every appointment of a clinic day, in time order',
+  input: { query: DAY_SHEET_QUERY },
+  refusals: [errors.doctorNotFound()],
+  access: 'read',
+  run: (db, { query }) => readDaySheet(db, query),
+  audit: ({ appointments }) => appointmentListRecords(appointments),
+});

@@ -2,7 +2,6 @@ import { findInvoice } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { findPatientName, type PatientNameRow } from '../../db/patient-names.js';
 import { readInvoice, type InvoiceDetail } from '../invoices/read-invoice.js';
-import { listNotifications, type Notification } from '../notifications/list-notifications.js';
 import { resolveInvoiceReference } from '../references.js';
 import { readDeskContext, type DeskContext } from './desk-context.js';
 
@@ -31,27 +30,7 @@ export function patientNames(db: Db, patientIds: readonly string[]): ReadonlyMap
   return lookUpEach(patientIds, (id) => findPatientName(db, id));
 }
 
-/**
- * `clinic notifications list`: the outbox as for --json, and the number and name of each patient
- * and the number of each invoice it names, so that people read no ids.
- */
-export function listDeskNotifications(
-  db: Db,
-  query: { status?: unknown },
-): {
-  notifications: Notification[];
-  patients: ReadonlyMap<string, PatientNameRow>;
-  invoiceNumbers: ReadonlyMap<string, string>;
-  context: DeskContext;
-} {
-  const notifications = listNotifications(db, query);
-  const patients = patientNames(
-    db,
-    notifications.map((notification) => notification.patient_id),
-  );
-  const invoiceNumbers = lookUpEach(
-    notifications.map((notification) => notification.invoice_id),
-    (id) => findInvoice(db, id)?.invoice_number,
-  );
-  return { notifications, patients, invoiceNumbers, context: readDeskContext(db) };
+/** The number of each invoice of `invoiceIds` (a list names the same invoice often: each is read once). */
+export function invoiceNumbers(db: Db, invoiceIds: readonly string[]): ReadonlyMap<string, string> {
+  return lookUpEach(invoiceIds, (id) => findInvoice(db, id)?.invoice_number);
 }

@@ -2,7 +2,7 @@ import { findDoctor, listDoctorRows, type DoctorRow } from '../../db/doctors.js'
 import type { Db } from '../../db/open-database.js';
 import { findService, listServiceRows, type ServiceRow } from '../../db/services.js';
 import { foldForSearch } from '../../fields/folded-text.js';
-import { UUID_PATTERN } from '../../fields/human-numbers.js';
+import { idOf } from '../../fields/human-numbers.js';
 import { errors, type AppError } from '../errors.js';
 
 /** Case- and accent-insensitive text, spaces collapsed: how staff may type a name. */
@@ -25,8 +25,9 @@ interface NamedRows<Row extends { name: string }> {
  */
 function findByName<Row extends { name: string }>(rows: NamedRows<Row>, reference: string): Row {
   const text = reference.trim();
-  if (UUID_PATTERN.test(text)) {
-    const byId = rows.byId(text.toLowerCase());
+  const id = idOf(text);
+  if (id !== undefined) {
+    const byId = rows.byId(id);
     if (byId) return byId;
   }
   const wanted = fold(text);

@@ -1,14 +1,16 @@
 import type { Db } from '../../db/open-database.js';
 import { listUpcomingAppointmentRows } from '../../db/patient-calendar.js';
 import { MAX_PAGE_LIMIT } from '../../fields/page-fields.js';
+import { PATIENT_PATH_FIELDS } from '../../fields/patient-fields.js';
 import { presentStoredAppointment, type Appointment } from '../appointments/present-appointment.js';
-import { listPatientDocuments, type DocumentItem } from '../documents/read-documents.js';
+import { documentListRecords, listPatientDocuments, type DocumentItem } from '../documents/read-documents.js';
+import { errors } from '../errors.js';
 import { listInvoices } from '../invoices/list-invoices.js';
 import type { Invoice } from '../invoices/present-invoice.js';
 import type { Patient } from '../patients/present-patient.js';
-import { readPatient } from '../patients/read-patient.js';
-import { resolvePatientReference } from '../references.js';
+import { patientReadRecords, readPatient } from '../patients/read-patient.js';
 import { isModuleEnabled } from '../settings.js';
+import { defineUseCase } from '../use-case.js';
 import { readDeskContext, type DeskContext } from './desk-context.js';
 
 /** How many coming appointments the overview shows (clinic-api-1.1.md). */
@@ -47,12 +49,13 @@ export function listAllDocuments(db: Db, patientId: string): DocumentItem[] {
 }
 
 /**
- * `clinic patient show REF`: one patient by id or number (P-42), with their balance as it stands,
- * their coming appointments, their open invoices (the billing module applies as on the API:
- * off, none are listed) and their documents. 404 PATIENT_NOT_FOUND for an unknown patient.
+ * `clinic patient show REF`: one patient (the desk resolves a number to the id), with their
+ * balance as it stands, their coming appointments, their open invoices (the billing module applies
+ * as on the API: off, none are listed) and their documents. 404 PATIENT_NOT_FOUND for an unknown
+ * patient.
  */
-export function readPatientOverview(db: Db, reference: string, now = Date.now()): PatientOverviewResult {
-  const patient = readPatient(db, resolvePatientReference(db, reference));
+export function readPatientOverview(db: Db, patientId: string, now = Date.now()): PatientOverviewResult {
+  const patient = readPatient(db, patientId);
   const billingEnabled = isModuleEnabled(db, 'billing');
   // One more than shown, to know whether the list was cut.
   const upcoming = listUpcomingAppointmentRows(db, patient.id, new Date(now).toISOString(), UPCOMING_APPOINTMENT_LIMIT + 1);
@@ -68,3 +71,40 @@ export function readPatientOverview(db: Db, reference: string, now = Date.now())
     moreAppointments: upcoming.length > UPCOMING_APPOINTMENT_LIMIT,
   };
 }
+
+/**
+ * `clinic patient show`: the overview, recorded as GET /patients/{patient_id} records the record
+ * alone: one patient.read, although appointments, invoices and documents are shown beside it
+ * (clinic-api-1.2.md).
+ */
+export const PATIENT_OVERVIEW = defineUseCase({
+  summary: "A patient's record, balance, next appointments, open invoices and documents",
+  input: { path: PATIENT_PATH_FIELDS },
+  refusals: [errors.patientNotFound(404)],
+  access: 'read',
+  run: (db, { path }) => readPatientOverview(db, path.patient_id),
+  audit: ({ overview }) => patientReadRecords(overview.patient),
+});
+
+/** `clinic document list`: a patient and every document of theirs, newest first. */
+export interface PatientDocuments {
+  patient: Patient;
+  documents: DocumentItem[];
+}
+
+/**
+ * `clinic document list REF`: every document of a patient, newest first, read page by page
+ * through GET /patients/{patient_id}/documents's list, and recorded as it records its pages: one
+ * document.list. 404 PATIENT_NOT_FOUND.
+ */
+export const LIST_ALL_DOCUMENTS = defineUseCase({
+  summary: 'List every document of a patient, newest first, with the ids `document save` takes',
+  input: { path: PATIENT_PATH_FIELDS },
+  refusals: [errors.patientNotFound(404)],
+  access: 'read',
+  run: (db, { path }): PatientDocuments => {
+    const patient = readPatient(db, path.patient_id);
+    return { patient, documents: listAllDocuments(db, patient.id) };
+  },
+  audit: ({ patient }) => documentListRecords(patient.id),
+});

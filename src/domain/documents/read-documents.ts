@@ -45,8 +45,13 @@ export const LIST_DOCUMENTS = defineUseCase({
     const rows = listPatientDocumentRows(db, path.patient_id, after, limit + 1);
     return pageOf(rows, limit, CURSOR, (row) => [row.created_at, row.seq], presentDocumentItem);
   },
-  audit: (_page, { path }) => [{ action: 'document.list', patientId: path.patient_id, subjectId: null }],
+  audit: (_page, { path }) => documentListRecords(path.patient_id),
 });
+
+/** What listing a patient's documents records: one document.list, however many pages (`clinic document list` too). */
+export function documentListRecords(patientId: string): AuditRecord[] {
+  return [{ action: 'document.list', patientId, subjectId: null }];
+}
 
 /** LIST_DOCUMENTS on a connection of its own. */
 export function listPatientDocuments(db: Db, patientId: unknown, query: unknown): Page<DocumentItem> {
@@ -61,7 +66,8 @@ export interface OpenedDocument {
 
 /**
  * A stored document of a patient, to be downloaded: 404 PATIENT_NOT_FOUND for an unknown patient,
- * 404 DOCUMENT_NOT_FOUND for an unknown document or one of another patient.
+ * 404 DOCUMENT_NOT_FOUND for an unknown document or one of another patient. Its document.read is
+ * recorded when the bytes are delivered, not when it is found: a 304 shows nothing.
  */
 export const FIND_DOCUMENT = defineUseCase({
   summary: 'Download a stored document',
@@ -74,13 +80,12 @@ export const FIND_DOCUMENT = defineUseCase({
     if (!document || document.patient_id !== path.patient_id) throw errors.documentNotFound();
     return document;
   },
+  audit: (document) => documentReadRecords(document),
+  recorded: 'delivery',
 });
 
-/**
- * What reading a document's bytes records. FIND_DOCUMENT declares no audit of its own: the API
- * records it only once it knows the answer is a 200, not a 304 (src/server/routes/documents.ts).
- */
-export function documentReadRecords(document: DocumentRow): AuditRecord[] {
+/** What reading a document's bytes records: one document.read. */
+function documentReadRecords(document: DocumentRow): AuditRecord[] {
   return [{ action: 'document.read', patientId: document.patient_id, subjectId: document.id }];
 }
 

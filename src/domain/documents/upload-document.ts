@@ -4,6 +4,7 @@ import { deleteDocument, insertDocument, type DocumentRow } from '../../db/docum
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
 import { presentColumns } from '../../fields/columns.js';
+import { canonicalId } from '../../fields/human-numbers.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { DOCUMENT_FIELDS, DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
 import { DOCUMENT_TYPE_KEYS } from '../../fields/document-fields.js';
@@ -131,7 +132,7 @@ export class DocumentUpload {
     private readonly actor: Actor,
   ) {
     this.pathIssues = pathInput.issues({ patient_id: patientIdInput });
-    const id = this.pathIssues.length === 0 ? (patientIdInput as string).toLowerCase() : undefined;
+    const id = this.pathIssues.length === 0 ? canonicalId(patientIdInput as string) : undefined;
     this.patientId = id !== undefined && patientExists(db, id) ? id : undefined;
   }
 

@@ -124,7 +124,9 @@ export async function deliverDueNotifications(
   const outcomes: DeliveryOutcome[] = [];
   while (outcomes.length < policy.batchSize) {
     const started = now();
-    const row = await runner.run('write', () =>
+    // What it reads (the row due) decides what it writes (that row's lease): no other worker may
+    // write between the two, so two workers never take one row.
+    const row = await runner.run('read-then-write', () =>
       claimDueNotification(db, 'email', new Date(started).toISOString(), new Date(started + policy.leaseMs).toISOString()),
     );
     if (row === undefined) break;

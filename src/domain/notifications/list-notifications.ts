@@ -1,7 +1,11 @@
 import { listNotificationRows, type NotificationRow } from '../../db/notifications.js';
 import type { Db } from '../../db/open-database.js';
-import { NOTIFICATION_QUERY_FIELDS, type NotificationStatus } from '../../fields/notification-fields.js';
-import { fieldsValidator, throwIfIssues } from '../validation/validate.js';
+import type { PatientNameRow } from '../../db/patient-names.js';
+import { NOTIFICATION_QUERY_FIELDS } from '../../fields/notification-fields.js';
+import { perDistinctPatient } from '../audit/record-audit.js';
+import { readDeskContext, type DeskContext } from '../desk/desk-context.js';
+import { invoiceNumbers, patientNames } from '../desk/desk-records.js';
+import { defineUseCase, performUseCase } from '../use-case.js';
 
 /**
  * A notification as `clinic notifications list` shows it (decisions.md §8). The recipient's
@@ -20,7 +24,15 @@ export interface Notification {
   sent_at: string | null;
 }
 
-const listQuery = fieldsValidator(NOTIFICATION_QUERY_FIELDS, 'query');
+/** The outbox as `notifications list --json` prints it, and what its printout shows instead of ids. */
+export interface NotificationList {
+  notifications: Notification[];
+  /** The number and name of each patient the rows name. */
+  patients: ReadonlyMap<string, PatientNameRow>;
+  /** The number of each invoice the rows name. */
+  invoiceNumbers: ReadonlyMap<string, string>;
+  context: DeskContext;
+}
 
 function presentNotification(row: NotificationRow): Notification {
   return {
@@ -38,8 +50,36 @@ function presentNotification(row: NotificationRow): Notification {
   };
 }
 
-/** The notification outbox, oldest first, optionally only the rows in one status. */
+/**
+ * `clinic notifications list`: the notification outbox, oldest first, optionally only the rows in
+ * one status, with the number and name of each patient and the number of each invoice it names,
+ * so that people read no ids. Each row is a patient's invoice being paid, so the list records one
+ * invoice.read per patient it shows, as GET /invoices does (no subject: it is a list).
+ */
+export const LIST_NOTIFICATIONS = defineUseCase({
+  summary: 'List the patient notifications (the outbox) and how their delivery went, oldest first',
+  input: { query: NOTIFICATION_QUERY_FIELDS },
+  refusals: [],
+  access: 'read',
+  run(db, { query }): NotificationList {
+    const notifications = listNotificationRows(db, query.status).map(presentNotification);
+    return {
+      notifications,
+      patients: patientNames(
+        db,
+        notifications.map((notification) => notification.patient_id),
+      ),
+      invoiceNumbers: invoiceNumbers(
+        db,
+        notifications.map((notification) => notification.invoice_id),
+      ),
+      context: readDeskContext(db),
+    };
+  },
+  audit: ({ notifications }) => perDistinctPatient(notifications, (notification) => notification.patient_id, { action: 'invoice.read' }),
+});
+
+/** LIST_NOTIFICATIONS's rows on a connection of its own, recording nothing. */
 export function listNotifications(db: Db, query: { status?: unknown } = {}): Notification[] {
-  throwIfIssues(listQuery.issues(query));
-  return listNotificationRows(db, query.status as NotificationStatus | undefined).map(presentNotification);
+  return performUseCase(LIST_NOTIFICATIONS, db, { query }, { source: 'cli', actor: null }).notifications;
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../../db/open-database.js';
+import type { AuditRecord } from '../audit/audit-event.js';
 import { findPatient } from '../../db/patients.js';
 import { PATIENT_PATH_FIELDS } from '../../fields/patient-fields.js';
 import { errors } from '../errors.js';
@@ -25,8 +26,13 @@ export const READ_PATIENT = defineUseCase({
     if (!row) throw errors.patientNotFound();
     return presentPatient(row, outstandingBalance(db, row.id));
   },
-  audit: (patient) => [{ action: 'patient.read', patientId: patient.id, subjectId: patient.id }],
+  audit: (patient) => patientReadRecords(patient),
 });
+
+/** What showing a patient's record records: one patient.read, whatever else is shown beside it (`clinic patient show`). */
+export function patientReadRecords(patient: Pick<Patient, 'id'>): AuditRecord[] {
+  return [{ action: 'patient.read', patientId: patient.id, subjectId: patient.id }];
+}
 
 /** READ_PATIENT on a connection of its own. */
 export function readPatient(db: Db, patientId: unknown): Patient {

@@ -1,6 +1,7 @@
 import { parseDateTime, toUtcIso } from './calendar.js';
 import { decimalToCents, formatDecimal } from './decimal.js';
 import type { FieldSpec, ValuesOf } from '../../fields/field-spec.js';
+import { canonicalId } from '../../fields/human-numbers.js';
 import { decimalPartsOf, textBoolean, textInteger } from './structs.js';
 import { withoutInvisibleCharacters } from '../../fields/invisible-text.js';
 
@@ -20,9 +21,9 @@ function normalizeValue(spec: FieldSpec, value: unknown, context: NormalizeConte
     case 'string':
       return spec.dropsInvisible ? withoutInvisibleCharacters(value as string) : value;
     case 'uuid':
-      return (value as string).toLowerCase();
+      return canonicalId(value as string);
     case 'uuid_list':
-      return (value as string[]).map((id) => id.toLowerCase());
+      return (value as string[]).map(canonicalId);
     case 'decimal':
       return formatDecimal(decimalPartsOf(value)!);
     case 'money':

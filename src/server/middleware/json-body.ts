@@ -39,9 +39,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * empty body is no body (undefined): the use case reports it `missing` together with what is
  * wrong in the path and headers, as FastAPI does; only a malformed body is answered on its own.
  * A text past JSON_BOUNDS (nesting, members of an object, values) is refused as `json_invalid`
- * where it passes them, before JSON.parse spends up to seconds on it.
+ * where it passes them, before JSON.parse spends up to seconds on it. The desk reads
+ * `create-patient --file` with it too.
  */
-function parseJson(raw: Buffer): unknown {
+export function parseJsonBody(raw: Buffer): unknown {
   if (raw.length === 0) return undefined;
   let text: string;
   try {
@@ -71,7 +72,7 @@ export function jsonBody(limitBytes: number) {
       closeConnectionAfterResponse(ctx);
       throw errors.payloadTooLarge(limitBytes);
     }
-    ctx.state.body = parseJson(await readLimited(ctx, limitBytes));
+    ctx.state.body = parseJsonBody(await readLimited(ctx, limitBytes));
     await next();
   };
 }

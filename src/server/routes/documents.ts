@@ -1,12 +1,9 @@
-import { documentReadRecords, FIND_DOCUMENT, LIST_DOCUMENTS, openDocument } from '../../domain/documents/read-documents.js';
+import { FIND_DOCUMENT, LIST_DOCUMENTS, openDocument } from '../../domain/documents/read-documents.js';
 import { errors } from '../../domain/errors.js';
 import { DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
 import * as examples from '../openapi/examples.js';
 import { useCaseOperation, type Operation } from '../operation.js';
 import { sendDocument } from '../send-document.js';
-import { appendAuditEvents } from '../../domain/audit/record-audit.js';
-import { apiCaller } from '../api-caller.js';
-import { unrecordedReadError } from '../../domain/errors.js';
 
 /**
  * POST /patients/{patient_id}/documents (the form is read by receiveDocumentUpload,
@@ -64,12 +61,7 @@ export const documentOperations: readonly Operation[] = [
     tag: 'documents',
     scope: 'documents:read',
     result: { kind: 'download', description: 'The stored bytes' },
-    recordsRead: true,
-    answer: async (ctx, document, { config, db, commits }) =>
-      sendDocument(ctx, await openDocument(config.dataDir, document), () =>
-        commits
-          .run('read-then-write', () => appendAuditEvents(db, apiCaller(ctx).actor!, documentReadRecords(document)))
-          .catch((error: unknown) => Promise.reject(unrecordedReadError(error) as Error)),
-      ),
+    // The document.read FIND_DOCUMENT declares is recorded when the bytes are delivered: a 304 records nothing.
+    answer: async (ctx, document, { config }, delivered) => sendDocument(ctx, await openDocument(config.dataDir, document), delivered),
   }),
 ];

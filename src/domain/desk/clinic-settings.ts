@@ -1,0 +1,81 @@
+import { field } from '../../fields/field-spec.js';
+import {
+  clinicCurrencySetting,
+  clinicTimeZoneSetting,
+  isModuleEnabled,
+  MODULES,
+  setClinicCurrency,
+  setClinicTimeZone,
+  setModuleEnabled,
+  type CurrencyChange,
+  type ModuleName,
+  type SettingSource,
+} from '../settings.js';
+import { defineUseCase } from '../use-case.js';
+
+/**
+ * The clinic's settings at the desk (`clinic module …`, `clinic settings …`): what IT sets once
+ * and the API reads on every request. None shows patient data, so none declares an audit.
+ */
+
+/** `clinic module enable|disable MODULE`: a module switched on or off, at once, also for a running server. */
+export const SWITCH_MODULE = defineUseCase({
+  summary: 'Switch an optional module on or off (takes effect at once)',
+  input: {
+    body: [
+      field.literal('module', { required: true, values: MODULES, description: MODULES.join(' or ') }),
+      field.boolean('enabled', { required: true, description: 'on (true) or off (false)' }),
+    ],
+  },
+  refusals: [],
+  access: 'write',
+  run: (db, { body }) => setModuleEnabled(db, body.module, body.enabled),
+});
+
+/** `clinic module list`: each module and whether it is on. */
+export const LIST_MODULES = defineUseCase({
+  summary: 'Show which optional modules are on',
+  input: {},
+  refusals: [],
+  access: 'read',
+  run: (db): { module: ModuleName; enabled: boolean }[] => MODULES.map((module) => ({ module, enabled: isModuleEnabled(db, module) })),
+});
+
+/** `clinic settings show --json`: each setting and where its value comes from. */
+export interface ClinicSettings {
+  timezone: string;
+  timezone_source: SettingSource;
+  currency: string;
+  currency_source: SettingSource;
+}
+
+/** `clinic settings show`: the clinic settings and where each comes from (set, the machine's, the default). */
+export const SHOW_SETTINGS = defineUseCase({
+  summary: 'Show the clinic settings and where each comes from',
+  input: {},
+  refusals: [],
+  access: 'read',
+  run(db): ClinicSettings {
+    const zone = clinicTimeZoneSetting(db);
+    const money = clinicCurrencySetting(db);
+    return { timezone: zone.timezone, timezone_source: zone.source, currency: money.currency, currency_source: money.source };
+  },
+});
+
+/** `clinic settings set-timezone ZONE` (setClinicTimeZone: any case; a city alone is refused with its zone). */
+export const SET_TIME_ZONE = defineUseCase({
+  summary: 'Set the IANA time zone in which date-times without an offset are read',
+  input: { body: [field.string('timezone', { required: true, description: 'e.g. Europe/Vienna, in any case' })] },
+  refusals: [],
+  access: 'write',
+  run: (db, { body }): { timezone: string } => ({ timezone: setClinicTimeZone(db, body.timezone) }),
+});
+
+/** `clinic settings set-currency CODE` (setClinicCurrency: the default of new invoices; open ones keep theirs). */
+export const SET_CURRENCY = defineUseCase({
+  summary: 'Set the clinic currency, the default of new invoices',
+  input: { body: [field.string('currency', { required: true, description: 'an ISO 4217 code, e.g. EUR or CHF, in any case' })] },
+  refusals: [],
+  access: 'write',
+  run: (db, { body }): CurrencyChange => setClinicCurrency(db, body.currency),
+});
