@@ -528,9 +528,10 @@ END;
 
 -- The change feed (clinic-api-1.2.md, "Change feed"): one row per committed change, appended in
 -- the change's own transaction (a transactional outbox), so there is never an event for a change
--- rolled back nor a change without its event. seq is the rowid SQLite gives (the largest + 1,
--- under the write lock the change already holds), so it follows commit order without gaps; the
--- triggers below refuse any change or removal, which keeps it so.
+-- rolled back nor a change without its event. seq is the largest + 1 (under the write lock the
+-- change already holds), so it follows commit order without gaps; the triggers below refuse any
+-- change or removal, which keeps it so. After a restore it is the largest + 1 of the feed's events
+-- and of the ranges the restore marked lost (change_feed_lost_ranges).
 CREATE TABLE change_events (
   seq         INTEGER PRIMARY KEY CHECK (seq >= 1),
   type        TEXT NOT NULL,
@@ -548,6 +549,28 @@ END;
 CREATE TRIGGER change_events_are_append_only_on_delete BEFORE DELETE ON change_events
 BEGIN
   SELECT RAISE(ABORT, 'the change feed is append-only: an event cannot be deleted');
+END;
+
+-- Positions of the change feed a restore left behind (issue 39): numbers that the database it
+-- replaced handed out, or may have, after the backup was made. New events are numbered after
+-- every range, so no seq and no webhook-id names two different events; GET /events answers an
+-- `after` inside a range 409 FEED_POSITION_LOST. Ranges never overlap and grow with first_seq.
+CREATE TABLE change_feed_lost_ranges (
+  first_seq         INTEGER PRIMARY KEY CHECK (first_seq >= 1),
+  last_seq          INTEGER NOT NULL CHECK (last_seq >= first_seq),
+  restored_at       TEXT NOT NULL,
+  backup_created_at TEXT NOT NULL,
+  -- How last_seq was known: read from the replaced database (restore --replaces), or that
+  -- database unknown and the margin taken (docs/decisions.md).
+  bound             TEXT NOT NULL CHECK (bound IN ('replaced_database', 'margin'))
+) STRICT;
+CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_update BEFORE UPDATE ON change_feed_lost_ranges
+BEGIN
+  SELECT RAISE(ABORT, 'a range of the change feed lost in a restore cannot be changed');
+END;
+CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_delete BEFORE DELETE ON change_feed_lost_ranges
+BEGIN
+  SELECT RAISE(ABORT, 'a range of the change feed lost in a restore cannot be deleted');
 END;
 
 -- The webhook endpoints (clinic webhook add), each with where it stands in the feed: every

@@ -85,6 +85,21 @@ function listSqlKey(filter: InvoiceFilter): keyof typeof LIST_SQL {
   return filter.unpaid ? 'patientUnpaid' : 'patient';
 }
 
+/**
+ * Every patient's open balance per currency, of those who owe in more than one. The open invoices
+ * only, read once through the partial index invoices_open_by_issued_at (the planner would
+ * otherwise walk invoices_by_patient, every invoice ever issued, for the grouping): they stay few
+ * however many paid ones accumulate, so grouping them costs little.
+ */
+const OWING_IN_SEVERAL_CURRENCIES_SQL = `
+  WITH open AS MATERIALIZED (
+    SELECT patient_id, currency, balance_cents, issued_at FROM invoices INDEXED BY invoices_open_by_issued_at
+     WHERE balance_cents > 0)
+  SELECT p.patient_number, o.currency, sum(o.balance_cents) AS balance_cents, min(o.issued_at) AS oldest_issued_at
+    FROM open o JOIN patients p ON p.id = o.patient_id
+   WHERE o.patient_id IN (SELECT patient_id FROM open GROUP BY patient_id HAVING count(DISTINCT currency) > 1)
+   GROUP BY p.patient_number, o.currency ORDER BY p.patient_number, o.currency`;
+
 const statements = preparedFor((db) => ({
   insert: db.prepare<NewInvoiceRow>(
     `INSERT INTO invoices (${COLUMNS})
@@ -108,10 +123,12 @@ const statements = preparedFor((db) => ({
      ON CONFLICT (year) DO UPDATE SET last_number = last_number + 1`,
   ),
   counter: db.prepare<[number], { last_number: number }>('SELECT last_number FROM invoice_counters WHERE year = ?'),
-  openBalances: db.prepare<[string], { currency: string; balance_cents: number }>(
-    `SELECT currency, sum(balance_cents) AS balance_cents FROM invoices
+  // One patient's invoices through invoices_by_patient; the open ones are few.
+  openBalances: db.prepare<[string], OpenBalanceRow>(
+    `SELECT currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at FROM invoices
      WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`,
   ),
+  owingInSeveralCurrencies: db.prepare<[], OpenBalanceRow & { patient_number: string }>(OWING_IN_SEVERAL_CURRENCIES_SQL),
   // Open invoices only: read through the partial index invoices_open_by_issued_at, not the whole table.
   openCountsByCurrency: db.prepare<[], { currency: string; invoices: number }>(
     `SELECT currency, count(*) AS invoices FROM invoices
@@ -182,9 +199,32 @@ export function takeInvoiceNumber(db: Db, year: number): number {
   return counter.get(year)!.last_number;
 }
 
-/** The sum of a patient's open balances per currency (empty when nothing is owed). */
-export function sumOpenBalances(db: Db, patientId: string): { currency: string; balance_cents: number }[] {
+/** What a patient owes in one currency: the sum of its open balances, and when the oldest of them was issued. */
+export interface OpenBalanceRow {
+  currency: string;
+  balance_cents: number;
+  oldest_issued_at: string;
+}
+
+/** The sum of a patient's open balances per currency, by currency (empty when nothing is owed). */
+export function sumOpenBalances(db: Db, patientId: string): OpenBalanceRow[] {
   return statements(db).openBalances.all(patientId);
+}
+
+/**
+ * The open balances of every patient who owes in two or more currencies (a refund can reopen an
+ * invoice in one while another is open in the other), by patient number, then currency.
+ */
+export function listBalancesOfPatientsOwingInSeveralCurrencies(db: Db): (OpenBalanceRow & { patient_number: string })[] {
+  return statements(db).owingInSeveralCurrencies.all();
+}
+
+/** SQLite's plan for listBalancesOfPatientsOwingInSeveralCurrencies, one line per step (test/db/list-plans.test.ts). */
+export function explainPatientsOwingInSeveralCurrencies(db: Db): string[] {
+  return db
+    .prepare<[], { detail: string }>(`EXPLAIN QUERY PLAN ${OWING_IN_SEVERAL_CURRENCIES_SQL}`)
+    .all()
+    .map((step) => step.detail);
 }
 
 /** How many invoices are open (a balance left) in each currency, by currency. */

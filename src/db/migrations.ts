@@ -2,6 +2,7 @@ import type { Db } from './open-database.js';
 import { loadSchemaSql } from './schema-sql.js';
 import { patientPhoneDigits, patientSearchTerms } from '../fields/search-terms.js';
 import { COMPACT_AUDIT_TRAIL } from './migration-7-compact-audit-trail.js';
+import { withoutIgnorableCharacters } from '../fields/invisible-text.js';
 
 /** One forward step of the schema; `version` is the PRAGMA user_version it leaves behind. */
 export interface Migration {
@@ -255,11 +256,72 @@ const KEY_RATE_LIMIT: Migration = {
 };
 
 /**
+ * Version 8 (issue 39; it follows version 7, the audit trail's compact storage). The ranges of
+ * the change feed a restore leaves behind (schema.sql), so that no seq is handed out twice. And
+ * names stored by an older program with characters that print as nothing (a zero-width space in
+ * `Z<U+200B>ürcher`, which 1.2.0 took) get search terms without them, as search now folds them
+ * away, so `zürcher` finds that patient. The names themselves stay as they were stored: a
+ * migration changes no patient's record behind its version and the change feed.
+ */
+const HOSTILE_INPUT_2: Migration = {
+  version: 8,
+  sql: `
+    CREATE TABLE change_feed_lost_ranges (
+      first_seq         INTEGER PRIMARY KEY CHECK (first_seq >= 1),
+      last_seq          INTEGER NOT NULL CHECK (last_seq >= first_seq),
+      restored_at       TEXT NOT NULL,
+      backup_created_at TEXT NOT NULL,
+      bound             TEXT NOT NULL CHECK (bound IN ('replaced_database', 'margin'))
+    ) STRICT;
+    CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_update BEFORE UPDATE ON change_feed_lost_ranges
+    BEGIN
+      SELECT RAISE(ABORT, 'a range of the change feed lost in a restore cannot be changed');
+    END;
+    CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_delete BEFORE DELETE ON change_feed_lost_ranges
+    BEGIN
+      SELECT RAISE(ABORT, 'a range of the change feed lost in a restore cannot be deleted');
+    END;
+  `,
+  fill(db) {
+    // Its own statements, as version 2's. The names are read from the index patients_by_name,
+    // which holds them, not from the wide rows, and only the patients whose names hold such a
+    // character are read whole and get new terms: every other patient's terms are already what
+    // patientSearchTerms makes.
+    const names = db.prepare<[], { seq: number; first_name: string; last_name: string }>(
+      'SELECT seq, first_name, last_name FROM patients INDEXED BY patients_by_name',
+    );
+    const patient = db.prepare<[number], { seq: number; first_name: string; last_name: string }>(
+      'SELECT seq, first_name, last_name, date_of_birth, email FROM patients WHERE seq = ?',
+    );
+    const deleteTerms = db.prepare<[number]>("DELETE FROM patient_search_terms WHERE patient_seq = ? AND term LIKE 'n:%'");
+    const insertTerm = db.prepare<[string, string, string, number]>(
+      'INSERT OR IGNORE INTO patient_search_terms (term, last_name, first_name, patient_seq) VALUES (?, ?, ?, ?)',
+    );
+    const changed = names
+      .all()
+      .filter((row) => withoutIgnorableCharacters(row.first_name + row.last_name) !== row.first_name + row.last_name);
+    for (const { seq } of changed) {
+      const whole = patient.get(seq)!;
+      deleteTerms.run(seq);
+      for (const term of patientSearchTerms(whole)) insertTerm.run(term, whole.last_name, whole.first_name, seq);
+    }
+  },
+};
+
+/**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
  * schema.sql that shipped. Append only; never edit a migration that has shipped.
  */
-export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS, AUDIT_TRAIL, CHANGE_FEED, KEY_RATE_LIMIT, COMPACT_AUDIT_TRAIL];
+export const MIGRATIONS: readonly Migration[] = [
+  READ_SIDE,
+  CORRECTIONS,
+  AUDIT_TRAIL,
+  CHANGE_FEED,
+  KEY_RATE_LIMIT,
+  COMPACT_AUDIT_TRAIL,
+  HOSTILE_INPUT_2,
+];
 
 /** The user_version of a database that is fully up to date. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 1);

@@ -118,6 +118,18 @@ export const errors = {
       { conflicts: [...conflicts] },
     ),
   paymentNotFound: (message = 'No payment has this id.') => new AppError(404, 'PAYMENT_NOT_FOUND', message),
+  /**
+   * GET /events `after` a position that a restore left behind (issue 39): the consumer's events
+   * after `restartAfter` may describe changes the restored database does not hold.
+   */
+  feedPositionLost: (after: number, restartAfter: number) =>
+    new AppError(
+      409,
+      'FEED_POSITION_LOST',
+      `Position ${after} of the change feed was handed out before the clinic's database was restored from a backup, and is lost: what the events after seq ${restartAfter} said may no longer be so. Start again with after=${restartAfter}.`,
+      {},
+      { restart_after: restartAfter },
+    ),
   preconditionFailed: (version: number) =>
     new AppError(
       412,
@@ -143,11 +155,14 @@ export const errors = {
         : `The amount is more than can still be refunded of this payment: ${refundable}.`,
     ),
   idempotencyKeyReused: () => new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
-  invoiceCurrencyMismatch: (owedCurrency: string) =>
+  /** `owed`: the currencies of the patient's open invoices, by code (two after a refund reopened one). */
+  invoiceCurrencyMismatch: (...owed: string[]) =>
     new AppError(
       422,
       'INVOICE_CURRENCY_MISMATCH',
-      `This patient has open invoices in ${owedCurrency}; a new invoice must use ${owedCurrency} until they are paid.`,
+      owed.length === 1
+        ? `This patient has open invoices in ${owed[0]}; a new invoice must use ${owed[0]} until they are paid.`
+        : `This patient has open invoices in ${owed.join(' and ')}; a new invoice must use one of them until they are paid.`,
     ),
   databaseBusy: () =>
     new AppError(503, 'DATABASE_BUSY', 'The database is busy with another writer; nothing was changed. Retry shortly.', {

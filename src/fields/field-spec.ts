@@ -22,9 +22,13 @@ interface FieldBase {
 }
 
 export type FieldSpec = FieldBase &
-  /** `pattern`: a regular expression (source text) the whole value must match, else string_pattern_mismatch. */
+  /**
+   * `pattern`: a regular expression (source text) the whole value must match, else
+   * string_pattern_mismatch. `dropsInvisible`: the characters that print as nothing
+   * (withoutInvisibleCharacters) are removed before the length is checked, and never stored.
+   */
   (
-    | { kind: 'string'; minLength?: number; maxLength?: number; format?: 'email'; pattern?: string }
+    | { kind: 'string'; minLength?: number; maxLength?: number; format?: 'email'; pattern?: string; dropsInvisible?: boolean }
     | { kind: 'date' }
     | { kind: 'datetime' }
     | { kind: 'uuid' }

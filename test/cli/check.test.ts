@@ -22,6 +22,7 @@ const CHECK_NAMES = [
   'audit_trail',
   'change_feed',
   'invoice_payments',
+  'balances_in_several_currencies',
 ];
 
 interface CheckReport {

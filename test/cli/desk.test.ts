@@ -179,6 +179,7 @@ describe('the front desk commands', () => {
         is_active: true,
         outstanding_balance: '135.50',
         outstanding_currency: 'EUR',
+        outstanding_balances: [{ currency: 'EUR', amount: '135.50' }],
       });
     });
 

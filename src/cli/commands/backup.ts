@@ -9,6 +9,7 @@ import { localDateTime } from '../desk-format.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
+import type { RestoreSummary } from '../../domain/maintenance/backup.js';
 
 /** The backup code and its archive library (tar), loaded only by the commands that write or read an archive. */
 const loadBackups = () => import('../../domain/maintenance/backup.js');
@@ -41,9 +42,16 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
 
   subcommand(program, 'restore', 'restore a backup into an empty data directory, verifying every file')
     .argument('<file>', 'an archive written by clinic backup')
-    .action(async (file: string, options: CommonOptions) => {
+    .option(
+      '--replaces <dir>',
+      'the data directory this restore replaces (moved aside): where its change feed stopped is read, so that no event number is given twice',
+    )
+    .action(async (file: string, options: CommonOptions & { replaces?: string }) => {
       const { restoreBackup } = await loadBackups();
-      const summary = await restoreBackup(file, options.data, systemUserActor(), (outcome) => warnUnanchored(io, outcome));
+      const summary = await restoreBackup(file, options.data, systemUserActor(), {
+        ...(options.replaces === undefined ? {} : { replaces: options.replaces }),
+        anchored: (outcome) => warnUnanchored(io, outcome),
+      });
       // For people, when the backup was made in the clinic's time, as the restored database keeps it.
       const timeZone = options.json === true ? undefined : await withDatabase(options, (db) => clinicTimeZone(db));
       emit(
@@ -51,7 +59,25 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
         options,
         summary,
         () =>
-          `restored the backup of ${localDateTime(summary.created_at, timeZone!)} (clinic ${summary.program_version}, ${summary.documents} document(s)) into ${summary.data_dir}\n`,
+          `restored the backup of ${localDateTime(summary.created_at, timeZone!)} (clinic ${summary.program_version}, ${summary.documents} document(s)) into ${summary.data_dir}\n` +
+          lostFeedText(summary.change_feed_lost),
       );
     });
+}
+
+/** What people are told of the change feed's numbers a restore marked lost, or nothing. */
+function lostFeedText(lost: RestoreSummary['change_feed_lost']): string {
+  if (lost === null) return '';
+  const why =
+    lost.bound === 'replaced_database'
+      ? 'the replaced database handed them out after the backup'
+      : lost.unreadable === null
+        ? 'the replaced database was not named with --replaces: a margin'
+        : `a margin: the replaced database was not read: ${lost.unreadable}`;
+  return [
+    `the change feed goes on at seq ${lost.last_seq + 1}; seq ${lost.first_seq} to ${lost.last_seq} are lost (${why}).`,
+    `An integration that read past seq ${lost.restart_after} must start again after it (FEED_POSITION_LOST).`,
+  ]
+    .map((line) => `${line}\n`)
+    .join('');
 }

@@ -43,8 +43,9 @@ function readBodyFile(path: string): Record<string, unknown> {
 /** A patient field as text, or null when it is empty or not text. */
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
 
-/** What a patient owes, for people: `85.50 EUR`, or `-` when nothing is open. */
-const owed = (balance: string, currency: string | null) => (currency === null || Number(balance) === 0 ? '-' : money(balance, currency));
+/** What a patient owes in every currency, for people: `85.50 EUR`, `40.00 EUR + 4000.00 JPY`, or `-` when nothing is open. */
+const owed = (patient: Pick<PatientSummary, 'outstanding_balances'>) =>
+  patient.outstanding_balances.map((balance) => money(balance.amount, balance.currency)).join(' + ') || '-';
 
 /** `clinic patient find` for people: one line per patient, by name as the search orders them. */
 function formatPatientList(patients: readonly PatientSummary[], more: boolean, words: string): string {
@@ -64,7 +65,7 @@ function formatPatientList(patients: readonly PatientSummary[], more: boolean, w
       patient.date_of_birth === null ? '' : shortDate(patient.date_of_birth),
       patient.mobile ?? '',
       patient.email ?? '',
-      owed(patient.outstanding_balance, patient.outstanding_currency),
+      owed(patient),
     ]),
   );
   const note = more
@@ -91,7 +92,7 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
     ['Insurance', insurance],
     ['Cave', text(patient.cave)],
     ['Notes', text(patient.notes)],
-    ['Owes', owed(patient.outstanding_balance, patient.outstanding_currency)],
+    ['Owes', owed(patient)],
   ]);
   const name = `${patient.patient_number}  ${String(patient.first_name)} ${String(patient.last_name)}${patient.is_active ? '' : '  (inactive)'}`;
   const appointments = deskTable(

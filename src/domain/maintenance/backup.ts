@@ -36,6 +36,7 @@ import { ZERO_HASH } from '../../db/audit-codec.js';
 import { sqliteDriver } from '../../db/sqlite-driver.js';
 import { inTransaction } from '../use-case.js';
 import { listFilesUnder } from './data-dir.js';
+import { markFeedRestored, readReplacedFeed, type LostFeedPositions } from '../changes/feed-after-restore.js';
 
 /** What `clinic backup` wrote. */
 export interface BackupSummary {
@@ -53,6 +54,16 @@ export interface RestoreSummary {
   created_at: string;
   program_version: string;
   documents: number;
+  /** The change feed's numbers the replaced database handed out, or may have, after the backup (feed-after-restore.ts); null when none. */
+  change_feed_lost: LostFeedPositions | null;
+}
+
+/** What a restore is told besides the archive and the directory. */
+export interface RestoreOptions {
+  /** The data directory the restore replaces (moved aside): its change feed's last number is read, nothing in it changed. */
+  replaces?: string;
+  /** Told what anchoring the restored trail came to: a restore checkpoint written, or why not. */
+  anchored?: (outcome: CheckpointOutcome) => void;
 }
 
 /** What may stop a backup midway (a server stopping): its staging folder is removed and nothing is put in place. */
@@ -280,15 +291,11 @@ function freeBytes(dir: string): number | undefined {
  * integrity_check (and is brought to this program's schema). On any failure the directory is
  * left empty again.
  */
-export async function restoreBackup(
-  file: string,
-  dataDir: string,
-  actor: Actor,
-  /** Told what anchoring the restored trail came to: a restore checkpoint written, or why not. */
-  anchored?: (outcome: CheckpointOutcome) => void,
-): Promise<RestoreSummary> {
+export async function restoreBackup(file: string, dataDir: string, actor: Actor, options: RestoreOptions = {}): Promise<RestoreSummary> {
   const source = resolve(file);
   const target = resolve(dataDir);
+  // Read first, before anything is written: the replaced database as it was left.
+  const replaced = options.replaces === undefined ? undefined : readReplacedFeed(resolve(options.replaces));
   let archive;
   try {
     archive = statSync(source);
@@ -318,6 +325,7 @@ export async function restoreBackup(
     if (existsSync(join(staging, DOCUMENTS_DIR))) await rename(join(staging, DOCUMENTS_DIR), join(target, DOCUMENTS_DIR));
     await rm(staging, { recursive: true, force: true });
     const db = openDatabase(target);
+    let lost: LostFeedPositions | null;
     try {
       const damage = integrityProblems(db);
       if (damage.length > 0) throw errors.backupDamaged(`the restored database fails integrity_check: ${damage.join('; ')}`);
@@ -330,12 +338,14 @@ export async function restoreBackup(
       // The new data directory's anchor begins with the restore, naming the backup it came from,
       // so that `audit verify` says the trail was restored, not that it was cut.
       const read = <T>(work: () => T) => Promise.resolve().then(work);
-      anchored?.(
+      options.anchored?.(
         await checkpointTrail(read, db, target, {
           kind: 'restore',
           restored_from: { created_at: manifest.created_at, seq: restoredHead?.seq ?? 0, hash: restoredHead?.hash ?? ZERO_HASH },
         }),
       );
+      // No number of the change feed is handed out twice: those the replaced database may have given are marked lost.
+      lost = inTransaction(db, 'read-then-write', () => markFeedRestored(db, replaced, manifest.created_at, nowIso()));
     } finally {
       db.close();
     }
@@ -345,6 +355,7 @@ export async function restoreBackup(
       created_at: manifest.created_at,
       program_version: manifest.program_version,
       documents: manifest.entries.length - 1,
+      change_feed_lost: lost,
     };
   } catch (error) {
     // The directory was empty: leave it empty rather than half restored.

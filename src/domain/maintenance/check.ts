@@ -17,13 +17,17 @@ import { lowDiskFindings } from '../audit/audit-reserve.js';
 import { anchorFindings } from '../audit/anchor-trail.js';
 import { missingAuditTriggers } from '../../db/audit-events.js';
 import { changeFeedFindings } from '../../db/change-events.js';
+import { owedText, patientsOwingInSeveralCurrencies } from '../invoices/outstanding-balance.js';
 
-/** The outcome of one named check: what it found. */
+/**
+ * The outcome of one named check: what it found. A check that notes (`notes`) names states the
+ * program allows but staff should look at: its findings make its status `note`, never `failed`.
+ */
 export interface CheckOutcome {
   name: string;
   description: string;
-  status: 'ok' | 'failed';
-  /** One sentence per problem found. */
+  status: 'ok' | 'failed' | 'note';
+  /** One sentence per problem (or, for a note, per state) found. */
   findings: string[];
 }
 
@@ -32,6 +36,8 @@ interface NamedCheck {
   description: string;
   /** Whether it reads the database (and so cannot run when the database cannot be opened). */
   needsDatabase: boolean;
+  /** Its findings are states to look at, not faults: they do not fail `clinic check`. */
+  notes?: boolean;
   run(db: Db | undefined, dataDir: string): Promise<string[]> | string[];
 }
 
@@ -308,6 +314,13 @@ export const CHECKS: readonly NamedCheck[] = [
           `invoice ${m.invoice_id}: amount paid is ${m.amount_paid_cents} cents, its payments ${m.refunds_cents > 0 ? 'less its refunds ' : ''}add up to ${m.payments_cents} cents`,
       ),
   },
+  {
+    name: 'balances_in_several_currencies',
+    description: 'patients who owe in more than one currency (a refund reopened an invoice): a note for the front desk, not a fault',
+    needsDatabase: true,
+    notes: true,
+    run: (db) => patientsOwingInSeveralCurrencies(db!).map((patient) => `${patient.patient_number} owes ${owedText(patient.owed)}`),
+  },
 ];
 
 /**
@@ -324,6 +337,8 @@ export async function runChecks(database: Db | (() => Db), dataDir: string): Pro
   for (const check of CHECKS) {
     const { name, description } = check;
     let findings: string[];
+    // A check that could not run fails, one that notes too: nothing was looked at.
+    let ran = false;
     try {
       if (check.needsDatabase && db === undefined && openError === undefined) db = (database as () => Db)();
     } catch (error) {
@@ -334,11 +349,13 @@ export async function runChecks(database: Db | (() => Db), dataDir: string): Pro
     } else {
       try {
         findings = await check.run(db, dataDir);
+        ran = true;
       } catch (error) {
         findings = [`the check could not finish: ${describeFailure(error)}`];
       }
     }
-    outcomes.push({ name, description, status: findings.length === 0 ? 'ok' : 'failed', findings });
+    const status = findings.length === 0 ? 'ok' : ran && check.notes === true ? 'note' : 'failed';
+    outcomes.push({ name, description, status, findings });
   }
   return outcomes;
 }

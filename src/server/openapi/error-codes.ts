@@ -39,6 +39,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   appointmentTransitionInvalid: ['completed', 'booked'],
   appointmentOverlap: [['A-000041']],
   paymentNotFound: [],
+  feedPositionLost: [1008, 1003],
   preconditionFailed: [3],
   invoiceVoid: [],
   invoiceHasPayments: [],

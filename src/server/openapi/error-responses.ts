@@ -79,6 +79,12 @@ function codedSchema(code: JsonSchema): JsonSchema {
             items: { type: 'string' },
             description: 'APPOINTMENT_OVERLAP only: the numbers of the appointments in the way, by start',
           },
+          restart_after: {
+            type: 'integer',
+            minimum: 0,
+            description:
+              'FEED_POSITION_LOST only: where a consumer starts again (`after`): the last event before the positions a restore left behind',
+          },
         },
       },
     },

@@ -53,6 +53,7 @@ export const patientExample = exampleOf('Patient', {
   created_at: CREATED_AT,
   updated_at: CREATED_AT,
   version: 1,
+  outstanding_balances: [],
 });
 
 export const patientPatchExample = { mobile: '+43 660 7654321', notes: null, portal_access: { xrays: true } };
@@ -146,6 +147,7 @@ export const patientSummaryListExample = [
     is_active: true,
     outstanding_balance: '100.00',
     outstanding_currency: 'EUR',
+    outstanding_balances: [{ currency: 'EUR', amount: '100.00' }],
   }),
 ];
 

@@ -36,7 +36,8 @@ export const MODELS = {
     direction: 'request',
     fields: PATIENT_INPUT_FIELDS,
     description:
-      'Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required, by a rule (PATIENT_CONTACT_REQUIRED).',
+      'Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required, by a rule (PATIENT_CONTACT_REQUIRED). ' +
+      '`first_name` and `last_name` lose the characters that print as nothing (zero-width, soft hyphen, bidi controls), their length counted without them.',
   },
   Patient: {
     direction: 'response',
@@ -52,7 +53,8 @@ export const MODELS = {
     direction: 'request',
     fields: PATIENT_PATCH_FIELDS,
     description:
-      'A JSON merge patch (RFC 7396) of a Patient (1.2.0): a field present sets its value, `null` clears a nullable one, an absent one stays; `portal_access` is merged key by key. Unknown fields are ignored.',
+      'A JSON merge patch (RFC 7396) of a Patient (1.2.0): a field present sets its value, `null` clears a nullable one, an absent one stays; `portal_access` is merged key by key. Unknown fields are ignored. ' +
+      'Names lose the characters that print as nothing, as in PatientInput.',
   },
   AppointmentPatch: {
     direction: 'request',
