@@ -79,6 +79,16 @@ function codedSchema(code: JsonSchema): JsonSchema {
             items: { type: 'string' },
             description: 'APPOINTMENT_OVERLAP only: the numbers of the appointments in the way, by start',
           },
+          id: {
+            type: 'string',
+            format: 'uuid',
+            description: 'DOCTOR_RETIRED and SERVICE_RETIRED only (1.3.0): the retired doctor or service',
+          },
+          balance: {
+            type: 'number',
+            minimum: 0,
+            description: "CREDIT_EXCEEDS_BALANCE only (1.3.0): what the invoice still asks, in the invoice's currency",
+          },
         },
       },
     },

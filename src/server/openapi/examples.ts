@@ -188,8 +188,8 @@ export const refundExample = exampleOf('Refund', {
   invoice_balance: 120.5,
 });
 
-export const servicesExample = [exampleOf('Service', serviceExample)];
-export const doctorsExample = [exampleOf('Doctor', doctorExample)];
+export const servicesExample = [exampleOf('Service', { ...serviceExample, retired_at: null })];
+export const doctorsExample = [exampleOf('Doctor', { ...doctorExample, retired_at: null })];
 export const documentTypesExample = [...DOCUMENT_TYPES];
 export const paymentMethodsExample = [...PAYMENT_METHODS];
 
@@ -206,6 +206,7 @@ export const parameterExamples: Readonly<Record<string, string>> = {
   to: '2026-12-01',
   limit: '50',
   unpaid: 'true',
+  include_retired: 'true',
   'idempotency-key': 'till-2-receipt-0815',
   asset: 'swagger-ui.css',
 };
