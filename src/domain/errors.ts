@@ -178,6 +178,22 @@ export const errors = {
         ? 'The amount is more than can still be refunded of this payment.'
         : `The amount is more than can still be refunded of this payment: ${refundable}.`,
     ),
+  /** `balance`: what the invoice still asks, as a JSON number in its currency; `shown` as people read it (`6.00 EUR`). */
+  creditExceedsBalance: (balance: number, shown: string) =>
+    new AppError(
+      422,
+      'CREDIT_EXCEEDS_BALANCE',
+      `The amount is more than the invoice still asks: ${shown}. A credit note lowers what is owed; money already paid is given back with a refund.`,
+      {},
+      { balance },
+    ),
+  /** A credit note for all that an invoice asks while nothing is paid on it: that is a void (1.3.0). */
+  invoiceFullyCredited: () =>
+    new AppError(
+      409,
+      'INVOICE_FULLY_CREDITED',
+      'Nothing is paid on this invoice and the credit note would take all it asks: void the invoice instead (`clinic invoice void`).',
+    ),
   idempotencyKeyReused: () => new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
   invoiceCurrencyMismatch: (owedCurrency: string) =>
     new AppError(

@@ -46,6 +46,8 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   invoiceVoid: [],
   invoiceHasPayments: [],
   refundExceedsPayment: [],
+  creditExceedsBalance: [40, '40.00 EUR'],
+  invoiceFullyCredited: [],
   idempotencyKeyReused: [],
   invoiceCurrencyMismatch: ['EUR'],
   databaseBusy: [],
