@@ -92,6 +92,16 @@ function formatDayReport(result: DayReportResult): string {
   return `${heading(`Payments ${calendarDay(report.date)}  (times in ${timeZone})`)}${payments}\n${heading('Totals')}${totals}${apart}${formatCreditNotes(result)}`;
 }
 
+/**
+ * `report day --json`: the report as 1.2.0 printed it, `credit_notes` appended only on a day that
+ * has any, so a script written for 1.2.0 reads every other day's report exactly as before.
+ */
+function reportJson(report: DayReportResult['report']): Omit<DayReportResult['report'], 'credit_notes'> & { credit_notes?: unknown[] } {
+  if (report.credit_notes.length > 0) return report;
+  const { credit_notes: _none, ...asBefore } = report;
+  return asBefore;
+}
+
 /** `clinic report day`: the end-of-day cash count (billing module). */
 export function registerReportCommands(program: Command, io: CliIo): void {
   const group = program.command('report').description('reports for the front desk');
@@ -100,7 +110,7 @@ export function registerReportCommands(program: Command, io: CliIo): void {
     .action(async (options: CommonOptions & { date?: string }) => {
       await runUseCaseCommand(io, options, DAY_REPORT, {
         request: () => ({ query: options.date === undefined ? {} : { date: options.date } }),
-        json: (result) => result.report,
+        json: (result) => reportJson(result.report),
         print: (result) => formatDayReport(result),
       });
     });
