@@ -24,12 +24,18 @@ CREATE TABLE api_keys (
   rate_limit_per_minute INTEGER CHECK (rate_limit_per_minute BETWEEN 1 AND 1000000)
 ) STRICT;
 
+-- Doctors and services are corrected in place (1.3.0: `doctor edit`, `service edit`): an
+-- appointment refers to the row, so it shows the new name, and a new price applies to what is
+-- booked or invoiced afterwards (no invoice copies a price). A doctor who left, a service no
+-- longer offered, is retired, never deleted: `retired_at` is set, and every appointment that
+-- names it keeps it. The lists read these few rows in seq order, the order they were added.
 CREATE TABLE doctors (
   seq        INTEGER PRIMARY KEY AUTOINCREMENT,  -- stable listing order
   id         TEXT NOT NULL UNIQUE,
   name       TEXT NOT NULL,
   color      TEXT NOT NULL,
-  created_at TEXT NOT NULL
+  created_at TEXT NOT NULL,
+  retired_at TEXT                                -- null while the doctor can be booked
 ) STRICT;
 
 CREATE TABLE services (
@@ -39,7 +45,8 @@ CREATE TABLE services (
   duration_min INTEGER NOT NULL CHECK (duration_min > 0),
   price_cents  INTEGER NOT NULL CHECK (price_cents >= 0),
   color        TEXT NOT NULL,
-  created_at   TEXT NOT NULL
+  created_at   TEXT NOT NULL,
+  retired_at   TEXT                              -- null while the service can be booked
 ) STRICT;
 
 -- One column per field of the Patient (spec 2.1/2.2), named as the API names it; the list must
@@ -247,9 +254,12 @@ CREATE TABLE invoice_counters (
 ) STRICT;
 
 -- Money is integer cents. The CHECKs are the last line of defence for the payment rules: a
--- balance can never go below zero, paid + balance always equals the total, and the status
--- always agrees with the amounts, whatever code writes the row. A void invoice (1.2.0) owes
--- nothing and has nothing paid, and says when and why it was voided.
+-- balance can never go below zero, paid + balance + credited always equals the total, and the
+-- status always agrees with the amounts, whatever code writes the row. A void invoice (1.2.0)
+-- owes nothing and has nothing paid, and says when and why it was voided. Credit notes (1.3.0)
+-- lower what an invoice asks: `amount_credited_cents` is their sum, never the whole total (an
+-- invoice that asks nothing is voided instead). Since `paid` means a balance of 0 and `issued`
+-- nothing paid, no invoice but a void one can owe nothing with nothing paid either.
 CREATE TABLE invoices (
   seq               INTEGER PRIMARY KEY AUTOINCREMENT,  -- creation order: the listing tie-break
   id                TEXT NOT NULL UNIQUE,
@@ -265,9 +275,11 @@ CREATE TABLE invoices (
   updated_at        TEXT NOT NULL,
   voided_at         TEXT,
   void_reason       TEXT,
+  amount_credited_cents INTEGER NOT NULL DEFAULT 0 CHECK (amount_credited_cents >= 0),
+  CHECK (amount_credited_cents < total_cents),
   CHECK ((status = 'void') = (voided_at IS NOT NULL AND void_reason IS NOT NULL)),
   CHECK (status <> 'void' OR (amount_paid_cents = 0 AND balance_cents = 0)),
-  CHECK (status = 'void' OR amount_paid_cents + balance_cents = total_cents),
+  CHECK (status = 'void' OR amount_paid_cents + balance_cents + amount_credited_cents = total_cents),
   CHECK (status = 'void' OR (status = 'paid') = (balance_cents = 0)),
   CHECK (status = 'void' OR (status = 'issued') = (amount_paid_cents = 0))
 ) STRICT;
@@ -349,6 +361,58 @@ CREATE TRIGGER refunds_are_final_on_delete BEFORE DELETE ON refunds
 BEGIN
   SELECT RAISE(ABORT, 'refunds are final: a recorded refund cannot be deleted');
 END;
+
+-- A credit note (1.3.0) lowers what an invoice asks: an invoice that asked too much, or goodwill.
+-- Money moves only with payments and refunds; a goodwill refund (refund_id) is a refund and a
+-- credit note of the same amount, in one transaction. Numbered CN-<year>-NNNNNN, a series per
+-- calendar year in clinic time (credit_note_counters, as invoice_counters), final as payments are.
+CREATE TABLE credit_notes (
+  seq                INTEGER PRIMARY KEY AUTOINCREMENT,
+  id                 TEXT NOT NULL UNIQUE,
+  credit_note_number TEXT NOT NULL UNIQUE,
+  invoice_id         TEXT NOT NULL REFERENCES invoices (id),
+  amount_cents       INTEGER NOT NULL CHECK (amount_cents > 0),
+  reason             TEXT NOT NULL,
+  refund_id          TEXT UNIQUE REFERENCES refunds (id),  -- the goodwill refund it came with, or null
+  created_at         TEXT NOT NULL
+) STRICT;
+
+-- An invoice's credit notes (GET /invoices/{id}), and a clinic day's (`clinic report day`).
+CREATE INDEX credit_notes_by_invoice ON credit_notes (invoice_id);
+CREATE INDEX credit_notes_by_created_at ON credit_notes (created_at);
+
+CREATE TRIGGER credit_notes_are_final_on_update BEFORE UPDATE ON credit_notes
+BEGIN
+  SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be changed');
+END;
+
+CREATE TRIGGER credit_notes_are_final_on_delete BEFORE DELETE ON credit_notes
+BEGIN
+  SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be deleted');
+END;
+
+CREATE TABLE credit_note_counters (
+  year        INTEGER PRIMARY KEY,
+  last_number INTEGER NOT NULL CHECK (last_number > 0)
+) STRICT;
+
+-- The first answer of a POST sent with an Idempotency-Key (1.3.0, "Versions, failures,
+-- retries"), replayed to the same request sent again with that key until `expires_at` (24 h).
+-- Payments and refunds keep their keys in their own rows, forever; the three share one key
+-- space, which the program checks in the request's IMMEDIATE transaction. `fingerprint` is
+-- the SHA-256 of what makes two requests the same: the operation, the ids of its path and its
+-- body's values as read. A refused request stores nothing, so its key stays free.
+CREATE TABLE idempotent_answers (
+  idempotency_key TEXT PRIMARY KEY,
+  operation       TEXT NOT NULL,  -- the operation's id, e.g. createCreditNote
+  fingerprint     TEXT NOT NULL,
+  status          INTEGER NOT NULL CHECK (status BETWEEN 200 AND 299),
+  body            TEXT NOT NULL,  -- the answer's JSON, as first sent
+  created_at      TEXT NOT NULL,
+  expires_at      TEXT NOT NULL
+) STRICT;
+-- Answers whose 24 h are over are removed as new ones are stored: a range of this index.
+CREATE INDEX idempotent_answers_by_expiry ON idempotent_answers (expires_at);
 
 -- The outbox of patient notifications ("the patient is notified", spec 3). A row is written in
 -- the payment's own transaction, so a paid invoice always has its notification; delivery

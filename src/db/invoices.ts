@@ -19,10 +19,12 @@ export interface InvoiceRow {
   /** When and why it was voided (1.2.0); null unless its status is void. */
   voided_at: string | null;
   void_reason: string | null;
+  /** What its credit notes took off the total (1.3.0). */
+  amount_credited_cents: number;
 }
 
-/** An invoice to insert: the row less what SQLite assigns, and not void. */
-export type NewInvoiceRow = Omit<InvoiceRow, 'seq' | 'voided_at' | 'void_reason'>;
+/** An invoice to insert: the row less what SQLite assigns, not void, nothing credited (the column's default). */
+export type NewInvoiceRow = Omit<InvoiceRow, 'seq' | 'voided_at' | 'void_reason' | 'amount_credited_cents'>;
 
 /** What voiding writes. */
 export interface InvoiceVoid {
@@ -47,10 +49,15 @@ export interface InvoicePaymentUpdate {
   updated_at: string;
 }
 
+/** The money columns a credit note changes (1.3.0), with a goodwill refund's amount paid. */
+export interface InvoiceCreditUpdate extends InvoicePaymentUpdate {
+  amount_credited_cents: number;
+}
+
 const COLUMNS =
   'id, invoice_number, patient_id, status, currency, total_cents, amount_paid_cents, balance_cents, issued_at, created_at, updated_at';
 
-const SELECTED = `seq, ${COLUMNS}, voided_at, void_reason`;
+const SELECTED = `seq, ${COLUMNS}, voided_at, void_reason, amount_credited_cents`;
 
 // Newest first, ties in creation order newest first: the order every index of invoices ends in.
 // A page starts strictly after its cursor's (issued_at, seq); the first page after one that
@@ -108,7 +115,8 @@ const statements = preparedFor((db) => ({
   ),
   byId: db.prepare<[string], InvoiceRow>(`SELECT ${SELECTED} FROM invoices WHERE id = ?`),
   withPatient: db.prepare<[string], InvoiceWithPatientRow>(
-    `SELECT i.seq, i.${COLUMNS.split(', ').join(', i.')}, i.voided_at, i.void_reason, p.patient_number, p.first_name AS patient_first_name, p.last_name AS patient_last_name
+    `SELECT i.seq, i.${COLUMNS.split(', ').join(', i.')}, i.voided_at, i.void_reason, i.amount_credited_cents,
+            p.patient_number, p.first_name AS patient_first_name, p.last_name AS patient_last_name
        FROM invoices i JOIN patients p ON p.id = i.patient_id WHERE i.id = ?`,
   ),
   // All four take the same parameter object; a statement without @patientId ignores it.
@@ -142,6 +150,11 @@ const statements = preparedFor((db) => ({
   applyPayment: db.prepare<InvoicePaymentUpdate>(
     `UPDATE invoices SET status = @status, amount_paid_cents = @amount_paid_cents, balance_cents = @balance_cents,
        updated_at = @updated_at
+     WHERE id = @id`,
+  ),
+  applyCredit: db.prepare<InvoiceCreditUpdate>(
+    `UPDATE invoices SET status = @status, amount_paid_cents = @amount_paid_cents, balance_cents = @balance_cents,
+       amount_credited_cents = @amount_credited_cents, updated_at = @updated_at
      WHERE id = @id`,
   ),
 }));
@@ -235,6 +248,11 @@ export function countOpenInvoicesByCurrency(db: Db): { currency: string; invoice
 /** Writes the money columns a payment changed. */
 export function updateInvoiceAfterPayment(db: Db, update: InvoicePaymentUpdate): void {
   statements(db).applyPayment.run(update);
+}
+
+/** Writes the money columns a credit note changed (and a goodwill refund's amount paid): the table's CHECKs hold them to the total. */
+export function updateInvoiceAfterCredit(db: Db, update: InvoiceCreditUpdate): void {
+  statements(db).applyCredit.run(update);
 }
 
 /** Voids an invoice: nothing is owed on it any more (its status CHECKs require nothing paid). */

@@ -309,6 +309,95 @@ const HOSTILE_INPUT_2: Migration = {
 };
 
 /**
+ * Version 9, interface 1.3.0 ("Corrections the desk asked for"; it follows issue 39's 7 and 8):
+ * doctors and services that can be retired, credit notes, and the stored answers of POSTs sent
+ * with an Idempotency-Key. The invoices' CHECKs change (what credit notes took off counts in the
+ * total), which SQLite can only do by rebuilding the table: every row is copied with its seq, so
+ * numbers, ids and the listing order stay, and its three indexes are made again (it has no
+ * trigger; payments, refunds and the notification outbox refer to it by id, which the rebuild
+ * keeps: migrate() runs `foreign_key_check` before it commits). Names and colours stored before
+ * stay as they are: two doctors of one name stay two until one is renamed or retired.
+ */
+const DESK_CORRECTIONS: Migration = {
+  version: 9,
+  rebuildsTables: true,
+  sql: `
+    ALTER TABLE doctors ADD COLUMN retired_at TEXT;
+    ALTER TABLE services ADD COLUMN retired_at TEXT;
+
+    CREATE TABLE invoices_v9 (
+      seq               INTEGER PRIMARY KEY AUTOINCREMENT,
+      id                TEXT NOT NULL UNIQUE,
+      invoice_number    TEXT NOT NULL UNIQUE,
+      patient_id        TEXT NOT NULL REFERENCES patients (id),
+      status            TEXT NOT NULL CHECK (status IN ('issued', 'partially_paid', 'paid', 'void')),
+      currency          TEXT NOT NULL,
+      total_cents       INTEGER NOT NULL CHECK (total_cents > 0),
+      amount_paid_cents INTEGER NOT NULL CHECK (amount_paid_cents >= 0),
+      balance_cents     INTEGER NOT NULL CHECK (balance_cents >= 0),
+      issued_at         TEXT NOT NULL,
+      created_at        TEXT NOT NULL,
+      updated_at        TEXT NOT NULL,
+      voided_at         TEXT,
+      void_reason       TEXT,
+      amount_credited_cents INTEGER NOT NULL DEFAULT 0 CHECK (amount_credited_cents >= 0),
+      CHECK (amount_credited_cents < total_cents),
+      CHECK ((status = 'void') = (voided_at IS NOT NULL AND void_reason IS NOT NULL)),
+      CHECK (status <> 'void' OR (amount_paid_cents = 0 AND balance_cents = 0)),
+      CHECK (status = 'void' OR amount_paid_cents + balance_cents + amount_credited_cents = total_cents),
+      CHECK (status = 'void' OR (status = 'paid') = (balance_cents = 0)),
+      CHECK (status = 'void' OR (status = 'issued') = (amount_paid_cents = 0))
+    ) STRICT;
+    INSERT INTO invoices_v9 (seq, id, invoice_number, patient_id, status, currency, total_cents, amount_paid_cents,
+                             balance_cents, issued_at, created_at, updated_at, voided_at, void_reason)
+      SELECT seq, id, invoice_number, patient_id, status, currency, total_cents, amount_paid_cents,
+             balance_cents, issued_at, created_at, updated_at, voided_at, void_reason
+        FROM invoices ORDER BY seq;
+    DROP TABLE invoices;
+    ALTER TABLE invoices_v9 RENAME TO invoices;
+    CREATE INDEX invoices_by_patient ON invoices (patient_id, issued_at);
+    CREATE INDEX invoices_by_issued_at ON invoices (issued_at);
+    CREATE INDEX invoices_open_by_issued_at ON invoices (issued_at) WHERE balance_cents > 0;
+
+    CREATE TABLE credit_notes (
+      seq                INTEGER PRIMARY KEY AUTOINCREMENT,
+      id                 TEXT NOT NULL UNIQUE,
+      credit_note_number TEXT NOT NULL UNIQUE,
+      invoice_id         TEXT NOT NULL REFERENCES invoices (id),
+      amount_cents       INTEGER NOT NULL CHECK (amount_cents > 0),
+      reason             TEXT NOT NULL,
+      refund_id          TEXT UNIQUE REFERENCES refunds (id),
+      created_at         TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX credit_notes_by_invoice ON credit_notes (invoice_id);
+    CREATE INDEX credit_notes_by_created_at ON credit_notes (created_at);
+    CREATE TRIGGER credit_notes_are_final_on_update BEFORE UPDATE ON credit_notes
+    BEGIN
+      SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be changed');
+    END;
+    CREATE TRIGGER credit_notes_are_final_on_delete BEFORE DELETE ON credit_notes
+    BEGIN
+      SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be deleted');
+    END;
+    CREATE TABLE credit_note_counters (
+      year        INTEGER PRIMARY KEY,
+      last_number INTEGER NOT NULL CHECK (last_number > 0)
+    ) STRICT;
+
+    CREATE TABLE idempotent_answers (
+      idempotency_key TEXT PRIMARY KEY,
+      operation       TEXT NOT NULL,
+      fingerprint     TEXT NOT NULL,
+      status          INTEGER NOT NULL CHECK (status BETWEEN 200 AND 299),
+      body            TEXT NOT NULL,
+      created_at      TEXT NOT NULL,
+      expires_at      TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX idempotent_answers_by_expiry ON idempotent_answers (expires_at);
+  `,
+};
+
+/**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
  * schema.sql that shipped. Append only; never edit a migration that has shipped.
@@ -321,6 +410,7 @@ export const MIGRATIONS: readonly Migration[] = [
   KEY_RATE_LIMIT,
   COMPACT_AUDIT_TRAIL,
   HOSTILE_INPUT_2,
+  DESK_CORRECTIONS,
 ];
 
 /** The user_version of a database that is fully up to date. */

@@ -79,6 +79,42 @@ export const errors = {
   documentNotFound: (message = 'This patient has no document with this id.') => new AppError(404, 'DOCUMENT_NOT_FOUND', message),
   doctorNotFound: (message = 'No doctor has this id.') => new AppError(422, 'DOCTOR_NOT_FOUND', message),
   serviceNotFound: (message = 'No service has this id.') => new AppError(422, 'SERVICE_NOT_FOUND', message),
+  /** A name an active doctor already has, compared as search compares words (1.3.0); `existingId` is that doctor's. */
+  doctorNameTaken: (existingId: string, existingName: string) =>
+    new AppError(
+      409,
+      'DOCTOR_NAME_TAKEN',
+      `An active doctor is already called "${existingName}" (${existingId}); choose another name, or take it all the same with --allow-duplicate.`,
+      {},
+      { existing_id: existingId },
+    ),
+  /** A name an active service already has (1.3.0); `existingId` is that service's. */
+  serviceNameTaken: (existingId: string, existingName: string) =>
+    new AppError(
+      409,
+      'SERVICE_NAME_TAKEN',
+      `An active service is already called "${existingName}" (${existingId}); choose another name, or take it all the same with --allow-duplicate.`,
+      {},
+      { existing_id: existingId },
+    ),
+  /** Booking or rescheduling with a doctor who was retired (1.3.0); `id` is theirs. */
+  doctorRetired: (id: string, name?: string) =>
+    new AppError(
+      422,
+      'DOCTOR_RETIRED',
+      `${name === undefined ? 'This doctor' : name} is retired and can no longer be booked; \`clinic doctor reinstate\` makes them bookable again.`,
+      {},
+      { id },
+    ),
+  /** Booking or rescheduling with a service that was retired (1.3.0); `id` is its. */
+  serviceRetired: (id: string, name?: string) =>
+    new AppError(
+      422,
+      'SERVICE_RETIRED',
+      `${name === undefined ? 'This service' : `The service ${name}`} is retired and can no longer be booked; \`clinic service reinstate\` makes it bookable again.`,
+      {},
+      { id },
+    ),
   apiKeyNotFound: () => new AppError(404, 'API_KEY_NOT_FOUND', 'No API key has this id.'),
   notFound: () => new AppError(404, 'NOT_FOUND', 'There is no such endpoint.'),
   methodNotAllowed: (allowed: readonly string[]) =>
@@ -153,6 +189,22 @@ export const errors = {
       refundable === undefined
         ? 'The amount is more than can still be refunded of this payment.'
         : `The amount is more than can still be refunded of this payment: ${refundable}.`,
+    ),
+  /** `balance`: what the invoice still asks, as a JSON number in its currency; `shown` as people read it (`6.00 EUR`). */
+  creditExceedsBalance: (balance: number, shown: string) =>
+    new AppError(
+      422,
+      'CREDIT_EXCEEDS_BALANCE',
+      `The amount is more than the invoice still asks: ${shown}. A credit note lowers what is owed; money already paid is given back with a refund.`,
+      {},
+      { balance },
+    ),
+  /** A credit note for all that an invoice asks while nothing is paid on it: that is a void (1.3.0). */
+  invoiceFullyCredited: () =>
+    new AppError(
+      409,
+      'INVOICE_FULLY_CREDITED',
+      'Nothing is paid on this invoice and the credit note would take all it asks: void the invoice instead (`clinic invoice void`).',
     ),
   idempotencyKeyReused: () => new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
   /** `owed`: the currencies of the patient's open invoices, by code (two after a refund reopened one). */

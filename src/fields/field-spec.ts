@@ -136,7 +136,11 @@ export type ValuesOf<Fields extends readonly FieldSpec[]> = { -readonly [Spec in
 /** A response made of a field list: every field present, null where it is nullable (the presenters' type). */
 export type ResponseOf<Fields extends readonly FieldSpec[]> = {
   -readonly [Spec in Fields[number] as Spec['name']]:
-    | (Spec extends { kind: 'object_list'; fields: infer F extends readonly FieldSpec[] } ? ResponseOf<F>[] : BaseValue<Spec>)
+    | (Spec extends { kind: 'object_list'; fields: infer F extends readonly FieldSpec[] }
+        ? ResponseOf<F>[]
+        : Spec extends { kind: 'object'; fields: infer F extends readonly FieldSpec[] }
+          ? ResponseOf<F>
+          : BaseValue<Spec>)
     | (Spec extends { nullable: true } ? null : never);
 };
 

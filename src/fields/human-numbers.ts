@@ -44,6 +44,11 @@ export function invoiceNumber(year: number | string, n: number | string): string
   return `INV-${year}-${String(n).padStart(NUMBER_DIGITS, '0')}`;
 }
 
+/** Credit note `n` of `year` (1.3.0): `CN-2026-000002`, a series of its own per calendar year. */
+export function creditNoteNumber(year: number | string, n: number | string): string {
+  return `CN-${year}-${String(n).padStart(NUMBER_DIGITS, '0')}`;
+}
+
 /** The invoice number `text` names, as stored (`inv-2026-2` → `INV-2026-000002`), or undefined. */
 export function invoiceNumberOf(text: string): string | undefined {
   const match = INVOICE_NUMBER.exec(text);

@@ -333,7 +333,13 @@ describe('GET /openapi.json', () => {
     assert.equal(document.paths['/doctors'].get.responses['507'], undefined, 'a lookup is answered on a full disk');
     assert.deepEqual(document.paths['/invoices'].get.responses['507'], { $ref: '#/components/responses/ReadNotRecorded' });
     assert.deepEqual(codes(document.paths['/invoices'].get.responses['507']), ['STORAGE_FAILED']);
-    assert.deepEqual(codes(appointments['422']), ['PATIENT_NOT_FOUND', 'DOCTOR_NOT_FOUND', 'SERVICE_NOT_FOUND']);
+    assert.deepEqual(codes(appointments['422']), [
+      'PATIENT_NOT_FOUND',
+      'DOCTOR_NOT_FOUND',
+      'SERVICE_NOT_FOUND',
+      'DOCTOR_RETIRED',
+      'SERVICE_RETIRED',
+    ]);
     const upload = document.paths['/patients/{patient_id}/documents'].post.responses;
     assert.deepEqual(codes(upload['404']), ['PATIENT_NOT_FOUND']);
     assert.deepEqual(codes(upload['413']), ['DOCUMENT_TOO_LARGE']);

@@ -27,6 +27,8 @@ export const AUDIT_ACTIONS = [
   'refund.create',
   'data.export',
   'data.import',
+  'catalog.update',
+  'invoice.credit',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -27,6 +27,9 @@ const ACTION_CODES: Record<string, 'C' | 'R' | 'U' | 'E'> = {
   'refund.create': 'C',
   'data.export': 'E',
   'data.import': 'E',
+  // 1.3.0: a doctor or service corrected, and what an invoice asks lowered by a credit note.
+  'catalog.update': 'U',
+  'invoice.credit': 'U',
 };
 
 /** FHIR's RESTful interaction of each action over the API; data.* are DICOM's Export and Import events. */

@@ -65,7 +65,7 @@ export const CREATE_INVOICE = defineUseCase({
       updated_at: now,
     };
     insertInvoice(db, row);
-    return presentInvoice(row);
+    return presentInvoice({ ...row, amount_credited_cents: 0 });
   },
   changes: (invoice) => [{ type: 'invoice.created', patientId: invoice.patient_id, data: invoiceData(invoice) }],
   audit: (invoice) => [{ action: 'invoice.create', patientId: invoice.patient_id, subjectId: invoice.id }],

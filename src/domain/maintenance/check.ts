@@ -306,13 +306,21 @@ export const CHECKS: readonly NamedCheck[] = [
   },
   {
     name: 'invoice_payments',
-    description: "every invoice's amount paid equals its payments less its refunds",
+    description: "every invoice's amount paid equals its payments less its refunds, and its amount credited its credit notes",
     needsDatabase: true,
     run: (db) =>
-      listInvoicePaymentMismatches(db!).map(
-        (m) =>
-          `invoice ${m.invoice_id}: amount paid is ${m.amount_paid_cents} cents, its payments ${m.refunds_cents > 0 ? 'less its refunds ' : ''}add up to ${m.payments_cents} cents`,
-      ),
+      listInvoicePaymentMismatches(db!).flatMap((m) => [
+        ...(m.amount_paid_cents === m.payments_cents
+          ? []
+          : [
+              `invoice ${m.invoice_id}: amount paid is ${m.amount_paid_cents} cents, its payments ${m.refunds_cents > 0 ? 'less its refunds ' : ''}add up to ${m.payments_cents} cents`,
+            ]),
+        ...(m.amount_credited_cents === m.credit_notes_cents
+          ? []
+          : [
+              `invoice ${m.invoice_id}: amount credited is ${m.amount_credited_cents} cents, its credit notes add up to ${m.credit_notes_cents} cents`,
+            ]),
+      ]),
   },
   {
     name: 'balances_in_several_currencies',

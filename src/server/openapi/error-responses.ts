@@ -85,6 +85,16 @@ function codedSchema(code: JsonSchema): JsonSchema {
             description:
               'FEED_POSITION_LOST only: where a consumer starts again (`after`): the last event before the positions a restore left behind',
           },
+          id: {
+            type: 'string',
+            format: 'uuid',
+            description: 'DOCTOR_RETIRED and SERVICE_RETIRED only (1.3.0): the retired doctor or service',
+          },
+          balance: {
+            type: 'number',
+            minimum: 0,
+            description: "CREDIT_EXCEEDS_BALANCE only (1.3.0): what the invoice still asks, in the invoice's currency",
+          },
         },
       },
     },

@@ -26,7 +26,9 @@ function completed(fields: readonly FieldSpec[], values: Readonly<Record<string,
   for (const spec of fields) {
     const value = values[spec.name];
     if (spec.requestOnly) continue;
-    if (spec.kind === 'object') example[spec.name] = completed(spec.fields, (value ?? {}) as Record<string, unknown>);
+    // An object is completed field by field, but a nullable one given as null (a refund's credit_note) stays null.
+    if (spec.kind === 'object' && !(value === null && spec.nullable))
+      example[spec.name] = completed(spec.fields, (value ?? {}) as Record<string, unknown>);
     else if (value !== undefined) example[spec.name] = value;
     else if (spec.default !== undefined) example[spec.name] = spec.default;
     else if (spec.nullable) example[spec.name] = null;
@@ -116,6 +118,7 @@ export const invoiceListExample = [
     amount_paid: 20.5,
     balance: 100,
     issued_at: '2026-11-02T09:00:00.000Z',
+    amount_credited: 0,
   }),
 ];
 
@@ -168,6 +171,25 @@ export const invoiceDetailExample = exampleOf('InvoiceDetail', {
   patient_last_name: 'Lovelace',
   payments: [{ payment_id: PAYMENT_ID, amount: 20.5, method: 'card', note: null, created_at: CREATED_AT, refunded_amount: 0 }],
   refunds: [],
+  credit_notes: [],
+});
+
+export const creditNoteRequestExample = { amount: '15.00', reason: 'X-ray billed twice' };
+
+/** The invoice of invoiceDetailExample once credited 15.00. */
+export const creditedInvoiceExample = exampleOf('InvoiceDetail', {
+  ...invoiceDetailExample,
+  balance: 85,
+  amount_credited: 15,
+  credit_notes: [
+    {
+      id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+      credit_note_number: 'CN-2026-000003',
+      amount: 15,
+      reason: 'X-ray billed twice',
+      created_at: CREATED_AT,
+    },
+  ],
 });
 
 export const voidRequestExample = { reason: 'Issued to the wrong patient' };
@@ -188,10 +210,11 @@ export const refundExample = exampleOf('Refund', {
   invoice_total: 120.5,
   invoice_amount_paid: 0,
   invoice_balance: 120.5,
+  credit_note: null,
 });
 
-export const servicesExample = [exampleOf('Service', serviceExample)];
-export const doctorsExample = [exampleOf('Doctor', doctorExample)];
+export const servicesExample = [exampleOf('Service', { ...serviceExample, retired_at: null })];
+export const doctorsExample = [exampleOf('Doctor', { ...doctorExample, retired_at: null })];
 export const documentTypesExample = [...DOCUMENT_TYPES];
 export const paymentMethodsExample = [...PAYMENT_METHODS];
 
@@ -208,6 +231,7 @@ export const parameterExamples: Readonly<Record<string, string>> = {
   to: '2026-12-01',
   limit: '50',
   unpaid: 'true',
+  include_retired: 'true',
   'idempotency-key': 'till-2-receipt-0815',
   asset: 'swagger-ui.css',
 };

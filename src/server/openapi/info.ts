@@ -11,7 +11,8 @@ needs \`Authorization: Bearer <key>\` with the scope the operation names. Keys a
 
 **Errors.** A 422 whose \`detail\` is a list reports every failing value at once (pydantic v2 shape: \`type\`, \`loc\`,
 \`msg\`, \`input\`, \`ctx\`). Every other refusal is \`{"detail": {"code", "message"}}\` with a stable code (\`ErrorCode\`);
-\`APPOINTMENT_OVERLAP\` adds \`conflicts\`. A request the current state of a record forbids is a 409 (1.2.0); an
+\`APPOINTMENT_OVERLAP\` adds \`conflicts\`; \`DOCTOR_RETIRED\` and \`SERVICE_RETIRED\` add \`id\`, \`CREDIT_EXCEEDS_BALANCE\` adds \`balance\`
+(1.3.0). A request the current state of a record forbids is a 409 (1.2.0); an
 \`If-Match\` naming another version than the record's \`ETag\` is a 412 \`PRECONDITION_FAILED\`. Corrections keep the
 history: nothing is deleted (a cancelled appointment, a void invoice and a refund stay readable).
 A path not in this description is a 404 \`NOT_FOUND\`; a path of it with another method is a 405 \`METHOD_NOT_ALLOWED\`
