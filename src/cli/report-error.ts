@@ -92,6 +92,8 @@ const CODE_HINTS: Readonly<Record<string, string>> = {
   DOCUMENT_NOT_FOUND: "`clinic patient show P-42` lists a patient's documents with their ids",
   FILE_EXISTS: 'choose another file name, or add --force to replace that file',
   MODULE_DISABLED: "`clinic module enable NAME` switches it on (ask whoever looks after the clinic's setup)",
+  PATIENT_CONTACT_REQUIRED:
+    "never invent an address: if the clinic registers patients without one, `clinic settings set-contact-rule email-or-mobile` (or `none`) allows it (ask whoever looks after the clinic's setup)",
 };
 
 /** The longest value a refusal repeats; a longer one is cut with `…`, so that its line stays readable. */

@@ -643,12 +643,15 @@ describe('the desk commands in --help', () => {
     assert.doesNotMatch(lineWith(book, '--resource-id'), /required/);
   });
 
-  it('marks the four options create-patient needs, unless the --file gives them, within 100 columns', async () => {
+  it('marks the two options create-patient needs unless the --file gives them, and the two the contact rule asks for, within 100 columns', async () => {
     const raw = await runClinic(['create-patient', '--help']);
     for (const line of raw.stdout.split('\n')) assert.ok(line.length <= 100, line);
     const help = await helpOf('create-patient');
-    for (const option of ['--first-name', '--last-name', '--email', '--mobile']) {
+    for (const option of ['--first-name', '--last-name']) {
       assert.match(lineWith(help, option), /\(required unless in --file\)$/, option);
+    }
+    for (const option of ['--email', '--mobile']) {
+      assert.match(lineWith(help, option), /\(required as the contact rule says: clinic settings show\)$/, option);
     }
     assert.doesNotMatch(lineWith(help, '--phone'), /required/);
   });

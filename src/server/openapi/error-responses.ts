@@ -1,6 +1,7 @@
 import { ECHO_BOUNDS, MAX_ISSUES } from '../../domain/validation/validate.js';
 import { refusalBody, type AppError, type ValidationIssue } from '../../domain/errors.js';
 import { allErrorCodes } from './error-codes.js';
+import { CONTACT_RULES } from '../../domain/settings.js';
 import type { JsonSchema } from './field-schemas.js';
 
 /**
@@ -78,6 +79,11 @@ function codedSchema(code: JsonSchema): JsonSchema {
             type: 'array',
             items: { type: 'string' },
             description: 'APPOINTMENT_OVERLAP only: the numbers of the appointments in the way, by start',
+          },
+          rule: {
+            type: 'string',
+            enum: CONTACT_RULES.filter((rule) => rule !== 'none'),
+            description: "PATIENT_CONTACT_REQUIRED only: the clinic's contact rule in force (`clinic settings set-contact-rule`)",
           },
         },
       },

@@ -36,7 +36,7 @@ export const MODELS = {
     direction: 'request',
     fields: PATIENT_INPUT_FIELDS,
     description:
-      'Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required, by a rule (PATIENT_CONTACT_REQUIRED).',
+      "Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required as the clinic's contact rule says (`clinic settings set-contact-rule`): both by default (1.0.0's rule), either, or neither; else 422 PATIENT_CONTACT_REQUIRED naming the rule in `detail.rule`.",
   },
   Patient: {
     direction: 'response',
