@@ -104,6 +104,7 @@ export const documentExample = exampleOf('Document', {
   size: 482113,
   created_at: CREATED_AT,
   type: 'xrays',
+  document_number: 'D-000017',
 });
 
 export const invoiceListExample = [
