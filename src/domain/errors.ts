@@ -169,6 +169,13 @@ export const errors = {
       (seconds) =>
         `Too many requests from this address had no valid API key; every request from it is refused for ${seconds} more second(s).`,
     ),
+  /** An address that used no valid key lately, while the clinic-wide budget of failed keys is spent, for `waitMs` more (docs/decisions.md, "Hostile input, round 2"). */
+  failedKeysClinicWide: (waitMs: number) =>
+    tooManyRequests(
+      waitMs,
+      (seconds) =>
+        `Too many requests from many addresses had no valid API key; for ${seconds} more second(s) only addresses that used a valid key within the last hour are served.`,
+    ),
   /** A key made with `--rate-limit` that has made its `keyLimit` requests this minute. */
   keyRateLimited: (waitMs: number, keyLimit: number) =>
     tooManyRequests(
@@ -327,6 +334,12 @@ export const errors = {
       409,
       'WEBHOOK_NAME_TAKEN',
       `A webhook endpoint is already named "${name}"; give this one another --name, or remove the other first.`,
+    ),
+  webhookUrlInsecure: (host: string) =>
+    new AppError(
+      422,
+      'WEBHOOK_URL_INSECURE',
+      `The URL sends events to ${host} over plain http://: patient ids and numbers would cross the network unencrypted, to whoever answers for that address. Use https://, or add --allow-insecure-url to accept that.`,
     ),
   checkFailed: (findings: number) => new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),
   internal: () => new AppError(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.'),

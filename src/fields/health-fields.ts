@@ -15,7 +15,9 @@ export const HEALTH_FIELDS = [
     required: true,
     nullable: true,
     minimum: 0,
-    description: "Free bytes on the data directory's disk for the server's user; null where the system does not say",
+    description:
+      "Free bytes on the data directory's disk for the server's user: for a request from the PC itself (127.0.0.1, ::1) or with a " +
+      'valid key holding `audit:read`; null for anyone else, and where the system does not say',
   }),
   field.datetime('started_at', { required: true, description: 'When this server started, UTC' }),
 ] as const satisfies readonly FieldSpec[];

@@ -1,4 +1,5 @@
 import type { Caller } from '../domain/use-case.js';
+import { peerAddress } from './peer-address.js';
 import type { ClinicContext } from './state.js';
 
 /**
@@ -7,8 +8,7 @@ import type { ClinicContext } from './state.js';
  * as IPv4 (`127.0.0.1`, not `::ffff:127.0.0.1`).
  */
 export function clientAddress(ctx: ClinicContext): string {
-  const address = ctx.req.socket.remoteAddress ?? 'unknown';
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice('::ffff:'.length) : address;
+  return peerAddress(ctx.req.socket);
 }
 
 /** Who asks over HTTP: the key that authorized the request, from the client's address, with the answer's request id. */

@@ -47,7 +47,11 @@ export function createApp(
   app.use(logRequests(config.logger));
   app.use(handleErrors(config.logger));
   app.use(guardHostAndOrigin(networkPolicy(config.listenHost ?? '127.0.0.1', config.allowedHosts, config.allowedOrigins)));
-  app.use(throttleFailedKeys(new FailedKeyThrottle()));
+  app.use(
+    throttleFailedKeys(
+      new FailedKeyThrottle(config.clinicFailedKeysAllowed === undefined ? {} : { clinicAllowed: config.clinicFailedKeysAllowed }),
+    ),
+  );
   app.use(answerPreflight(router, operations));
   app.use(router.routes());
   app.use(routeFallback([router]));

@@ -1,4 +1,5 @@
 import type { Logger } from '../logger.js';
+import type { ConnectionLimits } from './connection-limits.js';
 
 /** Every path of the public API is under this prefix (spec §4, §9). */
 export const API_PREFIX = '/api/public/v1';
@@ -20,6 +21,10 @@ export interface ServerConfig {
   allowedOrigins?: readonly string[];
   /** How long a request (headers and body) may take to arrive; default REQUEST_TIMEOUT_MS. Tests shorten it. */
   requestTimeoutMs?: number;
+  /** Other numbers for the connection limits than CONNECTION_LIMITS': tests and benchmarks try small ones. */
+  connectionLimits?: Partial<ConnectionLimits>;
+  /** Another clinic-wide budget of failed keys than CLINIC_FAILED_KEYS_ALLOWED (Infinity: none, as the benchmark measures before it). */
+  clinicFailedKeysAllowed?: number;
 }
 
 export const DEFAULT_JSON_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
@@ -36,8 +41,51 @@ export const REQUEST_TIMEOUT_MS = 30_000;
 export const HEADERS_TIMEOUT_MS = 10_000;
 
 /**
- * Connections open at once, whoever holds them; node:http closes one more at once, unanswered.
- * Far above what a clinic's integrations hold (a pool of ten is usual), so that a client holding
- * many slow connections exhausts this instead of the process's file descriptors.
+ * Connections open at once, whoever holds them. Far above what a clinic's integrations, desk PCs
+ * and browsers hold (a pool of ten is usual), so that a client holding many slow connections runs
+ * into this, and the limits below, instead of the process's file descriptors and memory (256 TLS
+ * sockets in their handshake added about 45 MB to the server: docs/benchmarks.md).
  */
 export const MAX_CONNECTIONS = 256;
+
+/**
+ * Connections one client address other than the PC's own may hold at once: an eighth of the
+ * total, so that it takes eight machines to fill what others share, and three times the pool of
+ * ten a busy integration holds, plus a browser's six.
+ */
+export const CONNECTIONS_PER_ADDRESS = 32;
+
+/** Of MAX_CONNECTIONS, the slots only the PC's own 127.0.0.1 and ::1 may take: its integrations and IT's tools keep room whatever the network does. */
+export const OWN_CONNECTIONS_RESERVE = 32;
+
+/**
+ * The TLS handshake must be done within this (node's default is 120 s, which let two empty
+ * connections a second hold 240 slots). A LAN handshake takes milliseconds; a desk PC gives up
+ * connecting after 3 s (clinic-api-1.3.md), so the server never cuts one a client still waits for.
+ */
+export const TLS_HANDSHAKE_TIMEOUT_MS = 5_000;
+
+/**
+ * How many connections the kernel may hold for the server to accept (node's default is 511; Linux
+ * caps it at net.core.somaxconn, 4096 since 5.4). A client reconnecting in a loop overflowed 511
+ * (2,511 connections dropped in 5 s), and a well-behaved client whose connection was dropped
+ * waited for its retry a second later; the server accepts and refuses them within microseconds.
+ */
+export const LISTEN_BACKLOG = 4096;
+
+/** How long a connection is kept open for its next request after an answer (node's default, said here). */
+export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
+
+/** The connection rule as `clinic serve` runs it (connection-limits.ts; docs/decisions.md says why each number). */
+export const CONNECTION_LIMITS: ConnectionLimits = {
+  maxConnections: MAX_CONNECTIONS,
+  perAddress: CONNECTIONS_PER_ADDRESS,
+  ownReserve: OWN_CONNECTIONS_RESERVE,
+  firstRequestMs: HEADERS_TIMEOUT_MS,
+  keepAliveMs: KEEP_ALIVE_TIMEOUT_MS,
+  tlsHandshakeMs: TLS_HANDSHAKE_TIMEOUT_MS,
+  // Half the cap: a clinic's own load stays far below it, so the waits shrink only under a flood.
+  pressureFrom: 0.5,
+  closeWaitingAtCap: true,
+  logIntervalMs: 60_000,
+};

@@ -6,8 +6,9 @@ import { createApp } from './app.js';
 import { OPERATIONS } from './api-operations.js';
 import { ChangeWatch } from './change-watch.js';
 import type { CommitGroups } from './commit-groups.js';
-import { HEADERS_TIMEOUT_MS, MAX_CONNECTIONS, REQUEST_TIMEOUT_MS, type ServerConfig } from './config.js';
+import { CONNECTION_LIMITS, HEADERS_TIMEOUT_MS, LISTEN_BACKLOG, REQUEST_TIMEOUT_MS, type ServerConfig } from './config.js';
 import { answerClientErrors } from './client-errors.js';
+import { ConnectionGuard } from './connection-limits.js';
 import { continueWhenBodyIsRead } from './expect-continue.js';
 
 /** The certificate (a chain may follow it) and private key to serve HTTPS with, PEM. */
@@ -53,9 +54,11 @@ export async function startHttpServer(
   commits.onCommit(() => changes.check());
   const handle = createApp(db, commits, { ...config, listenHost: host }, OPERATIONS, changes).callback();
   const requestTimeout = config.requestTimeoutMs ?? REQUEST_TIMEOUT_MS;
+  const limits = { ...CONNECTION_LIMITS, ...config.connectionLimits };
   const options: ServerOptions = {
     requestTimeout,
     headersTimeout: Math.min(HEADERS_TIMEOUT_MS, requestTimeout),
+    keepAliveTimeout: limits.keepAliveMs,
     // node:http looks for requests past their time only this often (default 30 s, which would
     // let a 30 s timeout run to 60): every second keeps a 408 within a second of its deadline.
     connectionsCheckingInterval: Math.min(1000, requestTimeout),
@@ -66,17 +69,28 @@ export async function startHttpServer(
   const server: Server =
     tls === undefined
       ? createServer(options, onRequest)
-      : createHttpsServer({ ...options, cert: tls.certificatePem, key: tls.keyPem, minVersion: MIN_TLS_VERSION }, onRequest);
-  server.maxConnections = MAX_CONNECTIONS;
+      : createHttpsServer(
+          { ...options, cert: tls.certificatePem, key: tls.keyPem, minVersion: MIN_TLS_VERSION, handshakeTimeout: limits.tlsHandshakeMs },
+          onRequest,
+        );
+  // The guard admits connections instead of node:http's maxConnections, which is one count for
+  // all clients: the cheapest way to stop the server was to fill it.
+  const guard = new ConnectionGuard(limits, config.logger);
+  guard.attach(server);
   answerClientErrors(server, config.logger);
   server.on('checkContinue', (request, response) => {
     continueWhenBodyIsRead(request, response);
     void handle(request, response);
   });
+  server.once('close', () => guard.close());
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
+    const fail = (error: Error) => {
+      guard.close();
+      reject(error);
+    };
+    server.once('error', fail);
+    server.listen(port, host, LISTEN_BACKLOG, () => {
+      server.off('error', fail);
       resolve();
     });
   });

@@ -7,8 +7,10 @@ export interface ClinicState {
   requestId: string;
   /** The `Origin` of a request from an `--allowed-origin` (its answer carries CORS headers), set by guardHostAndOrigin. */
   crossOrigin?: string;
-  /** Set by `authorize` on endpoints that need a key. */
+  /** Set by `authorize` on endpoints that need a key (and by GET /health for a valid key sent to it). */
   principal?: ApiPrincipal;
+  /** A key was sent that is not valid, on an endpoint that answers without one (GET /health): it counts as a failed key. */
+  keyRefused?: boolean;
   /** The parsed JSON body, set by `jsonBody`. */
   body?: unknown;
   /** A document upload whose form has been read, set by `receiveDocumentUpload`. */

@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
 import { buildPatient, buildPayment } from '../helpers/builders.js';
 import type { AddedWebhook, ChangeEvent, ListedWebhook } from '../helpers/change-feed.js';
 import { checkedFetch } from '../helpers/contract.js';
-import { useDataDirs } from '../helpers/fixtures.js';
+import { copyReleaseFixture, useDataDirs } from '../helpers/fixtures.js';
 import { runClinic, startServeProcess, STOP_SIGNAL, type CliResult, type ServeProcess } from '../helpers/run-cli.js';
 
 // Webhooks, black box (clinic-api-1.2.md, "Change feed"; docs/decisions.md "Change feed and webhooks"): `clinic webhook …` and
@@ -352,6 +353,46 @@ describe('webhooks', { concurrency: true }, () => {
       assert.equal(refusal(defaulted!).detail.code, 'WEBHOOK_NAME_TAKEN');
     });
 
+    // Issue 39, L7: 1.2.0 took plain HTTP to any host silently, while serve refuses it off the PC.
+    it('refuses http:// to another host with WEBHOOK_URL_INSECURE naming --allow-insecure-url; takes it with that option, said on stderr', async () => {
+      const urls = [
+        'http://192.0.2.10:8085/clinic-hooks',
+        'http://crm.praxis.lan/hooks',
+        'http://[fe80::1]:8080/in',
+        'http://127.0.0.1.nip.io/in',
+      ];
+      const refused = await inTurn(clinic, ...urls.map((url, i) => ['webhook', 'add', '--url', url, '--name', `plain-${i}`, '--json']));
+      refused.forEach((result, i) => {
+        const body = refusal<{ detail: { code: string; message: string } }>(result);
+        assert.equal(body.detail.code, 'WEBHOOK_URL_INSECURE', urls[i]);
+        assert.match(body.detail.message, /--allow-insecure-url/, urls[i]);
+        assert.ok(body.detail.message.includes(new URL(urls[i]!).host), `the message names the host: ${body.detail.message}`);
+      });
+      const forPeople = await clinic('webhook', 'add', '--url', urls[0]!, '--name', 'plain-people');
+      assert.equal(forPeople.code, 1);
+      assert.match(forPeople.stderr, /WEBHOOK_URL_INSECURE.*--allow-insecure-url/s);
+
+      const [accepted, acceptedForPeople, local, ipv6Local] = await inTurn(
+        clinic,
+        ['webhook', 'add', '--url', urls[0]!, '--name', 'praxis-crm', '--allow-insecure-url', '--json'],
+        ['webhook', 'add', '--url', urls[1]!, '--name', 'crm-people', '--allow-insecure-url'],
+        ['webhook', 'add', '--url', 'http://localhost:8085/in', '--name', 'local', '--json'],
+        ['webhook', 'add', '--url', 'http://[::1]:8085/in', '--name', 'local-ipv6', '--json'],
+      );
+      const made = json<AddedWebhook>(accepted!);
+      assert.deepEqual(Object.keys(made).sort(), ['id', 'name', 'secret', 'state', 'types', 'url'], 'the JSON shape of 1.2.0');
+      assert.equal(made.url, urls[0]);
+      assert.match(accepted!.stderr, /warning: events go to 192\.0\.2\.10:8085 over plain http:\/\/, unencrypted/);
+      assert.match(ok(acceptedForPeople!).stderr, /warning: events go to crm\.praxis\.lan over plain http:\/\//);
+      for (const result of [local, ipv6Local]) assert.equal(json<AddedWebhook>(result!).state, 'enabled');
+      assert.equal(local!.stderr, '', 'this PC is not warned about');
+      const names = json<ListedWebhook[]>(await clinic('webhook', 'list', '--json')).map((e) => e.name);
+      assert.ok(!names.some((name) => name.startsWith('plain-')), `no refused one was added: ${names.join(', ')}`);
+      for (const name of ['praxis-crm', 'crm-people', 'local', 'local-ipv6']) assert.ok(names.includes(name), name);
+      assert.match(ok(await clinic('webhook', 'list')).stdout, /praxis-crm\n(.*\n)*?Security +plain http:\/\/ to another host/);
+      for (const name of ['praxis-crm', 'crm-people', 'local', 'local-ipv6']) ok(await clinic('webhook', 'remove', name));
+    });
+
     it('remove ID prints the endpoint as list does and drops it; enable, replay and remove of an unknown ID: WEBHOOK_NOT_FOUND', async () => {
       assert.ok(plain, 'the first test added it');
       const removed = json<ListedWebhook>(await clinic('webhook', 'remove', plain.id, '--json'));
@@ -367,6 +408,21 @@ describe('webhooks', { concurrency: true }, () => {
       assert.equal(refusal(enable!).detail.code, 'WEBHOOK_NOT_FOUND');
       assert.equal(replay!.code, 1);
       assert.match(replay!.stderr, /WEBHOOK_NOT_FOUND/);
+    });
+  });
+
+  describe('an endpoint over plain HTTP to another host that release 1.2.0 took', { concurrency: 1 }, () => {
+    it('keeps it as it was: listed enabled with its URL, said for people, and enable and replay work on it', async () => {
+      const clinic = clinicIn(copyReleaseFixture(fileURLToPath(new URL('../fixtures/release-1.2.0', import.meta.url)), newDir()));
+      const [listed] = json<ListedWebhook[]>(await clinic('webhook', 'list', '--json'));
+      assert.deepEqual(
+        [listed?.id, listed?.name, listed?.url, listed?.state],
+        ['32c712f7-8b2c-4a32-83d6-0985623fb48a', 'praxis-crm', 'http://192.0.2.10:8085/clinic-hooks', 'enabled'],
+      );
+      assert.match(ok(await clinic('webhook', 'list')).stdout, /Security +plain http:\/\/ to another host/);
+      const replayed = json<ListedWebhook>(await clinic('webhook', 'replay', 'praxis-crm', '--after', '0', '--json'));
+      assert.deepEqual([replayed.state, replayed.url, replayed.lag], ['enabled', 'http://192.0.2.10:8085/clinic-hooks', 16]);
+      assert.equal(json<ListedWebhook>(await clinic('webhook', 'enable', 'praxis-crm', '--json')).state, 'enabled');
     });
   });
 

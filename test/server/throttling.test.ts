@@ -96,6 +96,31 @@ describe('failed keys', () => {
   });
 });
 
+// Issue 39, L2: addresses rotated, 30 guesses each, made 3,000 guesses in 3.8 s.
+describe('failed keys from many addresses', () => {
+  const server = useTestServer();
+  const wrongKey = 'clinic_not-a-key-of-this-clinic';
+
+  it('refuse every address that used no valid key lately for 60 s once 300 answers 401 fell within 60 s, and serve the others', async () => {
+    const from = (address: string, path: string, key: string | null) => requestFrom(server.baseUrl, address, path, key);
+    assert.equal((await from('127.0.1.1', '/doctors', server.key)).status, 200, 'a desk PC using its key');
+    for (let i = 1; i <= 10; i += 1) {
+      const statuses = await statusesOf(31, () => from(`127.0.2.${i}`, '/patients', wrongKey));
+      assert.deepEqual(statuses, [...times(30, 401), 429], `127.0.2.${i}`);
+    }
+    const refused = await from('127.0.3.1', '/doctors', server.key);
+    assert.equal(refused.status, 429, 'a new address, even with a valid key');
+    assert.equal(refused.body.detail.code, 'TOO_MANY_REQUESTS');
+    assert.match(refused.body.detail.message, /many addresses/);
+    const seconds = retryAfterOf(refused);
+    assert.ok(seconds > 55 && seconds <= 60, `Retry-After ${seconds}`);
+    assert.equal((await from('127.0.3.2', '/document-types', null)).status, 429, 'on every path');
+    assert.equal((await from('127.0.1.1', '/doctors', server.key)).status, 200, 'the desk PC is served');
+    assert.equal((await server.request('GET', '/patients', { key: wrongKey })).status, 401, "the PC's own 127.0.0.1 is never throttled");
+    assert.equal((await server.request('GET', '/doctors')).status, 200);
+  });
+});
+
 describe("failed keys on the PC's own ::1", () => {
   const newDir = useDataDirs();
   let serve: ServeProcess | undefined;

@@ -5,6 +5,7 @@ import { clinicTimeZone } from '../../domain/settings.js';
 import {
   ADD_WEBHOOK_ENDPOINT,
   ENABLE_WEBHOOK_ENDPOINT,
+  insecureWebhookHost,
   LIST_WEBHOOK_ENDPOINTS,
   listedWebhookEndpoint,
   REMOVE_WEBHOOK_ENDPOINT,
@@ -35,6 +36,11 @@ function describeEndpoint(endpoint: WebhookEndpointStatus, db: Db): string {
       ['Delivered', delivered],
       ['Waiting', endpoint.lag === 1 ? '1 event' : `${endpoint.lag} events`],
       ['Last error', endpoint.last_error],
+      // Endpoints added before --allow-insecure-url existed keep working; IT should see what they send.
+      [
+        'Security',
+        insecureWebhookHost(endpoint.url) === undefined ? null : 'plain http:// to another host: events cross the network unencrypted',
+      ],
       ['Next try', endpoint.state === 'enabled' ? at(endpoint.next_attempt_at) : null],
       ['Disabled', at(endpoint.disabled_at)],
       ['Id', endpoint.id],
@@ -48,10 +54,13 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
     .command('webhook')
     .description('push the change feed, signed (Standard Webhooks), to the URLs of integrations while clinic serve runs');
 
-  addFieldOptions(subcommand(group, 'add', 'add an endpoint; its signing secret is printed once'), WEBHOOK_ADD_FIELDS).action(
-    async (options: CommonOptions & { url: string; types?: string; name?: string }) => {
+  addFieldOptions(subcommand(group, 'add', 'add an endpoint; its signing secret is printed once'), WEBHOOK_ADD_FIELDS)
+    .option('--allow-insecure-url', 'accept an http:// URL of another host: events then cross the network unencrypted')
+    .action(async (options: CommonOptions & { url: string; types?: string; name?: string; allowInsecureUrl?: boolean }) => {
       await runUseCaseCommand(io, options, ADD_WEBHOOK_ENDPOINT, {
-        request: () => ({ body: { url: options.url, types: options.types, name: options.name } }),
+        request: () => ({
+          body: { url: options.url, types: options.types, name: options.name, allow_insecure_url: options.allowInsecureUrl === true },
+        }),
         print: (added) =>
           heading(`Webhook endpoint ${added.name}`) +
           deskRecord([
@@ -63,8 +72,12 @@ export function registerWebhookCommands(program: Command, io: CliIo): void {
           '\nGive the secret to the receiving program now: it is not shown again. It gets every change committed from now on,\n' +
           'while clinic serve runs.\n',
       });
-    },
-  );
+      // Said on stderr, so that --json prints exactly the endpoint's shape: the person who typed
+      // --allow-insecure-url sees what they accepted, and so does a script's log.
+      const insecureHost = insecureWebhookHost(options.url);
+      if (insecureHost !== undefined)
+        io.stderr(`warning: events go to ${insecureHost} over plain http://, unencrypted; use an https:// URL when the receiver has one\n`);
+    });
 
   subcommand(group, 'list', 'list the endpoints: state, last delivered event, events waiting, last error').action(
     async (options: CommonOptions) => {

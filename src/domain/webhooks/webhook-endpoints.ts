@@ -107,12 +107,31 @@ function urlProblem(text: string): string | undefined {
   return undefined;
 }
 
+/**
+ * The host a webhook URL sends events to in clear text, or undefined: `http://` to a host other
+ * than this PC. Events carry patient ids and numbers, and a plain-HTTP receiver cannot be told
+ * from whoever answers for its address; only this PC's own `localhost`, `::1` and 127.0.0.0/8
+ * (the loopback `serve` itself may use without TLS) never leave the machine.
+ */
+export function insecureWebhookHost(text: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:') return undefined;
+  // The URL parser has already turned 2130706433 and 0x7f.1 into 127.0.0.1.
+  const loopback = url.hostname === 'localhost' || url.hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(url.hostname);
+  return loopback ? undefined : url.host;
+}
+
 export const WEBHOOK_ADD_FIELDS = [
   field.string('url', {
     required: true,
     minLength: 1,
     maxLength: MAX_URL_LENGTH,
-    description: 'where events are POSTed: http:// or https://',
+    description: 'where events are POSTed: https://, or http:// to this PC (to another host only with --allow-insecure-url)',
   }),
   field.string('types', {
     minLength: 1,
@@ -120,6 +139,12 @@ export const WEBHOOK_ADD_FIELDS = [
     description: `comma-separated event types (${CHANGE_TYPES.join(', ')}); default: all, also those later versions add`,
   }),
   field.string('name', { minLength: 1, maxLength: 100, description: "the endpoint's name, unique (default: the URL's host)" }),
+] as const;
+
+/** What `webhook add` takes: its options' fields, and whether plain HTTP to another host is accepted (`--allow-insecure-url`). */
+const WEBHOOK_ADD_INPUT = [
+  ...WEBHOOK_ADD_FIELDS,
+  field.boolean('allow_insecure_url', { description: 'accept an http:// URL of another host: events then travel unencrypted' }),
 ] as const;
 
 function addIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): ValidationIssue[] {
@@ -139,15 +164,19 @@ function addIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): Vali
 
 /**
  * `clinic webhook add`: a new endpoint, enabled, that gets the events committed after it was
- * added (its position is the feed's last seq, read under the write lock).
+ * added (its position is the feed's last seq, read under the write lock). A URL that would send
+ * events to another host in clear text is refused unless accepted in so many words
+ * (WEBHOOK_URL_INSECURE); endpoints added before that rule keep working as they are.
  */
 export const ADD_WEBHOOK_ENDPOINT = defineUseCase({
   summary: 'Add a webhook endpoint: the change feed is POSTed to it, signed, while clinic serve runs',
-  input: { body: WEBHOOK_ADD_FIELDS },
-  refusals: [errors.webhookNameTaken('reminders')],
+  input: { body: WEBHOOK_ADD_INPUT },
+  refusals: [errors.webhookNameTaken('reminders'), errors.webhookUrlInsecure('crm.praxis.lan')],
   access: 'read-then-write',
   moreIssues: ({ body }, fieldIssues) => addIssues(body, fieldIssues),
   run(db, { body }): AddedWebhookEndpoint {
+    const insecureHost = insecureWebhookHost(body.url);
+    if (insecureHost !== undefined && body.allow_insecure_url !== true) throw errors.webhookUrlInsecure(insecureHost);
     const name = body.name ?? new URL(body.url).host;
     if (findWebhookEndpointByName(db, name) !== undefined) throw errors.webhookNameTaken(name);
     const types = changeTypesOf(body.types);

@@ -2,40 +2,42 @@ import type { Next } from 'koa';
 import { AppError, classifyError, errors } from '../../domain/errors.js';
 import { clientAddress } from '../api-caller.js';
 import type { FailedKeyThrottle } from '../failed-key-throttle.js';
+import { isOwnAddress } from '../peer-address.js';
 import type { ClinicContext } from '../state.js';
 
 /**
- * The PC's own addresses, as the socket gives them (an IPv4 client of a dual-stack socket as
- * `::ffff:127.0.0.1`): never throttled, since a key is 256 random bits (guessing is hopeless)
- * and the clinic's own integrations and tests must not lock themselves out. The rest of
- * 127.0.0.0/8 is throttled like any other address (clinic-api-1.2.md, "Failed keys").
- */
-const OWN_ADDRESSES: ReadonlySet<string> = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
-
-/**
  * "Failed keys" (clinic-api-1.2.md, "Network"), on every request whatever its path: a client
- * address blocked by `throttle` is answered 429 TOO_MANY_REQUESTS with Retry-After; every answer
- * 401 to an address other than the PC's own is recorded. Mounted right after handleErrors, so it
+ * address blocked by `throttle` is answered 429 TOO_MANY_REQUESTS with Retry-After, as is one
+ * that has not used a valid key lately while the clinic-wide budget of 401s is spent; every
+ * answer 401 to an address other than the PC's own is recorded (and a wrong key that GET /health
+ * ignored: `ctx.state.keyRefused`), and so is every valid key. The PC's own 127.0.0.1 and ::1 are
+ * never throttled, since a key is 256 random bits (guessing is hopeless) and the clinic's own
+ * integrations and tests must not lock themselves out. Mounted right after handleErrors, so it
  * sees each refusal as it is thrown and its 429 is rendered like every coded error.
  */
 export function throttleFailedKeys(throttle: FailedKeyThrottle) {
   return async function throttleFailedKeysMiddleware(ctx: ClinicContext, next: Next): Promise<void> {
-    const peer = ctx.req.socket.remoteAddress;
+    const address = clientAddress(ctx);
     // The PC's own requests cost one set lookup (a socket already gone, without an address, is not exempt).
-    if (OWN_ADDRESSES.has(peer ?? '')) {
+    if (isOwnAddress(address)) {
       await next();
       return;
     }
-    const address = clientAddress(ctx);
     const blockedMs = throttle.blockedFor(address);
     if (blockedMs > 0) throw errors.failedKeysBlocked(blockedMs);
+    const clinicBlockedMs = throttle.clinicBlockedFor(address);
+    if (clinicBlockedMs > 0) throw errors.failedKeysClinicWide(clinicBlockedMs);
+    let status = 0;
     try {
       await next();
+      status = ctx.status;
     } catch (thrown) {
       const refusal = classifyError(thrown);
-      if (refusal instanceof AppError && refusal.status === 401) throttle.recordFailure(address);
+      if (refusal instanceof AppError) status = refusal.status;
       throw thrown;
+    } finally {
+      if (status === 401 || ctx.state.keyRefused === true) throttle.recordFailure(address);
+      else if (ctx.state.principal !== undefined) throttle.recordValidKey(address);
     }
-    if (ctx.status === 401) throttle.recordFailure(address);
   };
 }

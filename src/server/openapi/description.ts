@@ -3,7 +3,7 @@ import { fieldsValidator } from '../../domain/validation/validate.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { MAX_HEADER_BYTES } from '../client-errors.js';
 import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, REQUEST_TIMEOUT_MS } from '../config.js';
-import { FAILED_KEYS_ALLOWED, FAILED_KEYS_WINDOW_MS } from '../failed-key-throttle.js';
+import { CLINIC_FAILED_KEYS_ALLOWED, FAILED_KEYS_ALLOWED, FAILED_KEYS_WINDOW_MS } from '../failed-key-throttle.js';
 import { VERSION_INFO } from './info.js';
 import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unprocessableResponse } from './error-responses.js';
 import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
@@ -228,7 +228,7 @@ function responseComponents(): Record<string, JsonSchema> {
     ),
     TooManyRequests: codedResponse(
       [errors.failedKeysBlocked(42_000)],
-      `TOO_MANY_REQUESTS (any path): this client address had ${FAILED_KEYS_ALLOWED} answers 401 within ${FAILED_KEYS_WINDOW_MS / 1000} s, so every request from it is refused until ${FAILED_KEYS_WINDOW_MS / 1000} s after the last of them (the PC's own 127.0.0.1 and ::1 never are); or, on an operation that takes a key, the key's own limit of requests per clock minute (\`clinic api-key create --rate-limit N\`) is spent until the minute ends. \`Retry-After\` gives the seconds to wait`,
+      `TOO_MANY_REQUESTS (any path): this client address had ${FAILED_KEYS_ALLOWED} answers 401 within ${FAILED_KEYS_WINDOW_MS / 1000} s, so every request from it is refused until ${FAILED_KEYS_WINDOW_MS / 1000} s after the last of them; or addresses together had ${CLINIC_FAILED_KEYS_ALLOWED} within ${FAILED_KEYS_WINDOW_MS / 1000} s, so an address that used no valid key within the last hour is refused until ${FAILED_KEYS_WINDOW_MS / 1000} s after the last of them (the PC's own 127.0.0.1 and ::1 never are); or, on an operation that takes a key, the key's own limit of requests per clock minute (\`clinic api-key create --rate-limit N\`) is spent until the minute ends. \`Retry-After\` gives the seconds to wait`,
     ),
     NotFound: codedResponse([errors.notFound()], 'NOT_FOUND: no such path (any path not in this document)'),
     MethodNotAllowed: codedResponse([errors.methodNotAllowed(['GET'])], 'METHOD_NOT_ALLOWED: a path of this document with another method'),

@@ -1,5 +1,33 @@
+import type { Db } from '../../db/open-database.js';
+import { authenticate } from '../../domain/api-keys.js';
+import { AppError } from '../../domain/errors.js';
 import { checkHealth, type Health } from '../../domain/maintenance/health.js';
+import { clientAddress } from '../api-caller.js';
 import type { Operation } from '../operation.js';
+import { isOwnAddress } from '../peer-address.js';
+import type { ClinicContext } from '../state.js';
+
+/**
+ * Whether this request may see the free bytes of the data directory's disk: from the PC's own
+ * 127.0.0.1 or ::1 (IT on the PC), or with a valid key holding `audit:read`. To anyone else on
+ * the network the byte count is a window on the clinic's activity (a 3 MB upload showed as
+ * −3,002,368), so it is null. A wrong key is not refused (the endpoint takes none), but counts
+ * as a failed key, so that this is no oracle for guessing keys beside the 401s.
+ */
+function mayReadDiskBytes(ctx: ClinicContext, db: Db): boolean {
+  if (isOwnAddress(clientAddress(ctx))) return true;
+  const authorization = ctx.get('Authorization');
+  if (authorization === '') return false;
+  try {
+    const principal = authenticate(db, authorization);
+    ctx.state.principal = principal;
+    return principal.scopes.has('audit:read');
+  } catch (error) {
+    if (!(error instanceof AppError)) throw error;
+    ctx.state.keyRefused = true;
+    return false;
+  }
+}
 
 /** GET /health (1.2.0): for IT's monitoring, without a key, showing no patient data and recording nothing. */
 export const healthOperations: readonly Operation[] = [
@@ -10,7 +38,9 @@ export const healthOperations: readonly Operation[] = [
     summary: 'Whether the server can serve: its database read and writable, room on its disk',
     description:
       'No key needed; shows no patient data and records nothing in the audit trail. 503 with `status` `unavailable` when the ' +
-      "database cannot be read or written, or the data directory's disk has less than 64 MiB free (`database` says which).",
+      "database cannot be read or written, or the data directory's disk has less than 64 MiB free (`database` says which). " +
+      '`disk_free_bytes` is given to a request from the PC itself (127.0.0.1, ::1) or with a valid key holding `audit:read`, ' +
+      'and null to anyone else (a key without `audit:read` too); a wrong key is not refused here, but counts as a failed key.',
     tag: 'interface',
     result: {
       kind: 'model',
@@ -35,7 +65,8 @@ export const healthOperations: readonly Operation[] = [
       async (ctx) => {
         // A monitor must see the state of now, never a cached one.
         ctx.set('Cache-Control', 'no-store');
-        return checkHealth(db, commits, config.dataDir, startedAt);
+        const health = await checkHealth(db, commits, config.dataDir, startedAt);
+        return mayReadDiskBytes(ctx, db) ? health : { ...health, disk_free_bytes: null };
       },
   },
 ];
