@@ -229,17 +229,21 @@ CREATE TABLE appointment_services (
 ) STRICT, WITHOUT ROWID;
 
 -- Uploaded documents: the metadata only. The bytes are the file documents/<patient_id>/<id> in
--- the data directory, put there only after this row is committed (decisions.md §6).
+-- the data directory, put there only after this row is committed (decisions.md §6). `seq`
+-- AUTOINCREMENT makes `document_number` (D-000017, interface 1.3.0) never reused, as for patients:
+-- not even after an upload whose file could not be put in place removed its row.
 CREATE TABLE documents (
-  id           TEXT PRIMARY KEY,
-  patient_id   TEXT NOT NULL REFERENCES patients (id),
-  filename     TEXT NOT NULL,       -- the client's base name, for people; never a path on disk
-  content_type TEXT NOT NULL,
-  size         INTEGER NOT NULL CHECK (size > 0),
-  sha256       TEXT NOT NULL,       -- lowercase hex of the stored bytes
-  title        TEXT,
-  type         TEXT NOT NULL,
-  created_at   TEXT NOT NULL
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  id              TEXT NOT NULL UNIQUE,
+  document_number TEXT NOT NULL GENERATED ALWAYS AS (printf('D-%06d', seq)) VIRTUAL,
+  patient_id      TEXT NOT NULL REFERENCES patients (id),
+  filename        TEXT NOT NULL,       -- the client's base name, for people; never a path on disk
+  content_type    TEXT NOT NULL,
+  size            INTEGER NOT NULL CHECK (size > 0),
+  sha256          TEXT NOT NULL,       -- lowercase hex of the stored bytes
+  title           TEXT,
+  type            TEXT NOT NULL,
+  created_at      TEXT NOT NULL
 ) STRICT;
 
 -- A patient's documents, newest last: the lookup behind the foreign key and any document list

@@ -398,6 +398,41 @@ const DESK_CORRECTIONS: Migration = {
 };
 
 /**
+ * Version 10, interface 1.3.0 (documents by number, issue 42): a document's `document_number`
+ * (D-000017), made from an AUTOINCREMENT `seq` as patient and appointment numbers are, so none is
+ * ever reused. SQLite cannot add an INTEGER PRIMARY KEY to a table, so `documents` is rebuilt
+ * (nothing refers to it), its rows numbered in the order they were uploaded: by `created_at`, and
+ * by the rowid among uploads of one millisecond. Versions 7 to 9 (the audit
+ * trail, the feed's lost ranges, the desk's corrections) touch other tables.
+ */
+const DOCUMENT_NUMBERS: Migration = {
+  version: 10,
+  rebuildsTables: true,
+  sql: `
+    CREATE TABLE documents_numbered (
+      seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+      id              TEXT NOT NULL UNIQUE,
+      document_number TEXT NOT NULL GENERATED ALWAYS AS (printf('D-%06d', seq)) VIRTUAL,
+      patient_id      TEXT NOT NULL REFERENCES patients (id),
+      filename        TEXT NOT NULL,
+      content_type    TEXT NOT NULL,
+      size            INTEGER NOT NULL CHECK (size > 0),
+      sha256          TEXT NOT NULL,
+      title           TEXT,
+      type            TEXT NOT NULL,
+      created_at      TEXT NOT NULL
+    ) STRICT;
+    -- seq given explicitly, in upload order; AUTOINCREMENT then goes on after the largest.
+    INSERT INTO documents_numbered (seq, id, patient_id, filename, content_type, size, sha256, title, type, created_at)
+      SELECT row_number() OVER (ORDER BY created_at, rowid), id, patient_id, filename, content_type, size, sha256, title, type, created_at
+      FROM documents;
+    DROP TABLE documents;
+    ALTER TABLE documents_numbered RENAME TO documents;
+    CREATE INDEX documents_by_patient ON documents (patient_id, created_at);
+  `,
+};
+
+/**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
  * schema.sql that shipped. Append only; never edit a migration that has shipped.
@@ -411,6 +446,7 @@ export const MIGRATIONS: readonly Migration[] = [
   COMPACT_AUDIT_TRAIL,
   HOSTILE_INPUT_2,
   DESK_CORRECTIONS,
+  DOCUMENT_NUMBERS,
 ];
 
 /** The user_version of a database that is fully up to date. */

@@ -1,5 +1,6 @@
 import { SchemaTooNewError } from '../db/migrations.js';
 import { storageFault } from '../db/storage-errors.js';
+import type { ContactRule } from './settings.js';
 
 /**
  * The two error types every front end renders: a coded error (AppError) and a schema validation
@@ -129,7 +130,15 @@ export const errors = {
   requestTimeout: (seconds: number) =>
     new AppError(408, 'REQUEST_TIMEOUT', `The request did not arrive in full within ${seconds} seconds; nothing of it was processed.`),
   unsupportedMediaType: (expected: string) => new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be ${expected}.`),
-  patientContactRequired: () => new AppError(422, 'PATIENT_CONTACT_REQUIRED', 'A patient needs both an email address and a mobile number.'),
+  /** The message names the rule in force and `detail.rule` holds it (clinic-api-1.3.md): a desk knows what to ask for, or whom. */
+  patientContactRequired: (rule: Exclude<ContactRule, 'none'> = 'email-and-mobile') =>
+    new AppError(
+      422,
+      'PATIENT_CONTACT_REQUIRED',
+      `A patient needs ${rule === 'email-and-mobile' ? 'both an email address and a mobile number' : 'an email address or a mobile number'}. The clinic's contact rule is ${rule}.`,
+      {},
+      { rule },
+    ),
   documentTypeInvalid: (allowed: readonly string[]) =>
     new AppError(422, 'DOCUMENT_TYPE_INVALID', `The document type must be one of: ${allowed.join(', ')}.`),
   documentEmpty: () => new AppError(422, 'DOCUMENT_EMPTY', 'The uploaded file is empty.'),

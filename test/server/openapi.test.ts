@@ -295,7 +295,7 @@ describe('GET /openapi.json', () => {
       const [, success] = Object.entries(op.responses as Json).find(([status]) => status.startsWith('2'))!;
       const media = Object.values(success.content as Json)[0];
       assert.ok(media.example !== undefined, `${key}: no example response`);
-      assert.match(op.description, /```sh\ncurl -s "\$API\//, `${key}: no example request`);
+      assert.match(op.description, /```sh\ncurl -s( -X [A-Z]+)?( -o \S+)? "\$API\//, `${key}: no example request`);
       for (const [type, content] of Object.entries((op.requestBody?.content ?? {}) as Json)) {
         assert.ok(content.examples?.example?.value, `${key}: no example request (${type})`);
       }

@@ -5,7 +5,7 @@ import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/d
 import { presentDocumentItem, READ_DOCUMENT } from '../../domain/documents/read-documents.js';
 import { saveDocumentCopy } from '../../domain/documents/save-document.js';
 import { uploadDocument } from '../../domain/documents/upload-document.js';
-import { resolvePatientReference } from '../../domain/references.js';
+import { resolveDocumentReference, resolvePatientReference } from '../../domain/references.js';
 import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
 import { LIST_ALL_DOCUMENTS } from '../../domain/desk/patient-overview.js';
@@ -47,17 +47,17 @@ interface SaveOptions extends CommonOptions {
 }
 
 /**
- * `clinic document save ID FILE`: a stored document written back to a file, as the API's download
- * sends it, checked against its SHA-256 on the way.
+ * `clinic document save REF FILE`: a stored document, named by its number (D-17) or its id,
+ * written back to a file, as the API's download sends it, checked against its SHA-256 on the way.
  */
 function registerDocumentSaveCommand(group: Command, io: CliIo): void {
   const command = subcommand(group, 'save', 'write a stored document to a file, checked against the SHA-256 of its upload');
-  fieldArgument(command, '<ref>', "the document's id (36 characters; `clinic patient show` prints each document's)", 'document_id')
+  fieldArgument(command, '<ref>', 'the document: its number (D-000017, D-17; `clinic document list` prints them) or its id', 'document_id')
     .argument('<file>', 'the file to write; its folder must exist', parseTargetPath)
     .option('--force', 'replace FILE if it exists (it is kept until the new copy is whole)')
     .action(async (ref: string, target: string, options: SaveOptions) => {
       await runUseCaseCommand(io, options, READ_DOCUMENT, {
-        request: () => ({ path: { document_id: ref } }),
+        request: (db) => ({ path: { document_id: resolveDocumentReference(db, ref) } }),
         // Its document.read is committed (with the run) before a byte of the file is written.
         deliver: async (document) => {
           await saveDocumentCopy(resolve(options.data), document, target, { replace: options.force === true });
@@ -69,6 +69,7 @@ function registerDocumentSaveCommand(group: Command, io: CliIo): void {
           return (
             heading(`Document of ${patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name))}`) +
             deskRecord([
+              ['Number', document.document_number],
               ['Title', document.title],
               ['Type', document.type],
               ['File', `${document.filename} (${document.content_type}, ${fileSize(document.size)})`],
@@ -81,10 +82,10 @@ function registerDocumentSaveCommand(group: Command, io: CliIo): void {
     });
 }
 
-/** `clinic document list REF`: every document of a patient, newest first, with the ids `save` takes. */
+/** `clinic document list REF`: every document of a patient, newest first, with the numbers `save` takes. */
 function registerDocumentListCommand(group: Command, io: CliIo): void {
   fieldArgument(
-    subcommand(group, 'list', "list a patient's documents, newest first, with their ids (--json: DocumentItems)"),
+    subcommand(group, 'list', "list a patient's documents, newest first, with their numbers (--json: DocumentItems)"),
     '<ref>',
     'the patient: its id or its number (P-000042, P-42)',
     'patient_id',
@@ -165,6 +166,7 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
         return (
           heading(`Stored for ${patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name))}`) +
           deskRecord([
+            ['Number', document.document_number],
             ['Title', typeof options.title === 'string' ? options.title : null],
             ['Type', document.type],
             ['File', `${document.filename} (${document.content_type}, ${fileSize(document.size)})`],

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { PATIENT_OVERVIEW, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
-import { CREATE_PATIENT, PATIENT_CONTACT_FIELDS } from '../../domain/patients/create-patient.js';
+import { CREATE_PATIENT } from '../../domain/patients/create-patient.js';
 import { FIND_PATIENTS, type PatientSummary } from '../../domain/patients/find-patients.js';
 import { ValidationError } from '../../domain/errors.js';
 import { DEFAULT_PAGE_LIMIT } from '../../domain/pagination.js';
@@ -205,7 +205,11 @@ export function registerCreatePatientCommand(program: Command, io: CliIo): void 
   addFieldOptions(command, PATIENT_INPUT_FIELDS, {
     enforceRequired: false,
     requiredElsewhere: 'unless in --file',
-    alsoRequired: PATIENT_CONTACT_FIELDS,
+    // Whether they are needed is the clinic's to say, not the schema's (settings set-contact-rule).
+    descriptions: {
+      email: 'Email; up to 320 characters (required as the contact rule says: clinic settings show)',
+      mobile: 'Mobile; up to 32 characters (required as the contact rule says: clinic settings show)',
+    },
     groups: PATIENT_OPTION_GROUPS,
   }).action(async (options: CommonOptions & { file?: string } & Record<string, unknown>) => {
     const base = options.file === undefined ? {} : readBodyFile(options.file);

@@ -11,7 +11,7 @@ import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
 import { MODELS } from './models.js';
 import { TAGS, type OperationSpec } from './operation-spec.js';
 import { curlExample, headerName } from './curl-example.js';
-import { parameterExamples } from './examples.js';
+import { parameterExample } from './examples.js';
 
 /** The limits a running server enforces; only descriptions and examples mention them. */
 export interface DescriptionLimits {
@@ -32,7 +32,7 @@ function parameters(op: OperationSpec): JsonSchema[] {
   const from = (where: 'path' | 'query' | 'header', fields: readonly FieldSpec[] = []) =>
     fields.map((spec) => {
       const { description, ...schema } = fieldSchema(spec, 'request');
-      const example = parameterExamples[spec.name];
+      const example = parameterExample(op.operationId, spec.name);
       return {
         name: where === 'header' ? headerName(spec.name) : spec.name,
         in: where,
@@ -188,7 +188,7 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
 function operation(op: OperationSpec, limits: DescriptionLimits): JsonSchema {
   const body = requestBody(op);
   const params = parameters(op);
-  const example = `Example request (\`API\` is this server's base URL, \`KEY\` an API key):\n\n\`\`\`sh\n${curlExample(op)}\n\`\`\``;
+  const example = `Example request (\`API\` is this server's base URL, \`KEY\` an API key, ids as the introduction says):\n\n\`\`\`sh\n${curlExample(op)}\n\`\`\``;
   return {
     operationId: op.operationId,
     summary: op.summary,

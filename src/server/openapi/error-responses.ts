@@ -1,6 +1,7 @@
 import { ECHO_BOUNDS, MAX_ISSUES } from '../../domain/validation/validate.js';
 import { refusalBody, type AppError, type ValidationIssue } from '../../domain/errors.js';
 import { allErrorCodes } from './error-codes.js';
+import { CONTACT_RULES } from '../../domain/settings.js';
 import type { JsonSchema } from './field-schemas.js';
 
 /**
@@ -94,6 +95,11 @@ function codedSchema(code: JsonSchema): JsonSchema {
             type: 'number',
             minimum: 0,
             description: "CREDIT_EXCEEDS_BALANCE only (1.3.0): what the invoice still asks, in the invoice's currency",
+          },
+          rule: {
+            type: 'string',
+            enum: CONTACT_RULES.filter((rule) => rule !== 'none'),
+            description: "PATIENT_CONTACT_REQUIRED only: the clinic's contact rule in force (`clinic settings set-contact-rule`)",
           },
         },
       },

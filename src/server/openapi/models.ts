@@ -37,7 +37,7 @@ export const MODELS = {
     direction: 'request',
     fields: PATIENT_INPUT_FIELDS,
     description:
-      'Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required, by a rule (PATIENT_CONTACT_REQUIRED). ' +
+      "Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required as the clinic's contact rule says (`clinic settings set-contact-rule`): both by default (1.0.0's rule), either, or neither; else 422 PATIENT_CONTACT_REQUIRED naming the rule in `detail.rule`. " +
       '`first_name` and `last_name` lose the characters that print as nothing (zero-width, soft hyphen, bidi controls), their length counted without them.',
   },
   Patient: {
