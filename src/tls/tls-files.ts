@@ -124,8 +124,8 @@ export async function makeTlsFolder(paths: TlsPaths): Promise<void> {
  */
 export async function writeTlsFile(path: string, text: string, mode: number): Promise<void> {
   await writeFileWhole(path, { replace: true }, async (file) => {
-    if (HAS_MODES) await file.chmod(mode);
-    await file.writeFile(text, 'utf8');
+    if (HAS_MODES) await file.handle.chmod(mode);
+    await file.write(Buffer.from(text, 'utf8'));
   });
 }
 
