@@ -1,10 +1,10 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, createReadStream, createWriteStream, openSync, writeSync } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { join, resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { create, list, Parser, type ReadEntry, type WriteEntry } from 'tar';
-import { SHARED_FILE_MODE, shareNewFile, shareNewFolder } from '../../db/file-modes.js';
+import { makeFolderWithMode, SHARED_FILE_MODE, shareNewFile } from '../../db/file-modes.js';
 import { DATABASE_FILE, NO_FOLLOW } from '../../db/open-database.js';
 import { errors } from '../errors.js';
 import { readFailure } from '../named-files.js';
@@ -358,8 +358,7 @@ async function extractEntries(
     for (let depth = 1; depth <= steps.length; depth += 1) {
       const path = steps.slice(0, depth).join('/');
       if (made.has(path)) continue;
-      refuseCollision(path, () => mkdirSync(join(into, path), { mode: 0o770 }));
-      shareNewFolder(join(into, path));
+      refuseCollision(path, () => makeFolderWithMode(join(into, path)));
       made.add(path);
     }
   };
