@@ -51,25 +51,6 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(document.servers, [{ url: API_PREFIX, description: 'This server' }]);
   });
 
-  it('passes the Redocly recommended-strict rules, examples checked against their schemas', async () => {
-    const config = await createConfig({
-      extends: ['recommended-strict'],
-      rules: {
-        // The package is UNLICENSED: there is no licence to name.
-        'info-license': 'off',
-        // The public lookups and the description itself can only succeed (or fail with a 500).
-        'operation-4xx-response': 'off',
-        // NotFound and MethodNotAllowed describe requests outside every operation (see info.description).
-        'no-unused-components': 'off',
-      },
-    });
-    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: '/openapi.json', config });
-    assert.deepEqual(
-      problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
-      [],
-    );
-  });
-
   it('describes every route the app registers, and no other', () => {
     const config = {
       dataDir: server.dataDir,
@@ -367,6 +348,27 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(codes(appointments['429']), ['TOO_MANY_REQUESTS']);
     assert.deepEqual(document.paths['/document-types'].get.responses['429'], { $ref: '#/components/responses/TooManyRequests' });
     assert.deepEqual(Object.keys(document.components.responses.TooManyRequests.headers).sort(), ['Retry-After', 'X-Request-Id']);
+  });
+
+  // Last of this server's tests: the lint keeps the process busy for seconds, in which the server's
+  // keep-alive timer expires unseen and would close a kept connection under the next request's feet.
+  it('passes the Redocly recommended-strict rules, examples checked against their schemas', async () => {
+    const config = await createConfig({
+      extends: ['recommended-strict'],
+      rules: {
+        // The package is UNLICENSED: there is no licence to name.
+        'info-license': 'off',
+        // The public lookups and the description itself can only succeed (or fail with a 500).
+        'operation-4xx-response': 'off',
+        // NotFound and MethodNotAllowed describe requests outside every operation (see info.description).
+        'no-unused-components': 'off',
+      },
+    });
+    const problems = await lintFromString({ source: JSON.stringify(document), absoluteRef: '/openapi.json', config });
+    assert.deepEqual(
+      problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`),
+      [],
+    );
   });
 });
 
