@@ -363,6 +363,12 @@ export const errors = {
     ),
   /** A file the desk would write (`clinic document save`) is there already: never replaced unasked. */
   fileExists: (path: string) => new AppError(409, 'FILE_EXISTS', `${path} already exists; nothing was written.`),
+  /** A file the desk was given (`--file`, the archive of `restore`) cannot be opened or read: `reason` says why (named-files.ts). */
+  fileUnreadable: (path: string, reason: string) =>
+    new AppError(422, 'FILE_UNREADABLE', `${path} cannot be read: ${reason}. Nothing was changed.`),
+  /** A file the desk was asked to write (`document save`, `audit export`) cannot be written: `reason` says why (named-files.ts). */
+  fileUnwritable: (path: string, reason: string) =>
+    new AppError(500, 'FILE_UNWRITABLE', `${path} cannot be written: ${reason}. No file was left under that name.`),
   /** A document's stored bytes differ from the size or SHA-256 recorded at upload: never handed out as the document. */
   documentFileDamaged: () =>
     new AppError(

@@ -3,6 +3,7 @@ import { isIPv4 } from 'node:net';
 import { join } from 'node:path';
 import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instance-lock.js';
 import { quickCheckProblems } from '../db/maintenance.js';
+import { repairFolderModes } from '../db/file-modes.js';
 import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../db/open-database.js';
 import { sqliteErrorCode } from '../db/sqlite-result-codes.js';
 import { timeZoneNotice } from './time-zone-notice.js';
@@ -182,6 +183,10 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   // A --data that is no folder, a link planted in it, or a 0-byte clinic.db is refused before anything is made there.
   if (ensureDataDirectory(dataDir) === 'empty') throw errors.databaseEmpty(join(dataDir, DATABASE_FILE));
   probeDataDirectory(dataDir);
+  // A folder a crash left without its group's bits (made by an older program, or a mkdir whose
+  // chmod never came) would refuse the desk group's uploads until someone ran chmod.
+  for (const folder of repairFolderModes(dataDir))
+    logger.info({ event: 'folder_mode_repaired', folder: folder.path, from: folder.from, to: folder.to });
   for (const finding of [...permissionFindings(dataDir), ...firstKeyFileFindings(dataDir)])
     logger.error({ event: 'warning', warning: finding });
 

@@ -1,4 +1,3 @@
-import { createReadStream, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/documents/media-type.js';
@@ -20,6 +19,8 @@ import { deskRecord, fileSize, heading, localDateTime, patientLabel } from '../d
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { parseTargetPath } from '../target-path.js';
+import { parseFilePath } from '../input-file.js';
+import { chunksOfNamedFile, openNamedFile } from '../../domain/named-files.js';
 import { systemUserActor } from '../../domain/audit/system-user.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
@@ -28,18 +29,6 @@ interface UploadOptions extends CommonOptions, Record<string, unknown> {
   file: string;
   contentType?: string;
   documentLimitMb?: number;
-}
-
-/** `--file` must name a regular file this user can open; anything else is a usage error (exit 2). */
-function parseFilePath(text: string): string {
-  let isFile = false;
-  try {
-    isFile = statSync(text).isFile();
-  } catch {
-    throw new InvalidArgumentError('no such file');
-  }
-  if (!isFile) throw new InvalidArgumentError('not a regular file');
-  return text;
 }
 
 interface SaveOptions extends CommonOptions {
@@ -147,6 +136,8 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
     const limitBytes = resolveDocumentLimitBytes(actionCommand, options.documentLimitMb);
     await withDatabase(options, async (db) => {
       const patientId = resolvePatientReference(db, options.patientId);
+      // Opened before anything is stored: a file this user may not read is refused by name (FILE_UNREADABLE).
+      const source = await openNamedFile(options.file);
       const document = await uploadDocument(
         db,
         { dataDir: resolve(options.data), limitBytes },
@@ -154,13 +145,13 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
           patientId,
           fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS, db),
           file: {
-            stream: createReadStream(options.file),
+            stream: chunksOfNamedFile(source, options.file),
             filename: basename(options.file),
             contentType: options.contentType ?? (await typeOfFileName(basename(options.file))),
           },
         },
         systemUserActor(),
-      );
+      ).finally(() => source.close());
       emit(io, options, document, () => {
         const patient = readPatient(db, patientId);
         return (

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { PATIENT_OVERVIEW, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
 import { CREATE_PATIENT } from '../../domain/patients/create-patient.js';
@@ -23,6 +22,8 @@ import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
+import { readNamedFile } from '../../domain/named-files.js';
+import { parseFilePath } from '../input-file.js';
 
 /**
  * The JSON object in a --file, read as the API reads a request body (parseJsonBody) and refused
@@ -31,7 +32,7 @@ import { runUseCaseCommand } from '../use-case-command.js';
 function readBodyFile(path: string): Record<string, unknown> {
   let parsed: unknown;
   try {
-    parsed = parseJsonBody(readFileSync(path));
+    parsed = parseJsonBody(readNamedFile(path));
   } catch (error) {
     if (!(error instanceof ValidationError)) throw error;
     throw new ValidationError(error.issues.map((failing) => ({ ...failing, msg: `${path}: ${failing.msg}` })));
@@ -201,6 +202,7 @@ export function registerCreatePatientCommand(program: Command, io: CliIo): void 
   const command = subcommand(program, 'create-patient', 'create a patient (same fields and rules as POST /patients)').option(
     '--file <patient.json>',
     'read the patient from a JSON file shaped like the POST /patients body; options override its fields',
+    parseFilePath,
   );
   addFieldOptions(command, PATIENT_INPUT_FIELDS, {
     enforceRequired: false,

@@ -1,14 +1,14 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, createReadStream, createWriteStream, openSync, unlinkSync, writeSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { join, resolve } from 'node:path';
 import { createGunzip } from 'node:zlib';
 import { create, list, Parser, type ReadEntry, type WriteEntry } from 'tar';
-import { SHARED_FILE_MODE, shareNewFile, shareNewFolder } from '../../db/file-modes.js';
+import { makeFolderWithMode, SHARED_FILE_MODE, shareNewFile } from '../../db/file-modes.js';
 import { DATABASE_FILE, NO_FOLLOW } from '../../db/open-database.js';
 import { errors } from '../errors.js';
-import { describeFailure } from './check.js';
+import { readFailure } from '../named-files.js';
 import type { FileDigest } from './data-dir.js';
 
 // A backup is a gzipped tar (readable with `tar tzf` on any PC) of:
@@ -367,9 +367,8 @@ async function feedArchive(file: string, parser: Parser, stop: () => boolean): P
   const gunzip = createGunzip();
   // pipe() does not pass on the file's own errors (no permission, an I/O error): they would end
   // the process unhandled. Passed on here, they end the loop below as a coded refusal.
-  const source = createReadStream(file).on('error', (error) =>
-    gunzip.destroy(errors.backupDamaged(`${file} cannot be read (${describeFailure(error)})`)),
-  );
+  // A file this user may not read is not a damaged backup: FILE_UNREADABLE says which and why.
+  const source = createReadStream(file).on('error', (error) => gunzip.destroy(errors.fileUnreadable(file, readFailure(error))));
   source.pipe(gunzip);
   try {
     for await (const chunk of gunzip as AsyncIterable<Buffer>) {
@@ -480,8 +479,7 @@ async function extractEntries(
     for (let depth = 1; depth <= steps.length; depth += 1) {
       const path = steps.slice(0, depth).join('/');
       if (made.has(path)) continue;
-      refuseCollision(path, () => mkdirSync(join(into, path), { mode: 0o770 }));
-      shareNewFolder(join(into, path));
+      refuseCollision(path, () => makeFolderWithMode(join(into, path)));
       made.add(path);
     }
   };

@@ -10,6 +10,7 @@ import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../..
 import { PROGRAM_VERSION } from '../../version.js';
 import { nowIso } from '../clock.js';
 import { AppError, errors } from '../errors.js';
+import { openNamedFile, readFailure } from '../named-files.js';
 import {
   buildManifest,
   CHUNK_BYTES,
@@ -301,9 +302,11 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor,
     archive = statSync(source);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw errors.backupNotFound(source);
-    throw errors.backupDamaged(`${source} cannot be read (${describeFailure(error)})`);
+    throw errors.fileUnreadable(source, readFailure(error));
   }
   if (!archive.isFile()) throw errors.backupDamaged(`${source} is not a file`);
+  // Opened once before anything is made: an archive this user may not read is refused by name.
+  await (await openNamedFile(source)).close();
   // A hostile --data (a file, a link loop, no permission) is refused with its reason.
   ensureDataDirectory(target);
   if ((await readdir(target)).length > 0) throw errors.dataDirectoryNotEmpty(target);

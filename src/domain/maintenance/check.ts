@@ -11,6 +11,7 @@ import { isAbandonedUpload } from '../documents/recover-uploads.js';
 import { sqliteErrorCode } from '../../db/sqlite-result-codes.js';
 import { digestFile } from './data-dir.js';
 import { FIRST_KEY_FILE } from './first-key-file.js';
+import { tlsFindings } from './tls-check.js';
 import { AppError } from '../errors.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
 import { lowDiskFindings } from '../audit/audit-reserve.js';
@@ -259,6 +260,12 @@ export const CHECKS: readonly NamedCheck[] = [
     description: 'the data directory and its files are closed to other users, and usable by its owner and group',
     needsDatabase: false,
     run: (_db, dataDir) => permissionFindings(dataDir, { documents: true }),
+  },
+  {
+    name: 'tls_files',
+    description: "serve's TLS files (tls/) belong to the data directory's owner, keys 0600, and the certificate is not near its expiry",
+    needsDatabase: false,
+    run: (_db, dataDir) => tlsFindings(dataDir),
   },
   {
     name: 'first_api_key_file',

@@ -78,6 +78,8 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   backupDamaged: ['the backup is damaged or was altered'],
   backupFailed: ['the archive did not read back as written'],
   fileExists: ['/home/maria/scan.pdf'],
+  fileUnreadable: ['/home/maria/scan.pdf', 'the user running clinic may not read it (EACCES)'],
+  fileUnwritable: ['/home/maria/scan.pdf', 'there is no room left on its disk (ENOSPC)'],
   documentFileDamaged: [],
   backupFolderUnusable: ['/var/backups/clinic', 'a part of that path is a file, not a folder (ENOTDIR)'],
   dataDirectoryNotEmpty: ['/var/lib/clinic/data'],
