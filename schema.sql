@@ -24,12 +24,18 @@ CREATE TABLE api_keys (
   rate_limit_per_minute INTEGER CHECK (rate_limit_per_minute BETWEEN 1 AND 1000000)
 ) STRICT;
 
+-- Doctors and services are corrected in place (1.3.0: `doctor edit`, `service edit`): an
+-- appointment refers to the row, so it shows the new name, and a new price applies to what is
+-- booked or invoiced afterwards (no invoice copies a price). A doctor who left, a service no
+-- longer offered, is retired, never deleted: `retired_at` is set, and every appointment that
+-- names it keeps it. The lists read these few rows in seq order, the order they were added.
 CREATE TABLE doctors (
   seq        INTEGER PRIMARY KEY AUTOINCREMENT,  -- stable listing order
   id         TEXT NOT NULL UNIQUE,
   name       TEXT NOT NULL,
   color      TEXT NOT NULL,
-  created_at TEXT NOT NULL
+  created_at TEXT NOT NULL,
+  retired_at TEXT                                -- null while the doctor can be booked
 ) STRICT;
 
 CREATE TABLE services (
@@ -39,7 +45,8 @@ CREATE TABLE services (
   duration_min INTEGER NOT NULL CHECK (duration_min > 0),
   price_cents  INTEGER NOT NULL CHECK (price_cents >= 0),
   color        TEXT NOT NULL,
-  created_at   TEXT NOT NULL
+  created_at   TEXT NOT NULL,
+  retired_at   TEXT                              -- null while the service can be booked
 ) STRICT;
 
 -- One column per field of the Patient (spec 2.1/2.2), named as the API names it; the list must
@@ -222,17 +229,21 @@ CREATE TABLE appointment_services (
 ) STRICT, WITHOUT ROWID;
 
 -- Uploaded documents: the metadata only. The bytes are the file documents/<patient_id>/<id> in
--- the data directory, put there only after this row is committed (decisions.md §6).
+-- the data directory, put there only after this row is committed (decisions.md §6). `seq`
+-- AUTOINCREMENT makes `document_number` (D-000017, interface 1.3.0) never reused, as for patients:
+-- not even after an upload whose file could not be put in place removed its row.
 CREATE TABLE documents (
-  id           TEXT PRIMARY KEY,
-  patient_id   TEXT NOT NULL REFERENCES patients (id),
-  filename     TEXT NOT NULL,       -- the client's base name, for people; never a path on disk
-  content_type TEXT NOT NULL,
-  size         INTEGER NOT NULL CHECK (size > 0),
-  sha256       TEXT NOT NULL,       -- lowercase hex of the stored bytes
-  title        TEXT,
-  type         TEXT NOT NULL,
-  created_at   TEXT NOT NULL
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  id              TEXT NOT NULL UNIQUE,
+  document_number TEXT NOT NULL GENERATED ALWAYS AS (printf('D-%06d', seq)) VIRTUAL,
+  patient_id      TEXT NOT NULL REFERENCES patients (id),
+  filename        TEXT NOT NULL,       -- the client's base name, for people; never a path on disk
+  content_type    TEXT NOT NULL,
+  size            INTEGER NOT NULL CHECK (size > 0),
+  sha256          TEXT NOT NULL,       -- lowercase hex of the stored bytes
+  title           TEXT,
+  type            TEXT NOT NULL,
+  created_at      TEXT NOT NULL
 ) STRICT;
 
 -- A patient's documents, newest last: the lookup behind the foreign key and any document list
@@ -247,9 +258,12 @@ CREATE TABLE invoice_counters (
 ) STRICT;
 
 -- Money is integer cents. The CHECKs are the last line of defence for the payment rules: a
--- balance can never go below zero, paid + balance always equals the total, and the status
--- always agrees with the amounts, whatever code writes the row. A void invoice (1.2.0) owes
--- nothing and has nothing paid, and says when and why it was voided.
+-- balance can never go below zero, paid + balance + credited always equals the total, and the
+-- status always agrees with the amounts, whatever code writes the row. A void invoice (1.2.0)
+-- owes nothing and has nothing paid, and says when and why it was voided. Credit notes (1.3.0)
+-- lower what an invoice asks: `amount_credited_cents` is their sum, never the whole total (an
+-- invoice that asks nothing is voided instead). Since `paid` means a balance of 0 and `issued`
+-- nothing paid, no invoice but a void one can owe nothing with nothing paid either.
 CREATE TABLE invoices (
   seq               INTEGER PRIMARY KEY AUTOINCREMENT,  -- creation order: the listing tie-break
   id                TEXT NOT NULL UNIQUE,
@@ -265,9 +279,11 @@ CREATE TABLE invoices (
   updated_at        TEXT NOT NULL,
   voided_at         TEXT,
   void_reason       TEXT,
+  amount_credited_cents INTEGER NOT NULL DEFAULT 0 CHECK (amount_credited_cents >= 0),
+  CHECK (amount_credited_cents < total_cents),
   CHECK ((status = 'void') = (voided_at IS NOT NULL AND void_reason IS NOT NULL)),
   CHECK (status <> 'void' OR (amount_paid_cents = 0 AND balance_cents = 0)),
-  CHECK (status = 'void' OR amount_paid_cents + balance_cents = total_cents),
+  CHECK (status = 'void' OR amount_paid_cents + balance_cents + amount_credited_cents = total_cents),
   CHECK (status = 'void' OR (status = 'paid') = (balance_cents = 0)),
   CHECK (status = 'void' OR (status = 'issued') = (amount_paid_cents = 0))
 ) STRICT;
@@ -350,6 +366,58 @@ BEGIN
   SELECT RAISE(ABORT, 'refunds are final: a recorded refund cannot be deleted');
 END;
 
+-- A credit note (1.3.0) lowers what an invoice asks: an invoice that asked too much, or goodwill.
+-- Money moves only with payments and refunds; a goodwill refund (refund_id) is a refund and a
+-- credit note of the same amount, in one transaction. Numbered CN-<year>-NNNNNN, a series per
+-- calendar year in clinic time (credit_note_counters, as invoice_counters), final as payments are.
+CREATE TABLE credit_notes (
+  seq                INTEGER PRIMARY KEY AUTOINCREMENT,
+  id                 TEXT NOT NULL UNIQUE,
+  credit_note_number TEXT NOT NULL UNIQUE,
+  invoice_id         TEXT NOT NULL REFERENCES invoices (id),
+  amount_cents       INTEGER NOT NULL CHECK (amount_cents > 0),
+  reason             TEXT NOT NULL,
+  refund_id          TEXT UNIQUE REFERENCES refunds (id),  -- the goodwill refund it came with, or null
+  created_at         TEXT NOT NULL
+) STRICT;
+
+-- An invoice's credit notes (GET /invoices/{id}), and a clinic day's (`clinic report day`).
+CREATE INDEX credit_notes_by_invoice ON credit_notes (invoice_id);
+CREATE INDEX credit_notes_by_created_at ON credit_notes (created_at);
+
+CREATE TRIGGER credit_notes_are_final_on_update BEFORE UPDATE ON credit_notes
+BEGIN
+  SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be changed');
+END;
+
+CREATE TRIGGER credit_notes_are_final_on_delete BEFORE DELETE ON credit_notes
+BEGIN
+  SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be deleted');
+END;
+
+CREATE TABLE credit_note_counters (
+  year        INTEGER PRIMARY KEY,
+  last_number INTEGER NOT NULL CHECK (last_number > 0)
+) STRICT;
+
+-- The first answer of a POST sent with an Idempotency-Key (1.3.0, "Versions, failures,
+-- retries"), replayed to the same request sent again with that key until `expires_at` (24 h).
+-- Payments and refunds keep their keys in their own rows, forever; the three share one key
+-- space, which the program checks in the request's IMMEDIATE transaction. `fingerprint` is
+-- the SHA-256 of what makes two requests the same: the operation, the ids of its path and its
+-- body's values as read. A refused request stores nothing, so its key stays free.
+CREATE TABLE idempotent_answers (
+  idempotency_key TEXT PRIMARY KEY,
+  operation       TEXT NOT NULL,  -- the operation's id, e.g. createCreditNote
+  fingerprint     TEXT NOT NULL,
+  status          INTEGER NOT NULL CHECK (status BETWEEN 200 AND 299),
+  body            TEXT NOT NULL,  -- the answer's JSON, as first sent
+  created_at      TEXT NOT NULL,
+  expires_at      TEXT NOT NULL
+) STRICT;
+-- Answers whose 24 h are over are removed as new ones are stored: a range of this index.
+CREATE INDEX idempotent_answers_by_expiry ON idempotent_answers (expires_at);
+
 -- The outbox of patient notifications ("the patient is notified", spec 3). A row is written in
 -- the payment's own transaction, so a paid invoice always has its notification; delivery
 -- happens later and apart, so it can never undo or delay a payment. `recipient` is NULL only
@@ -375,46 +443,163 @@ CREATE TABLE notification_outbox (
 CREATE INDEX notification_outbox_due ON notification_outbox (channel, next_attempt_at) WHERE status = 'pending';
 CREATE INDEX notification_outbox_by_status ON notification_outbox (status);
 
--- The audit trail (clinic-api-1.2.md, "Audit trail"): one row per patient whose data an answer
--- showed or changed. `seq` is given by the program (the last + 1, in the transaction that also
--- writes what it records), so it has no gaps; `hash` chains every row to the one before, and the
--- triggers below refuse any change or removal, so a row can only be appended.
-CREATE TABLE audit_events (
-  seq            INTEGER PRIMARY KEY CHECK (seq >= 1),
-  at             TEXT NOT NULL,
-  action         TEXT NOT NULL,
+-- The audit trail (clinic-api-1.2.md, "Audit trail"): one event per patient whose data an answer
+-- showed or changed, hash-chained, append-only. Stored compactly (schema 7, issue 39): what many
+-- events share is a row of its own that they refer to: the action, the patient, and the
+-- request's context (who, from where, its request id and detail: a search page's 50 events share
+-- one, with its `q`); an event keeps its time, references and hash (src/db/audit-codec.ts says
+-- how each field is stored and reads back). The view audit_events below shows the events as
+-- interface 1.2.0 does, so each hash covers the same text. No row of any of these tables is ever
+-- changed or deleted (the triggers refuse it): interface 1.3.0 deletes an erased patient's row
+-- from `patients`, while audit_patients keeps naming it.
+CREATE TABLE audit_actions (
+  code         INTEGER PRIMARY KEY,
+  action       TEXT NOT NULL,
+  subject_type TEXT NOT NULL,
+  UNIQUE (action, subject_type)
+) STRICT;
+CREATE TABLE audit_patients (
+  ref            INTEGER PRIMARY KEY,
   patient_id     TEXT,
   patient_number TEXT,
-  subject_type   TEXT NOT NULL,
-  subject_id     TEXT,
-  actor_type     TEXT NOT NULL CHECK (actor_type IN ('api_key', 'cli')),
-  actor_id       TEXT NOT NULL,
-  actor_name     TEXT NOT NULL,
-  source         TEXT NOT NULL,
-  request_id     TEXT,
-  -- JSON as hashed (canonical: keys sorted), or NULL.
-  detail         TEXT,
-  prev_hash      TEXT NOT NULL,
-  hash           TEXT NOT NULL
+  -- Found by both (an event names the number it was given); "who has seen this patient?" by the id.
+  UNIQUE (patient_id, patient_number)
 ) STRICT;
--- "Who has seen this patient?" (GET /audit-events?patient_id, clinic audit list --patient) and a
--- window of time (from/to, clinic audit list --date): each a range of one index, in seq order.
-CREATE INDEX audit_events_by_patient ON audit_events (patient_id, seq);
-CREATE INDEX audit_events_by_time ON audit_events (at, seq);
-CREATE TRIGGER audit_events_are_append_only_on_update BEFORE UPDATE ON audit_events
+CREATE TABLE audit_actors (
+  ref        INTEGER PRIMARY KEY,
+  actor_type TEXT NOT NULL,
+  actor_id   TEXT NOT NULL,
+  actor_name TEXT NOT NULL,
+  source     TEXT NOT NULL,
+  UNIQUE (actor_id, actor_type, actor_name, source)
+) STRICT;
+CREATE TABLE audit_contexts (
+  ref        INTEGER PRIMARY KEY,
+  actor_ref  INTEGER NOT NULL REFERENCES audit_actors (ref),
+  request_id TEXT,
+  -- JSON as hashed (canonical: keys sorted), or NULL.
+  detail     TEXT
+) STRICT;
+-- `seq` is given by the program (the last + 1, in the transaction that also writes what it
+-- records), so it has no gaps. `at` is milliseconds since 1970; `subject_id` NULL (none), 0 (the
+-- patient's own id) or a UUID's 16 bytes; `hash` 32 bytes; `prev_hash` NULL: the hash of the
+-- event before (64 zeros for the first). A value of another form (text) is one the program did
+-- not write, kept as it was by migration 7.
+CREATE TABLE audit_trail (
+  seq         INTEGER PRIMARY KEY CHECK (seq >= 1),
+  at          ANY NOT NULL,
+  action_code INTEGER NOT NULL REFERENCES audit_actions (code),
+  patient_ref INTEGER REFERENCES audit_patients (ref),
+  subject_id  ANY,
+  context_ref INTEGER NOT NULL REFERENCES audit_contexts (ref),
+  hash        ANY NOT NULL,
+  prev_hash   ANY
+) STRICT;
+-- "Who has seen this patient?" (GET /audit-events?patient_id, clinic audit list --patient) and
+-- the actions asked for (?action): each a range of one index, in seq order. A window of time
+-- (from/to) is a range of seq: the trail's times rise with seq except where the clock was set
+-- back, and audit_clock_steps lists those events, so each rising stretch is searched by seq alone.
+CREATE INDEX audit_trail_by_patient ON audit_trail (patient_ref, seq);
+CREATE INDEX audit_trail_by_action ON audit_trail (action_code, seq);
+CREATE TABLE audit_clock_steps (
+  seq INTEGER PRIMARY KEY
+) STRICT;
+CREATE TRIGGER audit_trail_append_only_on_update BEFORE UPDATE ON audit_trail
 BEGIN
   SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be changed');
 END;
-CREATE TRIGGER audit_events_are_append_only_on_delete BEFORE DELETE ON audit_events
+CREATE TRIGGER audit_trail_append_only_on_delete BEFORE DELETE ON audit_trail
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be deleted');
+END;
+CREATE TRIGGER audit_actions_append_only_on_update BEFORE UPDATE ON audit_actions
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its actions cannot be changed');
+END;
+CREATE TRIGGER audit_actions_append_only_on_delete BEFORE DELETE ON audit_actions
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its actions cannot be deleted');
+END;
+CREATE TRIGGER audit_patients_append_only_on_update BEFORE UPDATE ON audit_patients
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: the patients it names cannot be changed');
+END;
+CREATE TRIGGER audit_patients_append_only_on_delete BEFORE DELETE ON audit_patients
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: the patients it names cannot be deleted');
+END;
+CREATE TRIGGER audit_actors_append_only_on_update BEFORE UPDATE ON audit_actors
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its actors cannot be changed');
+END;
+CREATE TRIGGER audit_actors_append_only_on_delete BEFORE DELETE ON audit_actors
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its actors cannot be deleted');
+END;
+CREATE TRIGGER audit_contexts_append_only_on_update BEFORE UPDATE ON audit_contexts
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its contexts cannot be changed');
+END;
+CREATE TRIGGER audit_contexts_append_only_on_delete BEFORE DELETE ON audit_contexts
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its contexts cannot be deleted');
+END;
+CREATE TRIGGER audit_clock_steps_append_only_on_update BEFORE UPDATE ON audit_clock_steps
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its clock steps cannot be changed');
+END;
+CREATE TRIGGER audit_clock_steps_append_only_on_delete BEFORE DELETE ON audit_clock_steps
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: its clock steps cannot be deleted');
+END;
+-- The events as interface 1.2.0 shows them (GET /audit-events), for anyone reading the file with
+-- SQL; the program decodes the same way (src/db/audit-codec.ts). Changing an event through it is
+-- refused as changing the trail is.
+CREATE VIEW audit_events AS
+SELECT t.seq AS seq,
+       CASE typeof(t.at) WHEN 'integer'
+         THEN strftime('%Y-%m-%dT%H:%M:%S', t.at / 1000, 'unixepoch') || printf('.%03dZ', t.at % 1000) ELSE t.at END AS at,
+       a.action AS action,
+       p.patient_id AS patient_id,
+       p.patient_number AS patient_number,
+       a.subject_type AS subject_type,
+       CASE typeof(t.subject_id)
+         WHEN 'integer' THEN p.patient_id
+         WHEN 'blob' THEN lower(substr(hex(t.subject_id), 1, 8) || '-' || substr(hex(t.subject_id), 9, 4) || '-' ||
+                                substr(hex(t.subject_id), 13, 4) || '-' || substr(hex(t.subject_id), 17, 4) || '-' ||
+                                substr(hex(t.subject_id), 21, 12))
+         ELSE t.subject_id END AS subject_id,
+       r.actor_type AS actor_type,
+       r.actor_id AS actor_id,
+       r.actor_name AS actor_name,
+       r.source AS source,
+       c.request_id AS request_id,
+       c.detail AS detail,
+       coalesce(CASE typeof(t.prev_hash) WHEN 'blob' THEN lower(hex(t.prev_hash)) ELSE t.prev_hash END,
+                (SELECT CASE typeof(h.hash) WHEN 'blob' THEN lower(hex(h.hash)) ELSE h.hash END
+                   FROM audit_trail h WHERE h.seq < t.seq ORDER BY h.seq DESC LIMIT 1),
+                '0000000000000000000000000000000000000000000000000000000000000000') AS prev_hash,
+       CASE typeof(t.hash) WHEN 'blob' THEN lower(hex(t.hash)) ELSE t.hash END AS hash
+  FROM audit_trail t
+  JOIN audit_actions a ON a.code = t.action_code
+  LEFT JOIN audit_patients p ON p.ref = t.patient_ref
+  JOIN audit_contexts c ON c.ref = t.context_ref
+  JOIN audit_actors r ON r.ref = c.actor_ref;
+CREATE TRIGGER audit_events_are_append_only_on_update INSTEAD OF UPDATE ON audit_events
+BEGIN
+  SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be changed');
+END;
+CREATE TRIGGER audit_events_are_append_only_on_delete INSTEAD OF DELETE ON audit_events
 BEGIN
   SELECT RAISE(ABORT, 'the audit trail is append-only: an event cannot be deleted');
 END;
 
 -- The change feed (clinic-api-1.2.md, "Change feed"): one row per committed change, appended in
 -- the change's own transaction (a transactional outbox), so there is never an event for a change
--- rolled back nor a change without its event. seq is the rowid SQLite gives (the largest + 1,
--- under the write lock the change already holds), so it follows commit order without gaps; the
--- triggers below refuse any change or removal, which keeps it so.
+-- rolled back nor a change without its event. seq is the largest + 1 (under the write lock the
+-- change already holds), so it follows commit order without gaps; the triggers below refuse any
+-- change or removal, which keeps it so. After a restore it is the largest + 1 of the feed's events
+-- and of the ranges the restore marked lost (change_feed_lost_ranges).
 CREATE TABLE change_events (
   seq         INTEGER PRIMARY KEY CHECK (seq >= 1),
   type        TEXT NOT NULL,
@@ -432,6 +617,28 @@ END;
 CREATE TRIGGER change_events_are_append_only_on_delete BEFORE DELETE ON change_events
 BEGIN
   SELECT RAISE(ABORT, 'the change feed is append-only: an event cannot be deleted');
+END;
+
+-- Positions of the change feed a restore left behind (issue 39): numbers that the database it
+-- replaced handed out, or may have, after the backup was made. New events are numbered after
+-- every range, so no seq and no webhook-id names two different events; GET /events answers an
+-- `after` inside a range 409 FEED_POSITION_LOST. Ranges never overlap and grow with first_seq.
+CREATE TABLE change_feed_lost_ranges (
+  first_seq         INTEGER PRIMARY KEY CHECK (first_seq >= 1),
+  last_seq          INTEGER NOT NULL CHECK (last_seq >= first_seq),
+  restored_at       TEXT NOT NULL,
+  backup_created_at TEXT NOT NULL,
+  -- How last_seq was known: read from the replaced database (restore --replaces), or that
+  -- database unknown and the margin taken (docs/decisions.md).
+  bound             TEXT NOT NULL CHECK (bound IN ('replaced_database', 'margin'))
+) STRICT;
+CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_update BEFORE UPDATE ON change_feed_lost_ranges
+BEGIN
+  SELECT RAISE(ABORT, 'a range of the change feed lost in a restore cannot be changed');
+END;
+CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_delete BEFORE DELETE ON change_feed_lost_ranges
+BEGIN
+  SELECT RAISE(ABORT, 'a range of the change feed lost in a restore cannot be deleted');
 END;
 
 -- The webhook endpoints (clinic webhook add), each with where it stands in the feed: every

@@ -94,8 +94,6 @@ export function addFieldOptions(
     enforceRequired = true,
     /** With enforceRequired off, where else a required value may come from, for the help. */
     requiredElsewhere = '',
-    /** Fields a rule of the use case requires although their schema does not. */
-    alsoRequired = [] as readonly string[],
     /** Help texts that say more at the desk than the field's own, by field name (a reference the desk resolves). */
     descriptions = {} as Readonly<Record<string, string>>,
     /** Headings that group the fields in the help, for a command with many. */
@@ -106,7 +104,7 @@ export function addFieldOptions(
 ): Command {
   for (const spec of fields) {
     const text = descriptions[spec.name] ?? describe(spec);
-    const required = spec.required === true || alsoRequired.includes(spec.name);
+    const required = spec.required === true;
     const flag = optionFlag(names[spec.name] ?? spec.name);
     // A refusal of the field's value names the option as it is typed.
     if (names[spec.name] !== undefined) labelField(command, spec.name, flag);

@@ -14,8 +14,8 @@ import {
 } from './desk-format.js';
 
 /**
- * An invoice printed for people, as `invoice show` prints it and `invoice create` and
- * `record-payment` print it after they changed it.
+ * An invoice printed for people, as `invoice show` prints it and `invoice create`,
+ * `record-payment`, `refund` and `invoice credit` print it after they changed it.
  */
 
 /** The local date an invoice was issued on: `23.11.2026`. */
@@ -24,8 +24,8 @@ export const issuedOn = (invoice: Invoice, timeZone: string) =>
 
 /**
  * `clinic invoice show` for people: the invoice, its patient, its payments in the order recorded
- * (numbered when there are several: the numbers `clinic refund --payment N` takes), and its
- * refunds and voiding (1.2.0).
+ * (numbered when there are several: the numbers `clinic refund --payment N` takes), its
+ * refunds and voiding (1.2.0), and its credit notes (1.3.0).
  */
 export function formatInvoice(invoice: InvoiceDetail, { timeZone }: DeskContext): string {
   const refunded = invoice.refunds.length > 0;
@@ -73,6 +73,25 @@ export function formatInvoice(invoice: InvoiceDetail, { timeZone }: DeskContext)
         ]),
       )}`
     : '';
+  const credited = invoice.credit_notes.length > 0;
+  const creditNotes = credited
+    ? `\n${heading('Credit notes')}${deskTable(
+        [
+          { header: 'Date' },
+          { header: 'Time' },
+          { header: 'Credit note' },
+          { header: 'Amount', align: 'right' },
+          { header: 'Reason', shrink: true },
+        ],
+        invoice.credit_notes.map((note) => [
+          localShortDate(note.created_at, timeZone),
+          clockTime(note.created_at, timeZone),
+          note.credit_note_number,
+          money(-note.amount, invoice.currency),
+          note.reason,
+        ]),
+      )}`
+    : '';
   return (
     heading(`Invoice ${invoice.invoice_number}`) +
     deskRecord([
@@ -81,9 +100,10 @@ export function formatInvoice(invoice: InvoiceDetail, { timeZone }: DeskContext)
       ['Status', statusText(invoice.status)],
       ['Voided', invoice.voided_at === null ? null : `${localDateTime(invoice.voided_at, timeZone)}: ${invoice.void_reason ?? ''}`],
       ['Total', money(invoice.total, invoice.currency)],
+      ['Credited', credited ? money(invoice.amount_credited, invoice.currency) : null],
       ['Paid', money(invoice.amount_paid, invoice.currency)],
       ['Balance', money(invoice.balance, invoice.currency)],
     ]) +
-    `\n${heading('Payments')}${payments}${refunds}`
+    `\n${heading('Payments')}${payments}${refunds}${creditNotes}`
   );
 }

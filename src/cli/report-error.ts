@@ -43,7 +43,11 @@ const ID_HINTS: Readonly<Record<string, string>> = {
   service_ids: "the services' ids: `clinic service list` prints them",
   // `clinic api-key revoke KEY`, the one command whose id field is named just `id`.
   id: "the key's name or id: `clinic api-key list` prints each key's",
-  document_id: "the document's id: `clinic patient show P-42` prints each document's (36 characters)",
+};
+
+/** Numbers on paper the uuid_parsing hint above does not name, and where to find them. */
+const NUMBER_HINTS: Readonly<Record<string, string>> = {
+  document_id: "the document's number (D-000017, D-17) or id: `clinic document list P-42` prints each document's number",
 };
 
 /** What to do about a missing value, by its field, where the field says more than "is required". */
@@ -73,7 +77,7 @@ function hintFor(failing: ValidationIssue): string | undefined {
     const close = typeof failing.input === 'string' ? closestChoice(failing.input, choices) : undefined;
     return `${close === undefined ? '' : `did you mean ${close}? `}one of: ${choices.join(', ')}`;
   }
-  const byField = failing.type === 'uuid_parsing' ? ID_HINTS : failing.type === 'missing' ? MISSING_HINTS : {};
+  const byField = failing.type === 'uuid_parsing' ? { ...ID_HINTS, ...NUMBER_HINTS } : failing.type === 'missing' ? MISSING_HINTS : {};
   return suggestion(failing.ctx) ?? byField[String(failing.loc[1])] ?? HINTS[failing.type];
 }
 
@@ -90,12 +94,14 @@ const CODE_HINTS: Readonly<Record<string, string>> = {
   INVOICE_NOT_FOUND: "`clinic invoice list --patient-id P-42` lists a patient's invoices and their numbers",
   DOCTOR_NOT_FOUND: "`clinic doctor list` shows every doctor's name; give more of the name, or the id",
   SERVICE_NOT_FOUND: "`clinic service list` shows every service's name; give more of the name, or the id",
-  DOCUMENT_NOT_FOUND: "`clinic patient show P-42` lists a patient's documents with their ids",
+  DOCUMENT_NOT_FOUND: "`clinic document list P-42` lists a patient's documents with their numbers (D-000017)",
   FILE_EXISTS: 'choose another file name, or add --force to replace that file',
   API_KEY_NOT_FOUND: "`clinic api-key list` shows every key's name and id",
   PATIENT_DUPLICATE: '`clinic patient show P-42` shows that patient; if this is another person, add --allow-duplicate',
   APPOINTMENT_NOT_STARTED: 'check the appointment number; if the status is meant all the same, add --force',
   MODULE_DISABLED: "`clinic module enable NAME` switches it on (ask whoever looks after the clinic's setup)",
+  PATIENT_CONTACT_REQUIRED:
+    "never invent an address: if the clinic registers patients without one, `clinic settings set-contact-rule email-or-mobile` (or `none`) allows it (ask whoever looks after the clinic's setup)",
 };
 
 /** The longest value a refusal repeats; a longer one is cut with `…`, so that its line stays readable. */
@@ -139,7 +145,7 @@ function quotesAlready(message: string, value: unknown): boolean {
 /** One failing value, for people: the option, the value typed, what is wrong, and the hint on a line of its own. */
 function describeIssue(failing: ValidationIssue, command: Command | undefined): string {
   const { label, value } = typedValue(failing, command);
-  // An id with no number on paper (a document's, a key's) is just not an id.
+  // An id with no number on paper (a doctor's, a key's) is just not an id.
   const idOnly = failing.type === 'uuid_parsing' && ID_HINTS[String(failing.loc[1])] !== undefined;
   const message = idOnly ? 'is not an id' : (DESK_MESSAGES[failing.type] ?? failing.msg);
   // The value once: not again where the message already quotes it.

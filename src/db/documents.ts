@@ -1,7 +1,7 @@
 import { preparedFor, type Db } from './open-database.js';
 
-/** A `documents` row: the metadata of one stored file. */
-export interface DocumentRow {
+/** A document's metadata as the upload stores it; its number is the database's to give. */
+export interface NewDocumentRow {
   id: string;
   patient_id: string;
   filename: string;
@@ -11,6 +11,11 @@ export interface DocumentRow {
   title: string | null;
   type: string;
   created_at: string;
+}
+
+/** A `documents` row: the metadata of one stored file, with the number on paper its `seq` gives it (D-000017). */
+export interface DocumentRow extends NewDocumentRow {
+  document_number: string;
 }
 
 /** A document as listed, with its place in the order (the rowid). */
@@ -27,7 +32,8 @@ export interface DocumentCursor {
 /** After every document in newest-first order. */
 export const BEFORE_NEWEST_DOCUMENT: DocumentCursor = { created_at: '\u{10FFFF}', seq: Number.MAX_SAFE_INTEGER };
 
-const COLUMNS = 'id, patient_id, filename, content_type, size, sha256, title, type, created_at';
+const INSERTED_COLUMNS = 'id, patient_id, filename, content_type, size, sha256, title, type, created_at';
+const COLUMNS = `${INSERTED_COLUMNS}, document_number`;
 
 // Newest first: the patient index read backwards, the rowid breaking ties.
 const BY_PATIENT_SQL = `SELECT rowid AS seq, ${COLUMNS} FROM documents
@@ -35,8 +41,8 @@ const BY_PATIENT_SQL = `SELECT rowid AS seq, ${COLUMNS} FROM documents
   ORDER BY created_at DESC, rowid DESC LIMIT @limit`;
 
 const statements = preparedFor((db) => ({
-  insert: db.prepare<DocumentRow>(
-    `INSERT INTO documents (${COLUMNS}) VALUES (@id, @patient_id, @filename, @content_type, @size, @sha256, @title, @type, @created_at)`,
+  insert: db.prepare<NewDocumentRow>(
+    `INSERT INTO documents (${INSERTED_COLUMNS}) VALUES (@id, @patient_id, @filename, @content_type, @size, @sha256, @title, @type, @created_at)`,
   ),
   remove: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
   byId: db.prepare<[string], DocumentRow>(`SELECT ${COLUMNS} FROM documents WHERE id = ?`),
@@ -45,9 +51,11 @@ const statements = preparedFor((db) => ({
   ),
 }));
 
-/** Stores a document's metadata. */
-export function insertDocument(db: Db, row: DocumentRow): void {
-  statements(db).insert.run(row);
+/** Stores a document's metadata; returns it as stored, with the number it was given. */
+export function insertDocument(db: Db, row: NewDocumentRow): DocumentRow {
+  const { insert, byId } = statements(db);
+  insert.run(row);
+  return byId.get(row.id)!;
 }
 
 /** Removes a document's metadata: only to undo an insert whose file could not be put in place. */

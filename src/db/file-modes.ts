@@ -1,15 +1,15 @@
-import { closeSync, constants, fchmodSync, mkdirSync, openSync } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
-import { dirname, resolve } from 'node:path';
+import { closeSync, constants, existsSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, type Dirent } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 
 // The modes of the data directory (docs/install.md, "Where data lives"). Its owner is the user
 // the server runs as; its group holds the desk staff, who run desk commands on the same files
 // as themselves. So every folder is 0770 and every file 0660, and other users get nothing. On
 // Linux a folder also has the setgid bit: whatever anyone makes in it (a document a desk user
 // uploads, SQLite's -wal and -shm) takes the folder's group instead of its maker's, so the
-// server and the other members can use it. Modes are set explicitly after creating, since the
-// umask of whoever runs clinic (0077 in an old systemd unit) would otherwise take the group's
-// bits away. Windows has no such modes (chmod there only sets the read-only flag, and fails
+// server and the other members can use it. Modes are set explicitly, whatever the umask of
+// whoever runs clinic (0077 in an old systemd unit), which would otherwise take the group's
+// bits away: a file's right after it is created (through its descriptor, before anything is in
+// it), a folder's in its mkdir itself (makeFolderWithMode). Windows has no such modes (chmod there only sets the read-only flag, and fails
 // while another process holds the file open): the data directory's access list does this work
 // (docs/install.md, "Install on a Windows PC"), and nothing here runs there.
 
@@ -39,52 +39,125 @@ export function shareNewFile(fd: number): void {
   if (HAS_MODES) fchmodSync(fd, SHARED_FILE_MODE);
 }
 
-/** Gives the folder `path`, just made by this process, SHARED_FOLDER_MODE through a descriptor (a link swapped in is not followed). */
+/** Gives the folder `path`, just made by this process, SHARED_FOLDER_MODE through a descriptor (a link swapped in is not followed), unless it has it. */
 export function shareNewFolder(path: string): void {
   if (!HAS_MODES) return;
   const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
   try {
-    fchmodSync(fd, SHARED_FOLDER_MODE);
+    if (modeBits(fstatSync(fd).mode) !== SHARED_FOLDER_MODE) fchmodSync(fd, SHARED_FOLDER_MODE);
   } finally {
     closeSync(fd);
   }
 }
 
-/** `first` and each folder below it down to `path`: the folders a recursive mkdir that returned `first` made. */
-function madeFolders(first: string | undefined, path: string): string[] {
-  const made: string[] = [];
-  if (first === undefined) return made;
-  const top = resolve(first);
-  for (let folder = resolve(path); ; folder = dirname(folder)) {
-    made.unshift(folder);
-    if (folder === top || folder === dirname(folder)) return made;
+/**
+ * Makes the one folder `path` (its parent must exist) with its final mode in the one step of
+ * mkdir, so that a crash can never leave it with a mode it was not meant to keep (issue 42: a
+ * power cut between mkdir and chmod left documents/<id> at 2750, closed to the desk group). The
+ * umask is set aside for that one synchronous call, during which no other JavaScript of this
+ * process runs (what node's threads create meanwhile is asked with its own explicit mode, which
+ * a umask can only narrow). Linux takes no setgid bit from mkdir's mode but gives a new folder
+ * its parent's, which every folder of a data directory has: only a folder whose parent lacks it
+ * (the data directory itself, made in /var/lib/clinic) needs the chmod after, and start-up
+ * repairs it if a crash comes between (repairFolderModes). Throws EEXIST when it exists.
+ */
+export function makeFolderWithMode(path: string): void {
+  if (!HAS_MODES) {
+    mkdirSync(path);
+    return;
   }
+  const umask = process.umask(0);
+  try {
+    mkdirSync(path, { mode: SHARED_FOLDER_MODE & 0o777 });
+  } finally {
+    process.umask(umask);
+  }
+  shareNewFolder(path);
 }
 
 /**
- * Makes the folder `path` with its missing parents, each SHARED_FOLDER_MODE; an existing folder
- * is left as it is (its mode is its owner's choice, and `check` reports one open to others).
- * Returns the first folder made, as mkdir does, or undefined when `path` existed.
+ * Makes the folder `path` with its missing parents, each SHARED_FOLDER_MODE from the moment it
+ * exists (makeFolderWithMode), top down so that each takes its parent's setgid bit; an existing
+ * folder is left as it is (its mode is its owner's choice, and `check` reports one open to
+ * others). Returns the first folder made, as mkdir does, or undefined when `path` existed.
  */
 export function makeSharedFolderSync(path: string): string | undefined {
-  const first = mkdirSync(path, { recursive: true, mode: 0o770 });
-  for (const folder of madeFolders(first, path)) shareNewFolder(folder);
-  return first;
-}
-
-/** makeSharedFolderSync for the server's asynchronous file work (document uploads). */
-export async function makeSharedFolder(path: string): Promise<string | undefined> {
-  const first = await mkdir(path, { recursive: true, mode: 0o770 });
-  if (!HAS_MODES) return first;
-  for (const folder of madeFolders(first, path)) {
-    const handle = await open(folder, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  const missing: string[] = [];
+  for (let folder = resolve(path); !existsSync(folder); folder = dirname(folder)) {
+    missing.unshift(folder);
+    if (folder === dirname(folder)) break;
+  }
+  let first: string | undefined;
+  for (const folder of missing) {
     try {
-      await handle.chmod(SHARED_FOLDER_MODE);
-    } finally {
-      await handle.close();
+      makeFolderWithMode(folder);
+      first ??= folder;
+    } catch (error) {
+      // Made meanwhile by another process (a desk command beside the server): theirs stands.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     }
   }
   return first;
+}
+
+/**
+ * makeSharedFolderSync for the server's asynchronous file work (document uploads): the same
+ * synchronous calls (the umask must not change while other work runs), a mkdir and a stat, in
+ * microseconds.
+ */
+export function makeSharedFolder(path: string): Promise<string | undefined> {
+  return new Promise((resolvePromise) => resolvePromise(makeSharedFolderSync(path)));
+}
+
+/** What repairFolderModes changed: the folder and its mode before. */
+export interface RepairedFolder {
+  path: string;
+  from: string;
+  to: string;
+}
+
+/**
+ * Gives the folders of a data directory its group may enter (2770 on Linux) back the bits a crash
+ * or an old program left off: the group's rwx and, on Linux, setgid (issue 42: a folder made and
+ * not yet chmod'ed when the power went). Only bits are added, never taken (others' bits are
+ * `check`'s to report); only folders this process may change (mayChangeModeOf); the data
+ * directory itself, documents/ and each patient's folder in it, tmp/, tls/ and logs/. A data
+ * directory closed to its group (0700) is one user's choice and is left alone. Serve runs it at
+ * each start, as the user that owns the folders.
+ */
+export function repairFolderModes(dataDir: string): RepairedFolder[] {
+  const repaired: RepairedFolder[] = [];
+  if (!HAS_MODES) return repaired;
+  const top = lstatSync(dataDir);
+  if (!top.isDirectory() || (top.mode & 0o070) === 0) return repaired;
+  const repair = (path: string) => {
+    let info;
+    try {
+      info = lstatSync(path);
+    } catch {
+      return; // Not there (yet), or removed meanwhile.
+    }
+    if (!info.isDirectory() || !mayChangeModeOf(info.uid)) return;
+    const wanted = modeBits(info.mode) | (SHARED_FOLDER_MODE & (0o070 | SETGID));
+    if (wanted === modeBits(info.mode)) return;
+    const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+    try {
+      fchmodSync(fd, wanted);
+    } finally {
+      closeSync(fd);
+    }
+    repaired.push({ path, from: octal(info.mode), to: octal(wanted) });
+  };
+  repair(dataDir);
+  for (const name of ['documents', 'tmp', 'tls', 'logs']) repair(join(dataDir, name));
+  let patients: Dirent[] = [];
+  try {
+    patients = readdirSync(join(dataDir, 'documents'), { withFileTypes: true });
+  } catch {
+    // No documents yet.
+  }
+  for (const entry of patients) if (entry.isDirectory()) repair(join(dataDir, 'documents', entry.name));
+  return repaired;
 }
 
 /**

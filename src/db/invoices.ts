@@ -19,10 +19,12 @@ export interface InvoiceRow {
   /** When and why it was voided (1.2.0); null unless its status is void. */
   voided_at: string | null;
   void_reason: string | null;
+  /** What its credit notes took off the total (1.3.0). */
+  amount_credited_cents: number;
 }
 
-/** An invoice to insert: the row less what SQLite assigns, and not void. */
-export type NewInvoiceRow = Omit<InvoiceRow, 'seq' | 'voided_at' | 'void_reason'>;
+/** An invoice to insert: the row less what SQLite assigns, not void, nothing credited (the column's default). */
+export type NewInvoiceRow = Omit<InvoiceRow, 'seq' | 'voided_at' | 'void_reason' | 'amount_credited_cents'>;
 
 /** What voiding writes. */
 export interface InvoiceVoid {
@@ -47,10 +49,15 @@ export interface InvoicePaymentUpdate {
   updated_at: string;
 }
 
+/** The money columns a credit note changes (1.3.0), with a goodwill refund's amount paid. */
+export interface InvoiceCreditUpdate extends InvoicePaymentUpdate {
+  amount_credited_cents: number;
+}
+
 const COLUMNS =
   'id, invoice_number, patient_id, status, currency, total_cents, amount_paid_cents, balance_cents, issued_at, created_at, updated_at';
 
-const SELECTED = `seq, ${COLUMNS}, voided_at, void_reason`;
+const SELECTED = `seq, ${COLUMNS}, voided_at, void_reason, amount_credited_cents`;
 
 // Newest first, ties in creation order newest first: the order every index of invoices ends in.
 // A page starts strictly after its cursor's (issued_at, seq); the first page after one that
@@ -85,6 +92,21 @@ function listSqlKey(filter: InvoiceFilter): keyof typeof LIST_SQL {
   return filter.unpaid ? 'patientUnpaid' : 'patient';
 }
 
+/**
+ * Every patient's open balance per currency, of those who owe in more than one. The open invoices
+ * only, read once through the partial index invoices_open_by_issued_at (the planner would
+ * otherwise walk invoices_by_patient, every invoice ever issued, for the grouping): they stay few
+ * however many paid ones accumulate, so grouping them costs little.
+ */
+const OWING_IN_SEVERAL_CURRENCIES_SQL = `
+  WITH open AS MATERIALIZED (
+    SELECT patient_id, currency, balance_cents, issued_at FROM invoices INDEXED BY invoices_open_by_issued_at
+     WHERE balance_cents > 0)
+  SELECT p.patient_number, o.currency, sum(o.balance_cents) AS balance_cents, min(o.issued_at) AS oldest_issued_at
+    FROM open o JOIN patients p ON p.id = o.patient_id
+   WHERE o.patient_id IN (SELECT patient_id FROM open GROUP BY patient_id HAVING count(DISTINCT currency) > 1)
+   GROUP BY p.patient_number, o.currency ORDER BY p.patient_number, o.currency`;
+
 const statements = preparedFor((db) => ({
   insert: db.prepare<NewInvoiceRow>(
     `INSERT INTO invoices (${COLUMNS})
@@ -93,7 +115,8 @@ const statements = preparedFor((db) => ({
   ),
   byId: db.prepare<[string], InvoiceRow>(`SELECT ${SELECTED} FROM invoices WHERE id = ?`),
   withPatient: db.prepare<[string], InvoiceWithPatientRow>(
-    `SELECT i.seq, i.${COLUMNS.split(', ').join(', i.')}, i.voided_at, i.void_reason, p.patient_number, p.first_name AS patient_first_name, p.last_name AS patient_last_name
+    `SELECT i.seq, i.${COLUMNS.split(', ').join(', i.')}, i.voided_at, i.void_reason, i.amount_credited_cents,
+            p.patient_number, p.first_name AS patient_first_name, p.last_name AS patient_last_name
        FROM invoices i JOIN patients p ON p.id = i.patient_id WHERE i.id = ?`,
   ),
   // All four take the same parameter object; a statement without @patientId ignores it.
@@ -108,10 +131,12 @@ const statements = preparedFor((db) => ({
      ON CONFLICT (year) DO UPDATE SET last_number = last_number + 1`,
   ),
   counter: db.prepare<[number], { last_number: number }>('SELECT last_number FROM invoice_counters WHERE year = ?'),
-  openBalances: db.prepare<[string], { currency: string; balance_cents: number }>(
-    `SELECT currency, sum(balance_cents) AS balance_cents FROM invoices
+  // One patient's invoices through invoices_by_patient; the open ones are few.
+  openBalances: db.prepare<[string], OpenBalanceRow>(
+    `SELECT currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at FROM invoices
      WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`,
   ),
+  owingInSeveralCurrencies: db.prepare<[], OpenBalanceRow & { patient_number: string }>(OWING_IN_SEVERAL_CURRENCIES_SQL),
   // Open invoices only: read through the partial index invoices_open_by_issued_at, not the whole table.
   openCountsByCurrency: db.prepare<[], { currency: string; invoices: number }>(
     `SELECT currency, count(*) AS invoices FROM invoices
@@ -125,6 +150,11 @@ const statements = preparedFor((db) => ({
   applyPayment: db.prepare<InvoicePaymentUpdate>(
     `UPDATE invoices SET status = @status, amount_paid_cents = @amount_paid_cents, balance_cents = @balance_cents,
        updated_at = @updated_at
+     WHERE id = @id`,
+  ),
+  applyCredit: db.prepare<InvoiceCreditUpdate>(
+    `UPDATE invoices SET status = @status, amount_paid_cents = @amount_paid_cents, balance_cents = @balance_cents,
+       amount_credited_cents = @amount_credited_cents, updated_at = @updated_at
      WHERE id = @id`,
   ),
 }));
@@ -182,9 +212,32 @@ export function takeInvoiceNumber(db: Db, year: number): number {
   return counter.get(year)!.last_number;
 }
 
-/** The sum of a patient's open balances per currency (empty when nothing is owed). */
-export function sumOpenBalances(db: Db, patientId: string): { currency: string; balance_cents: number }[] {
+/** What a patient owes in one currency: the sum of its open balances, and when the oldest of them was issued. */
+export interface OpenBalanceRow {
+  currency: string;
+  balance_cents: number;
+  oldest_issued_at: string;
+}
+
+/** The sum of a patient's open balances per currency, by currency (empty when nothing is owed). */
+export function sumOpenBalances(db: Db, patientId: string): OpenBalanceRow[] {
   return statements(db).openBalances.all(patientId);
+}
+
+/**
+ * The open balances of every patient who owes in two or more currencies (a refund can reopen an
+ * invoice in one while another is open in the other), by patient number, then currency.
+ */
+export function listBalancesOfPatientsOwingInSeveralCurrencies(db: Db): (OpenBalanceRow & { patient_number: string })[] {
+  return statements(db).owingInSeveralCurrencies.all();
+}
+
+/** SQLite's plan for listBalancesOfPatientsOwingInSeveralCurrencies, one line per step (test/db/list-plans.test.ts). */
+export function explainPatientsOwingInSeveralCurrencies(db: Db): string[] {
+  return db
+    .prepare<[], { detail: string }>(`EXPLAIN QUERY PLAN ${OWING_IN_SEVERAL_CURRENCIES_SQL}`)
+    .all()
+    .map((step) => step.detail);
 }
 
 /** How many invoices are open (a balance left) in each currency, by currency. */
@@ -195,6 +248,11 @@ export function countOpenInvoicesByCurrency(db: Db): { currency: string; invoice
 /** Writes the money columns a payment changed. */
 export function updateInvoiceAfterPayment(db: Db, update: InvoicePaymentUpdate): void {
   statements(db).applyPayment.run(update);
+}
+
+/** Writes the money columns a credit note changed (and a goodwill refund's amount paid): the table's CHECKs hold them to the total. */
+export function updateInvoiceAfterCredit(db: Db, update: InvoiceCreditUpdate): void {
+  statements(db).applyCredit.run(update);
 }
 
 /** Voids an invoice: nothing is owed on it any more (its status CHECKs require nothing paid). */

@@ -1,6 +1,8 @@
 import type { Db } from './open-database.js';
 import { loadSchemaSql } from './schema-sql.js';
 import { patientPhoneDigits, patientSearchTerms } from '../fields/search-terms.js';
+import { COMPACT_AUDIT_TRAIL } from './migration-7-compact-audit-trail.js';
+import { withoutIgnorableCharacters } from '../fields/invisible-text.js';
 
 /** One forward step of the schema; `version` is the PRAGMA user_version it leaves behind. */
 export interface Migration {
@@ -254,11 +256,198 @@ const KEY_RATE_LIMIT: Migration = {
 };
 
 /**
+ * Version 8 (issue 39; it follows version 7, the audit trail's compact storage). The ranges of
+ * the change feed a restore leaves behind (schema.sql), so that no seq is handed out twice. And
+ * names stored by an older program with characters that print as nothing (a zero-width space in
+ * `Z<U+200B>ürcher`, which 1.2.0 took) get search terms without them, as search now folds them
+ * away, so `zürcher` finds that patient. The names themselves stay as they were stored: a
+ * migration changes no patient's record behind its version and the change feed.
+ */
+const HOSTILE_INPUT_2: Migration = {
+  version: 8,
+  sql: `
+    CREATE TABLE change_feed_lost_ranges (
+      first_seq         INTEGER PRIMARY KEY CHECK (first_seq >= 1),
+      last_seq          INTEGER NOT NULL CHECK (last_seq >= first_seq),
+      restored_at       TEXT NOT NULL,
+      backup_created_at TEXT NOT NULL,
+      bound             TEXT NOT NULL CHECK (bound IN ('replaced_database', 'margin'))
+    ) STRICT;
+    CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_update BEFORE UPDATE ON change_feed_lost_ranges
+    BEGIN
+      SELECT RAISE(ABORT, 'a range of the change feed lost in a restore cannot be changed');
+    END;
+    CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_delete BEFORE DELETE ON change_feed_lost_ranges
+    BEGIN
+      SELECT RAISE(ABORT, 'a range of the change feed lost in a restore cannot be deleted');
+    END;
+  `,
+  fill(db) {
+    // Its own statements, as version 2's. The names are read from the index patients_by_name,
+    // which holds them, not from the wide rows, and only the patients whose names hold such a
+    // character are read whole and get new terms: every other patient's terms are already what
+    // patientSearchTerms makes.
+    const names = db.prepare<[], { seq: number; first_name: string; last_name: string }>(
+      'SELECT seq, first_name, last_name FROM patients INDEXED BY patients_by_name',
+    );
+    const patient = db.prepare<[number], { seq: number; first_name: string; last_name: string }>(
+      'SELECT seq, first_name, last_name, date_of_birth, email FROM patients WHERE seq = ?',
+    );
+    const deleteTerms = db.prepare<[number]>("DELETE FROM patient_search_terms WHERE patient_seq = ? AND term LIKE 'n:%'");
+    const insertTerm = db.prepare<[string, string, string, number]>(
+      'INSERT OR IGNORE INTO patient_search_terms (term, last_name, first_name, patient_seq) VALUES (?, ?, ?, ?)',
+    );
+    const changed = names
+      .all()
+      .filter((row) => withoutIgnorableCharacters(row.first_name + row.last_name) !== row.first_name + row.last_name);
+    for (const { seq } of changed) {
+      const whole = patient.get(seq)!;
+      deleteTerms.run(seq);
+      for (const term of patientSearchTerms(whole)) insertTerm.run(term, whole.last_name, whole.first_name, seq);
+    }
+  },
+};
+
+/**
+ * Version 9, interface 1.3.0 ("Corrections the desk asked for"; it follows issue 39's 7 and 8):
+ * doctors and services that can be retired, credit notes, and the stored answers of POSTs sent
+ * with an Idempotency-Key. The invoices' CHECKs change (what credit notes took off counts in the
+ * total), which SQLite can only do by rebuilding the table: every row is copied with its seq, so
+ * numbers, ids and the listing order stay, and its three indexes are made again (it has no
+ * trigger; payments, refunds and the notification outbox refer to it by id, which the rebuild
+ * keeps: migrate() runs `foreign_key_check` before it commits). Names and colours stored before
+ * stay as they are: two doctors of one name stay two until one is renamed or retired.
+ */
+const DESK_CORRECTIONS: Migration = {
+  version: 9,
+  rebuildsTables: true,
+  sql: `
+    ALTER TABLE doctors ADD COLUMN retired_at TEXT;
+    ALTER TABLE services ADD COLUMN retired_at TEXT;
+
+    CREATE TABLE invoices_v9 (
+      seq               INTEGER PRIMARY KEY AUTOINCREMENT,
+      id                TEXT NOT NULL UNIQUE,
+      invoice_number    TEXT NOT NULL UNIQUE,
+      patient_id        TEXT NOT NULL REFERENCES patients (id),
+      status            TEXT NOT NULL CHECK (status IN ('issued', 'partially_paid', 'paid', 'void')),
+      currency          TEXT NOT NULL,
+      total_cents       INTEGER NOT NULL CHECK (total_cents > 0),
+      amount_paid_cents INTEGER NOT NULL CHECK (amount_paid_cents >= 0),
+      balance_cents     INTEGER NOT NULL CHECK (balance_cents >= 0),
+      issued_at         TEXT NOT NULL,
+      created_at        TEXT NOT NULL,
+      updated_at        TEXT NOT NULL,
+      voided_at         TEXT,
+      void_reason       TEXT,
+      amount_credited_cents INTEGER NOT NULL DEFAULT 0 CHECK (amount_credited_cents >= 0),
+      CHECK (amount_credited_cents < total_cents),
+      CHECK ((status = 'void') = (voided_at IS NOT NULL AND void_reason IS NOT NULL)),
+      CHECK (status <> 'void' OR (amount_paid_cents = 0 AND balance_cents = 0)),
+      CHECK (status = 'void' OR amount_paid_cents + balance_cents + amount_credited_cents = total_cents),
+      CHECK (status = 'void' OR (status = 'paid') = (balance_cents = 0)),
+      CHECK (status = 'void' OR (status = 'issued') = (amount_paid_cents = 0))
+    ) STRICT;
+    INSERT INTO invoices_v9 (seq, id, invoice_number, patient_id, status, currency, total_cents, amount_paid_cents,
+                             balance_cents, issued_at, created_at, updated_at, voided_at, void_reason)
+      SELECT seq, id, invoice_number, patient_id, status, currency, total_cents, amount_paid_cents,
+             balance_cents, issued_at, created_at, updated_at, voided_at, void_reason
+        FROM invoices ORDER BY seq;
+    DROP TABLE invoices;
+    ALTER TABLE invoices_v9 RENAME TO invoices;
+    CREATE INDEX invoices_by_patient ON invoices (patient_id, issued_at);
+    CREATE INDEX invoices_by_issued_at ON invoices (issued_at);
+    CREATE INDEX invoices_open_by_issued_at ON invoices (issued_at) WHERE balance_cents > 0;
+
+    CREATE TABLE credit_notes (
+      seq                INTEGER PRIMARY KEY AUTOINCREMENT,
+      id                 TEXT NOT NULL UNIQUE,
+      credit_note_number TEXT NOT NULL UNIQUE,
+      invoice_id         TEXT NOT NULL REFERENCES invoices (id),
+      amount_cents       INTEGER NOT NULL CHECK (amount_cents > 0),
+      reason             TEXT NOT NULL,
+      refund_id          TEXT UNIQUE REFERENCES refunds (id),
+      created_at         TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX credit_notes_by_invoice ON credit_notes (invoice_id);
+    CREATE INDEX credit_notes_by_created_at ON credit_notes (created_at);
+    CREATE TRIGGER credit_notes_are_final_on_update BEFORE UPDATE ON credit_notes
+    BEGIN
+      SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be changed');
+    END;
+    CREATE TRIGGER credit_notes_are_final_on_delete BEFORE DELETE ON credit_notes
+    BEGIN
+      SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be deleted');
+    END;
+    CREATE TABLE credit_note_counters (
+      year        INTEGER PRIMARY KEY,
+      last_number INTEGER NOT NULL CHECK (last_number > 0)
+    ) STRICT;
+
+    CREATE TABLE idempotent_answers (
+      idempotency_key TEXT PRIMARY KEY,
+      operation       TEXT NOT NULL,
+      fingerprint     TEXT NOT NULL,
+      status          INTEGER NOT NULL CHECK (status BETWEEN 200 AND 299),
+      body            TEXT NOT NULL,
+      created_at      TEXT NOT NULL,
+      expires_at      TEXT NOT NULL
+    ) STRICT;
+    CREATE INDEX idempotent_answers_by_expiry ON idempotent_answers (expires_at);
+  `,
+};
+
+/**
+ * Version 10, interface 1.3.0 (documents by number, issue 42): a document's `document_number`
+ * (D-000017), made from an AUTOINCREMENT `seq` as patient and appointment numbers are, so none is
+ * ever reused. SQLite cannot add an INTEGER PRIMARY KEY to a table, so `documents` is rebuilt
+ * (nothing refers to it), its rows numbered in the order they were uploaded: by `created_at`, and
+ * by the rowid among uploads of one millisecond. Versions 7 to 9 (the audit
+ * trail, the feed's lost ranges, the desk's corrections) touch other tables.
+ */
+const DOCUMENT_NUMBERS: Migration = {
+  version: 10,
+  rebuildsTables: true,
+  sql: `
+    CREATE TABLE documents_numbered (
+      seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+      id              TEXT NOT NULL UNIQUE,
+      document_number TEXT NOT NULL GENERATED ALWAYS AS (printf('D-%06d', seq)) VIRTUAL,
+      patient_id      TEXT NOT NULL REFERENCES patients (id),
+      filename        TEXT NOT NULL,
+      content_type    TEXT NOT NULL,
+      size            INTEGER NOT NULL CHECK (size > 0),
+      sha256          TEXT NOT NULL,
+      title           TEXT,
+      type            TEXT NOT NULL,
+      created_at      TEXT NOT NULL
+    ) STRICT;
+    -- seq given explicitly, in upload order; AUTOINCREMENT then goes on after the largest.
+    INSERT INTO documents_numbered (seq, id, patient_id, filename, content_type, size, sha256, title, type, created_at)
+      SELECT row_number() OVER (ORDER BY created_at, rowid), id, patient_id, filename, content_type, size, sha256, title, type, created_at
+      FROM documents;
+    DROP TABLE documents;
+    ALTER TABLE documents_numbered RENAME TO documents;
+    CREATE INDEX documents_by_patient ON documents (patient_id, created_at);
+  `,
+};
+
+/**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
  * schema.sql that shipped. Append only; never edit a migration that has shipped.
  */
-export const MIGRATIONS: readonly Migration[] = [READ_SIDE, CORRECTIONS, AUDIT_TRAIL, CHANGE_FEED, KEY_RATE_LIMIT];
+export const MIGRATIONS: readonly Migration[] = [
+  READ_SIDE,
+  CORRECTIONS,
+  AUDIT_TRAIL,
+  CHANGE_FEED,
+  KEY_RATE_LIMIT,
+  COMPACT_AUDIT_TRAIL,
+  HOSTILE_INPUT_2,
+  DESK_CORRECTIONS,
+  DOCUMENT_NUMBERS,
+];
 
 /** The user_version of a database that is fully up to date. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 1);

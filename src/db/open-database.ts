@@ -1,5 +1,5 @@
 import { closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readlinkSync, statSync, accessSync, type Stats } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { errors } from '../domain/errors.js';
 import { HAS_MODES, makeSharedFolderSync, mayChangeModeOf, SHARED_FILE_MODE, shareNewFile } from './file-modes.js';
 import { migrate } from './migrations.js';
@@ -135,6 +135,12 @@ export function inspectDataDirectory(given: string): DatabaseState {
   }
   // A database whose pages still wait in the WAL is not empty (SQLite writes page 1 when WAL is set).
   return database.size === 0 && (companions[0]?.size ?? 0) === 0 ? 'empty' : 'present';
+}
+
+/** The data directory `db` was opened from: the folder of its main file, as SQLite names it. */
+export function dataDirectoryOf(db: Db): string {
+  const files = db.pragma('database_list') as { name: string; file: string }[];
+  return dirname(files.find((file) => file.name === 'main')!.file);
 }
 
 /**

@@ -62,8 +62,11 @@ export type SqliteDriverName = 'better-sqlite3' | 'node:sqlite';
 
 export interface SqliteDriver {
   readonly name: SqliteDriverName;
-  /** Opens (creating if needed) the database file at `path`; `busyTimeoutMs` is SQLite's wait for a lock. */
-  open(path: string, options?: { busyTimeoutMs?: number }): Db;
+  /**
+   * Opens (creating if needed) the database file at `path`; `busyTimeoutMs` is SQLite's wait for
+   * a lock. `readOnly`: opens an existing file only, and never writes to it.
+   */
+  open(path: string, options?: { busyTimeoutMs?: number; readOnly?: boolean }): Db;
 }
 
 /** The variable that picks the driver where the program does not pick it itself (docs/decisions.md, "Windows and the two SQLite drivers"). */

@@ -1,5 +1,6 @@
 import { SchemaTooNewError } from '../db/migrations.js';
 import { storageFault } from '../db/storage-errors.js';
+import type { ContactRule } from './settings.js';
 
 /**
  * The two error types every front end renders: a coded error (AppError) and a schema validation
@@ -89,6 +90,42 @@ export const errors = {
       {},
       { ids: [...ids] },
     ),
+  /** A name an active doctor already has, compared as search compares words (1.3.0); `existingId` is that doctor's. */
+  doctorNameTaken: (existingId: string, existingName: string) =>
+    new AppError(
+      409,
+      'DOCTOR_NAME_TAKEN',
+      `An active doctor is already called "${existingName}" (${existingId}); choose another name, or take it all the same with --allow-duplicate.`,
+      {},
+      { existing_id: existingId },
+    ),
+  /** A name an active service already has (1.3.0); `existingId` is that service's. */
+  serviceNameTaken: (existingId: string, existingName: string) =>
+    new AppError(
+      409,
+      'SERVICE_NAME_TAKEN',
+      `An active service is already called "${existingName}" (${existingId}); choose another name, or take it all the same with --allow-duplicate.`,
+      {},
+      { existing_id: existingId },
+    ),
+  /** Booking or rescheduling with a doctor who was retired (1.3.0); `id` is theirs. */
+  doctorRetired: (id: string, name?: string) =>
+    new AppError(
+      422,
+      'DOCTOR_RETIRED',
+      `${name === undefined ? 'This doctor' : name} is retired and can no longer be booked; \`clinic doctor reinstate\` makes them bookable again.`,
+      {},
+      { id },
+    ),
+  /** Booking or rescheduling with a service that was retired (1.3.0); `id` is its. */
+  serviceRetired: (id: string, name?: string) =>
+    new AppError(
+      422,
+      'SERVICE_RETIRED',
+      `${name === undefined ? 'This service' : `The service ${name}`} is retired and can no longer be booked; \`clinic service reinstate\` makes it bookable again.`,
+      {},
+      { id },
+    ),
   notFound: () => new AppError(404, 'NOT_FOUND', 'There is no such endpoint.'),
   methodNotAllowed: (allowed: readonly string[]) =>
     new AppError(405, 'METHOD_NOT_ALLOWED', `This endpoint allows ${allowed.join(', ')} only.`, {
@@ -102,7 +139,15 @@ export const errors = {
   requestTimeout: (seconds: number) =>
     new AppError(408, 'REQUEST_TIMEOUT', `The request did not arrive in full within ${seconds} seconds; nothing of it was processed.`),
   unsupportedMediaType: (expected: string) => new AppError(415, 'UNSUPPORTED_MEDIA_TYPE', `The request body must be ${expected}.`),
-  patientContactRequired: () => new AppError(422, 'PATIENT_CONTACT_REQUIRED', 'A patient needs both an email address and a mobile number.'),
+  /** The message names the rule in force and `detail.rule` holds it (clinic-api-1.3.md): a desk knows what to ask for, or whom. */
+  patientContactRequired: (rule: Exclude<ContactRule, 'none'> = 'email-and-mobile') =>
+    new AppError(
+      422,
+      'PATIENT_CONTACT_REQUIRED',
+      `A patient needs ${rule === 'email-and-mobile' ? 'both an email address and a mobile number' : 'an email address or a mobile number'}. The clinic's contact rule is ${rule}.`,
+      {},
+      { rule },
+    ),
   documentTypeInvalid: (allowed: readonly string[]) =>
     new AppError(422, 'DOCUMENT_TYPE_INVALID', `The document type must be one of: ${allowed.join(', ')}.`),
   documentEmpty: () => new AppError(422, 'DOCUMENT_EMPTY', 'The uploaded file is empty.'),
@@ -143,6 +188,18 @@ export const errors = {
     new AppError(409, 'APPOINTMENT_NOT_STARTED', `${appointmentNumber} starts ${startsAt}: ${why}. Its status was left as it is.`),
   paymentNotFound: (message = 'No payment has this id.') => new AppError(404, 'PAYMENT_NOT_FOUND', message),
   /**
+   * GET /events `after` a position that a restore left behind (issue 39): the consumer's events
+   * after `restartAfter` may describe changes the restored database does not hold.
+   */
+  feedPositionLost: (after: number, restartAfter: number) =>
+    new AppError(
+      409,
+      'FEED_POSITION_LOST',
+      `Position ${after} of the change feed was handed out before the clinic's database was restored from a backup, and is lost: what the events after seq ${restartAfter} said may no longer be so. Start again with after=${restartAfter}.`,
+      {},
+      { restart_after: restartAfter },
+    ),
+  /**
    * `ifMatch` as sent, when it holds no entity tag at all (`If-Match: 2`, unquoted): then the
    * message says how to write one, since "changed meanwhile" would not be true.
    */
@@ -172,12 +229,31 @@ export const errors = {
         ? 'The amount is more than can still be refunded of this payment.'
         : `The amount is more than can still be refunded of this payment: ${refundable}.`,
     ),
+  /** `balance`: what the invoice still asks, as a JSON number in its currency; `shown` as people read it (`6.00 EUR`). */
+  creditExceedsBalance: (balance: number, shown: string) =>
+    new AppError(
+      422,
+      'CREDIT_EXCEEDS_BALANCE',
+      `The amount is more than the invoice still asks: ${shown}. A credit note lowers what is owed; money already paid is given back with a refund.`,
+      {},
+      { balance },
+    ),
+  /** A credit note for all that an invoice asks while nothing is paid on it: that is a void (1.3.0). */
+  invoiceFullyCredited: () =>
+    new AppError(
+      409,
+      'INVOICE_FULLY_CREDITED',
+      'Nothing is paid on this invoice and the credit note would take all it asks: void the invoice instead (`clinic invoice void`).',
+    ),
   idempotencyKeyReused: () => new AppError(422, 'IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was already used for a different request.'),
-  invoiceCurrencyMismatch: (owedCurrency: string) =>
+  /** `owed`: the currencies of the patient's open invoices, by code (two after a refund reopened one). */
+  invoiceCurrencyMismatch: (...owed: string[]) =>
     new AppError(
       422,
       'INVOICE_CURRENCY_MISMATCH',
-      `This patient has open invoices in ${owedCurrency}; a new invoice must use ${owedCurrency} until they are paid.`,
+      owed.length === 1
+        ? `This patient has open invoices in ${owed[0]}; a new invoice must use ${owed[0]} until they are paid.`
+        : `This patient has open invoices in ${owed.join(' and ')}; a new invoice must use one of them until they are paid.`,
     ),
   databaseBusy: () =>
     new AppError(503, 'DATABASE_BUSY', 'The database is busy with another writer; nothing was changed. Retry shortly.', {
@@ -202,6 +278,23 @@ export const errors = {
     tooManyRequests(
       waitMs,
       (seconds) => `This API key may make ${keyLimit} request(s) per minute and has made them this minute; retry in ${seconds} second(s).`,
+    ),
+  /**
+   * A key without a limit of its own whose reads have recorded `perMinute` audit events this
+   * minute (docs/decisions.md, "Hostile input, round 2: the audit trail's size and anchor").
+   */
+  auditedReadsLimited: (waitMs: number, perMinute: number) =>
+    tooManyRequests(
+      waitMs,
+      (seconds) =>
+        `This API key has been shown ${perMinute} patients' data this minute (each patient shown is recorded in the audit trail; a key without --rate-limit may be shown ${perMinute} a minute); retry in ${seconds} second(s).`,
+    ),
+  /** The data directory's disk is below the audit trail's reserve: reads that record events are refused while writes go on. */
+  auditedReadsPaused: (freeBytes: number, reserveBytes: number) =>
+    new AppError(
+      507,
+      'STORAGE_FAILED',
+      `This answer shows patient data, and its audit event cannot be stored: the clinic computer's disk has ${Math.floor(freeBytes / 1024 / 1024)} MiB free, less than the ${Math.floor(reserveBytes / 1024 / 1024)} MiB kept for payments and changes to patients, so reads of patient data are paused and nothing is shown. Free space on the data directory's disk; reads resume by themselves.`,
     ),
   storageFull: () =>
     new AppError(
@@ -307,6 +400,12 @@ export const errors = {
     ),
   /** A file the desk would write (`clinic document save`) is there already: never replaced unasked. */
   fileExists: (path: string) => new AppError(409, 'FILE_EXISTS', `${path} already exists; nothing was written.`),
+  /** A file the desk was given (`--file`, the archive of `restore`) cannot be opened or read: `reason` says why (named-files.ts). */
+  fileUnreadable: (path: string, reason: string) =>
+    new AppError(422, 'FILE_UNREADABLE', `${path} cannot be read: ${reason}. Nothing was changed.`),
+  /** A file the desk was asked to write (`document save`, `audit export`) cannot be written: `reason` says why (named-files.ts). */
+  fileUnwritable: (path: string, reason: string) =>
+    new AppError(500, 'FILE_UNWRITABLE', `${path} cannot be written: ${reason}. No file was left under that name.`),
   /** A document's stored bytes differ from the size or SHA-256 recorded at upload: never handed out as the document. */
   documentFileDamaged: () =>
     new AppError(
@@ -354,6 +453,15 @@ export const errors = {
       `The audit trail does not verify from event ${seq} on: ${reason}. Its events were changed, removed or inserted outside this program; the last backup whose trail verifies holds them as recorded.`,
       {},
       { seq },
+    ),
+  /** Lines of the audit anchor's checkpoints whose signature does not verify (audit-anchor.ts). */
+  auditCheckpointInvalid: (folder: string, lines: readonly number[]) =>
+    new AppError(
+      500,
+      'AUDIT_CHECKPOINT_INVALID',
+      `The audit trail's checkpoints in ${folder} cannot be trusted: line ${lines.slice(0, 5).join(', ')}${lines.length > 5 ? ` and ${lines.length - 5} more` : ''} of its checkpoints file ${lines.length === 1 ? 'does' : 'do'} not carry the signature of its key (changed, or written without it). Only the server's user and root can write there; find out who did.`,
+      {},
+      { lines: lines.slice(0, 100) },
     ),
   webhookNotFound: (reference: string) =>
     new AppError(404, 'WEBHOOK_NOT_FOUND', `No webhook endpoint has the id or name "${reference}"; \`clinic webhook list\` shows them.`),

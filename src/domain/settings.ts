@@ -106,3 +106,37 @@ export function setClinicCurrency(db: Db, typed: string): CurrencyChange {
     open_in_other_currencies: countOpenInvoicesByCurrency(db).filter((open) => open.currency !== currency),
   };
 }
+
+/**
+ * How a patient must be reachable to be registered (clinic-api-1.3.md, "Patients without e-mail"):
+ * both an email and a mobile (1.0.0's rule, the default), either of them, or neither.
+ */
+export const CONTACT_RULES = ['email-and-mobile', 'email-or-mobile', 'none'] as const;
+export type ContactRule = (typeof CONTACT_RULES)[number];
+
+/** 1.0.0's rule, which a clinic keeps until it sets another. */
+const DEFAULT_CONTACT_RULE: ContactRule = 'email-and-mobile';
+
+const isContactRule = (text: string | undefined): text is ContactRule => (CONTACT_RULES as readonly unknown[]).includes(text);
+
+/**
+ * The clinic's contact rule and whether it was set (`setting`) or is the `default`. Read from the
+ * database on every call, so a change applies to a running server at once, like a module.
+ */
+export function clinicContactRuleSetting(db: Db): { contact_rule: ContactRule; source: SettingSource } {
+  const stored = readSetting(db, 'contact_rule');
+  // Only this program writes the setting; a value it does not know keeps the strictest rule.
+  return isContactRule(stored) ? { contact_rule: stored, source: 'setting' } : { contact_rule: DEFAULT_CONTACT_RULE, source: 'default' };
+}
+
+/** The contact rule new and changed patients are held to. */
+export function clinicContactRule(db: Db): ContactRule {
+  return clinicContactRuleSetting(db).contact_rule;
+}
+
+/** Sets the clinic's contact rule; `changed` says whether the rule in force is another now. */
+export function setClinicContactRule(db: Db, rule: ContactRule): { contact_rule: ContactRule; changed: boolean } {
+  const before = clinicContactRule(db);
+  writeSetting(db, 'contact_rule', rule);
+  return { contact_rule: rule, changed: before !== rule };
+}

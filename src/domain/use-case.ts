@@ -58,6 +58,12 @@ export interface Caller {
    * heading of a printout whose command already recorded its read: that records nothing.
    */
   actor: Actor | null;
+  /**
+   * Asked, by a read that records audit events, how many it is about to record, before they are
+   * appended; throws to refuse the read (the server's limits on audited reads: a disk below the
+   * trail's reserve, a key past its events per minute). Absent: no limit (the desk).
+   */
+  admitAuditedRead?(events: number): void;
 }
 
 export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boolean = false> {
@@ -248,7 +254,11 @@ export async function recordDelivery<I extends UseCaseInput, R, Patch extends bo
   const actor = caller.actor;
   if (audit === undefined || actor === null || useCase.recorded !== 'delivery') return;
   await unrecordedWhen(true, () =>
-    runner.run('read-then-write', () => appendAuditEvents(db, actor, audit(delivered.result, delivered.values, db))),
+    runner.run('read-then-write', () => {
+      const records = audit(delivered.result, delivered.values, db);
+      caller.admitAuditedRead?.(records.length);
+      appendAuditEvents(db, actor, records);
+    }),
   );
 }
 
@@ -294,7 +304,11 @@ function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
 ): R {
   const result = useCase.run(db, values, caller);
   if (useCase.changes !== undefined) appendChangeEvents(db, useCase.changes(result, values));
-  if (recordsOnRun(useCase, caller)) appendAuditEvents(db, caller.actor!, useCase.audit!(result, values, db));
+  if (recordsOnRun(useCase, caller)) {
+    const records = useCase.audit!(result, values, db);
+    if (useCase.access === 'read') caller.admitAuditedRead?.(records.length);
+    appendAuditEvents(db, caller.actor!, records);
+  }
   return result;
 }
 

@@ -2,20 +2,24 @@ import { AUDIT_ACTIONS } from '../domain/audit/audit-event.js';
 import { field, type FieldSpec } from './field-spec.js';
 
 /** The subjects an event names (the first word of its action). */
-const SUBJECT_TYPES = ['patient', 'appointment', 'document', 'invoice', 'payment', 'refund', 'data'] as const;
+const SUBJECT_TYPES = ['patient', 'appointment', 'document', 'invoice', 'payment', 'refund', 'data', 'catalog', 'setting'] as const;
 
 /** An event of the audit trail, as GET /audit-events and `clinic audit list --json` give it (clinic-api-1.2.md). */
 export const AUDIT_EVENT_FIELDS = [
   field.integer('seq', { required: true, minimum: 1, description: '1, 2, 3, … without gaps, in the order recorded' }),
   field.datetime('at', { required: true, description: 'When, UTC' }),
   field.literal('action', { required: true, values: AUDIT_ACTIONS }),
-  field.uuid('patient_id', { required: true, nullable: true, description: 'Whose data; null for data.export and data.import' }),
+  field.uuid('patient_id', {
+    required: true,
+    nullable: true,
+    description: 'Whose data; null for data.export, data.import, catalog.update and setting.update (1.3.0)',
+  }),
   field.string('patient_number', { required: true, nullable: true }),
   field.literal('subject_type', { required: true, values: SUBJECT_TYPES, description: 'The first word of the action' }),
   field.uuid('subject_id', {
     required: true,
     nullable: true,
-    description: 'The one record the action names; null for a list read and for data.*',
+    description: 'The one record the action names; null for a list read, data.* and setting.update',
   }),
   field.literal('actor_type', { required: true, values: ['api_key', 'cli'] }),
   field.string('actor_id', { required: true, description: "The key's id; for the command line the operating system's user name" }),
@@ -26,7 +30,7 @@ export const AUDIT_EVENT_FIELDS = [
     required: true,
     nullable: true,
     description:
-      'For patient.update and appointment.update `{"changed": [field names, sorted]}` (never values); for patient.search `{"q": text}`; else null',
+      'For patient.update, appointment.update and catalog.update `{"changed": [field names, sorted]}` (never values), for setting.update the names of the settings it changed; for patient.search `{"q": text}`; else null',
     schema: {
       type: 'object',
       properties: { changed: { type: 'array', items: { type: 'string' } }, q: { type: ['string', 'null'] } },

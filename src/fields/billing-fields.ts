@@ -36,8 +36,8 @@ export const INVOICE_INPUT_FIELDS = [
   field.datetime('issued_at', { description: 'When it was issued, a date-time or a date (default: now)' }),
 ] as const satisfies readonly FieldSpec[];
 
-/** The Invoice item of spec 2.8, as GET /invoices and `clinic invoice list --json` give it. */
-export const INVOICE_FIELDS = [
+/** The Invoice item of spec 2.8 as interface 1.2.0 gave it. */
+const INVOICE_ITEM_FIELDS = [
   field.uuid('id', { description: 'Used to record a payment' }),
   field.string('invoice_number', { description: 'Unique, never reused, e.g. INV-2026-000001' }),
   field.uuid('patient_id'),
@@ -45,8 +45,23 @@ export const INVOICE_FIELDS = [
   currency(),
   amount('total'),
   amount('amount_paid'),
-  amount('balance', 'What remains to be paid'),
+  amount('balance', 'What remains to be paid: the total less what credit notes took off, less what is paid and kept'),
   field.datetime('issued_at', { nullable: true }),
+] as const satisfies readonly FieldSpec[];
+
+/** What the invoice's credit notes took off its total (1.3.0): 0 without credit notes. */
+const amountCredited = amount('amount_credited', 'What its credit notes took off the total (1.3.0); 0 without credit notes');
+
+/** The Invoice item of spec 2.8, as GET /invoices and `clinic invoice list --json` give it; `amount_credited` appended (1.3.0). */
+export const INVOICE_FIELDS = [...INVOICE_ITEM_FIELDS, amountCredited] as const satisfies readonly FieldSpec[];
+
+/** A credit note (1.3.0) as an invoice lists it and a goodwill refund answers it. */
+export const CREDIT_NOTE_FIELDS = [
+  field.uuid('id'),
+  field.string('credit_note_number', { description: 'CN-<year>-NNNNNN: a series of its own per calendar year, never reused' }),
+  amount('amount', 'What it took off the invoice'),
+  field.string('reason'),
+  field.datetime('created_at'),
 ] as const satisfies readonly FieldSpec[];
 
 /** The path of GET /invoices/{invoice_id}. */
@@ -77,7 +92,7 @@ export const INVOICE_REFUND_FIELDS = [
  * (1.2.0) its refunds in the order recorded, and when and why it was voided.
  */
 export const INVOICE_DETAIL_FIELDS = [
-  ...INVOICE_FIELDS,
+  ...INVOICE_ITEM_FIELDS,
   field.string('patient_number'),
   field.string('patient_first_name'),
   field.string('patient_last_name'),
@@ -85,6 +100,8 @@ export const INVOICE_DETAIL_FIELDS = [
   field.objectList('refunds', { fields: INVOICE_REFUND_FIELDS, description: 'In the order recorded (1.2.0)' }),
   field.datetime('voided_at', { nullable: true, description: 'When it was voided (1.2.0); null unless it is void' }),
   field.string('void_reason', { nullable: true, description: 'Why it was voided (1.2.0); null unless it is void' }),
+  amountCredited,
+  field.objectList('credit_notes', { fields: CREDIT_NOTE_FIELDS, description: 'In the order recorded (1.3.0)' }),
 ] as const satisfies readonly FieldSpec[];
 
 /** A reason a correction gives: 1–500 characters, and not only spaces (1.2.0). */
@@ -93,6 +110,12 @@ const reason = (description: string) => field.string('reason', { required: true,
 /** The body of POST /invoices/{invoice_id}/void (1.2.0). */
 export const VOID_INPUT_FIELDS = [
   reason('Why the invoice is void, e.g. issued to the wrong patient'),
+] as const satisfies readonly FieldSpec[];
+
+/** The body of POST /invoices/{invoice_id}/credit-notes (1.3.0). */
+export const CREDIT_NOTE_INPUT_FIELDS = [
+  field.money('amount', { required: true, ...MONEY_LIMITS, description: 'What the invoice asks less, at most its balance' }),
+  reason('Why, e.g. billed twice for the X-ray, or goodwill'),
 ] as const satisfies readonly FieldSpec[];
 
 /** Query parameters of GET /invoices (spec 4); `limit` and `after` are added by the use case (1.1.0). */
@@ -148,6 +171,11 @@ export const REFUND_INPUT_FIELDS = [
   field.money('amount', { ...MONEY_LIMITS, description: 'Amount given back (default: all that can still be refunded of the payment)' }),
   reason('Why the payment is given back, e.g. charged twice'),
   field.literal('method', { values: PAYMENT_METHOD_KEYS, description: "How it is given back (default: the payment's method)" }),
+  field.boolean('goodwill', {
+    default: false,
+    description:
+      'Goodwill (1.3.0): a credit note of the same amount and reason comes with the refund, so what the invoice asks falls with it and a paid invoice stays paid',
+  }),
 ] as const satisfies readonly FieldSpec[];
 
 /** The Refund result (1.2.0): the refund and the invoice's state as the refund left it. */
@@ -165,4 +193,9 @@ export const REFUND_RESULT_FIELDS = [
   amount('invoice_total'),
   amount('invoice_amount_paid'),
   amount('invoice_balance'),
+  field.object('credit_note', {
+    fields: CREDIT_NOTE_FIELDS,
+    nullable: true,
+    description: 'The credit note of a goodwill refund (1.3.0); null for any other refund',
+  }),
 ] as const satisfies readonly FieldSpec[];

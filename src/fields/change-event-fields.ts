@@ -24,7 +24,8 @@ export const CHANGE_EVENT_FIELDS = [
       '(updated: also changed); appointment.*: appointment_id, appointment_number, start_at, end_at, status, resource_id ' +
       '(updated: also changed); document.created: document_id, type, size; invoice.*: invoice_id, invoice_number, total, status; ' +
       'payment.created: payment_id, invoice_id, amount, method, invoice_status, invoice_balance; refund.created: refund_id, ' +
-      'payment_id, invoice_id, amount, invoice_status, invoice_balance',
+      'payment_id, invoice_id, amount, invoice_status, invoice_balance; invoice.credited (1.3.0): invoice_id, credit_note_id, ' +
+      'credit_note_number, amount, invoice_status, invoice_balance',
     schema: {
       type: 'object',
       properties: {
@@ -44,6 +45,8 @@ export const CHANGE_EVENT_FIELDS = [
         total: money,
         payment_id: id,
         refund_id: id,
+        credit_note_id: id,
+        credit_note_number: text,
         amount: money,
         method: text,
         invoice_status: text,

@@ -22,9 +22,13 @@ interface FieldBase {
 }
 
 export type FieldSpec = FieldBase &
-  /** `pattern`: a regular expression (source text) the whole value must match, else string_pattern_mismatch. */
+  /**
+   * `pattern`: a regular expression (source text) the whole value must match, else
+   * string_pattern_mismatch. `dropsInvisible`: the characters that print as nothing
+   * (withoutInvisibleCharacters) are removed before the length is checked, and never stored.
+   */
   (
-    | { kind: 'string'; minLength?: number; maxLength?: number; format?: 'email'; pattern?: string }
+    | { kind: 'string'; minLength?: number; maxLength?: number; format?: 'email'; pattern?: string; dropsInvisible?: boolean }
     | { kind: 'date' }
     | { kind: 'datetime' }
     | { kind: 'uuid' }
@@ -132,7 +136,11 @@ export type ValuesOf<Fields extends readonly FieldSpec[]> = { -readonly [Spec in
 /** A response made of a field list: every field present, null where it is nullable (the presenters' type). */
 export type ResponseOf<Fields extends readonly FieldSpec[]> = {
   -readonly [Spec in Fields[number] as Spec['name']]:
-    | (Spec extends { kind: 'object_list'; fields: infer F extends readonly FieldSpec[] } ? ResponseOf<F>[] : BaseValue<Spec>)
+    | (Spec extends { kind: 'object_list'; fields: infer F extends readonly FieldSpec[] }
+        ? ResponseOf<F>[]
+        : Spec extends { kind: 'object'; fields: infer F extends readonly FieldSpec[] }
+          ? ResponseOf<F>
+          : BaseValue<Spec>)
     | (Spec extends { nullable: true } ? null : never);
 };
 

@@ -14,8 +14,9 @@ const nullableInteger = <const N extends string>(name: N) => field.integer(name,
  * order. Each is a column of the `patients` table of the same name unless `requestOnly`.
  */
 export const PATIENT_INPUT_FIELDS = [
-  field.string('first_name', { required: true, minLength: 1, maxLength: 128 }),
-  field.string('last_name', { required: true, minLength: 1, maxLength: 128 }),
+  // A name is what staff read and search: what prints as nothing is not stored (issue 39).
+  field.string('first_name', { required: true, minLength: 1, maxLength: 128, dropsInvisible: true }),
+  field.string('last_name', { required: true, minLength: 1, maxLength: 128, dropsInvisible: true }),
   optionalText('salutation'),
   optionalText('title'),
   optionalText('gender'),
@@ -126,9 +127,25 @@ export const PATIENT_RESPONSE_EXTRA_FIELDS = [
   field.boolean('is_active'),
   field.datetime('created_at'),
   field.datetime('updated_at'),
-  field.decimal('outstanding_balance', { default: '0', description: 'Sum of the open invoice balances' }),
+  field.decimal('outstanding_balance', {
+    default: '0',
+    description: 'Sum of the open invoice balances in outstanding_currency (a patient owing in several: see outstanding_balances)',
+  }),
   field.string('outstanding_currency', { nullable: true, description: 'Currency of the open invoices; null while there are none' }),
 ] as const satisfies readonly FieldSpec[];
+
+/**
+ * What a patient owes in every currency of their open invoices (issue 39): 1.0.0's single
+ * `outstanding_balance` names one currency, and a refund can leave a patient owing in two.
+ */
+const OUTSTANDING_BALANCES = field.objectList('outstanding_balances', {
+  fields: [
+    field.string('currency', { description: 'ISO 4217 code' }),
+    field.decimal('amount', { description: 'The sum of the open invoice balances in this currency, e.g. "40.00"' }),
+  ],
+  description:
+    'What is owed in each currency of the open invoices, by currency; [] when nothing is. outstanding_balance and outstanding_currency name one of them: the clinic currency when it is owed, else the one whose oldest open invoice is the oldest',
+});
 
 /** The Patient response (spec 2.2): every field presentPatient returns, each always present. */
 export const PATIENT_RESPONSE_FIELDS = [
@@ -137,6 +154,8 @@ export const PATIENT_RESPONSE_FIELDS = [
   ...PATIENT_READ_ONLY_FIELDS,
   // After the fields of 1.0.0 (1.2.0).
   field.integer('version', { description: '1 at creation, +1 for each change; the ETag a PATCH may name in If-Match' }),
+  // After those of 1.2.0 (issue 39).
+  OUTSTANDING_BALANCES,
 ] as const satisfies readonly FieldSpec[];
 
 /** The path of GET /patients/{patient_id} and the patient's document paths. */
@@ -171,6 +190,8 @@ export const PATIENT_SUMMARY_FIELDS = [
   fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'is_active'),
   fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'outstanding_balance'),
   fieldNamed(PATIENT_RESPONSE_EXTRA_FIELDS, 'outstanding_currency'),
+  // After the fields of 1.1.0 (issue 39).
+  OUTSTANDING_BALANCES,
 ] as const satisfies readonly FieldSpec[];
 
 /**

@@ -1,4 +1,5 @@
 import { foldForSearch } from './folded-text.js';
+import { withoutIgnorableCharacters } from './invisible-text.js';
 import { patientSeqOf } from './human-numbers.js';
 
 /**
@@ -99,9 +100,14 @@ function dateOf(word: string): string | undefined {
   return `${dotted[3]}-${dotted[2]!.padStart(2, '0')}-${dotted[1]!.padStart(2, '0')}`;
 }
 
-/** The words of a query: split at white space and at commas (`müller, jürgen`). */
+/**
+ * The words of a query: split at white space and at commas (`müller, jürgen`), the characters
+ * that print as nothing left out (a name copied with a zero-width space is the name).
+ */
 export function queryWords(query: string): string[] {
-  return query.split(/[\s,]+/u).filter((word) => word !== '');
+  return withoutIgnorableCharacters(query)
+    .split(/[\s,]+/u)
+    .filter((word) => word !== '');
 }
 
 /**
@@ -111,7 +117,7 @@ export function queryWords(query: string): string[] {
  * digits that must each match), and finds what either reading finds.
  */
 export function phoneNumberWord(query: string): string | undefined {
-  const trimmed = query.trim();
+  const trimmed = withoutIgnorableCharacters(query).trim();
   return isPhoneNumber(trimmed) && queryWords(trimmed).length > 1 ? trimmed : undefined;
 }
 

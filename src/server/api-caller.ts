@@ -1,4 +1,5 @@
 import type { Caller } from '../domain/use-case.js';
+import type { AuditedReadGuard } from './audited-read-guard.js';
 import { peerAddress } from './peer-address.js';
 import type { ClinicContext } from './state.js';
 
@@ -11,14 +12,17 @@ export function clientAddress(ctx: ClinicContext): string {
   return peerAddress(ctx.req.socket);
 }
 
-/** Who asks over HTTP: the key that authorized the request, from the client's address, with the answer's request id. */
-export function apiCaller(ctx: ClinicContext): Caller {
+/**
+ * Who asks over HTTP: the key that authorized the request, from the client's address, with the
+ * answer's request id; its reads of patient data admitted by `auditedReads` (audited-read-guard.ts),
+ * which an upload, a write, does not need.
+ */
+export function apiCaller(ctx: ClinicContext, auditedReads?: AuditedReadGuard): Caller {
   const { principal, requestId } = ctx.state;
+  if (principal === undefined) return { source: 'api', actor: null };
   return {
     source: 'api',
-    actor:
-      principal === undefined
-        ? null
-        : { type: 'api_key', id: principal.keyId, name: principal.keyName, source: clientAddress(ctx), requestId },
+    actor: { type: 'api_key', id: principal.keyId, name: principal.keyName, source: clientAddress(ctx), requestId },
+    ...(auditedReads === undefined ? {} : { admitAuditedRead: (events: number) => auditedReads.admit(principal, events) }),
   };
 }

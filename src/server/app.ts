@@ -4,6 +4,7 @@ import { ChangeWatch } from './change-watch.js';
 import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
 import { FailedKeyThrottle } from './failed-key-throttle.js';
+import { AuditedReadGuard } from './audited-read-guard.js';
 import { KeyRateLimits } from './key-rate-limits.js';
 import { answerPreflight } from './middleware/answer-preflight.js';
 import { guardHostAndOrigin } from './middleware/guard-host-and-origin.js';
@@ -43,6 +44,7 @@ export function createApp(
     changes,
     startedAt: new Date().toISOString(),
     keyLimits: new KeyRateLimits(),
+    auditedReads: new AuditedReadGuard(config.dataDir, config.logger),
   });
   app.use(logRequests(config.logger));
   app.use(handleErrors(config.logger));

@@ -7,6 +7,7 @@ import {
   writeScheduledBackup,
 } from '../domain/maintenance/scheduled-backups.js';
 import type { Logger } from '../logger.js';
+import { logCheckpoint } from './audit-checkpoints.js';
 
 /** What `serve --backup-dir` was asked to do. */
 export interface BackupScheduleConfig {
@@ -103,6 +104,7 @@ export async function startBackupSchedule(
         now: started,
         signal: aborter.signal,
         record,
+        anchored: (outcome) => logCheckpoint(logger, outcome, dataDir),
       });
       state.last_success_at = summary.created_at;
       state.last_success_file = summary.file;

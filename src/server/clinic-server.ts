@@ -3,6 +3,7 @@ import { isIPv4 } from 'node:net';
 import { join } from 'node:path';
 import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instance-lock.js';
 import { quickCheckProblems } from '../db/maintenance.js';
+import { repairFolderModes } from '../db/file-modes.js';
 import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../db/open-database.js';
 import { sqliteErrorCode } from '../db/sqlite-result-codes.js';
 import { timeZoneNotice } from './time-zone-notice.js';
@@ -18,6 +19,7 @@ import { startWebhookWorker, type WebhookWorker } from '../webhooks/webhook-work
 import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
 import type { Logger } from '../logger.js';
 import { startBackupSchedule, type BackupSchedule, type BackupScheduleConfig, type BackupScheduleStatus } from './backup-schedule.js';
+import { startAuditCheckpoints } from './audit-checkpoints.js';
 import { CommitGroups } from './commit-groups.js';
 import { startHttpServer, type RunningHttpServer } from './http-server.js';
 import { EXPIRY_WARNING_DAYS, expiresSoon, findTlsFiles, loadServerTls, type ServerTls, type TlsFiles } from '../tls/server-tls.js';
@@ -46,6 +48,8 @@ export interface ClinicServerConfig {
   tls?: Omit<TlsFiles, 'source'>;
   /** `--insecure-http`: plain HTTP is served on an address off this PC too, instead of TLS_REQUIRED. */
   insecureHttp?: boolean;
+  /** How often the audit trail's head is anchored (audit-checkpoints.ts); an hour unless a test says otherwise. */
+  auditCheckpointEveryMs?: number;
 }
 
 /** A started server. */
@@ -179,6 +183,10 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   // A --data that is no folder, a link planted in it, or a 0-byte clinic.db is refused before anything is made there.
   if (ensureDataDirectory(dataDir) === 'empty') throw errors.databaseEmpty(join(dataDir, DATABASE_FILE));
   probeDataDirectory(dataDir);
+  // A folder a crash left without its group's bits (made by an older program, or a mkdir whose
+  // chmod never came) would refuse the desk group's uploads until someone ran chmod.
+  for (const folder of repairFolderModes(dataDir))
+    logger.info({ event: 'folder_mode_repaired', folder: folder.path, from: folder.from, to: folder.to });
   for (const finding of [...permissionFindings(dataDir), ...firstKeyFileFindings(dataDir)])
     logger.error({ event: 'warning', warning: finding });
 
@@ -227,6 +235,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
       backups = await startBackupSchedule(dataDir, config.backups, logger, record);
     }
     const schedule = backups;
+    const checkpoints = startAuditCheckpoints(openDb, commits, dataDir, logger, config.auditCheckpointEveryMs);
     let stopping: Promise<void> | undefined;
     return {
       address,
@@ -246,6 +255,8 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
             // After the server, whose last requests may have queued notifications; before the
             // database, which a pass in progress still writes to.
             await worker?.stop();
+            // The trail as the server leaves it, once nothing more is recorded.
+            await checkpoints.stop();
           } finally {
             // A group still open is committed first: its members are waiting to be answered.
             commits.flush();

@@ -113,6 +113,15 @@ export class ConnectionGuard {
       const connection = this.bySocket.get((tlsSocket as Socket & { _parent?: Socket })._parent ?? tlsSocket);
       if (connection !== undefined) this.bySocket.set(tlsSocket, connection);
     });
+    this.watchRequests(server);
+  }
+
+  /**
+   * Counts the requests of `server` against the connections they arrive on: those of the server
+   * attached, and of a server it hands connections to (http-server.ts gives the PC's own plain
+   * HTTP beside TLS to a second one, which admits nothing itself).
+   */
+  watchRequests(server: Server): void {
     const track: RequestEvent = (request, response) => this.track(request, response);
     server.on('request', track);
     // A request with `Expect: 100-continue` comes as this event instead (http-server.ts answers it).

@@ -10,6 +10,7 @@ import { CONNECTION_LIMITS, HEADERS_TIMEOUT_MS, LISTEN_BACKLOG, REQUEST_TIMEOUT_
 import { answerClientErrors } from './client-errors.js';
 import { ConnectionGuard } from './connection-limits.js';
 import { continueWhenBodyIsRead } from './expect-continue.js';
+import { dispatchByFirstByte } from './plain-beside-tls.js';
 
 /** The certificate (a chain may follow it) and private key to serve HTTPS with, PEM. */
 export interface HttpsCredentials {
@@ -40,7 +41,8 @@ export interface RunningHttpServer {
 
 /**
  * Serves the app on `host:port`, over HTTPS when given `tls` (the same app, limits and handlers
- * either way); its requests run their database work through `commits`.
+ * either way), and then plain HTTP on the same port to this PC's own programs only
+ * (plain-beside-tls.ts); its requests run their database work through `commits`.
  */
 export async function startHttpServer(
   db: Db,
@@ -73,15 +75,23 @@ export async function startHttpServer(
           { ...options, cert: tls.certificatePem, key: tls.keyPem, minVersion: MIN_TLS_VERSION, handshakeTimeout: limits.tlsHandshakeMs },
           onRequest,
         );
+  // Under TLS, this PC's own plain HTTP is still answered on the same port (plain-beside-tls.ts):
+  // by a second server that never listens, given those connections by their first byte.
+  const plain = tls === undefined ? undefined : createServer(options, onRequest);
+  const dispatch = plain === undefined ? undefined : dispatchByFirstByte(server, plain, limits.tlsHandshakeMs, config.logger);
   // The guard admits connections instead of node:http's maxConnections, which is one count for
-  // all clients: the cheapest way to stop the server was to fill it.
+  // all clients: the cheapest way to stop the server was to fill it. It admits them on the
+  // listening server, before their first byte is awaited, and counts the requests of both.
   const guard = new ConnectionGuard(limits, config.logger);
   guard.attach(server);
-  answerClientErrors(server, config.logger);
-  server.on('checkContinue', (request, response) => {
-    continueWhenBodyIsRead(request, response);
-    void handle(request, response);
-  });
+  for (const served of plain === undefined ? [server] : [server, plain]) {
+    if (served !== server) guard.watchRequests(served);
+    answerClientErrors(served, config.logger);
+    served.on('checkContinue', (request, response) => {
+      continueWhenBodyIsRead(request, response);
+      void handle(request, response);
+    });
+  }
   server.once('close', () => guard.close());
   await new Promise<void>((resolve, reject) => {
     const fail = (error: Error) => {
@@ -91,6 +101,10 @@ export async function startHttpServer(
     server.once('error', fail);
     server.listen(port, host, LISTEN_BACKLOG, () => {
       server.off('error', fail);
+      // node:http starts a server's list of connections, and the sweep that answers 408 past
+      // headersTimeout and requestTimeout, on its 'listening': the plain server never listens
+      // itself, and without this a loopback client could hold a half-sent request for ever.
+      plain?.emit('listening');
       resolve();
     });
   });
@@ -103,13 +117,24 @@ export async function startHttpServer(
     close: (graceMs = Infinity) =>
       new Promise<void>((resolve) => {
         changes.close();
-        const deadline = Number.isFinite(graceMs) ? setTimeout(() => server.closeAllConnections(), graceMs) : undefined;
+        const deadline = Number.isFinite(graceMs)
+          ? setTimeout(() => {
+              server.closeAllConnections();
+              plain?.closeAllConnections();
+            }, graceMs)
+          : undefined;
+        // The listening server's close waits for every connection it accepted, the plain ones
+        // handed on included (node counts them where they were accepted).
         server.close(() => {
           clearTimeout(deadline);
           resolve();
         });
-        // Idle keep-alive sockets would otherwise hold close() open until they time out.
+        // Stops the plain server's sweep; node calls back with ERR_SERVER_NOT_RUNNING, as it never listened.
+        plain?.close(() => {});
+        // Idle keep-alive sockets, and connections yet to send a byte, would otherwise hold close() open until they time out.
         server.closeIdleConnections();
+        plain?.closeIdleConnections();
+        dispatch?.closeWaiting();
       }),
   };
 }

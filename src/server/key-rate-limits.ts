@@ -20,10 +20,12 @@ export class KeyRateLimits {
   constructor(private readonly now: () => number = Date.now) {}
 
   /**
-   * Counts one request of the key `keyId`, whose limit is `perMinute`. Returns 0 when it may be
-   * served, else how long (ms) until the minute ends; a refused request is not counted.
+   * Counts `amount` (one request, or the audit events of one read: audited-read-guard.ts) of the
+   * key `keyId`, whose limit is `perMinute`. Returns 0 when they fit in this minute (more than a
+   * whole minute's worth fits only a minute not yet used), else how long (ms) until the minute
+   * ends; what is refused is not counted.
    */
-  take(keyId: string, perMinute: number): number {
+  take(keyId: string, perMinute: number, amount = 1): number {
     const now = this.now();
     const minute = Math.floor(now / MINUTE_MS);
     let counted = this.counts.get(keyId);
@@ -34,8 +36,8 @@ export class KeyRateLimits {
       counted.minute = minute;
       counted.count = 0;
     }
-    if (counted.count >= perMinute) return (minute + 1) * MINUTE_MS - now;
-    counted.count += 1;
+    if (counted.count + amount > perMinute && counted.count > 0) return (minute + 1) * MINUTE_MS - now;
+    counted.count += amount;
     return 0;
   }
 }

@@ -17,6 +17,7 @@ import { apiCaller } from './api-caller.js';
 import type { ChangeWatch } from './change-watch.js';
 import type { CommitGroups } from './commit-groups.js';
 import type { ServerConfig } from './config.js';
+import type { AuditedReadGuard } from './audited-read-guard.js';
 import type { KeyRateLimits } from './key-rate-limits.js';
 import { MODELS, type ModelName } from './openapi/models.js';
 import type { DownloadResult, ModelResult, OperationSpec } from './openapi/operation-spec.js';
@@ -36,6 +37,8 @@ export interface OperationDeps {
   startedAt: string;
   /** The keys' own limits of requests per minute, counted across every operation. */
   keyLimits: KeyRateLimits;
+  /** What a read of patient data must pass before it records its events: the trail's reserve and a key's events per minute. */
+  auditedReads: AuditedReadGuard;
 }
 
 /**
@@ -152,7 +155,7 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
     ...(useCase.refusals.length === 0 ? {} : { refusals: useCase.refusals }),
     handler: (deps) => async (ctx) => {
       const { db, commits, changes } = deps;
-      const caller = apiCaller(ctx);
+      const caller = apiCaller(ctx, deps.auditedReads);
       const values = valuesOfRequest(useCase, db, { path: ctx.params, query: ctx.query, header: ctx.headers, body: ctx.state.body });
       // The feed's last seq is read in the same turn as the result: a change committed after it
       // ends the wait below, one before it is in the result.

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { X509Certificate } from 'node:crypto';
 import { requireExistingDatabase } from '../domain/maintenance/data-dir.js';
@@ -64,6 +64,16 @@ function loadAuthority(paths: TlsPaths, now: Date): PemPair {
   return { certificatePem: pem.toString('utf8'), keyPem: key.pem.toString('utf8') };
 }
 
+/** Whether `path` surely does not exist (ENOENT), not merely out of this user's sight. */
+function isMissing(path: string): boolean {
+  try {
+    lstatSync(path);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT';
+  }
+}
+
 /** `when` plus `years` calendar years (UTC). */
 function yearsLater(when: Date, years: number): Date {
   const later = new Date(when);
@@ -86,7 +96,9 @@ export async function initTls(dataDir: string, given: readonly TlsName[], option
   requireExistingDatabase(dataDir);
   const paths = tlsPaths(dataDir);
   await makeTlsFolder(paths);
-  const existing = existsSync(paths.ca);
+  // Only a CA that is surely not there is made anew: one this user may not see (a tls/ folder
+  // root's after a `sudo clinic tls init`) is read below, and refused naming the chown that mends it.
+  const existing = !isMissing(paths.ca);
   const keep = !options.newCa && existing;
   let ca: PemPair;
   if (keep) ca = loadAuthority(paths, now);

@@ -1,6 +1,6 @@
 import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { HAS_MODES, makeSharedFolder, SHARED_FILE_MODE } from '../db/file-modes.js';
 import { errors } from '../domain/errors.js';
 import { describeFailure } from '../domain/maintenance/check.js';
@@ -51,12 +51,28 @@ function readFailure(error: unknown): string {
   }
 }
 
-/** The bytes of `path`, or TLS_FILE_UNREADABLE naming it, with `remedy`. */
+/**
+ * What mends a file this user may not read: its owner, not a new CA (issue 42: the hint said
+ * `--new-ca` where a `tls init` run as root had left root's files, and a new CA must be installed
+ * on every PC again).
+ */
+function ownerRemedy(path: string): string {
+  let owner = '';
+  try {
+    owner = ` It belongs to uid ${lstatSync(path).uid}.`;
+  } catch {
+    // Its folder may not be entered either: the chown below mends that too.
+  }
+  return `${owner} Give the folder to the user the server runs as (as root: chown -R clinic: ${dirname(path)}), or run clinic as its owner.`.trim();
+}
+
+/** The bytes of `path`, or TLS_FILE_UNREADABLE naming it, with `remedy` (or, when this user may not read it, ownerRemedy). */
 function readTlsFile(path: string, remedy: string): Buffer {
   try {
     return readFileSync(path);
   } catch (error) {
-    throw errors.tlsFileUnreadable(path, readFailure(error), remedy);
+    const code = (error as NodeJS.ErrnoException).code;
+    throw errors.tlsFileUnreadable(path, readFailure(error), code === 'EACCES' || code === 'EPERM' ? ownerRemedy(path) : remedy);
   }
 }
 
@@ -124,8 +140,8 @@ export async function makeTlsFolder(paths: TlsPaths): Promise<void> {
  */
 export async function writeTlsFile(path: string, text: string, mode: number): Promise<void> {
   await writeFileWhole(path, { replace: true }, async (file) => {
-    if (HAS_MODES) await file.chmod(mode);
-    await file.writeFile(text, 'utf8');
+    if (HAS_MODES) await file.handle.chmod(mode);
+    await file.write(Buffer.from(text, 'utf8'));
   });
 }
 

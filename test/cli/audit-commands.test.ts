@@ -443,7 +443,8 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
 
     it('finds a changed field: AUDIT_CHAIN_BROKEN naming its seq, exit 1; check fails naming it and the dropped trigger', async () => {
       const copy = copyOfData();
-      tamper(copy, "DROP TRIGGER audit_events_are_append_only_on_update; UPDATE audit_events SET actor_name = 'nobody' WHERE seq = 2;");
+      // Its time, one millisecond later: the trail's own table, the view's refusal being no obstacle to SQL on it.
+      tamper(copy, 'DROP TRIGGER audit_trail_append_only_on_update; UPDATE audit_trail SET at = at + 1 WHERE seq = 2;');
       const verified = await clinicIn(copy, 'audit', 'verify', '--json');
       assert.equal(verified.code, 1, verified.stdout);
       const { detail } = JSON.parse(verified.stderr) as { detail: { code: string; seq: number } };
@@ -460,14 +461,14 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
         trail.findings.join('\n'),
       );
       assert.ok(
-        trail.findings.some((f) => f.includes('audit_events_are_append_only_on_update')),
+        trail.findings.some((f) => f.includes('audit_trail_append_only_on_update')),
         trail.findings.join('\n'),
       );
     });
 
     it('finds a deleted middle event, and check without --json fails too', async () => {
       const copy = copyOfData();
-      tamper(copy, 'DROP TRIGGER audit_events_are_append_only_on_delete; DELETE FROM audit_events WHERE seq = 2;');
+      tamper(copy, 'DROP TRIGGER audit_trail_append_only_on_delete; DELETE FROM audit_trail WHERE seq = 2;');
       const verified = await clinicIn(copy, 'audit', 'verify', '--json');
       assert.equal(verified.code, 1);
       const { detail } = JSON.parse(verified.stderr) as { detail: { code: string; seq: number } };
@@ -476,7 +477,7 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
       const check = await clinicIn(copy, 'check');
       assert.equal(check.code, 1);
       assert.match(check.stdout + check.stderr, /AUDIT_CHAIN_BROKEN/);
-      assert.match(check.stdout + check.stderr, /audit_events_are_append_only_on_delete/);
+      assert.match(check.stdout + check.stderr, /audit_trail_append_only_on_delete/);
     });
 
     it('backup and restore carry the trail: data.export in the source, every event and data.import in the restored one', async () => {
@@ -513,7 +514,12 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
 
     it('restore refuses a backup whose trail was tampered with (AUDIT_CHAIN_BROKEN), leaving the directory empty', async () => {
       const copy = copyOfData();
-      tamper(copy, 'DROP TRIGGER audit_events_are_append_only_on_update; UPDATE audit_events SET detail = \'{"q":"else"}\' WHERE seq = 2;');
+      // The search's text, as its context holds it.
+      tamper(
+        copy,
+        `DROP TRIGGER audit_contexts_append_only_on_update;
+         UPDATE audit_contexts SET detail = '{"q":"else"}' WHERE ref = (SELECT context_ref FROM audit_trail WHERE seq = 2);`,
+      );
       const file = join(tempDir(), 'tampered.tar.gz');
       ok(await clinicIn(copy, 'backup', programPath(file)));
       const target = tempDir();

@@ -14,6 +14,7 @@ import { makeDataDir, startTestServer } from '../helpers/test-server.js';
 /** Every check `clinic check` runs, in its order. */
 const CHECK_NAMES = [
   'permissions',
+  'tls_files',
   'first_api_key_file',
   'integrity',
   'foreign_keys',
@@ -22,6 +23,7 @@ const CHECK_NAMES = [
   'audit_trail',
   'change_feed',
   'invoice_payments',
+  'balances_in_several_currencies',
 ];
 
 interface CheckReport {

@@ -46,15 +46,16 @@ describe('clinic document save', () => {
       result.stdout,
       [
         'Document of P-000001 Ada Lovelace',
+        'Number  D-000001',
         'Title   Panoramic 2026',
         'Type    xrays',
         'File    panoramic.pdf (application/pdf, 3.0 MiB)',
-        result.stdout.split('\n')[4],
+        result.stdout.split('\n')[5],
         `Saved 3.0 MiB to ${programPath(target)}; its SHA-256 is the upload's.`,
         '',
       ].join('\n'),
     );
-    assert.match(result.stdout.split('\n')[4]!, /^Stored {2}\w{3} \d{2}\.\d{2}\.\d{4} \d{2}:\d{2}$/);
+    assert.match(result.stdout.split('\n')[5]!, /^Stored {2}\w{3} \d{2}\.\d{2}\.\d{4} \d{2}:\d{2}$/);
     assert.deepEqual(readdirSync(out).sort(), ['copy.pdf', 'panoramic.pdf'], 'no temporary file is left');
   });
 
@@ -84,7 +85,23 @@ describe('clinic document save', () => {
     assert.ok(readFileSync(target).equals(scanBytes));
   });
 
-  it('refuses an unknown id with DOCUMENT_NOT_FOUND and a malformed one by its argument, writing nothing', async () => {
+  it('takes the document’s number in any case, with or without its zeros (issue 42, finding 10)', async () => {
+    for (const [index, ref] of ['D-000001', 'd-1', ' D-01 '].entries()) {
+      const target = join(out, `by-number-${index}.pdf`);
+      const result = await clinic('document', 'save', ref, target, '--json');
+      assert.equal(result.code, 0, `${ref}: ${result.stderr}`);
+      assert.equal(JSON.parse(result.stdout).id, scanId, ref);
+      assert.ok(readFileSync(target).equals(scanBytes), ref);
+    }
+  });
+
+  it('refuses an unknown id or number with DOCUMENT_NOT_FOUND and a malformed one by its argument, writing nothing', async () => {
+    const unnumbered = await clinic('document', 'save', 'd-99', join(out, 'unknown.pdf'));
+    assert.equal(unnumbered.code, 1);
+    assert.match(
+      unnumbered.stderr,
+      /^error: DOCUMENT_NOT_FOUND: No document has the number D-99\.\nhint: `clinic document list P-42` lists/,
+    );
     const unknown = await clinic('document', 'save', randomUUID(), join(out, 'unknown.pdf'), '--json');
     assert.equal(unknown.code, 1);
     assert.deepEqual(JSON.parse(unknown.stderr), { detail: { code: 'DOCUMENT_NOT_FOUND', message: 'No document has this id.' } });
@@ -92,7 +109,7 @@ describe('clinic document save', () => {
     assert.equal(malformed.code, 1);
     assert.match(
       malformed.stderr,
-      /^ {2}<ref> "P-1": is not an id \(uuid_parsing\)\n {4}hint: the document's id: `clinic patient show P-42` prints each/m,
+      /^ {2}<ref> "P-1": is neither a number on paper nor an id \(uuid_parsing\)\n {4}hint: the document's number \(D-000017, D-17\) or id: `clinic document list P-42`/m,
     );
     assert.equal(existsSync(join(out, 'unknown.pdf')) || existsSync(join(out, 'malformed.pdf')), false);
   });
@@ -118,7 +135,7 @@ describe('clinic document save', () => {
 describe('clinic document list', () => {
   const data = useTestDatabase();
 
-  it("lists every document of a patient, newest first, with its id; --json gives the API's DocumentItems", async () => {
+  it("lists every document of a patient, newest first, with its number; --json gives the API's DocumentItems", async () => {
     const patient = createTestPatient(data.db, { first_name: 'Ada', last_name: 'Lovelace' });
     const file = join(data.dataDir, 'referral.pdf');
     writeFileSync(file, 'bytes');
@@ -138,9 +155,14 @@ describe('clinic document list', () => {
     assert.equal(text.code, 0, text.stderr);
     const lines = text.stdout.trimEnd().split('\n');
     assert.equal(lines[0], 'Documents of P-000001 Ada Lovelace');
-    assert.match(lines[1]!, /^Date +Type +Title +File +Size +Id$/);
-    assert.match(lines[2]!, new RegExp(`^\\d{2}\\.\\d{2}\\.\\d{4} {2}other +Second +referral\\.pdf +5 B {2}${items[0]!.id}$`));
-    assert.match(lines[3]!, new RegExp(`First .*${items[1]!.id}$`));
+    assert.deepEqual(
+      items.map((item) => item.document_number),
+      ['D-000002', 'D-000001'],
+    );
+    assert.match(lines[1]!, /^Number {4}Date +Type +Title +File +Size$/);
+    assert.match(lines[2]!, /^D-000002 {2}\d{2}\.\d{2}\.\d{4} {2}other +Second +referral\.pdf +5 B$/);
+    assert.match(lines[3]!, /^D-000001 .* First /);
+    assert.doesNotMatch(text.stdout, new RegExp(items[0]!.id), 'the id is for --json');
     const unknown = await runClinic(['document', 'list', 'P-99', '--data', data.dataDir]);
     assert.equal(unknown.code, 1);
     assert.match(unknown.stderr, /^error: PATIENT_NOT_FOUND: /);
@@ -150,25 +172,26 @@ describe('clinic document list', () => {
 describe('clinic patient show: documents', () => {
   const data = useTestDatabase();
 
-  it("prints each document's whole id, within 100 columns however long its title and name", async () => {
+  it("prints each document's number, within 100 columns however long its title and name", async () => {
     const patient = createTestPatient(data.db);
     const file = join(data.dataDir, `${'a-very-long-file-name-'.repeat(5)}.pdf`);
     writeFileSync(file, 'bytes');
-    const ids: string[] = [];
+    const numbers: string[] = [];
     for (const type of ['communications', 'xrays']) {
       const args = ['--patient-id', patient.id, '--file', file, '--type', type, '--title', 'A title of many words '.repeat(4)];
       const result = await runClinic(['upload-document', '--data', data.dataDir, '--json', ...args]);
       assert.equal(result.code, 0, result.stderr);
-      ids.push(JSON.parse(result.stdout).id as string);
+      numbers.push(JSON.parse(result.stdout).document_number as string);
     }
     const shown = await runClinic(['patient', 'show', patient.patient_number, '--data', data.dataDir]);
     assert.equal(shown.code, 0, shown.stderr);
     const lines = shown.stdout.split('\n');
     for (const line of lines) assert.ok([...line].length <= 100, `wider than 100 columns (${[...line].length}): ${line}`);
-    for (const id of ids)
+    assert.deepEqual(numbers, ['D-000001', 'D-000002']);
+    for (const number of numbers)
       assert.ok(
-        lines.some((line) => line.endsWith(`  ${id}`)),
-        `the id ${id} ends its row`,
+        lines.some((line) => line.trimStart().startsWith(`${number}  `)),
+        `the number ${number} starts its row`,
       );
   });
 });

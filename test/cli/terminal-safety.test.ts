@@ -39,11 +39,13 @@ describe('stored text on its way to the desk', () => {
       body: buildPatient({
         first_name: `Eve ${HOSTILE.colour} ${HOSTILE.bidi}`,
         last_name: `Mallory ${HOSTILE.clipboard} ${HOSTILE.overwrite} ${HOSTILE.csi8bit}`,
-        notes: `line one\nline two ${ESC}[2J`,
+        notes: `line one\nline two ${ESC}[2J ${HOSTILE.bidi}`,
       }),
     });
     assert.equal(created.status, 201, created.text);
     const patient = created.body as { id: string; patient_number: string; first_name: string; last_name: string; notes: string };
+    // A name loses its bidi controls at the door (issue 39, L5); a note keeps them.
+    assert.equal(patient.first_name, `Eve ${HOSTILE.colour} RightTFEL`);
     const booked = await server.request('POST', '/appointments', {
       body: { patient_id: patient.id, start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T09:30Z', title: HOSTILE.title },
     });
@@ -53,10 +55,10 @@ describe('stored text on its way to the desk', () => {
     const found = printed(await clinic('patient', 'find', 'eve'));
     assert.match(found, /Mallory Clip\\x1b\]52;c;/);
     const shown = printed(await clinic('patient', 'show', patient.patient_number));
-    assert.match(shown, /Eve Red\\x1b\[31m Right\\u202eTFEL Mallory Clip\\x1b\]52;c;ZWNobyBoaQ==\\x07 Up\\x1b\[1A\\x1b\[2K/);
-    assert.match(shown, /line one line two \\x1b\[2J/);
+    assert.match(shown, /Eve Red\\x1b\[31m RightTFEL Mallory Clip\\x1b\]52;c;ZWNobyBoaQ==\\x07 Up\\x1b\[1A\\x1b\[2K/);
+    assert.match(shown, /line one line two \\x1b\[2J Right\\u202eTFEL/);
     assert.match(printed(await clinic('appointment', 'show', appointment.appointment_number)), /T\\x1b\[2J\\x1b\[HCLEARED/);
-    assert.match(printed(await clinic('appointment', 'list', '--date', '2026-12-01')), /Eve Red\\x1b\[31m Right\\u202eTFEL/);
+    assert.match(printed(await clinic('appointment', 'list', '--date', '2026-12-01')), /Eve Red\\x1b\[31m RightTFEL/);
 
     const asJson = await clinic('patient', 'show', patient.patient_number, '--json');
     assert.doesNotMatch(asJson.stdout, TERMINAL_CONTROL, 'raw control characters in --json output');

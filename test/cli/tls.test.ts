@@ -146,6 +146,15 @@ describe('clinic tls init', { timeout: 180_000 }, () => {
       people.stdout.includes(`\n  ${programPath(tlsFile(dataDir, 'ca.pem'))}\nwhose SHA-256 fingerprint is\n  ${ca.fingerprint256}\n`),
     );
     assert.match(people.stdout, /docs\/install\.md/);
+    // Issue 42, finding 4: what changes at the next start is said.
+    assert.ok(
+      people.stdout.includes(
+        '`clinic serve` uses it from its next start (restart it if it runs): its port then speaks HTTPS,\n' +
+          'and plain HTTP to programs on this PC only (http://127.0.0.1 and http://[::1] keep working);\n' +
+          'plain HTTP from another PC gets a 400 naming the https:// address.\n',
+      ),
+      people.stdout,
+    );
   });
 
   it('keeps the CA when run again: same fingerprint, and the new server certificate verifies against it; --new-ca replaces it', async () => {
@@ -200,7 +209,7 @@ describe('clinic tls init', { timeout: 180_000 }, () => {
 });
 
 describe('clinic serve over HTTPS', { timeout: 180_000 }, () => {
-  it('serves the files of tls init over HTTPS: curl and node:https with the CA are answered, without it they refuse, TLS 1.1 is refused', async () => {
+  it('serves the files of tls init over HTTPS: curl and node:https with the CA are answered, without it they refuse, TLS 1.1 is refused; plain HTTP from 127.0.0.1 on the same port too', async () => {
     const dataDir = await newClinic();
     await tlsInit(dataDir, ['--name', 'clinic-pc']);
     const caFile = tlsFile(dataDir, 'ca.pem');
@@ -216,6 +225,10 @@ describe('clinic serve over HTTPS', { timeout: 180_000 }, () => {
         assert.equal(answered.code, 0, answered.stderr);
         assert.equal(JSON.parse(answered.stdout).status, 'ok');
       }
+      // Issue 42, finding 4: the PC's own integrations keep their plain http://127.0.0.1 on the same port.
+      const plain = await curl([`http://127.0.0.1:${port}${HEALTH}`]);
+      assert.equal(plain.code, 0, plain.stderr);
+      assert.equal(JSON.parse(plain.stdout).status, 'ok');
       const untrusted = await curl([`https://127.0.0.1:${port}${HEALTH}`]);
       assert.equal(untrusted.code, 60, untrusted.stderr); // CURLE_PEER_FAILED_VERIFICATION
       const tls12 = await curl(['--cacert', caFile, '--tlsv1.2', '--tls-max', '1.2', `https://127.0.0.1:${port}${HEALTH}`]);

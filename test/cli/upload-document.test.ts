@@ -49,7 +49,7 @@ describe('clinic upload-document', () => {
     assert.equal(result.code, 0, result.stderr);
     const document = JSON.parse(result.stdout);
     assertMatchesSchema('Document', document);
-    assert.deepEqual(Object.keys(document), ['id', 'filename', 'content_type', 'size', 'created_at', 'type']);
+    assert.deepEqual(Object.keys(document), ['id', 'filename', 'content_type', 'size', 'created_at', 'type', 'document_number']);
     assert.equal(document.filename, 'scan 2026.pdf');
     assert.equal(document.content_type, 'application/pdf');
     assert.equal(document.size, scanBytes.length);

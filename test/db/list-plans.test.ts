@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { explainAppointmentList } from '../../src/db/appointments.js';
 import { explainPatientDocumentList } from '../../src/db/documents.js';
+import { explainPatientsOwingInSeveralCurrencies } from '../../src/db/invoices.js';
 import { explainPatientSearch, explainPatientWalk } from '../../src/db/patient-search.js';
 import { wordLookup } from '../../src/fields/search-terms.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
@@ -27,6 +28,12 @@ describe('the plans of the 1.1.0 lists', () => {
       assert.doesNotMatch(plan, /SCAN (p|patients|patient_search_terms|f|t)\b(?! USING)/);
     });
   }
+
+  it("clinic check's patients owing in several currencies reads the open invoices alone, through their partial index (issue 39)", () => {
+    const plan = explainPatientsOwingInSeveralCurrencies(data.db).join('\n');
+    assert.match(plan, /SCAN invoices USING INDEX invoices_open_by_issued_at/);
+    assert.doesNotMatch(plan, /invoices_by_patient|SCAN invoices\b(?! USING INDEX invoices_open_by_issued_at)/);
+  });
 
   it('walks the name index in order for common words, checking each patient on the term index, without a sort', () => {
     const plan = explainPatientWalk(data.db, [wordLookup('m'), wordLookup('0664')]).join('\n');

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { narrowingLookups, patientPhoneDigits, patientSearchTerms, wordLookup } from '../../src/fields/search-terms.js';
+import { narrowingLookups, patientPhoneDigits, patientSearchTerms, queryWords, wordLookup } from '../../src/fields/search-terms.js';
 import { foldForSearch } from '../../src/fields/folded-text.js';
+import { withoutInvisibleCharacters } from '../../src/fields/invisible-text.js';
 
 describe('search folding', () => {
   for (const [written, folded] of [
@@ -75,5 +76,49 @@ describe('search folding', () => {
         checked.map((word) => wordLookup(word)),
       );
     });
+  }
+});
+
+describe('L5: characters that print as nothing (issue 39)', () => {
+  // Written as escapes: a zero-width character in this file (or a test's title) would be as hard to see as in a name.
+  const escaped = (text: string) =>
+    text.replace(/\p{Default_Ignorable_Code_Point}/gu, (character) => `\\u{${character.codePointAt(0)!.toString(16)}}`);
+  for (const [written, folded] of [
+    ['Z\u200bürcher', 'zurcher'],
+    ['Zür\u00adcher', 'zurcher'],
+    ['\u202eZürcher\u202c', 'zurcher'],
+    ['\u2066Zürcher\u2069', 'zurcher'],
+    ['Zü\u200drcher\ufeff', 'zurcher'],
+    ['Zü\u2060r\u200ec\u200fh\u061cer', 'zurcher'],
+    ['\u3164Zürcher', 'zurcher'],
+    ['Zür\u{e0041}cher', 'zurcher'],
+  ] as const) {
+    it(`search folds ${escaped(written)} to ${folded}`, () => assert.equal(foldForSearch(written), folded));
+  }
+
+  it('indexes a name stored with them under the name as it prints, and reads a query without them', () => {
+    assert.deepEqual(patientSearchTerms({ first_name: 'E\u00adva', last_name: 'Z\u200bürcher' }), ['n:eva', 'n:zurcher']);
+    assert.deepEqual(queryWords('Zü\u200brcher \u200b ,\u2060 eva'), ['Zürcher', 'eva']);
+    assert.deepEqual(queryWords('\u200b\u00ad'), [], 'a query of them only has no words, as one of spaces');
+  });
+
+  for (const [typed, stored, why] of [
+    ['Z\u200bürcher', 'Zürcher', 'loses a zero-width space'],
+    ['E\u00adva', 'Eva', 'loses a soft hyphen'],
+    ['\u202eQuellenhof\u202c', 'Quellenhof', 'loses a bidi override and its end'],
+    ['\u2067Hof\u2069 \u200eAlm\u200f', 'Hof Alm', 'loses bidi isolates and marks'],
+    ['Zü\u200drcher\u200c', 'Zürcher', 'loses joiners between and after Latin letters'],
+    [
+      '\u0645\u0627\u0647\u200c\u067e\u0627\u0631\u0647',
+      '\u0645\u0627\u0647\u200c\u067e\u0627\u0631\u0647',
+      'keeps the non-joiner a Persian name needs',
+    ],
+    ['\u0d28\u0d4d\u200d', '\u0d28\u0d4d\u200d', 'keeps a Malayalam chillu (na, virama, joiner) at the end of a word'],
+    ['\u0645\u200cA', '\u0645A', 'loses a joiner before a letter of another script'],
+    ['\u845b\u{e0100}\u57ce', '\u845b\u{e0100}\u57ce', 'keeps the variation selector of a Japanese name’s kanji'],
+    ['\u3164Han\ufeff', 'Han', 'loses a Hangul filler that prints as a blank letter, and a BOM'],
+    ['\u200b\u00ad\u2060', '', 'of nothing else is left empty'],
+  ] as const) {
+    it(`a name at the door ${why}`, () => assert.equal(withoutInvisibleCharacters(typed), stored));
   }
 });

@@ -157,12 +157,20 @@ describe('upgrading a data directory made by the release before the change feed'
 describe('a backup made by the release before the change feed', () => {
   let target: string;
 
+  let replaced: string;
+
   before(async () => {
     target = makeDataDir();
-    const restore = await runClinic(['restore', join(fixture, 'backup.tar.gz'), '--json', '--data', target]);
+    // It replaces the directory it was made from, which never had a feed: no number of it is lost (issue 39).
+    replaced = copyReleaseFixture(fixture);
+    const restore = await runClinic(['restore', join(fixture, 'backup.tar.gz'), '--replaces', replaced, '--json', '--data', target]);
     assert.equal(restore.code, 0, restore.stderr);
+    assert.equal((JSON.parse(restore.stdout) as { change_feed_lost: unknown }).change_feed_lost, null);
   });
-  after(() => rmSync(target, { recursive: true, force: true }));
+  after(() => {
+    rmSync(target, { recursive: true, force: true });
+    rmSync(replaced, { recursive: true, force: true });
+  });
 
   it('restores with every record, its audit trail and the document, and an empty feed', async () => {
     assert.deepEqual(

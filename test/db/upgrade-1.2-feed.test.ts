@@ -69,9 +69,9 @@ function readDatabase<T>(dataDir: string, read: (db: Db) => T): T {
   }
 }
 
-/** Every row of `table`, in rowid order, with only the columns the old release had. */
+/** Every row of `table`, in rowid order (the audit trail, a view since schema 7, by seq), with only the columns the old release had. */
 const rowsOf = (db: Db, table: string, columns: readonly string[]) =>
-  db.prepare(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY rowid`).all();
+  db.prepare(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${table === 'audit_events' ? 'seq' : 'rowid'}`).all();
 
 const columnsOf = (db: Db, table: string) =>
   (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[]).map((column) => column.name);

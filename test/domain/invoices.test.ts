@@ -56,6 +56,7 @@ describe('invoices (domain)', () => {
       'amount_paid',
       'balance',
       'issued_at',
+      'amount_credited',
     ]);
     assert.equal(invoice.status, 'issued');
     assert.equal(invoice.currency, 'EUR');

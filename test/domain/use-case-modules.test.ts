@@ -6,6 +6,7 @@ import { errors } from '../../src/domain/errors.js';
 import { CREATE_INVOICE, createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { LIST_INVOICES } from '../../src/domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../src/domain/invoices/read-invoice.js';
+import { CREATE_CREDIT_NOTE } from '../../src/domain/invoices/credit-invoice.js';
 import { VOID_INVOICE } from '../../src/domain/invoices/void-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { RECORD_PAYMENT, recordPayment } from '../../src/domain/payments/record-payment.js';
@@ -58,7 +59,8 @@ describe('a use case of a module that is off', () => {
     server.db
       .prepare(
         `SELECT (SELECT count(*) FROM payments) AS payments, (SELECT count(*) FROM refunds) AS refunds,
-                (SELECT count(*) FROM invoices) AS invoices, (SELECT count(*) FROM invoices WHERE status = 'void') AS void`,
+                (SELECT count(*) FROM invoices) AS invoices, (SELECT count(*) FROM invoices WHERE status = 'void') AS void,
+                (SELECT count(*) FROM credit_notes) AS credit_notes`,
       )
       .get();
 
@@ -87,6 +89,12 @@ describe('a use case of a module that is off', () => {
         useCase: VOID_INVOICE,
         api: { method: 'POST', path: `/invoices/${invoice.id}/void`, body: { reason: 'issued in error' } },
         cli: ['invoice', 'void', invoice.invoice_number, '--reason', 'issued in error'],
+        writes: true,
+      },
+      {
+        useCase: CREATE_CREDIT_NOTE,
+        api: { method: 'POST', path: `/invoices/${invoice.id}/credit-notes`, body: { amount: '5.00', reason: 'billed twice' } },
+        cli: ['invoice', 'credit', invoice.invoice_number, '--amount', '5', '--reason', 'billed twice'],
         writes: true,
       },
       {
@@ -147,7 +155,7 @@ describe('a use case of a module that is off', () => {
     }
     assert.deepEqual(
       OPERATIONS.filter((operation) => operation.module !== undefined).map((operation) => operation.operationId),
-      ['listInvoices', 'getInvoice', 'voidInvoice', 'recordPayment', 'refundPayment'],
+      ['listInvoices', 'getInvoice', 'voidInvoice', 'createCreditNote', 'recordPayment', 'refundPayment'],
     );
   });
 });

@@ -15,9 +15,17 @@ import { setClinicTimeZone, setModuleEnabled } from '../../src/domain/settings.j
 import { buildPatient } from './builders.js';
 import { addDocument, addInvoice } from './module-tables.js';
 
-/** Every row of every table (sqlite_sequence included: patient numbers are never reused). */
+/**
+ * Every row of every table (sqlite_sequence included: patient numbers are never reused); the
+ * audit trail as its events (the view audit_events), not as the tables that store them.
+ */
 export function dumpTables(db: Db): Record<string, string[]> {
-  const tables = db.prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").all();
+  const tables = db
+    .prepare<[], { name: string }>(
+      `SELECT name FROM sqlite_schema
+        WHERE (type = 'table' AND name NOT LIKE 'audit\\_%' ESCAPE '\\') OR (type = 'view' AND name = 'audit_events') ORDER BY name`,
+    )
+    .all();
   return Object.fromEntries(
     tables.map(({ name }) => [
       name,
@@ -30,14 +38,18 @@ export function dumpTables(db: Db): Record<string, string[]> {
   );
 }
 
-/** Every file under `dir` (relative path → content), the database's own files left out. */
+/**
+ * Every file under `dir` (relative path → content), the database's own files left out, and the
+ * audit trail's anchor, which is each data directory's own (a backup is anchored in its source, a
+ * restore begins a new anchor: test/cli/audit-anchor.test.ts).
+ */
 export function filesUnder(dir: string): Map<string, Buffer> {
   const files = new Map<string, Buffer>();
   for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
     if (entry.isFile())
       files.set(join(entry.parentPath, entry.name).slice(dir.length + 1), readFileSync(join(entry.parentPath, entry.name)));
   }
-  for (const name of [...files.keys()]) if (name.startsWith('clinic.')) files.delete(name);
+  for (const name of [...files.keys()]) if (name.startsWith('clinic.') || name.startsWith('audit-anchor')) files.delete(name);
   return files;
 }
 

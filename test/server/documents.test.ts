@@ -18,7 +18,7 @@ import { makeDataDir } from '../helpers/test-server.js';
 import { RUNTIME_FLAGS } from '../../scripts/runtime-flags.mjs';
 
 const LIMIT = 1024 * 1024;
-const DOCUMENT_KEYS = ['id', 'filename', 'content_type', 'size', 'created_at', 'type'];
+const DOCUMENT_KEYS = ['id', 'filename', 'content_type', 'size', 'created_at', 'type', 'document_number'];
 
 const sha256 = (bytes: Uint8Array) => createHash('sha256').update(bytes).digest('hex');
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -88,6 +88,19 @@ describe('POST /patients/{patient_id}/documents', () => {
       assert.equal(response.body.size, 12);
       assert.match(response.body.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
       assert.equal(response.body.type, 'xrays');
+    });
+
+    it('numbers each document D-000001, D-000002, … after its 1.0.0 fields, never giving a number twice (issue 42, finding 10)', async () => {
+      const first = await upload([filePart()]);
+      assert.equal(first.status, 201, first.text);
+      const seq = Number(/^D-(\d{6})$/.exec(first.body.document_number)![1]);
+      const listed = await server.request('GET', `/patients/${patientId}/documents`);
+      assert.equal(listed.body.find((item: { id: string }) => item.id === first.body.id).document_number, first.body.document_number);
+      // As an upload whose file could not be put in place removes its row: the number goes with it.
+      server.db.prepare('DELETE FROM documents WHERE id = ?').run(first.body.id);
+      rmSync(join(server.dataDir, 'documents', patientId, first.body.id));
+      const next = await upload([filePart()]);
+      assert.equal(next.body.document_number, `D-${String(seq + 1).padStart(6, '0')}`);
     });
 
     it('stores the uploaded bytes unchanged under documents/<patient_id>/<id>, with their size and SHA-256 in the row', async () => {

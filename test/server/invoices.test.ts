@@ -48,6 +48,7 @@ describe('GET /invoices', () => {
       amount_paid: 30.1,
       balance: 49.9,
       issued_at: '2026-02-10T10:00:00.000Z',
+      amount_credited: 0,
     });
     assert.match(response.text, /"total":120\.5,/);
   });

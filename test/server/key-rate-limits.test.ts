@@ -22,4 +22,14 @@ describe('the keys’ own limits per minute', () => {
     assert.ok(limits.take('a', 1) > 0);
     assert.equal(limits.take('b', 1), 0);
   });
+
+  it('counts an amount at a time (a read’s audit events): what would pass the limit is refused and not counted, unless the minute is unused', () => {
+    let now = Date.parse('2026-11-26T10:00:00.000Z');
+    const limits = new KeyRateLimits(() => now);
+    assert.deepEqual([limits.take('a', 3000, 2900), limits.take('a', 3000, 150), limits.take('a', 3000, 100)], [0, 60_000, 0]);
+    assert.ok(limits.take('a', 3000, 1) > 0, 'the minute is full');
+    now = Date.parse('2026-11-26T10:01:00.000Z');
+    assert.equal(limits.take('a', 3000, 5000), 0, 'more than a minute’s worth, in a minute not yet used');
+    assert.ok(limits.take('a', 3000, 1) > 0);
+  });
 });

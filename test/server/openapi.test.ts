@@ -20,6 +20,7 @@ import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { CommitGroups } from '../../src/server/commit-groups.js';
 import { ChangeWatch } from '../../src/server/change-watch.js';
+import { AuditedReadGuard } from '../../src/server/audited-read-guard.js';
 import { KeyRateLimits } from '../../src/server/key-rate-limits.js';
 
 type Json = Record<string, any>;
@@ -67,6 +68,7 @@ describe('GET /openapi.json', () => {
         changes: new ChangeWatch(server.db),
         startedAt: new Date().toISOString(),
         keyLimits: new KeyRateLimits(),
+        auditedReads: new AuditedReadGuard(server.dataDir, silentLogger),
       }),
     ].flatMap((router) =>
       router.stack.flatMap((layer) =>
@@ -293,7 +295,7 @@ describe('GET /openapi.json', () => {
       const [, success] = Object.entries(op.responses as Json).find(([status]) => status.startsWith('2'))!;
       const media = Object.values(success.content as Json)[0];
       assert.ok(media.example !== undefined, `${key}: no example response`);
-      assert.match(op.description, /```sh\ncurl -s "\$API\//, `${key}: no example request`);
+      assert.match(op.description, /```sh\ncurl -s( -X [A-Z]+)?( -o \S+)? "\$API\//, `${key}: no example request`);
       for (const [type, content] of Object.entries((op.requestBody?.content ?? {}) as Json)) {
         assert.ok(content.examples?.example?.value, `${key}: no example request (${type})`);
       }
@@ -331,7 +333,13 @@ describe('GET /openapi.json', () => {
     assert.equal(document.paths['/doctors'].get.responses['507'], undefined, 'a lookup is answered on a full disk');
     assert.deepEqual(document.paths['/invoices'].get.responses['507'], { $ref: '#/components/responses/ReadNotRecorded' });
     assert.deepEqual(codes(document.paths['/invoices'].get.responses['507']), ['STORAGE_FAILED']);
-    assert.deepEqual(codes(appointments['422']), ['PATIENT_NOT_FOUND', 'DOCTOR_NOT_FOUND', 'SERVICE_NOT_FOUND']);
+    assert.deepEqual(codes(appointments['422']), [
+      'PATIENT_NOT_FOUND',
+      'DOCTOR_NOT_FOUND',
+      'SERVICE_NOT_FOUND',
+      'DOCTOR_RETIRED',
+      'SERVICE_RETIRED',
+    ]);
     const upload = document.paths['/patients/{patient_id}/documents'].post.responses;
     assert.deepEqual(codes(upload['404']), ['PATIENT_NOT_FOUND']);
     assert.deepEqual(codes(upload['413']), ['DOCUMENT_TOO_LARGE']);

@@ -85,6 +85,8 @@ describe('GET /invoices/{invoice_id}', () => {
       refunds: [],
       voided_at: null,
       void_reason: null,
+      amount_credited: 0,
+      credit_notes: [],
     });
   });
 
@@ -101,6 +103,8 @@ describe('GET /invoices/{invoice_id}', () => {
       refunds: [],
       voided_at: null,
       void_reason: null,
+      amount_credited: 0,
+      credit_notes: [],
     });
   });
 

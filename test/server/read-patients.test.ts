@@ -21,6 +21,7 @@ const SUMMARY_KEYS = [
   'is_active',
   'outstanding_balance',
   'outstanding_currency',
+  'outstanding_balances',
 ].sort();
 
 /** The [type, loc] of each item of a 422 detail array. */
@@ -166,6 +167,7 @@ describe('GET /patients?q=', () => {
       is_active: true,
       outstanding_balance: '0',
       outstanding_currency: null,
+      outstanding_balances: [],
     });
     assert.deepEqual(Object.keys(response.body[0]).sort(), SUMMARY_KEYS);
     assert.equal(response.body[0].date_of_birth, null);

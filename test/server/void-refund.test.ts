@@ -115,6 +115,7 @@ describe('voiding invoices and refunding payments', () => {
       assert.deepEqual(Object.keys(answer.body).sort(), [
         'amount',
         'created_at',
+        'credit_note',
         'currency',
         'invoice_amount_paid',
         'invoice_balance',

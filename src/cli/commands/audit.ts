@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import type { Db } from '../../db/open-database.js';
 import type { AuditEvent } from '../../domain/audit/audit-event.js';
 import { exportFhirAuditEvents } from '../../domain/audit/export-audit-trail.js';
+import type { AnchorReport } from '../../domain/audit/anchor-trail.js';
 import { EXPORT_AUDIT_TRAIL, LIST_AUDIT_TRAIL, VERIFY_AUDIT_TRAIL } from '../../domain/desk/audit-trail.js';
 import { patientNames } from '../../domain/desk/desk-records.js';
 import { resolvePatientReference } from '../../domain/references.js';
@@ -83,6 +84,28 @@ function formatEvents(db: Db, events: readonly AuditEvent[], title: string): str
   );
 }
 
+/** What the anchor's checkpoints say, for people (verify's JSON has them as `anchor`). */
+function describeAnchor(anchor: AnchorReport, timeZone: string): string {
+  if (anchor.state === 'missing')
+    return `Not anchored: there is no checkpoint in ${anchor.folder}, so the trail's end is not protected against being cut or rewritten; clinic serve and clinic backup, run as the server's user, write checkpoints.\n`;
+  if (anchor.state === 'unreadable') return `Its checkpoints were not checked: ${anchor.reason}.\n`;
+  const lines: string[] = [];
+  if (anchor.last_checkpoint === null) lines.push('Its anchor holds no checkpoint yet.');
+  else {
+    const last = anchor.last_checkpoint;
+    lines.push(
+      `It matches its ${anchor.checkpoints} checkpoint(s); the last, by ${last.kind}, at ${localDateTime(last.at, timeZone)}, anchors #${last.seq}${anchor.unanchored_events > 0 ? ` (${anchor.unanchored_events} event(s) since are not anchored yet)` : ''}.`,
+    );
+  }
+  if (anchor.restored !== null) {
+    const restored = anchor.restored;
+    lines.push(
+      `Restored at ${localDateTime(restored.at, timeZone)} from a backup of ${localDateTime(restored.backup_created_at, timeZone)}, whose trail ended at #${restored.backup_last_seq}.`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 /** `clinic audit list|verify|export`: the audit trail for the clinic's IT and its data protection officer. */
 export function registerAuditCommands(program: Command, io: CliIo): void {
   const group = program.command('audit').description('the audit trail: who saw or changed whose data, hash-chained');
@@ -120,10 +143,17 @@ export function registerAuditCommands(program: Command, io: CliIo): void {
   ).action(async (options: CommonOptions) => {
     await runUseCaseCommand(io, options, VERIFY_AUDIT_TRAIL, {
       request: () => ({}),
-      print: (verified) =>
+      // Without an anchor, --json keeps 1.2.0's four fields alone, and the note goes to stderr.
+      json(verified) {
+        const { anchor, ...chain } = verified;
+        if (anchor.state !== 'missing') return verified;
+        if (options.json === true && verified.events > 0) io.stderr(describeAnchor(anchor, 'UTC'));
+        return chain;
+      },
+      print: (verified, db) =>
         verified.events === 0
           ? 'The audit trail is empty: nothing has been recorded yet.\n'
-          : `The audit trail verifies: ${verified.events} events, from #1 to #${verified.last_seq}.\nThe last hash is ${verified.last_hash}; note it to compare with a later verification.\n`,
+          : `The audit trail verifies: ${verified.events} events, from #1 to #${verified.last_seq}.\nThe last hash is ${verified.last_hash}; note it to compare with a later verification.\n${describeAnchor(verified.anchor, clinicTimeZone(db))}`,
     });
   });
 

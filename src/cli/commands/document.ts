@@ -1,11 +1,10 @@
-import { createReadStream, statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/documents/media-type.js';
 import { presentDocumentItem, READ_DOCUMENT } from '../../domain/documents/read-documents.js';
 import { saveDocumentCopy } from '../../domain/documents/save-document.js';
 import { uploadDocument } from '../../domain/documents/upload-document.js';
-import { resolvePatientReference } from '../../domain/references.js';
+import { resolveDocumentReference, resolvePatientReference } from '../../domain/references.js';
 import { DOCUMENT_FORM_FIELDS } from '../../fields/document-fields.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
 import { LIST_ALL_DOCUMENTS } from '../../domain/desk/patient-overview.js';
@@ -20,6 +19,8 @@ import { deskRecord, fileSize, heading, localDateTime, patientLabel } from '../d
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { parseTargetPath } from '../target-path.js';
+import { parseFilePath } from '../input-file.js';
+import { chunksOfNamedFile, openNamedFile } from '../../domain/named-files.js';
 import { systemUserActor } from '../../domain/audit/system-user.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
@@ -30,34 +31,22 @@ interface UploadOptions extends CommonOptions, Record<string, unknown> {
   documentLimitMb?: number;
 }
 
-/** `--file` must name a regular file this user can open; anything else is a usage error (exit 2). */
-function parseFilePath(text: string): string {
-  let isFile = false;
-  try {
-    isFile = statSync(text).isFile();
-  } catch {
-    throw new InvalidArgumentError('no such file');
-  }
-  if (!isFile) throw new InvalidArgumentError('not a regular file');
-  return text;
-}
-
 interface SaveOptions extends CommonOptions {
   force?: boolean;
 }
 
 /**
- * `clinic document save ID FILE`: a stored document written back to a file, as the API's download
- * sends it, checked against its SHA-256 on the way.
+ * `clinic document save REF FILE`: a stored document, named by its number (D-17) or its id,
+ * written back to a file, as the API's download sends it, checked against its SHA-256 on the way.
  */
 function registerDocumentSaveCommand(group: Command, io: CliIo): void {
   const command = subcommand(group, 'save', 'write a stored document to a file, checked against the SHA-256 of its upload');
-  fieldArgument(command, '<ref>', "the document's id (36 characters; `clinic patient show` prints each document's)", 'document_id')
+  fieldArgument(command, '<ref>', 'the document: its number (D-000017, D-17; `clinic document list` prints them) or its id', 'document_id')
     .argument('<file>', 'the file to write; its folder must exist', parseTargetPath)
     .option('--force', 'replace FILE if it exists (it is kept until the new copy is whole)')
     .action(async (ref: string, target: string, options: SaveOptions) => {
       await runUseCaseCommand(io, options, READ_DOCUMENT, {
-        request: () => ({ path: { document_id: ref } }),
+        request: (db) => ({ path: { document_id: resolveDocumentReference(db, ref) } }),
         // Its document.read is committed (with the run) before a byte of the file is written.
         deliver: async (document) => {
           await saveDocumentCopy(resolve(options.data), document, target, { replace: options.force === true });
@@ -69,6 +58,7 @@ function registerDocumentSaveCommand(group: Command, io: CliIo): void {
           return (
             heading(`Document of ${patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name))}`) +
             deskRecord([
+              ['Number', document.document_number],
               ['Title', document.title],
               ['Type', document.type],
               ['File', `${document.filename} (${document.content_type}, ${fileSize(document.size)})`],
@@ -81,10 +71,10 @@ function registerDocumentSaveCommand(group: Command, io: CliIo): void {
     });
 }
 
-/** `clinic document list REF`: every document of a patient, newest first, with the ids `save` takes. */
+/** `clinic document list REF`: every document of a patient, newest first, with the numbers `save` takes. */
 function registerDocumentListCommand(group: Command, io: CliIo): void {
   fieldArgument(
-    subcommand(group, 'list', "list a patient's documents, newest first, with their ids (--json: DocumentItems)"),
+    subcommand(group, 'list', "list a patient's documents, newest first, with their numbers (--json: DocumentItems)"),
     '<ref>',
     'the patient: its id or its number (P-000042, P-42)',
     'patient_id',
@@ -146,6 +136,8 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
     const limitBytes = resolveDocumentLimitBytes(actionCommand, options.documentLimitMb);
     await withDatabase(options, async (db) => {
       const patientId = resolvePatientReference(db, options.patientId);
+      // Opened before anything is stored: a file this user may not read is refused by name (FILE_UNREADABLE).
+      const source = await openNamedFile(options.file);
       const document = await uploadDocument(
         db,
         { dataDir: resolve(options.data), limitBytes },
@@ -153,18 +145,19 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
           patientId,
           fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS, db),
           file: {
-            stream: createReadStream(options.file),
+            stream: chunksOfNamedFile(source, options.file),
             filename: basename(options.file),
             contentType: options.contentType ?? (await typeOfFileName(basename(options.file))),
           },
         },
         systemUserActor(),
-      );
+      ).finally(() => source.close());
       emit(io, options, document, () => {
         const patient = readPatient(db, patientId);
         return (
           heading(`Stored for ${patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name))}`) +
           deskRecord([
+            ['Number', document.document_number],
             ['Title', typeof options.title === 'string' ? options.title : null],
             ['Type', document.type],
             ['File', `${document.filename} (${document.content_type}, ${fileSize(document.size)})`],

@@ -2,12 +2,13 @@ import type { Command } from 'commander';
 import { patientNames, readDeskInvoice } from '../../domain/desk/desk-records.js';
 import { readDeskContext } from '../../domain/desk/desk-context.js';
 import { CREATE_INVOICE, withIssuedDateAsMidnight } from '../../domain/invoices/create-invoice.js';
+import { CREATE_CREDIT_NOTE } from '../../domain/invoices/credit-invoice.js';
 import { LIST_INVOICES } from '../../domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../domain/invoices/read-invoice.js';
 import { VOID_INVOICE } from '../../domain/invoices/void-invoice.js';
 import { resolveInvoiceReference, resolvePatientReference } from '../../domain/references.js';
 import { readPatient } from '../../domain/patients/read-patient.js';
-import { INVOICE_INPUT_FIELDS, VOID_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { CREDIT_NOTE_INPUT_FIELDS, INVOICE_INPUT_FIELDS, PAYMENT_HEADER_FIELDS, VOID_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { deskTable, money, patientLabel, statusText } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { formatInvoice, issuedOn } from '../invoice-printout.js';
@@ -16,7 +17,7 @@ import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
-/** `clinic invoice create|list|show|void`: with --json, exactly what the API's invoice operations return. */
+/** `clinic invoice create|list|show|void|credit`: with --json, exactly what the API's invoice operations return. */
 export function registerInvoiceCommands(program: Command, io: CliIo): void {
   const group = program.command('invoice').description('issue, list and show invoices');
 
@@ -110,6 +111,33 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
       request: (db) => ({ path: { invoice_id: resolveInvoiceReference(db, reference) }, body: { reason: options.reason } }),
       json: ({ invoice }) => invoice,
       print: ({ invoice }, db) => `Invoice ${invoice.invoice_number} is void.\n\n${formatInvoice(invoice, readDeskContext(db))}`,
+    });
+  });
+
+  const credit = fieldArgument(
+    subcommand(group, 'credit', 'lower what an invoice asks with a credit note (as POST /invoices/{invoice_id}/credit-notes)'),
+    '<ref>',
+    'the invoice: its number (INV-2026-000002, INV-2026-2) or its id',
+    'invoice_id',
+  );
+  addFieldOptions(credit, PAYMENT_HEADER_FIELDS);
+  addFieldOptions(credit, CREDIT_NOTE_INPUT_FIELDS, {
+    descriptions: { amount: 'how much less the invoice asks, at most its balance; digits and a dot, e.g. 15.00' },
+  }).action(async (reference: string, options: CommonOptions & Record<string, unknown>) => {
+    await runUseCaseCommand(io, options, CREATE_CREDIT_NOTE, {
+      request: (db) => ({
+        path: { invoice_id: resolveInvoiceReference(db, reference) },
+        header: readFieldOptions(options, PAYMENT_HEADER_FIELDS, db),
+        body: readFieldOptions(options, CREDIT_NOTE_INPUT_FIELDS, db),
+      }),
+      json: ({ result }) => result,
+      print({ result: invoice, replayed }, db) {
+        const note = invoice.credit_notes.at(-1)!;
+        const said = replayed
+          ? 'This key was already used for this credit note: nothing new was recorded.'
+          : `Credit note ${note.credit_note_number}: ${invoice.invoice_number} asks ${money(note.amount, invoice.currency)} less.`;
+        return `${said}\n\n${formatInvoice(invoice, readDeskContext(db))}`;
+      },
     });
   });
 }

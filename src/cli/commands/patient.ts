@@ -1,8 +1,6 @@
-import { closeSync, openSync, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PATIENT_OVERVIEW, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
-import { PATIENT_CONTACT_FIELDS } from '../../domain/patients/create-patient.js';
 import { CREATE_PATIENT_AT_DESK } from '../../domain/desk/desk-rules.js';
 import { FIND_PATIENTS, type PatientSummary } from '../../domain/patients/find-patients.js';
 import { ValidationError } from '../../domain/errors.js';
@@ -39,30 +37,8 @@ import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
-
-/** Why a file cannot be read, in words, with the system's code. */
-function unreadable(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code ?? 'unknown error';
-  const words: Readonly<Record<string, string>> = {
-    ENOENT: 'there is no such file',
-    ENOTDIR: 'a part of that path is a file, not a folder',
-    EISDIR: 'it is a folder, not a file',
-    EACCES: 'this user may not read it',
-    EPERM: 'this user may not read it',
-  };
-  return `${words[code] ?? 'it cannot be read'} (${code})`;
-}
-
-/** `--file`: a file this user can read, else a usage error (exit 2) that says why, where the read failed as a bug (INTERNAL). */
-function parseReadableFile(text: string): string {
-  try {
-    if (statSync(text).isDirectory()) throw Object.assign(new Error('a folder'), { code: 'EISDIR' });
-    closeSync(openSync(text, 'r'));
-  } catch (error) {
-    throw new InvalidArgumentError(unreadable(error));
-  }
-  return text;
-}
+import { readNamedFile } from '../../domain/named-files.js';
+import { parseFilePath } from '../input-file.js';
 
 /**
  * What is wrong where JSON text stops being JSON, for people: its line and column, and a comma
@@ -87,7 +63,7 @@ function jsonMistake(text: string, position: number): string {
  */
 function readBodyFile(path: string): Record<string, unknown> {
   let parsed: unknown;
-  const raw = readFileSync(path);
+  const raw = readNamedFile(path);
   try {
     parsed = parseJsonBody(raw);
   } catch (error) {
@@ -108,8 +84,9 @@ function readBodyFile(path: string): Record<string, unknown> {
 /** A patient field as text, or null when it is empty or not text. */
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
 
-/** What a patient owes, for people: `85.50 EUR`, or `-` when nothing is open. */
-const owed = (balance: string, currency: string | null) => (currency === null || Number(balance) === 0 ? '-' : money(balance, currency));
+/** What a patient owes in every currency, for people: `85.50 EUR`, `40.00 EUR + 4000.00 JPY`, or `-` when nothing is open. */
+const owed = (patient: Pick<PatientSummary, 'outstanding_balances'>) =>
+  patient.outstanding_balances.map((balance) => money(balance.amount, balance.currency)).join(' + ') || '-';
 
 /** `clinic patient find` for people: one line per patient, by name as the search orders them. */
 function formatPatientList(patients: readonly PatientSummary[], more: boolean, words: string): string {
@@ -129,7 +106,7 @@ function formatPatientList(patients: readonly PatientSummary[], more: boolean, w
       patient.date_of_birth === null ? '' : shortDate(patient.date_of_birth),
       patient.mobile ?? '',
       patient.email ?? '',
-      owed(patient.outstanding_balance, patient.outstanding_currency),
+      owed(patient),
     ]),
   );
   const note = more
@@ -156,7 +133,7 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
     ['Insurance', insurance],
     ['Cave', text(patient.cave)],
     ['Notes', text(patient.notes)],
-    ['Owes', owed(patient.outstanding_balance, patient.outstanding_currency)],
+    ['Owes', owed(patient)],
     // What `patient edit --if-version` takes: a change only if no one changed the patient since.
     ['Version', String(patient.version)],
   ]);
@@ -268,7 +245,7 @@ export function registerCreatePatientCommand(program: Command, io: CliIo): void 
     .option(
       '--file <patient.json>',
       'read the patient from a JSON file shaped like the POST /patients body; options override its fields',
-      parseReadableFile,
+      parseFilePath,
     )
     .option(
       '--allow-duplicate',
@@ -277,7 +254,11 @@ export function registerCreatePatientCommand(program: Command, io: CliIo): void 
   addFieldOptions(command, PATIENT_INPUT_FIELDS, {
     enforceRequired: false,
     requiredElsewhere: 'unless in --file',
-    alsoRequired: PATIENT_CONTACT_FIELDS,
+    // Whether they are needed is the clinic's to say, not the schema's (settings set-contact-rule).
+    descriptions: {
+      email: 'Email; up to 320 characters (required as the contact rule says: clinic settings show)',
+      mobile: 'Mobile; up to 32 characters (required as the contact rule says: clinic settings show)',
+    },
     groups: PATIENT_OPTION_GROUPS,
   }).action(async (options: CommonOptions & { file?: string; allowDuplicate?: boolean } & Record<string, unknown>) => {
     const base = options.file === undefined ? {} : readBodyFile(options.file);

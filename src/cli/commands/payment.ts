@@ -70,7 +70,11 @@ function parsePosition(text: string): number {
 interface RefundOptions extends CommonOptions, Record<string, unknown> {
   invoice: string;
   payment?: number;
+  goodwill?: boolean;
 }
+
+/** The refund's fields given as `--field <value>`: all but `goodwill`, a flag at the desk. */
+const REFUND_VALUE_FIELDS = REFUND_INPUT_FIELDS.filter((spec) => spec.name !== 'goodwill');
 
 /**
  * `clinic refund --invoice REF [--payment N]`: POST /payments/{payment_id}/refunds for payment N
@@ -86,46 +90,52 @@ function registerRefundCommand(program: Command, io: CliIo): void {
       parsePosition,
     );
   addFieldOptions(command, PAYMENT_HEADER_FIELDS);
-  addFieldOptions(command, REFUND_INPUT_FIELDS).action(async (options: RefundOptions, actionCommand: Command) => {
-    let position = 0;
-    let invoiceNumber = '';
-    await runUseCaseCommand(io, options, REFUND_PAYMENT, {
-      request(db) {
-        const found = paymentsOfInvoiceReference(db, options.invoice);
-        invoiceNumber = found.invoiceNumber;
-        const { payments } = found;
-        if (payments.length === 0) throw errors.paymentNotFound(`Invoice ${invoiceNumber} has no payments to refund.`);
-        if (options.payment === undefined && payments.length > 1) {
-          const timeZone = clinicTimeZone(db);
-          const listed = payments
-            .map(
-              (payment, index) =>
-                `  ${index + 1}  ${localShortDate(payment.created_at, timeZone)} ${clockTime(payment.created_at, timeZone)}  ${payment.method}  ${money(centsToNumber(payment.amount_cents), null)}`,
-            )
-            .join('\n');
-          actionCommand.error(`error: ${invoiceNumber} has ${payments.length} payments: say which with --payment N\n${listed}`, {
-            exitCode: 2,
-          });
-        }
-        position = options.payment ?? 1;
-        const payment = payments[position - 1];
-        if (payment === undefined) {
-          throw errors.paymentNotFound(`Invoice ${invoiceNumber} has no payment ${position}: it has ${payments.length}.`);
-        }
-        return {
-          path: { payment_id: payment.id },
-          header: readFieldOptions(options, PAYMENT_HEADER_FIELDS, db),
-          body: readFieldOptions(options, REFUND_INPUT_FIELDS, db),
-        };
-      },
-      json: ({ refund }) => refund,
-      print({ refund, replayed }, db) {
-        const { invoice, context } = readDeskInvoice(db, refund.invoice_id);
-        const said = replayed
-          ? 'This key was already used for this refund: nothing new was refunded.'
-          : `Refunded ${money(refund.amount, refund.currency)} ${refund.method} of payment ${position} on ${invoiceNumber}.`;
-        return `${said}\n\n${formatInvoice(invoice, context)}`;
-      },
+  addFieldOptions(command, REFUND_VALUE_FIELDS)
+    .option('--goodwill', 'goodwill: a credit note of the same amount and reason comes with it, so a paid invoice stays paid')
+    .action(async (options: RefundOptions, actionCommand: Command) => {
+      let position = 0;
+      let invoiceNumber = '';
+      await runUseCaseCommand(io, options, REFUND_PAYMENT, {
+        request(db) {
+          const found = paymentsOfInvoiceReference(db, options.invoice);
+          invoiceNumber = found.invoiceNumber;
+          const { payments } = found;
+          if (payments.length === 0) throw errors.paymentNotFound(`Invoice ${invoiceNumber} has no payments to refund.`);
+          if (options.payment === undefined && payments.length > 1) {
+            const timeZone = clinicTimeZone(db);
+            const listed = payments
+              .map(
+                (payment, index) =>
+                  `  ${index + 1}  ${localShortDate(payment.created_at, timeZone)} ${clockTime(payment.created_at, timeZone)}  ${payment.method}  ${money(centsToNumber(payment.amount_cents), null)}`,
+              )
+              .join('\n');
+            actionCommand.error(`error: ${invoiceNumber} has ${payments.length} payments: say which with --payment N\n${listed}`, {
+              exitCode: 2,
+            });
+          }
+          position = options.payment ?? 1;
+          const payment = payments[position - 1];
+          if (payment === undefined) {
+            throw errors.paymentNotFound(`Invoice ${invoiceNumber} has no payment ${position}: it has ${payments.length}.`);
+          }
+          return {
+            path: { payment_id: payment.id },
+            header: readFieldOptions(options, PAYMENT_HEADER_FIELDS, db),
+            body: { ...readFieldOptions(options, REFUND_VALUE_FIELDS, db), ...(options.goodwill ? { goodwill: true } : {}) },
+          };
+        },
+        json: ({ refund }) => refund,
+        print({ refund, replayed }, db) {
+          const { invoice, context } = readDeskInvoice(db, refund.invoice_id);
+          const goodwill =
+            refund.credit_note === null
+              ? ''
+              : `\nAs goodwill: credit note ${refund.credit_note.credit_note_number}, so the invoice asks as much less.`;
+          const said = replayed
+            ? 'This key was already used for this refund: nothing new was refunded.'
+            : `Refunded ${money(refund.amount, refund.currency)} ${refund.method} of payment ${position} on ${invoiceNumber}.${goodwill}`;
+          return `${said}\n\n${formatInvoice(invoice, context)}`;
+        },
+      });
     });
-  });
 }

@@ -31,8 +31,39 @@ function dayLines(
   ].sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
-/** `clinic report day` for people: the day's payments and refunds, then the net totals to count the drawer against. */
-function formatDayReport({ report, otherCurrencies, otherCurrencyRefunds }: DayReportResult): string {
+/** The day's credit notes for people (1.3.0): a section of their own, since no money moved with them. */
+function formatCreditNotes({ report, otherCurrencyCreditNotes }: DayReportResult): string {
+  const notes = [...report.credit_notes.map((note) => ({ ...note, currency: report.currency })), ...otherCurrencyCreditNotes].sort((a, b) =>
+    a.created_at.localeCompare(b.created_at),
+  );
+  if (notes.length === 0) return '';
+  const table = deskTable(
+    [
+      { header: 'Time' },
+      { header: 'Credit note' },
+      { header: 'Invoice' },
+      { header: 'Patient', shrink: true },
+      { header: 'Amount', align: 'right' },
+      { header: 'Reason', shrink: true },
+    ],
+    notes.map((note) => [
+      clockTime(note.created_at, report.time_zone),
+      note.credit_note_number,
+      note.invoice_number,
+      `${note.patient_number} ${note.patient_name}`,
+      money(note.amount, note.currency),
+      note.reason,
+    ]),
+  );
+  return `\n${heading('Credit notes (not money taken or given back: not in the totals)')}${table}`;
+}
+
+/**
+ * `clinic report day` for people: the day's payments and refunds, then the net totals to count
+ * the drawer against, and apart from them the day's credit notes (1.3.0).
+ */
+function formatDayReport(result: DayReportResult): string {
+  const { report, otherCurrencies, otherCurrencyRefunds } = result;
   const { currency, time_zone: timeZone } = report;
   const columns = [
     { header: 'Time' },
@@ -58,18 +89,28 @@ function formatDayReport({ report, otherCurrencies, otherCurrencyRefunds }: DayR
     foreign.length === 0
       ? ''
       : `\n${heading(`Not in the totals: paid in another currency than ${currency}`)}${deskTable(columns, foreign.map(row))}`;
-  return `${heading(`Payments ${calendarDay(report.date)}  (times in ${timeZone})`)}${payments}\n${heading('Totals')}${totals}${apart}`;
+  return `${heading(`Payments ${calendarDay(report.date)}  (times in ${timeZone})`)}${payments}\n${heading('Totals')}${totals}${apart}${formatCreditNotes(result)}`;
+}
+
+/**
+ * `report day --json`: the report as 1.2.0 printed it, `credit_notes` appended only on a day that
+ * has any, so a script written for 1.2.0 reads every other day's report exactly as before.
+ */
+function reportJson(report: DayReportResult['report']): Omit<DayReportResult['report'], 'credit_notes'> & { credit_notes?: unknown[] } {
+  if (report.credit_notes.length > 0) return report;
+  const { credit_notes: _none, ...asBefore } = report;
+  return asBefore;
 }
 
 /** `clinic report day`: the end-of-day cash count (billing module). */
 export function registerReportCommands(program: Command, io: CliIo): void {
   const group = program.command('report').description('reports for the front desk');
-  subcommand(group, 'day', "the end-of-day cash count: the clinic day's payments, totals per method and overall")
+  subcommand(group, 'day', "the end-of-day cash count: the clinic day's payments, totals per method and overall, and its credit notes")
     .option('--date <day>', `the clinic day: ${DESK_DATE_FORMS} (default: today)`)
     .action(async (options: CommonOptions & { date?: string }) => {
       await runUseCaseCommand(io, options, DAY_REPORT, {
         request: () => ({ query: options.date === undefined ? {} : { date: options.date } }),
-        json: (result) => result.report,
+        json: (result) => reportJson(result.report),
         print: (result) => formatDayReport(result),
       });
     });

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { SET_CURRENCY, SET_TIME_ZONE, SHOW_SETTINGS } from '../../domain/desk/clinic-settings.js';
-import type { CurrencyChange } from '../../domain/settings.js';
+import { SET_CONTACT_RULE, SET_CURRENCY, SET_TIME_ZONE, SHOW_SETTINGS } from '../../domain/desk/clinic-settings.js';
+import { CONTACT_RULES, type ContactRule, type CurrencyChange, type SettingSource } from '../../domain/settings.js';
 import { deskRecord } from '../desk-format.js';
 import { fieldArgument } from '../field-options.js';
 import type { CliIo } from '../io.js';
@@ -8,12 +8,18 @@ import type { CommonOptions } from '../output.js';
 import { subcommand } from '../program.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
-/** Where a value came from, for people. */
-const SOURCES = {
-  setting: 'set for this clinic',
-  machine: "this machine's zone; clinic settings set-timezone ZONE sets the clinic's",
-  default: "the default; clinic settings set-currency CODE sets the clinic's",
-} as const;
+/** Where a value came from, for people; `command` sets it for the clinic. */
+function sourceNote(source: SettingSource, command: string): string {
+  if (source === 'setting') return 'set for this clinic';
+  return `${source === 'machine' ? "this machine's zone" : 'the default'}; clinic settings ${command} sets the clinic's`;
+}
+
+/** What a contact rule asks of a patient, for people. */
+const CONTACT_RULE_MEANINGS: Readonly<Record<ContactRule, string>> = {
+  'email-and-mobile': 'a patient needs both an email address and a mobile number',
+  'email-or-mobile': 'a patient needs an email address or a mobile number',
+  none: 'a patient may have neither an email address nor a mobile number',
+};
 
 /** What changing the currency leaves as it was: the open invoices in another currency. */
 function currencyNote({ currency, open_in_other_currencies: open }: CurrencyChange): string {
@@ -24,7 +30,7 @@ function currencyNote({ currency, open_in_other_currencies: open }: CurrencyChan
   return `${lines.join('\n')}\n`;
 }
 
-/** `clinic settings show`, `set-timezone ZONE` and `set-currency CODE`. */
+/** `clinic settings show`, `set-timezone ZONE`, `set-currency CODE` and `set-contact-rule RULE`. */
 export function registerSettingsCommands(program: Command, io: CliIo): void {
   const group = program.command('settings').description('clinic settings');
   subcommand(group, 'show', 'show the clinic settings and where each comes from').action(async (options: CommonOptions) => {
@@ -32,8 +38,10 @@ export function registerSettingsCommands(program: Command, io: CliIo): void {
       request: () => ({}),
       print: (settings) =>
         deskRecord([
-          ['Time zone', `${settings.timezone} (${SOURCES[settings.timezone_source]})`],
-          ['Currency', `${settings.currency} (${SOURCES[settings.currency_source]})`],
+          ['Time zone', `${settings.timezone} (${sourceNote(settings.timezone_source, 'set-timezone ZONE')})`],
+          ['Currency', `${settings.currency} (${sourceNote(settings.currency_source, 'set-currency CODE')})`],
+          // No label longer than 'Time zone': the lines before keep their layout.
+          ['Contact', `${settings.contact_rule} (${sourceNote(settings.contact_rule_source, 'set-contact-rule RULE')})`],
         ]),
     });
   });
@@ -57,6 +65,18 @@ export function registerSettingsCommands(program: Command, io: CliIo): void {
     await runUseCaseCommand(io, options, SET_CURRENCY, {
       request: () => ({ body: { currency: code } }),
       print: (change) => `Currency set to ${change.currency}.\n${currencyNote(change)}`,
+    });
+  });
+  fieldArgument(
+    subcommand(group, 'set-contact-rule', 'set how a patient must be reachable to be registered (POST and PATCH /patients too)'),
+    '<rule>',
+    `${CONTACT_RULES.join(', ')} (default email-and-mobile)`,
+    'contact_rule',
+  ).action(async (rule: string, options: CommonOptions) => {
+    await runUseCaseCommand(io, options, SET_CONTACT_RULE, {
+      request: () => ({ body: { contact_rule: rule } }),
+      print: ({ contact_rule, changed }) =>
+        `Contact rule ${changed ? 'set to' : 'stays'} ${contact_rule}: ${CONTACT_RULE_MEANINGS[contact_rule]}.\n`,
     });
   });
 }

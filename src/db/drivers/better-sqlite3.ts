@@ -57,9 +57,13 @@ export function betterSqlite3Driver(nativeBinding?: object | string): SqliteDriv
   const options: Database.Options = nativeBinding === undefined ? {} : { nativeBinding: nativeBinding as unknown as string };
   return {
     name: 'better-sqlite3',
-    open(path, { busyTimeoutMs } = {}) {
+    open(path, { busyTimeoutMs, readOnly } = {}) {
       return new BetterSqlite3Connection(
-        new Database(path, busyTimeoutMs === undefined ? options : { ...options, timeout: busyTimeoutMs }),
+        new Database(path, {
+          ...options,
+          ...(busyTimeoutMs === undefined ? {} : { timeout: busyTimeoutMs }),
+          ...(readOnly === true ? { readonly: true, fileMustExist: true } : {}),
+        }),
       );
     },
   };

@@ -16,7 +16,7 @@ interface DatabaseSync {
   readonly isTransaction: boolean;
 }
 interface NodeSqlite {
-  DatabaseSync: new (path: string, options?: { timeout?: number }) => DatabaseSync;
+  DatabaseSync: new (path: string, options?: { timeout?: number; readOnly?: boolean }) => DatabaseSync;
   backup(
     source: DatabaseSync,
     destination: string,
@@ -191,9 +191,13 @@ export function nodeSqliteDriver(): SqliteDriver {
   let sqlite: NodeSqlite | undefined;
   return {
     name: 'node:sqlite',
-    open(path, { busyTimeoutMs } = {}) {
+    open(path, { busyTimeoutMs, readOnly } = {}) {
       sqlite ??= loadNodeSqlite();
-      return new NodeSqliteConnection(sqlite, new sqlite.DatabaseSync(path, busyTimeoutMs === undefined ? {} : { timeout: busyTimeoutMs }));
+      const options = {
+        ...(busyTimeoutMs === undefined ? {} : { timeout: busyTimeoutMs }),
+        ...(readOnly === true ? { readOnly: true } : {}),
+      };
+      return new NodeSqliteConnection(sqlite, new sqlite.DatabaseSync(path, options));
     },
   };
 }

@@ -5,10 +5,10 @@ import {
   insertAppointmentServices,
   recordAppointmentLength,
 } from '../../db/appointments.js';
-import { findDoctor } from '../../db/doctors.js';
+import { findDoctor, type DoctorRow } from '../../db/doctors.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
-import { findService } from '../../db/services.js';
+import { findService, type ServiceRow } from '../../db/services.js';
 import {
   APPOINTMENT_INPUT_FIELDS,
   DESK_BOOKING_FIELDS,
@@ -88,6 +88,17 @@ const bookingChanges = (appointment: Appointment): ChangeRecord[] => [
   { type: 'appointment.created', patientId: appointment.patient_id, data: appointmentData(appointment) },
 ];
 
+/**
+ * A doctor or service that was retired (1.3.0) takes no new booking and no appointment moved to
+ * another time: 422 DOCTOR_RETIRED, then SERVICE_RETIRED, each naming the first such one. Checked
+ * after every named one was found to exist, so 1.2.0's refusals stay first.
+ */
+export function refuseRetired(doctor: DoctorRow | null, services: readonly ServiceRow[]): void {
+  if (doctor !== null && doctor.retired_at !== null) throw errors.doctorRetired(doctor.id, doctor.name);
+  const service = services.find((named) => named.retired_at !== null);
+  if (service !== undefined) throw errors.serviceRetired(service.id, service.name);
+}
+
 /** What a booking records: appointment.create, when it is a patient's. */
 const bookingRecords = (appointment: Appointment): AuditRecord[] =>
   onRecordOf('appointment.create', appointment.patient_id, appointment.id);
@@ -96,14 +107,22 @@ const bookingRecords = (appointment: Appointment): AuditRecord[] =>
  * Books an appointment for an existing patient (POST /appointments, `clinic book-appointment`).
  * Schema and cross-field checks first, every failing field at once; then the named patient,
  * doctor and services must exist (422 PATIENT_NOT_FOUND, DOCTOR_NOT_FOUND, SERVICE_NOT_FOUND, in
- * that order). The existence checks and the inserts see one state of the database (access
+ * that order) and be bookable (DOCTOR_RETIRED, SERVICE_RETIRED: refuseRetired). The checks and
+ * the inserts see one state of the database (access
  * `read-then-write`). A booking by the clinic counts as confirmed by the clinic at creation;
  * its `booking_source` is the front end it came through.
  */
 export const BOOK_APPOINTMENT = defineUseCase({
   summary: 'Book an appointment for an existing patient',
   input: { body: APPOINTMENT_INPUT_FIELDS },
-  refusals: [errors.appointmentOverlap(['A-000041']), errors.patientNotFound(422), errors.doctorNotFound(), errors.serviceNotFound()],
+  refusals: [
+    errors.appointmentOverlap(['A-000041']),
+    errors.patientNotFound(422),
+    errors.doctorNotFound(),
+    errors.serviceNotFound(),
+    errors.doctorRetired('3f6c2a9e-8d1b-4c57-9e0a-2b4d6f8a1c3e'),
+    errors.serviceRetired('5b8d0f2a-4c6e-4a81-b3d5-7e9f1a2c4b6d'),
+  ],
   access: 'read-then-write',
   moreIssues: ({ body }, fieldIssues, { timeZone }) => crossFieldIssues(body, fieldIssues, timeZone),
   run(db, { body: values }, caller): Appointment {
@@ -115,10 +134,13 @@ export const BOOK_APPOINTMENT = defineUseCase({
     // IMMEDIATE transaction, so of concurrent bookings of one slot exactly one gets it.
     if (values.overlap === 'reject') refuseOverlap(db, { ...values, id });
     if (!patientExists(db, patientId)) throw errors.patientNotFound(422);
-    if (values.resource_id !== null && !findDoctor(db, values.resource_id)) throw errors.doctorNotFound();
+    const doctor = values.resource_id === null ? null : findDoctor(db, values.resource_id);
+    if (doctor === undefined) throw errors.doctorNotFound();
     // service_id alone is also the whole of serviceIds: each id is looked up once.
-    const named = new Set(values.service_id === null ? serviceIds : [values.service_id, ...serviceIds]);
-    if ([...named].some((serviceId) => !findService(db, serviceId))) throw errors.serviceNotFound();
+    const named = [...new Set(values.service_id === null ? serviceIds : [values.service_id, ...serviceIds])];
+    const services = named.map((serviceId) => findService(db, serviceId));
+    if (services.includes(undefined)) throw errors.serviceNotFound();
+    refuseRetired(doctor, services as ServiceRow[]);
 
     const now = nowIso();
     const columns: Record<string, unknown> = { id, booking_source: caller.source, created_at: now, updated_at: now };

@@ -8,6 +8,7 @@ import {
   type AppointmentRow,
 } from '../../db/appointments.js';
 import { findDoctor } from '../../db/doctors.js';
+import type { Db } from '../../db/open-database.js';
 import { findService } from '../../db/services.js';
 import {
   APPOINTMENT_PATCH_FIELDS,
@@ -21,7 +22,7 @@ import { errors, ValidationError } from '../errors.js';
 import { defineUseCase } from '../use-case.js';
 import { problems } from '../validation/problems.js';
 import { issue } from '../validation/validate.js';
-import { refuseOverlap } from './book-appointment.js';
+import { refuseOverlap, refuseRetired } from './book-appointment.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
 import { appointmentData, type ChangeRecord } from '../changes/change-event.js';
 import type { AuditRecord } from '../audit/audit-event.js';
@@ -100,6 +101,8 @@ export const UPDATE_APPOINTMENT = defineUseCase({
     errors.appointmentOverlap(['A-000041']),
     errors.doctorNotFound(),
     errors.serviceNotFound(),
+    errors.doctorRetired('3f6c2a9e-8d1b-4c57-9e0a-2b4d6f8a1c3e'),
+    errors.serviceRetired('5b8d0f2a-4c6e-4a81-b3d5-7e9f1a2c4b6d'),
   ],
   access: 'read-then-write',
   run(db, { path, body }): UpdatedAppointment {
@@ -156,13 +159,10 @@ export const UPDATE_APPOINTMENT = defineUseCase({
       if (services.some((serviceId) => !findService(db, serviceId))) throw errors.serviceNotFound();
       if (body.service_id !== undefined && body.service_id !== null && !findService(db, body.service_id)) throw errors.serviceNotFound();
     }
+    const current = listAppointmentServices(db, row.id).map((s) => s.id);
+    refuseRetiredAfterPatch(db, row, columns, { rescheduled, doctorChanged: changed.has('resource_id'), services, current });
 
-    const servicesChanged =
-      services !== undefined &&
-      services.join(' ') !==
-        listAppointmentServices(db, row.id)
-          .map((s) => s.id)
-          .join(' ');
+    const servicesChanged = services !== undefined && services.join(' ') !== current.join(' ');
     const requestChanged = [...changed].filter((name) => REQUEST_FIELDS.has(name));
     if (servicesChanged) requestChanged.push(body.service_ids !== undefined ? 'service_ids' : 'service_id');
     const changedNames = [...new Set(requestChanged)].sort();
@@ -199,6 +199,29 @@ export const RESCHEDULE_APPOINTMENT = defineUseCase({
   changes: (updated) => updateChanges(updated),
   audit: (updated) => updateRecords(updated),
 });
+
+/**
+ * A patch that moves an appointment, or names a doctor or service it did not name before, needs
+ * them bookable (1.3.0): 422 DOCTOR_RETIRED, SERVICE_RETIRED (refuseRetired). An appointment that
+ * already names a retired one keeps it through any other change: its status, notes, title.
+ */
+function refuseRetiredAfterPatch(
+  db: Db,
+  row: AppointmentRow,
+  columns: Readonly<Record<string, unknown>>,
+  patch: { rescheduled: boolean; doctorChanged: boolean; services: string[] | undefined; current: string[] },
+): void {
+  const doctorId = columns.resource_id as string | null;
+  const doctor = doctorId !== null && (patch.rescheduled || patch.doctorChanged) ? (findDoctor(db, doctorId) ?? null) : null;
+  const before = new Set([...patch.current, ...(row.service_id === null ? [] : [row.service_id])]);
+  const serviceId = columns.service_id as string | null;
+  const after = new Set([...(patch.services ?? patch.current), ...(serviceId === null ? [] : [serviceId])]);
+  const named = [...after].filter((id) => patch.rescheduled || !before.has(id));
+  refuseRetired(
+    doctor,
+    named.map((id) => findService(db, id)).filter((service) => service !== undefined),
+  );
+}
 
 /**
  * The appointment's services after a patch, or undefined when the patch leaves them: `service_ids`

@@ -27,6 +27,10 @@ export const AUDIT_ACTIONS = [
   'refund.create',
   'data.export',
   'data.import',
+  'catalog.update',
+  'invoice.credit',
+  // Interface 1.3.0's: a clinic setting changed at the desk (no patient; `detail.changed` its name).
+  'setting.update',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -46,16 +50,16 @@ export interface Actor {
 /** What a use case says it did to whose data; the trail adds who, when and the chain. */
 export interface AuditRecord {
   action: AuditAction;
-  /** The patient whose data it showed or changed; null for `data.*`. */
+  /** The patient whose data it showed or changed; null for `data.*` and `setting.*`. */
   patientId: string | null;
   /** The patient's number when the result already holds it (a search's page); else it is looked up. */
   patientNumber?: string;
-  /** The one record the action names; null for a list read and for `data.*`. */
+  /** The one record the action names; null for a list read, `data.*` and `setting.*`. */
   subjectId: string | null;
   detail?: AuditDetail | null;
 }
 
-/** An update's changed field names (sorted, never values), or a search's text. */
+/** An update's changed field (or setting) names (sorted, never values), or a search's text. */
 export type AuditDetail = { changed: string[] } | { q: string | null };
 
 /** An event as GET /audit-events shows it and as its hash covers it (src/fields/audit-fields.ts). */

@@ -1,6 +1,5 @@
 import { listAuditEventRows } from '../../db/audit-events.js';
 import type { Db } from '../../db/open-database.js';
-import { writeChunk } from '../../db/document-files.js';
 import { writeFileWhole, type WriteOptions } from '../written-file.js';
 import { presentAuditEvent } from './audit-event.js';
 import { fhirAuditEvent } from './fhir-audit-event.js';
@@ -35,7 +34,7 @@ export async function exportFhirAuditEvents(
       const rows = listAuditEventRows(db, { patientId: null, actions: null, ...window, after, limit: SLICE });
       if (rows.length === 0) break;
       const lines = rows.map((row) => `${JSON.stringify(fhirAuditEvent(presentAuditEvent(row)))}\n`).join('');
-      await writeChunk(file, Buffer.from(lines, 'utf8'));
+      await file.write(Buffer.from(lines, 'utf8'));
       first ??= rows[0]!.seq;
       after = rows.at(-1)!.seq;
       events += rows.length;

@@ -27,6 +27,11 @@ const ACTION_CODES: Record<string, 'C' | 'R' | 'U' | 'E'> = {
   'refund.create': 'C',
   'data.export': 'E',
   'data.import': 'E',
+  // 1.3.0: a doctor or service corrected, and what an invoice asks lowered by a credit note.
+  'catalog.update': 'U',
+  'invoice.credit': 'U',
+  // 1.3.0: a clinic setting changed at the desk.
+  'setting.update': 'U',
 };
 
 /** FHIR's RESTful interaction of each action over the API; data.* are DICOM's Export and Import events. */
@@ -109,6 +114,16 @@ function entitiesOf(event: AuditEvent): Record<string, unknown>[] {
       what: { reference: `${resourceType}/${event.subject_id}` },
       type: coding('http://terminology.hl7.org/CodeSystem/audit-entity-type', '2', 'System Object'),
       role: coding('http://terminology.hl7.org/CodeSystem/object-role', '4', 'Domain Resource'),
+    });
+  }
+  if (event.subject_type === 'setting') {
+    // A clinic setting has no record of its own: the entity names what was changed.
+    const changed = (event.detail as { changed?: string[] } | null)?.changed ?? [];
+    entities.push({
+      what: { identifier: { system: 'urn:clinic:setting', value: changed.join(',') } },
+      type: coding('http://terminology.hl7.org/CodeSystem/audit-entity-type', '2', 'System Object'),
+      name: 'clinic settings',
+      description: `changed: ${changed.join(', ') || '(nothing)'}`,
     });
   }
   const q = (event.detail as { q?: string | null } | null)?.q;

@@ -1,4 +1,4 @@
-import { insertAuditEvent, lastAuditEvent, patientNumberOf, type AuditEventRow } from '../../db/audit-events.js';
+import { insertAuditEvents, lastAuditEvent, patientNumberOf, type AuditEventRow } from '../../db/audit-events.js';
 import type { Db } from '../../db/open-database.js';
 import { nowIso } from '../clock.js';
 import type { WorkRunner } from '../use-case.js';
@@ -14,7 +14,9 @@ export function appendAuditEvents(db: Db, actor: Actor, records: readonly AuditR
   if (records.length === 0) return;
   if (!db.inTransaction) throw new Error('audit events are appended inside the transaction of what they record');
   const at = nowIso();
-  let last = lastAuditEvent(db) ?? { seq: 0, hash: FIRST_PREV_HASH };
+  const head = lastAuditEvent(db);
+  let last = head ?? { seq: 0, hash: FIRST_PREV_HASH };
+  const rows: AuditEventRow[] = [];
   for (const record of records) {
     const event = {
       seq: last.seq + 1,
@@ -33,10 +35,10 @@ export function appendAuditEvents(db: Db, actor: Actor, records: readonly AuditR
       prev_hash: last.hash,
     };
     const hash = eventHash(event);
-    const row: AuditEventRow = { ...event, detail: event.detail === null ? null : canonicalJson(event.detail), hash };
-    insertAuditEvent(db, row);
+    rows.push({ ...event, detail: event.detail === null ? null : canonicalJson(event.detail), hash });
     last = { seq: event.seq, hash };
   }
+  insertAuditEvents(db, head, rows);
 }
 
 /** One record per distinct patient of `items`, in the order they first appear (a list read); an item of no patient records nothing. */

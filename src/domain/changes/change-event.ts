@@ -17,6 +17,7 @@ export const CHANGE_TYPES = [
   'invoice.voided',
   'payment.created',
   'refund.created',
+  'invoice.credited',
 ] as const;
 export type ChangeType = (typeof CHANGE_TYPES)[number];
 
@@ -57,6 +58,15 @@ export interface ChangeData {
     refund_id: string;
     payment_id: string;
     invoice_id: string;
+    amount: number;
+    invoice_status: string;
+    invoice_balance: number;
+  };
+  /** A credit note (1.3.0), and the invoice as it left it. */
+  'invoice.credited': {
+    invoice_id: string;
+    credit_note_id: string;
+    credit_note_number: string;
     amount: number;
     invoice_status: string;
     invoice_balance: number;

@@ -1,6 +1,6 @@
-import { changeEventsAfter, type ChangeEventRow } from '../../db/change-events.js';
+import { changeEventsAfter, lostRangeHolding, type ChangeEventRow } from '../../db/change-events.js';
 import { field } from '../../fields/field-spec.js';
-import type { ValidationIssue } from '../errors.js';
+import { errors, type ValidationIssue } from '../errors.js';
 import type { Page } from '../pagination.js';
 import { commaListOf, unknownItemsError } from '../validation/comma-list.js';
 import { problems } from '../validation/problems.js';
@@ -86,12 +86,17 @@ export function presentChangeEvent(row: ChangeEventRow): ChangeEvent {
 export const LIST_CHANGE_EVENTS = defineUseCase({
   summary: 'Read the change feed: every committed change, in commit order',
   input: { query: CHANGE_EVENT_QUERY_FIELDS },
-  refusals: [],
+  refusals: [errors.feedPositionLost(1008, 1003)],
   access: 'read',
   moreIssues: ({ query }) => typeIssues(query),
   run(db, { query }): Page<ChangeEvent> {
+    const after = query.after ?? 0;
+    // A position a restore left behind: answered, the consumer would wait in silence, or read on
+    // past events it saw that no longer hold (feed-after-restore.ts).
+    const lost = after === 0 ? undefined : lostRangeHolding(db, after);
+    if (lost !== undefined) throw errors.feedPositionLost(after, lost.seq_before);
     const limit = query.limit ?? DEFAULT_EVENT_PAGE_LIMIT;
-    const rows = changeEventsAfter(db, query.after ?? 0, limit + 1, changeTypesOf(query.types));
+    const rows = changeEventsAfter(db, after, limit + 1, changeTypesOf(query.types));
     const items = rows.slice(0, limit).map(presentChangeEvent);
     return { items, next: rows.length > limit ? String(items[items.length - 1]!.seq) : null };
   },

@@ -1,8 +1,8 @@
-import type { Db } from '../../db/open-database.js';
+import { dataDirectoryOf, type Db } from '../../db/open-database.js';
 import { field } from '../../fields/field-spec.js';
 import type { AuditEvent } from '../audit/audit-event.js';
 import { auditWindow, LIST_AUDIT_EVENTS, MAX_AUDIT_PAGE_LIMIT } from '../audit/list-audit-events.js';
-import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
+import { verifyAnchoredTrail } from '../audit/anchor-trail.js';
 import type { Page } from '../pagination.js';
 import { clinicTimeZone } from '../settings.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
@@ -85,13 +85,17 @@ export const LIST_AUDIT_TRAIL = defineUseCase({
   },
 });
 
-/** `clinic audit verify`: the whole chain recomputed (verifyAuditTrail); AUDIT_CHAIN_BROKEN names the first event that does not verify. */
+/**
+ * `clinic audit verify`: the whole chain recomputed, then held to the checkpoints of the data
+ * directory's anchor (verifyAnchoredTrail); AUDIT_CHAIN_BROKEN names the first event that does not
+ * verify, or the first after the last checkpoint that still holds.
+ */
 export const VERIFY_AUDIT_TRAIL = defineUseCase({
   summary: 'Recompute the whole audit trail: each event must follow the one before and hash to what it holds',
   input: {},
   refusals: [],
   access: 'read',
-  run: (db) => verifyAuditTrail(db),
+  run: (db) => verifyAnchoredTrail(db, dataDirectoryOf(db)),
 });
 
 /**

@@ -1,12 +1,16 @@
 import { field } from '../../fields/field-spec.js';
 import {
+  clinicContactRuleSetting,
   clinicCurrencySetting,
   clinicTimeZoneSetting,
+  CONTACT_RULES,
   isModuleEnabled,
   MODULES,
+  setClinicContactRule,
   setClinicCurrency,
   setClinicTimeZone,
   setModuleEnabled,
+  type ContactRule,
   type CurrencyChange,
   type ModuleName,
   type SettingSource,
@@ -15,7 +19,8 @@ import { defineUseCase } from '../use-case.js';
 
 /**
  * The clinic's settings at the desk (`clinic module …`, `clinic settings …`): what IT sets once
- * and the API reads on every request. None shows patient data, so none declares an audit.
+ * and the API reads on every request. None shows patient data; the contact rule, which decides
+ * whose records may be kept without a way to reach them, records its change (`setting.update`).
  */
 
 /** `clinic module enable|disable MODULE`: a module switched on or off, at once, also for a running server. */
@@ -47,6 +52,8 @@ export interface ClinicSettings {
   timezone_source: SettingSource;
   currency: string;
   currency_source: SettingSource;
+  contact_rule: ContactRule;
+  contact_rule_source: SettingSource;
 }
 
 /** `clinic settings show`: the clinic settings and where each comes from (set, the machine's, the default). */
@@ -58,7 +65,15 @@ export const SHOW_SETTINGS = defineUseCase({
   run(db): ClinicSettings {
     const zone = clinicTimeZoneSetting(db);
     const money = clinicCurrencySetting(db);
-    return { timezone: zone.timezone, timezone_source: zone.source, currency: money.currency, currency_source: money.source };
+    const contact = clinicContactRuleSetting(db);
+    return {
+      timezone: zone.timezone,
+      timezone_source: zone.source,
+      currency: money.currency,
+      currency_source: money.source,
+      contact_rule: contact.contact_rule,
+      contact_rule_source: contact.source,
+    };
   },
 });
 
@@ -78,4 +93,30 @@ export const SET_CURRENCY = defineUseCase({
   refusals: [],
   access: 'write',
   run: (db, { body }): CurrencyChange => setClinicCurrency(db, body.currency),
+});
+
+/**
+ * `clinic settings set-contact-rule RULE`: how a patient must be reachable to be registered or
+ * kept so by a change (POST and PATCH /patients, `create-patient`, `patient edit`), at once, also
+ * for a running server. Recorded as `setting.update` (interface 1.3.0's action: no patient,
+ * `detail.changed` `["contact_rule"]`, or `[]` when the rule in force stays), so the trail shows
+ * who allowed patients without an email or a mobile, and since when.
+ */
+export const SET_CONTACT_RULE = defineUseCase({
+  summary: 'Set how a patient must be reachable to be registered: email-and-mobile, email-or-mobile or none',
+  input: {
+    body: [
+      field.literal('contact_rule', {
+        required: true,
+        values: CONTACT_RULES,
+        description: `${CONTACT_RULES.join(', ')} (default email-and-mobile, interface 1.0.0's rule)`,
+      }),
+    ],
+  },
+  refusals: [],
+  access: 'write',
+  run: (db, { body }) => setClinicContactRule(db, body.contact_rule),
+  audit: ({ changed }) => [
+    { action: 'setting.update', patientId: null, subjectId: null, detail: { changed: changed ? ['contact_rule'] : [] } },
+  ],
 });

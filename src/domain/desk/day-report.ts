@@ -1,3 +1,4 @@
+import { listCreditNotesBetween, type DayCreditNoteRow } from '../../db/credit-notes.js';
 import { listPaymentsBetween, listRefundsBetween, type DayPaymentRow, type DayRefundRow } from '../../db/day-report.js';
 import type { Db } from '../../db/open-database.js';
 import { PAYMENT_METHOD_KEYS, type PaymentMethodKey } from '../../fields/billing-fields.js';
@@ -26,9 +27,22 @@ export interface DayReportRefund extends Omit<DayReportPayment, 'payment_id'> {
   refund_id: string;
 }
 
+/** One credit note of the day (1.3.0): what an invoice asks less. No money moved, so it is in no total. */
+export interface DayReportCreditNote {
+  credit_note_id: string;
+  credit_note_number: string;
+  created_at: string;
+  invoice_number: string;
+  patient_number: string;
+  patient_name: string;
+  amount: number;
+  reason: string;
+}
+
 /**
  * `clinic report day --json`: one clinic day's payments and refunds in the clinic currency, and
- * their totals per method and overall, net: payments less refunds (1.2.0).
+ * their totals per method and overall, net: payments less refunds (1.2.0); and the day's credit
+ * notes (1.3.0), appended, which are neither money taken nor given back.
  */
 export interface DayReport {
   date: string;
@@ -38,6 +52,7 @@ export interface DayReport {
   refunds: DayReportRefund[];
   totals: Record<PaymentMethodKey, number>;
   total: number;
+  credit_notes: DayReportCreditNote[];
 }
 
 /** A payment of the day on an invoice in another currency than the clinic's: received, but not in the totals. */
@@ -46,6 +61,9 @@ export type ForeignPayment = DayReportPayment & { currency: string };
 /** A refund of the day on an invoice in another currency than the clinic's: given back, but not in the totals. */
 export type ForeignRefund = DayReportRefund & { currency: string };
 
+/** A credit note of the day on an invoice in another currency than the clinic's. */
+export type ForeignCreditNote = DayReportCreditNote & { currency: string };
+
 /** The cash count and, apart, what the day brought and gave back in other currencies. */
 export interface DayReportResult {
   report: DayReport;
@@ -53,6 +71,8 @@ export interface DayReportResult {
   otherCurrencies: ForeignPayment[];
   /** Refunds the report's one currency cannot add up, shown apart as well. */
   otherCurrencyRefunds: ForeignRefund[];
+  /** Credit notes on invoices in another currency, shown apart as well. */
+  otherCurrencyCreditNotes: ForeignCreditNote[];
 }
 
 /** What a payment's and a refund's report line share: when, which invoice and patient, how, how much. */
@@ -71,6 +91,17 @@ const reportPayment = (row: DayPaymentRow): DayReportPayment => ({ payment_id: r
 
 const reportRefund = (row: DayRefundRow): DayReportRefund => ({ refund_id: row.refund_id, ...reportLine(row) });
 
+const reportCreditNote = (row: DayCreditNoteRow): DayReportCreditNote => ({
+  credit_note_id: row.credit_note_id,
+  credit_note_number: row.credit_note_number,
+  created_at: row.created_at,
+  invoice_number: row.invoice_number,
+  patient_number: row.patient_number,
+  patient_name: `${row.patient_first_name} ${row.patient_last_name}`,
+  amount: centsToNumber(row.amount_cents),
+  reason: row.reason,
+});
+
 /** The input of `clinic report day`: the clinic day, `today` or YYYY-MM-DD (deskDate reads it). */
 const DAY_REPORT_QUERY = [
   field.string('date', { description: 'the clinic day: 30.11.2026, 2026-11-30, today or tomorrow (default: today)' }),
@@ -78,7 +109,7 @@ const DAY_REPORT_QUERY = [
 
 /** `clinic report day`: the end-of-day cash count (billing module). */
 export const DAY_REPORT = defineUseCase({
-  summary: "The end-of-day cash count: the clinic day's payments and refunds, net totals per method and overall",
+  summary: "The end-of-day cash count: the clinic day's payments and refunds, net totals per method and overall, and its credit notes",
   module: 'billing',
   input: { query: DAY_REPORT_QUERY },
   refusals: [],
@@ -87,7 +118,14 @@ export const DAY_REPORT = defineUseCase({
   // One invoice.read per patient on the report, in any currency (clinic-api-1.2.md).
   audit: (result, _values, db) =>
     perDistinctPatient(
-      [result.report.payments, result.report.refunds, result.otherCurrencies, result.otherCurrencyRefunds].flat(),
+      [
+        result.report.payments,
+        result.report.refunds,
+        result.report.credit_notes,
+        result.otherCurrencies,
+        result.otherCurrencyRefunds,
+        result.otherCurrencyCreditNotes,
+      ].flat(),
       (line) => resolvePatientReference(db, line.patient_number),
       { action: 'invoice.read' },
     ),
@@ -98,7 +136,8 @@ export const DAY_REPORT = defineUseCase({
  * day `date` (default today; a DST day is 23 or 25 hours long) in the order recorded, totals per
  * method and overall, summed in cents so that no float error creeps into the count. The shape
  * carries one currency, the clinic's; a payment on an invoice in another currency is kept out of
- * it and returned apart rather than added to euros.
+ * it and returned apart rather than added to euros. The day's credit notes (1.3.0) come apart
+ * from the money: they lower what invoices ask, and no money changed hands.
  */
 export function readDayReport(db: Db, query: { date?: string }, now = Date.now()): DayReportResult {
   const timeZone = clinicTimeZone(db);
@@ -133,5 +172,16 @@ export function readDayReport(db: Db, query: { date?: string }, now = Date.now()
     number
   >;
   const total = centsToNumber(PAYMENT_METHOD_KEYS.reduce((sum, method) => sum + cents[method], 0));
-  return { report: { date, time_zone: timeZone, currency, payments, refunds, totals, total }, otherCurrencies, otherCurrencyRefunds };
+  const creditNotes: DayReportCreditNote[] = [];
+  const otherCurrencyCreditNotes: ForeignCreditNote[] = [];
+  for (const row of listCreditNotesBetween(db, from, to)) {
+    if (row.currency === currency) creditNotes.push(reportCreditNote(row));
+    else otherCurrencyCreditNotes.push({ ...reportCreditNote(row), currency: row.currency });
+  }
+  return {
+    report: { date, time_zone: timeZone, currency, payments, refunds, totals, total, credit_notes: creditNotes },
+    otherCurrencies,
+    otherCurrencyRefunds,
+    otherCurrencyCreditNotes,
+  };
 }

@@ -98,7 +98,7 @@ export interface PatientDocuments {
  * document.list. 404 PATIENT_NOT_FOUND.
  */
 export const LIST_ALL_DOCUMENTS = defineUseCase({
-  summary: 'List every document of a patient, newest first, with the ids `document save` takes',
+  summary: 'List every document of a patient, newest first, with the numbers `document save` takes',
   input: { path: PATIENT_PATH_FIELDS },
   refusals: [errors.patientNotFound(404)],
   access: 'read',

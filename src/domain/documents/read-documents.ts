@@ -93,8 +93,9 @@ function documentReadRecords(document: DocumentRow): AuditRecord[] {
 const DOCUMENT_ID_FIELDS = [DOCUMENT_DOWNLOAD_PATH_FIELDS[1]] as const;
 
 /**
- * A stored document by its id alone, as the desk names it (`clinic document save ID`): documents
- * have no number on paper, and their ids are unique over all patients. 404 DOCUMENT_NOT_FOUND.
+ * A stored document by its id alone, as the desk names it (`clinic document save D-17`, the desk
+ * resolving the number to the id): a document's id and number are unique over all patients.
+ * 404 DOCUMENT_NOT_FOUND.
  */
 export const READ_DOCUMENT = defineUseCase({
   summary: 'Read a stored document by its id',

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { openDocumentFile, writeChunk } from '../../db/document-files.js';
+import { openDocumentFile } from '../../db/document-files.js';
 import type { DocumentRow } from '../../db/documents.js';
 import { errors } from '../errors.js';
 import { writeFileWhole, type WriteOptions } from '../written-file.js';
@@ -23,7 +23,7 @@ export async function saveDocumentCopy(dataDir: string, document: DocumentRow, t
       for await (const chunk of source.createReadStream({ autoClose: false }) as AsyncIterable<Buffer>) {
         hash.update(chunk);
         size += chunk.length;
-        await writeChunk(copy, chunk);
+        await copy.write(chunk);
       }
       if (size !== document.size || hash.digest('hex') !== document.sha256) throw errors.documentFileDamaged();
     });

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createTempFile, moveIntoPlace, persistTempFile, removeFile, writeChunk, type TempFile } from '../../db/document-files.js';
-import { deleteDocument, insertDocument, type DocumentRow } from '../../db/documents.js';
+import { deleteDocument, insertDocument, type DocumentRow, type NewDocumentRow } from '../../db/documents.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
 import { presentColumns } from '../../fields/columns.js';
@@ -223,7 +223,7 @@ export class DocumentUpload {
     if (file.size === 0) throw errors.documentEmpty();
     if (file.tempPath === undefined) throw new Error('an upload that passed every check was not kept');
 
-    const row: DocumentRow = {
+    const row: NewDocumentRow = {
       id: file.documentId,
       patient_id: this.patientId,
       filename: documentFilename(file.filename),
@@ -237,12 +237,13 @@ export class DocumentUpload {
     // The row, its change event and its audit event in one transaction (clinic-api-1.2.md).
     // Should the move below fail, the row is removed but the events stay: the trail keeps that the
     // upload was made, and a reader of the feed finds the document gone (404), as after any removal.
-    await this.runner.run('read-then-write', () => {
-      insertDocument(this.db, row);
+    const stored = await this.runner.run('read-then-write', () => {
+      const inserted = insertDocument(this.db, row);
       appendChangeEvents(this.db, [
         { type: 'document.created', patientId: row.patient_id, data: { document_id: row.id, type: row.type, size: row.size } },
       ]);
       appendAuditEvents(this.db, this.actor, [{ action: 'document.create', patientId: row.patient_id, subjectId: row.id }]);
+      return inserted;
     });
     // A crash from here until the rename is done leaves the row and its file in tmp/: the next
     // `clinic serve` finishes the move (recover-uploads.ts).
@@ -255,7 +256,7 @@ export class DocumentUpload {
       throw error;
     }
     this.received = undefined;
-    return presentDocument(row);
+    return presentDocument(stored);
   }
 
   /**

@@ -29,7 +29,8 @@ function yearIn(timeZone: string, isoInstant: string): number {
  * Issues an invoice (`clinic invoice create`): status `issued`, nothing paid, numbered
  * INV-<year of issue>-NNNNNN. The number is taken and the invoice stored in one transaction, so
  * numbers are unique and never reused. A patient's open invoices share one currency, so that
- * their outstanding balance is one amount in one currency (read, then written: IMMEDIATE).
+ * their outstanding balance is one amount in one currency (read, then written: IMMEDIATE); only
+ * a refund that reopens an invoice can make a second, and no invoice adds a third.
  */
 export const CREATE_INVOICE = defineUseCase({
   summary: 'Issue an invoice',
@@ -44,8 +45,10 @@ export const CREATE_INVOICE = defineUseCase({
     const now = nowIso();
     const issuedAt = values.issued_at ?? now;
     if (!patientExists(db, patientId)) throw errors.patientNotFound(422);
-    const owed = sumOpenBalances(db, patientId)[0];
-    if (owed !== undefined && owed.currency !== currency) throw errors.invoiceCurrencyMismatch(owed.currency);
+    // A currency the patient already owes in adds none; one more is refused. (Owing in two,
+    // after a refund reopened an invoice, either may still be invoiced: the patient can be billed.)
+    const owed = sumOpenBalances(db, patientId).map((open) => open.currency);
+    if (owed.length > 0 && !owed.includes(currency)) throw errors.invoiceCurrencyMismatch(...owed);
     const year = yearIn(timeZone, issuedAt);
     const totalCents = values.total;
     const row: NewInvoiceRow = {
@@ -62,7 +65,7 @@ export const CREATE_INVOICE = defineUseCase({
       updated_at: now,
     };
     insertInvoice(db, row);
-    return presentInvoice(row);
+    return presentInvoice({ ...row, amount_credited_cents: 0 });
   },
   changes: (invoice) => [{ type: 'invoice.created', patientId: invoice.patient_id, data: invoiceData(invoice) }],
   audit: (invoice) => [{ action: 'invoice.create', patientId: invoice.patient_id, subjectId: invoice.id }],

@@ -7,12 +7,13 @@ import type { ResponseOf } from '../../fields/field-spec.js';
 import { errors } from '../errors.js';
 import { centsToNumber } from '../validation/decimal.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
-import { presentInvoice } from './present-invoice.js';
+import { listCreditNoteRows } from '../../db/credit-notes.js';
+import { presentCreditNote, presentInvoice } from './present-invoice.js';
 
 /** GET /invoices/{invoice_id} (clinic-api-1.1.md). */
 export type InvoiceDetail = ResponseOf<typeof INVOICE_DETAIL_FIELDS>;
 
-/** One invoice with its patient's number and name and its payments in the order recorded; 404 INVOICE_NOT_FOUND. */
+/** One invoice with its patient's number and name, its payments, refunds and credit notes in the order recorded; 404 INVOICE_NOT_FOUND. */
 export const READ_INVOICE = defineUseCase({
   summary: 'Read an invoice with its payments',
   module: 'billing',
@@ -35,8 +36,10 @@ export function invoiceDetail(db: Db, id: string): InvoiceDetail {
   const refunds = listRefundRows(db, id);
   const refundedOf = (paymentId: string) =>
     refunds.filter((refund) => refund.payment_id === paymentId).reduce((sum, refund) => sum + refund.amount_cents, 0);
+  // The item's 1.3.0 field goes after the detail's 1.2.0 fields, as the specification appends it.
+  const { amount_credited, ...item } = presentInvoice(row);
   return {
-    ...presentInvoice(row),
+    ...item,
     patient_number: row.patient_number,
     patient_first_name: row.patient_first_name,
     patient_last_name: row.patient_last_name,
@@ -58,5 +61,7 @@ export function invoiceDetail(db: Db, id: string): InvoiceDetail {
     })),
     voided_at: row.voided_at,
     void_reason: row.void_reason,
+    amount_credited,
+    credit_notes: listCreditNoteRows(db, id).map(presentCreditNote),
   };
 }

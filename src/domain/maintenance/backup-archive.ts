@@ -1,14 +1,15 @@
 import { createHash, type Hash } from 'node:crypto';
-import { closeSync, constants, createReadStream, createWriteStream, mkdirSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, createReadStream, createWriteStream, openSync, unlinkSync, writeSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { join, resolve } from 'node:path';
 import { createGunzip, createGzip } from 'node:zlib';
 import { create, list, Parser, type ReadEntry, type WriteEntry } from 'tar';
-import { SHARED_FILE_MODE, shareNewFile, shareNewFolder } from '../../db/file-modes.js';
+import { makeFolderWithMode, SHARED_FILE_MODE, shareNewFile } from '../../db/file-modes.js';
 import { DATABASE_FILE, NO_FOLLOW } from '../../db/open-database.js';
 import { errors } from '../errors.js';
-import { describeFailure } from './check.js';
+import { readFailure } from '../named-files.js';
 import type { FileDigest } from './data-dir.js';
 import type { StepProgress } from './progress.js';
 
@@ -41,6 +42,21 @@ const FORMAT_VERSION = 1;
 /** One file of the archive as the manifest records it. */
 export interface ManifestEntry extends FileDigest {
   path: string;
+  /**
+   * The SHA-256 of each CHUNK_BYTES of a file larger than that (issue 39): restore checks each
+   * before writing it. Absent for smaller files (their own SHA-256 is their one chunk's) and in
+   * backups of programs before it.
+   */
+  chunks?: string[];
+}
+
+/** The bytes of a manifest's chunks: restore holds one in memory, checks it, then writes it. */
+export const CHUNK_BYTES = 1024 * 1024;
+
+/** The audit trail's last event in a backup's clinic.db (issue 39): what restore holds the restored trail to. */
+export interface TrailHead {
+  seq: number;
+  hash: string;
 }
 
 /** manifest.json. */
@@ -51,6 +67,10 @@ export interface BackupManifest {
   program_version: string;
   schema_version: number;
   entries: ManifestEntry[];
+  /** The trail's last event in clinic.db, null for an empty trail; absent in backups of programs before it. */
+  audit_head?: TrailHead | null;
+  /** CHUNK_BYTES where entries give `chunks`; absent in backups of programs before them. */
+  chunk_size?: number;
 }
 
 /** Builds the manifest of a new archive. */
@@ -63,8 +83,23 @@ const DOCUMENTS_FOLDER = 'documents';
 
 /** The longest entry path restore takes: documents/<patient_id>/<document_id> is 83 characters. */
 const MAX_PATH_LENGTH = 255;
-/** The largest manifest.json restore reads (it is held in memory): some 190,000 documents. */
-const MAX_MANIFEST_BYTES = 32 * 1024 * 1024;
+/**
+ * The most files a backup holds, and the largest manifest.json restore reads (it is held in
+ * memory): a manifest at both bounds (100,000 files of full-length paths, some 21 MB as backup
+ * writes it) restores within the 300 MB of issue 25, where a list of 255,000 took 318 MB and
+ * answered with 7.9 MB of text (issue 39, L6). `backup` refuses to write what `restore` would
+ * refuse to read. docs/benchmarks.md has the figures.
+ */
+export const MAX_MANIFEST_ENTRIES = 100_000;
+export const MAX_MANIFEST_BYTES = 24 * 1024 * 1024;
+/** The most problems a refusal names: the rest are counted. */
+const MOST_NAMED = 3;
+
+/** `problems` as one sentence: the first few named, the rest counted (a hostile manifest must not make a refusal of megabytes). */
+export function fewOf(problems: readonly string[]): string {
+  const named = problems.slice(0, MOST_NAMED).join('; ');
+  return problems.length > MOST_NAMED ? `${named}; and ${problems.length - MOST_NAMED} more` : named;
+}
 
 /** Whether each `/`-separated step of `path` is a plain name: no `.`, `..`, empty step, `\` or `:` (Windows' separators and drives). */
 function hasPlainSteps(path: string): boolean {
@@ -78,6 +113,17 @@ export function isArchivablePath(path: string): boolean {
   if (path === DATABASE_FILE) return true;
   const steps = path.split('/');
   return steps.length >= 2 && steps.length <= 3 && steps[0] === 'documents' && hasPlainSteps(path);
+}
+
+/** Whether `chunks` is the SHA-256 of each chunk of a file of `size` bytes: one per chunk, of a file larger than one. */
+function validChunks(chunks: unknown, size: number, chunkSize: number | undefined): boolean {
+  return (
+    chunkSize === CHUNK_BYTES &&
+    size > CHUNK_BYTES &&
+    Array.isArray(chunks) &&
+    chunks.length === Math.ceil(size / CHUNK_BYTES) &&
+    chunks.every((hash) => /^[0-9a-f]{64}$/.test(String(hash)))
+  );
 }
 
 /** The manifest in `text`, or an error saying the file is not a backup this program can read. */
@@ -94,6 +140,16 @@ export function parseManifest(text: string | undefined): BackupManifest {
   if (manifest.format_version !== FORMAT_VERSION) {
     throw errors.backupDamaged(`it has format version ${String(manifest.format_version)}; this program reads version ${FORMAT_VERSION}`);
   }
+  if (manifest.entries.length > MAX_MANIFEST_ENTRIES) {
+    throw errors.backupDamaged(
+      `${MANIFEST_FILE} lists ${manifest.entries.length} files, more than the ${MAX_MANIFEST_ENTRIES} a backup holds`,
+    );
+  }
+  if (manifest.chunk_size !== undefined && manifest.chunk_size !== CHUNK_BYTES) {
+    throw errors.backupDamaged(
+      `${MANIFEST_FILE} gives chunks of ${String(manifest.chunk_size)} bytes; this program reads chunks of ${CHUNK_BYTES}`,
+    );
+  }
   // Compared without case: on Windows (and macOS) `documents/A/1` and `documents/a/1` are one file.
   const paths = new Set<string>();
   for (const entry of manifest.entries) {
@@ -105,7 +161,8 @@ export function parseManifest(text: string | undefined): BackupManifest {
       isArchivablePath(entry.path) &&
       Number.isSafeInteger(entry.size) &&
       entry.size >= 0 &&
-      /^[0-9a-f]{64}$/.test(String(entry.sha256));
+      /^[0-9a-f]{64}$/.test(String(entry.sha256)) &&
+      (entry.chunks === undefined || validChunks(entry.chunks, entry.size, manifest.chunk_size));
     if (!valid)
       throw errors.backupDamaged(`${MANIFEST_FILE} lists an entry this program does not accept: ${JSON.stringify(entry).slice(0, 200)}`);
   }
@@ -119,7 +176,42 @@ export function parseManifest(text: string | undefined): BackupManifest {
     }
   }
   if (!manifest.entries.some((entry) => entry.path === DATABASE_FILE)) throw errors.backupDamaged(`it holds no ${DATABASE_FILE}`);
+  const head = manifest.audit_head;
+  if (head !== undefined && head !== null && !(Number.isSafeInteger(head.seq) && head.seq >= 1 && /^[0-9a-f]{64}$/.test(String(head.hash))))
+    throw errors.backupDamaged(`${MANIFEST_FILE} gives an audit_head this program does not accept: ${JSON.stringify(head).slice(0, 200)}`);
   return manifest as BackupManifest;
+}
+
+/**
+ * A file as a new backup's manifest lists it: its size and SHA-256, and for a file larger than
+ * CHUNK_BYTES the SHA-256 of each chunk, read once as a stream. A link is not followed (ELOOP).
+ */
+export async function digestForManifest(path: string, onBytes?: (bytes: number) => void): Promise<Omit<ManifestEntry, 'path'>> {
+  const whole = createHash('sha256');
+  const chunks: string[] = [];
+  let chunk = createHash('sha256');
+  let inChunk = 0;
+  let size = 0;
+  const file = await open(path, constants.O_RDONLY | NO_FOLLOW);
+  // The stream closes the file when it ends or fails.
+  for await (const data of file.createReadStream() as AsyncIterable<Buffer>) {
+    whole.update(data);
+    size += data.length;
+    onBytes?.(data.length);
+    for (let offset = 0; offset < data.length;) {
+      const piece = data.subarray(offset, offset + CHUNK_BYTES - inChunk);
+      chunk.update(piece);
+      inChunk += piece.length;
+      offset += piece.length;
+      if (inChunk === CHUNK_BYTES) {
+        chunks.push(chunk.digest('hex'));
+        chunk = createHash('sha256');
+        inChunk = 0;
+      }
+    }
+  }
+  if (inChunk > 0) chunks.push(chunk.digest('hex'));
+  return { size, sha256: whole.digest('hex'), ...(size > CHUNK_BYTES ? { chunks } : {}) };
 }
 
 /**
@@ -246,6 +338,17 @@ interface EntryBeingWritten {
   hash: Hash;
   expected: ManifestEntry;
   written: number;
+  /**
+   * The SHA-256 each chunk must have before it is written: the manifest's `chunks`, or for a
+   * file of one chunk at most its own SHA-256; undefined (a large file of an older backup): written
+   * as it comes and checked at its end.
+   */
+  chunkHashes: readonly string[] | undefined;
+  /** The current chunk: its bytes, held until their SHA-256 is checked, and that hash so far. */
+  pending: Buffer[];
+  pendingBytes: number;
+  chunkHash: Hash;
+  chunkIndex: number;
 }
 
 /**
@@ -300,9 +403,8 @@ async function feedArchive(file: string, parser: Parser, stop: () => boolean, pr
   const gunzip = createGunzip();
   // pipe() does not pass on the file's own errors (no permission, an I/O error): they would end
   // the process unhandled. Passed on here, they end the loop below as a coded refusal.
-  const source = createReadStream(file).on('error', (error) =>
-    gunzip.destroy(errors.backupDamaged(`${file} cannot be read (${describeFailure(error)})`)),
-  );
+  // A file this user may not read is not a damaged backup: FILE_UNREADABLE says which and why.
+  const source = createReadStream(file).on('error', (error) => gunzip.destroy(errors.fileUnreadable(file, readFailure(error))));
   if (progress !== undefined) source.on('data', (chunk) => progress.advance(chunk.length));
   source.pipe(gunzip);
   try {
@@ -322,6 +424,27 @@ async function feedArchive(file: string, parser: Parser, stop: () => boolean, pr
   }
 }
 
+/**
+ * Collects the manifest entry's bytes into one buffer of the size its header gives (at most
+ * MAX_MANIFEST_BYTES, checked before), never a second copy: its text is read from that buffer,
+ * which is then let go, so a large manifest costs its bytes once besides what it parses into.
+ */
+function manifestBytesOf(entry: ReadEntry): { text(): string } {
+  let bytes: Buffer | undefined = Buffer.allocUnsafe(entry.size);
+  let length = 0;
+  entry.on('data', (chunk: Buffer) => {
+    const room = bytes!.length - length;
+    length += chunk.copy(bytes!, length, 0, Math.min(chunk.length, room));
+  });
+  return {
+    text() {
+      const text = bytes!.toString('utf8', 0, length);
+      bytes = undefined;
+      return text;
+    },
+  };
+}
+
 /** Reads an archive only to find its manifest.json (every other entry is skipped unread). */
 async function findManifest(file: string): Promise<BackupManifest> {
   let text: string | undefined;
@@ -334,9 +457,8 @@ async function findManifest(file: string): Promise<BackupManifest> {
       failure ??= errors.backupDamaged(`its ${MANIFEST_FILE} is ${entry.size} bytes, more than ${MAX_MANIFEST_BYTES}`);
       return entry.resume();
     }
-    const chunks: Buffer[] = [];
-    entry.on('data', (chunk: Buffer) => chunks.push(chunk));
-    entry.on('end', () => (text = Buffer.concat(chunks).toString('utf8')));
+    const bytes = manifestBytesOf(entry);
+    entry.on('end', () => (text = bytes.text()));
   });
   await feedArchive(file, parser, () => failure !== undefined || text !== undefined);
   if (failure !== undefined) throw failure;
@@ -352,7 +474,6 @@ async function extractEntries(
   progress: StepProgress | undefined,
 ): Promise<BackupManifest> {
   let manifest: BackupManifest | undefined;
-  const manifestChunks: Buffer[] = [];
   const listed = new Map<string, ManifestEntry>();
   // documents/ may come as a folder even when it holds no document.
   const folders = new Set<string>([DOCUMENTS_FOLDER]);
@@ -397,8 +518,7 @@ async function extractEntries(
     for (let depth = 1; depth <= steps.length; depth += 1) {
       const path = steps.slice(0, depth).join('/');
       if (made.has(path)) continue;
-      refuseCollision(path, () => mkdirSync(join(into, path), { mode: 0o770 }));
-      shareNewFolder(join(into, path));
+      refuseCollision(path, () => makeFolderWithMode(join(into, path)));
       made.add(path);
     }
   };
@@ -432,7 +552,53 @@ async function extractEntries(
     return undefined;
   };
 
+  /** Writes all of `bytes` to `file`. */
+  const writeAll = (file: EntryBeingWritten, bytes: Buffer) => {
+    for (let offset = 0; offset < bytes.length;) offset += writeSync(file.fd, bytes, offset);
+  };
+
+  /**
+   * Checks the chunk held of `file` against its SHA-256 and writes it; a chunk that differs is
+   * refused before a byte of it is written, and the file made for the entry is removed.
+   */
+  const flushChunk = (file: EntryBeingWritten) => {
+    const from = file.chunkIndex * CHUNK_BYTES;
+    if (file.chunkHash.digest('hex') !== file.chunkHashes![file.chunkIndex]) {
+      closeSync(file.fd);
+      unlinkSync(join(into, file.path));
+      current = undefined;
+      refuse(
+        `it is damaged or was altered: ${file.path} does not match its SHA-256 in ${MANIFEST_FILE} (its bytes ${from} to ${from + file.pendingBytes - 1} differ; nothing of them was written)`,
+      );
+      return;
+    }
+    for (const bytes of file.pending) writeAll(file, bytes);
+    file.pending = [];
+    file.pendingBytes = 0;
+    file.chunkHash = createHash('sha256');
+    file.chunkIndex += 1;
+  };
+
+  /** Takes `data` of the entry being written: into its chunks, each written once checked, or straight to the file. */
+  const takeData = (file: EntryBeingWritten, data: Buffer) => {
+    file.written += data.length;
+    file.hash.update(data);
+    if (file.chunkHashes === undefined) return writeAll(file, data);
+    for (let offset = 0; offset < data.length && current === file;) {
+      // Copied: the parser may reuse the memory of what it hands on.
+      const piece = Buffer.from(data.subarray(offset, offset + CHUNK_BYTES - file.pendingBytes));
+      file.pending.push(piece);
+      file.pendingBytes += piece.length;
+      file.chunkHash.update(piece);
+      offset += piece.length;
+      if (file.pendingBytes === CHUNK_BYTES) flushChunk(file);
+    }
+  };
+
   const finishFile = (file: EntryBeingWritten) => {
+    if (file.chunkHashes !== undefined && file.pendingBytes > 0) flushChunk(file);
+    // A chunk that differed has closed and removed the file already.
+    if (current !== file) return;
     closeSync(file.fd);
     current = undefined;
     if (file.written !== file.expected.size || file.hash.digest('hex') !== file.expected.sha256) {
@@ -460,10 +626,10 @@ async function extractEntries(
       manifestSeen = true;
       // Read beforehand (findManifest): the same bytes, skipped.
       if (manifest !== undefined) return entry.resume();
-      entry.on('data', (chunk: Buffer) => manifestChunks.push(chunk));
+      const bytes = manifestBytesOf(entry);
       entry.on('end', () => {
         try {
-          accept(parseManifest(Buffer.concat(manifestChunks).toString('utf8')));
+          accept(parseManifest(bytes.text()));
         } catch (error) {
           failure ??= error;
         }
@@ -478,15 +644,25 @@ async function extractEntries(
     );
     // Whatever the umask, exactly 0660 (Windows keeps its access lists).
     shareNewFile(fd);
-    const writing: EntryBeingWritten = { path, fd, hash: createHash('sha256'), expected, written: 0 };
+    const writing: EntryBeingWritten = {
+      path,
+      fd,
+      hash: createHash('sha256'),
+      expected,
+      written: 0,
+      chunkHashes: expected.chunks ?? (expected.size <= CHUNK_BYTES ? [expected.sha256] : undefined),
+      pending: [],
+      pendingBytes: 0,
+      chunkHash: createHash('sha256'),
+      chunkIndex: 0,
+    };
     current = writing;
     entry.on('data', (chunk: Buffer) => {
-      if (failure !== undefined) return;
-      writing.written += chunk.length;
-      writing.hash.update(chunk);
-      for (let offset = 0; offset < chunk.length;) offset += writeSync(fd, chunk, offset);
+      if (failure === undefined && current === writing) takeData(writing, chunk);
     });
-    entry.on('end', () => finishFile(writing));
+    entry.on('end', () => {
+      if (current === writing) finishFile(writing);
+    });
   };
 
   const parser = new Parser({ strict: true, maxMetaEntrySize: 64 * 1024 });
@@ -514,6 +690,6 @@ async function extractEntries(
   if (failure === undefined && current !== undefined) refuse(`it ends inside ${current.path}`);
   if (failure !== undefined) throw failure;
   const missing = manifest!.entries.filter((entry) => !done.has(entry.path)).map((entry) => `${entry.path} is missing`);
-  if (missing.length > 0) throw errors.backupDamaged(`it is damaged or was altered: ${missing.join('; ')}`);
+  if (missing.length > 0) throw errors.backupDamaged(`it is damaged or was altered: ${fewOf(missing)}`);
   return manifest!;
 }

@@ -10,9 +10,15 @@ import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../..
 import { PROGRAM_VERSION } from '../../version.js';
 import { nowIso } from '../clock.js';
 import { AppError, errors } from '../errors.js';
+import { openNamedFile, readFailure } from '../named-files.js';
 import {
   buildManifest,
+  CHUNK_BYTES,
   differencesFromManifest,
+  digestForManifest,
+  fewOf,
+  MAX_MANIFEST_BYTES,
+  MAX_MANIFEST_ENTRIES,
   extractArchive,
   isArchivablePath,
   MANIFEST_FILE,
@@ -20,14 +26,20 @@ import {
   tarBytes,
   writeArchive,
   type ManifestEntry,
+  type TrailHead,
 } from './backup-archive.js';
 import { describeFailure } from './check.js';
 import type { Actor } from '../audit/audit-event.js';
 import { appendAuditEvents, DATA_IMPORT } from '../audit/record-audit.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
+import { checkpointTrail, type CheckpointOutcome } from '../audit/anchor-trail.js';
+import { auditEventHash, lastAuditEvent } from '../../db/audit-events.js';
+import { ZERO_HASH } from '../../db/audit-codec.js';
+import { sqliteDriver } from '../../db/sqlite-driver.js';
 import { inTransaction } from '../use-case.js';
-import { digestFile, listFilesUnder } from './data-dir.js';
+import { listFilesUnder } from './data-dir.js';
 import { progressSteps, type ProgressListener } from './progress.js';
+import { markFeedRestored, readReplacedFeed, type LostFeedPositions } from '../changes/feed-after-restore.js';
 
 /** What `clinic backup` wrote. */
 export interface BackupSummary {
@@ -45,6 +57,18 @@ export interface RestoreSummary {
   created_at: string;
   program_version: string;
   documents: number;
+  /** The change feed's numbers the replaced database handed out, or may have, after the backup (feed-after-restore.ts); null when none. */
+  change_feed_lost: LostFeedPositions | null;
+}
+
+/** What a restore is told besides the archive and the directory. */
+export interface RestoreOptions {
+  /** The data directory the restore replaces (moved aside): its change feed's last number is read, nothing in it changed. */
+  replaces?: string;
+  /** Told what anchoring the restored trail came to: a restore checkpoint written, or why not. */
+  anchored?: (outcome: CheckpointOutcome) => void;
+  /** Told of each step (RESTORE_STEPS) and of its bytes and files as they go (the desk's bar). */
+  progress?: ProgressListener;
 }
 
 /** What may stop a backup midway (a server stopping): its staging folder is removed and nothing is put in place. */
@@ -63,6 +87,8 @@ export interface BackupOptions {
   record?: () => Promise<void>;
   /** Told of each step (BACKUP_STEPS) and of its bytes and files as they go (the desk's bar); the database is then copied in steps. */
   progress?: ProgressListener;
+  /** Told what anchoring the backup's trail came to (a checkpoint written, or why not); the backup stands either way. */
+  anchored?: (outcome: CheckpointOutcome) => void;
 }
 
 /** The steps of a backup, as its progress names them. */
@@ -170,11 +196,19 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     if (options.inSteps || options.progress !== undefined) await backupDatabaseInSteps(db, databaseCopy, onStep);
     else await backupDatabase(db, databaseCopy);
     signal?.throwIfAborted();
+    // Read from the copy itself, before its digest: the trail's end in this very archive.
+    const auditHead = trailHeadOf(databaseCopy);
     const documentsDir = join(resolve(dataDir), DOCUMENTS_DIR);
     const sources = new Map<string, string>([[DATABASE_FILE, databaseCopy]]);
     // Only what restore takes back: documents/<patient_id>/<document_id>, never a stray deeper file.
     for (const path of await listFilesUnder(documentsDir)) {
       if (isArchivablePath(`${DOCUMENTS_DIR}/${path}`)) sources.set(`${DOCUMENTS_DIR}/${path}`, join(documentsDir, path));
+    }
+    // What restore would refuse to read is refused here, before anything is written.
+    if (sources.size > MAX_MANIFEST_ENTRIES) {
+      throw errors.backupFailed(
+        `the data directory holds ${sources.size - 1} documents; a backup holds at most ${MAX_MANIFEST_ENTRIES - 1}, as restore reads its list in memory`,
+      );
     }
     const sizes =
       options.progress === undefined ? [] : await Promise.all([...sources.values()].map(async (source) => (await stat(source)).size));
@@ -182,12 +216,25 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     const entries: ManifestEntry[] = [];
     for (const [path, source] of sources) {
       signal?.throwIfAborted();
-      entries.push({ path, ...(await digestFile(source, (bytes) => reading.advance(bytes))) });
+      entries.push({ path, ...(await digestForManifest(source, (bytes) => reading.advance(bytes))) });
       reading.advance(0, 1);
     }
-    const manifest = buildManifest({ created_at: createdAt, program_version: PROGRAM_VERSION, schema_version: SCHEMA_VERSION, entries });
+    const manifest = buildManifest({
+      created_at: createdAt,
+      program_version: PROGRAM_VERSION,
+      schema_version: SCHEMA_VERSION,
+      entries,
+      audit_head: auditHead,
+      chunk_size: CHUNK_BYTES,
+    });
     const manifestFile = join(staging, MANIFEST_FILE);
-    await writeFile(manifestFile, `${JSON.stringify(manifest, null, 2)}\n`, { mode: 0o600 });
+    const manifestText = `${JSON.stringify(manifest, null, 2)}\n`;
+    if (Buffer.byteLength(manifestText) > MAX_MANIFEST_BYTES) {
+      throw errors.backupFailed(
+        `its ${MANIFEST_FILE} would be ${Buffer.byteLength(manifestText)} bytes, more than the ${MAX_MANIFEST_BYTES} restore reads`,
+      );
+    }
+    await writeFile(manifestFile, manifestText, { mode: 0o600 });
 
     const archive = join(staging, 'backup.tar.gz');
     const manifestBytes = (await stat(manifestFile)).size;
@@ -200,7 +247,7 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     const readingBack = steps.start(BACKUP_STEPS[3], { totalBytes: (await stat(archive)).size, totalFiles: entries.length + 1 });
     const written = await readArchive(archive, signal, readingBack);
     const problems = !written.hasManifest ? [`${MANIFEST_FILE} is missing`] : differencesFromManifest(manifest, written.files);
-    if (problems.length > 0) throw errors.backupFailed(`the archive did not read back as written: ${problems.join('; ')}`);
+    if (problems.length > 0) throw errors.backupFailed(`the archive did not read back as written: ${fewOf(problems)}`);
     // Its bytes on disk before its name: a power cut after the rename must find the whole file.
     await syncPath(archive);
     signal?.throwIfAborted();
@@ -214,6 +261,11 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
       await rm(target, { force: true });
       throw error;
     }
+    if (auditHead !== null) {
+      // The archive's trail anchored (audit-anchor.ts): its end can no longer be cut or rewritten unnoticed.
+      const read = <T>(work: () => T) => Promise.resolve().then(work);
+      options.anchored?.(await checkpointTrail(read, db, dataDir, { kind: 'backup', head: auditHead, backup_created_at: createdAt }));
+    }
     return {
       file: target,
       created_at: createdAt,
@@ -225,6 +277,33 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     throw backupFailure(error, folder, signal);
   } finally {
     await rm(staging, { recursive: true, force: true });
+  }
+}
+
+/** The audit trail's last event in the database file `path` (a backup's copy, of this program's schema), or null for an empty trail. */
+function trailHeadOf(path: string): TrailHead | null {
+  const copy = sqliteDriver().open(path);
+  try {
+    const head = lastAuditEvent(copy);
+    return head === undefined ? null : { seq: head.seq, hash: head.hash };
+  } finally {
+    copy.close();
+  }
+}
+
+/**
+ * Refuses a restored trail that does not end where the backup's manifest says its trail ended
+ * (a clinic.db swapped or cut inside the archive, its SHA-256s computed anew), before the
+ * restore's own event is appended. Backups of programs before the head was recorded have none.
+ */
+function requireTrailHead(db: Db, head: TrailHead | null | undefined): void {
+  if (head === undefined) return;
+  const last = lastAuditEvent(db);
+  const matches = head === null ? last === undefined : last?.seq === head.seq && auditEventHash(db, head.seq) === head.hash;
+  if (!matches) {
+    throw errors.backupDamaged(
+      `it was altered: the audit trail of its ${DATABASE_FILE} ends at event ${last?.seq ?? 0}, not at the event ${MANIFEST_FILE} records (${head === null ? 'none' : `#${head.seq}`})`,
+    );
   }
 }
 
@@ -245,24 +324,22 @@ function freeBytes(dir: string): number | undefined {
  * integrity_check (and is brought to this program's schema). On any failure the directory is
  * left empty again.
  */
-export async function restoreBackup(
-  file: string,
-  dataDir: string,
-  actor: Actor,
-  /** Told of each step (RESTORE_STEPS) and of its bytes and files as they go (the desk's bar). */
-  progress?: ProgressListener,
-): Promise<RestoreSummary> {
-  const steps = progressSteps(progress, RESTORE_STEPS);
+export async function restoreBackup(file: string, dataDir: string, actor: Actor, options: RestoreOptions = {}): Promise<RestoreSummary> {
+  const steps = progressSteps(options.progress, RESTORE_STEPS);
   const source = resolve(file);
   const target = resolve(dataDir);
+  // Read first, before anything is written: the replaced database as it was left.
+  const replaced = options.replaces === undefined ? undefined : readReplacedFeed(resolve(options.replaces));
   let archive;
   try {
     archive = statSync(source);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw errors.backupNotFound(source);
-    throw errors.backupDamaged(`${source} cannot be read (${describeFailure(error)})`);
+    throw errors.fileUnreadable(source, readFailure(error));
   }
   if (!archive.isFile()) throw errors.backupDamaged(`${source} is not a file`);
+  // Opened once before anything is made: an archive this user may not read is refused by name.
+  await (await openNamedFile(source)).close();
   // A hostile --data (a file, a link loop, no permission) is refused with its reason.
   ensureDataDirectory(target);
   if ((await readdir(target)).length > 0) throw errors.dataDirectoryNotEmpty(target);
@@ -290,6 +367,7 @@ export async function restoreBackup(
     if (existsSync(join(staging, DOCUMENTS_DIR))) await rename(join(staging, DOCUMENTS_DIR), join(target, DOCUMENTS_DIR));
     await rm(staging, { recursive: true, force: true });
     const db = openDatabase(target);
+    let lost: LostFeedPositions | null;
     try {
       steps.start(RESTORE_STEPS[1]);
       const damage = integrityProblems(db);
@@ -298,7 +376,20 @@ export async function restoreBackup(
       // altered history the clinic's own (AUDIT_CHAIN_BROKEN names the first event that fails).
       steps.start(RESTORE_STEPS[2]);
       verifyAuditTrail(db);
+      requireTrailHead(db, manifest.audit_head);
+      const restoredHead = lastAuditEvent(db);
       inTransaction(db, 'read-then-write', () => appendAuditEvents(db, actor, [DATA_IMPORT]));
+      // The new data directory's anchor begins with the restore, naming the backup it came from,
+      // so that `audit verify` says the trail was restored, not that it was cut.
+      const read = <T>(work: () => T) => Promise.resolve().then(work);
+      options.anchored?.(
+        await checkpointTrail(read, db, target, {
+          kind: 'restore',
+          restored_from: { created_at: manifest.created_at, seq: restoredHead?.seq ?? 0, hash: restoredHead?.hash ?? ZERO_HASH },
+        }),
+      );
+      // No number of the change feed is handed out twice: those the replaced database may have given are marked lost.
+      lost = inTransaction(db, 'read-then-write', () => markFeedRestored(db, replaced, manifest.created_at, nowIso()));
     } finally {
       db.close();
     }
@@ -308,6 +399,7 @@ export async function restoreBackup(
       created_at: manifest.created_at,
       program_version: manifest.program_version,
       documents: manifest.entries.length - 1,
+      change_feed_lost: lost,
     };
   } catch (error) {
     // The directory was empty: leave it empty rather than half restored.

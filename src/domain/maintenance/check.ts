@@ -12,17 +12,24 @@ import { isAbandonedUpload } from '../documents/recover-uploads.js';
 import { sqliteErrorCode } from '../../db/sqlite-result-codes.js';
 import { digestFile } from './data-dir.js';
 import { FIRST_KEY_FILE } from './first-key-file.js';
+import { tlsFindings } from './tls-check.js';
 import { AppError } from '../errors.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
+import { lowDiskFindings } from '../audit/audit-reserve.js';
+import { anchorFindings } from '../audit/anchor-trail.js';
 import { missingAuditTriggers } from '../../db/audit-events.js';
 import { changeFeedFindings } from '../../db/change-events.js';
+import { owedText, patientsOwingInSeveralCurrencies } from '../invoices/outstanding-balance.js';
 
-/** The outcome of one named check: what it found. */
+/**
+ * The outcome of one named check: what it found. A check that notes (`notes`) names states the
+ * program allows but staff should look at: its findings make its status `note`, never `failed`.
+ */
 export interface CheckOutcome {
   name: string;
   description: string;
-  status: 'ok' | 'failed';
-  /** One sentence per problem found. */
+  status: 'ok' | 'failed' | 'note';
+  /** One sentence per problem (or, for a note, per state) found. */
   findings: string[];
 }
 
@@ -31,6 +38,8 @@ interface NamedCheck {
   description: string;
   /** Whether it reads the database (and so cannot run when the database cannot be opened). */
   needsDatabase: boolean;
+  /** Its findings are states to look at, not faults: they do not fail `clinic check`. */
+  notes?: boolean;
   /** `progress` is told what the check counts as it goes (the documents' bytes), for a bar. */
   run(db: Db | undefined, dataDir: string, progress: StepProgress): Promise<string[]> | string[];
 }
@@ -231,15 +240,18 @@ function staleUploadFindings(db: Db, temps: readonly TempEntry[]): string[] {
 }
 
 /**
- * The audit trail's chain, recomputed whole (verifyAuditTrail), and the triggers that keep it
- * append-only: a trail someone could edit or shorten proves nothing, even if it verifies today.
+ * The audit trail's chain, recomputed whole (verifyAuditTrail), its checkpoints (anchor-trail.ts),
+ * and the triggers that keep it append-only: a trail someone could edit or shorten proves
+ * nothing, even if it verifies today.
  */
-function auditTrailFindings(db: Db): string[] {
+function auditTrailFindings(db: Db, dataDir: string): string[] {
   const findings = missingAuditTriggers(db).map(
     (trigger) => `the audit trail's trigger ${trigger} is missing: its events could be changed or deleted unnoticed by SQLite`,
   );
   try {
-    verifyAuditTrail(db);
+    const { last_seq } = verifyAuditTrail(db);
+    // A chain that verifies may still have been rewritten whole: its checkpoints say (where this user may read them).
+    findings.unshift(...anchorFindings(db, dataDir, last_seq));
   } catch (error) {
     if (!(error instanceof AppError) || error.code !== 'AUDIT_CHAIN_BROKEN') throw error;
     findings.unshift(`AUDIT_CHAIN_BROKEN at event ${String(error.details.seq)}: ${error.message}`);
@@ -254,6 +266,12 @@ export const CHECKS: readonly NamedCheck[] = [
     description: 'the data directory and its files are closed to other users, and usable by its owner and group',
     needsDatabase: false,
     run: (_db, dataDir) => permissionFindings(dataDir, { documents: true }),
+  },
+  {
+    name: 'tls_files',
+    description: "serve's TLS files (tls/) belong to the data directory's owner, keys 0600, and the certificate is not near its expiry",
+    needsDatabase: false,
+    run: (_db, dataDir) => tlsFindings(dataDir),
   },
   {
     name: 'first_api_key_file',
@@ -288,9 +306,10 @@ export const CHECKS: readonly NamedCheck[] = [
   },
   {
     name: 'audit_trail',
-    description: 'the audit trail verifies from its first event to its last, and stays append-only',
+    description:
+      "the audit trail verifies from its first event to its last and against its checkpoints (as the server's user), stays append-only, and has room to grow on its disk",
     needsDatabase: true,
-    run: (db) => auditTrailFindings(db!),
+    run: (db, dataDir) => [...auditTrailFindings(db!, dataDir), ...lowDiskFindings(dataDir)],
   },
   {
     name: 'change_feed',
@@ -300,13 +319,28 @@ export const CHECKS: readonly NamedCheck[] = [
   },
   {
     name: 'invoice_payments',
-    description: "every invoice's amount paid equals its payments less its refunds",
+    description: "every invoice's amount paid equals its payments less its refunds, and its amount credited its credit notes",
     needsDatabase: true,
     run: (db) =>
-      listInvoicePaymentMismatches(db!).map(
-        (m) =>
-          `invoice ${m.invoice_id}: amount paid is ${m.amount_paid_cents} cents, its payments ${m.refunds_cents > 0 ? 'less its refunds ' : ''}add up to ${m.payments_cents} cents`,
-      ),
+      listInvoicePaymentMismatches(db!).flatMap((m) => [
+        ...(m.amount_paid_cents === m.payments_cents
+          ? []
+          : [
+              `invoice ${m.invoice_id}: amount paid is ${m.amount_paid_cents} cents, its payments ${m.refunds_cents > 0 ? 'less its refunds ' : ''}add up to ${m.payments_cents} cents`,
+            ]),
+        ...(m.amount_credited_cents === m.credit_notes_cents
+          ? []
+          : [
+              `invoice ${m.invoice_id}: amount credited is ${m.amount_credited_cents} cents, its credit notes add up to ${m.credit_notes_cents} cents`,
+            ]),
+      ]),
+  },
+  {
+    name: 'balances_in_several_currencies',
+    description: 'patients who owe in more than one currency (a refund reopened an invoice): a note for the front desk, not a fault',
+    needsDatabase: true,
+    notes: true,
+    run: (db) => patientsOwingInSeveralCurrencies(db!).map((patient) => `${patient.patient_number} owes ${owedText(patient.owed)}`),
   },
 ];
 
@@ -329,6 +363,8 @@ export async function runChecks(database: Db | (() => Db), dataDir: string, prog
     const { name, description } = check;
     const step = steps.start(name);
     let findings: string[];
+    // A check that could not run fails, one that notes too: nothing was looked at.
+    let ran = false;
     try {
       if (check.needsDatabase && db === undefined && openError === undefined) db = (database as () => Db)();
     } catch (error) {
@@ -339,11 +375,13 @@ export async function runChecks(database: Db | (() => Db), dataDir: string, prog
     } else {
       try {
         findings = await check.run(db, dataDir, step);
+        ran = true;
       } catch (error) {
         findings = [`the check could not finish: ${describeFailure(error)}`];
       }
     }
-    outcomes.push({ name, description, status: findings.length === 0 ? 'ok' : 'failed', findings });
+    const status = findings.length === 0 ? 'ok' : ran && check.notes === true ? 'note' : 'failed';
+    outcomes.push({ name, description, status, findings });
   }
   return outcomes;
 }

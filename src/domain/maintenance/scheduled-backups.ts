@@ -5,6 +5,7 @@ import { openDatabase } from '../../db/open-database.js';
 import { isProcessRunning } from '../documents/recover-uploads.js';
 import { BACKUP_STAGING_PREFIX, createBackup, type BackupSummary } from './backup.js';
 import { describeFailure } from './check.js';
+import type { CheckpointOutcome } from '../audit/anchor-trail.js';
 
 /**
  * The backups `clinic serve --backup-dir` writes on its schedule: named for the moment they were
@@ -101,7 +102,7 @@ export async function writeScheduledBackup(
   dataDir: string,
   backupDir: string,
   keep: number,
-  options: { now: Date; signal?: AbortSignal; record?: () => Promise<void> },
+  options: { now: Date; signal?: AbortSignal; record?: () => Promise<void>; anchored?: (outcome: CheckpointOutcome) => void },
 ): Promise<ScheduledBackupResult> {
   const name = scheduledBackupName(options.now);
   // Fails rather than waits on a lock: the server's event loop must not block.
@@ -112,6 +113,7 @@ export async function writeScheduledBackup(
       signal: options.signal,
       inSteps: true,
       ...(options.record === undefined ? {} : { record: options.record }),
+      ...(options.anchored === undefined ? {} : { anchored: options.anchored }),
     });
   } finally {
     db.close();

@@ -10,7 +10,8 @@ const present = (text: string | null | undefined) => (text?.trim() ? text.trim()
  * Queues "your invoice is paid" for the invoice's patient: by email when they have one, else by
  * SMS to their mobile (decisions.md §7). Called inside the payment's transaction, so the
  * notification exists if and only if the payment that paid the invoice does. A patient with
- * no contact at all (not creatable through this program) gets a failed row saying so.
+ * no contact at all (registered while the clinic's contact rule was `none`) gets a failed row
+ * saying so, which `clinic notifications list` shows.
  */
 export function queuePaidInvoiceNotification(db: Db, invoice: InvoiceRow, now: string): void {
   const contact = findPatientContact(db, invoice.patient_id);

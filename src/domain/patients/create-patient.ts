@@ -9,17 +9,13 @@ import { NOTHING_OWED } from '../invoices/outstanding-balance.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { presentPatient, type Patient } from './present-patient.js';
 import { patientPhoneDigits, patientSearchTerms } from '../../fields/search-terms.js';
-
-const isBlank = (value: string | null) => value === null || value.trim() === '';
-
-/** How a patient must be reachable (PATIENT_CONTACT_REQUIRED): fields the schema lets be absent. */
-export const PATIENT_CONTACT_FIELDS = ['email', 'mobile'] as const;
+import { requireContactByRule } from './contact-rule.js';
 
 /**
  * Creates a patient (POST /patients, `clinic create-patient`). Schema first, every failing
- * field at once; then the rule that a patient needs both an email and a mobile number
- * (absent, null and blank all count as missing). The patient and its search terms are one
- * transaction: stored together or not at all.
+ * field at once; then the clinic's contact rule (contact-rule.ts: by default both an email and a
+ * mobile number; absent, null and blank all count as missing). The patient and its search terms
+ * are one transaction: stored together or not at all.
  */
 export const CREATE_PATIENT = defineUseCase({
   summary: 'Create a patient',
@@ -27,7 +23,7 @@ export const CREATE_PATIENT = defineUseCase({
   refusals: [errors.patientContactRequired()],
   access: 'write',
   run(db, { body: values }): Patient {
-    if (PATIENT_CONTACT_FIELDS.some((name) => isBlank(values[name]))) throw errors.patientContactRequired();
+    requireContactByRule(db, values);
     const now = nowIso();
     const columns: Record<string, unknown> = { id: newId(), created_at: now, updated_at: now };
     const byName: Readonly<Record<string, unknown>> = values;

@@ -9,7 +9,7 @@ import type { ValidationIssue } from '../errors.js';
 import { problems } from '../validation/problems.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { issue } from '../validation/validate.js';
-import { balanceText } from './present-patient.js';
+import { presentBalance } from './present-patient.js';
 import { binaryOrder, narrowingLookups, phoneNumberWord, queryWords, type WordLookup } from '../../fields/search-terms.js';
 
 /** PatientSummary (clinic-api-1.1.md). */
@@ -22,7 +22,7 @@ const CURSOR = 'patients';
 const CURSOR_SHAPE = ['string', 'string', 'number'] as const;
 
 function presentSummary(db: Db, row: PatientSummaryRow): PatientSummary {
-  const balance = outstandingBalance(db, row.id);
+  const { outstanding_balances, ...oneAmount } = presentBalance(outstandingBalance(db, row.id));
   return {
     id: row.id,
     patient_number: row.patient_number,
@@ -32,8 +32,9 @@ function presentSummary(db: Db, row: PatientSummaryRow): PatientSummary {
     email: row.email,
     mobile: row.mobile,
     is_active: row.is_active === 1,
-    outstanding_balance: balanceText(balance.balanceCents),
-    outstanding_currency: balance.currency,
+    ...oneAmount,
+    // After the fields of 1.1.0.
+    outstanding_balances,
   };
 }
 

@@ -7,7 +7,7 @@ import { nowIso } from '../clock.js';
 import { errors } from '../errors.js';
 import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { defineUseCase } from '../use-case.js';
-import { PATIENT_CONTACT_FIELDS } from './create-patient.js';
+import { requireContactAfterPatch } from './contact-rule.js';
 import { matchesIfMatch, namesNoEntityTag } from '../if-match.js';
 import { presentPatient, type Patient } from './present-patient.js';
 
@@ -19,8 +19,6 @@ export interface UpdatedPatient {
 
 /** What a patient is found by: a change to one of these rewrites its search terms. */
 const SEARCHED_FIELDS = new Set(['first_name', 'last_name', 'date_of_birth', 'email', 'phone', 'mobile']);
-
-const isBlank = (value: unknown) => value === null || (typeof value === 'string' && value.trim() === '');
 
 /** The stored columns of `row` with `patch` merged in (RFC 7396), and the names of the fields whose value changes. */
 function mergedColumns(row: PatientRow, patch: Readonly<Record<string, unknown>>): { columns: Record<string, unknown>; changed: string[] } {
@@ -52,8 +50,8 @@ function mergedColumns(row: PatientRow, patch: Readonly<Record<string, unknown>>
 /**
  * Changes a patient (PATCH /patients/{patient_id}, `clinic patient edit`): a JSON merge patch of
  * its fields and `is_active`, checked as a new patient's are. In one IMMEDIATE transaction: the
- * patient (404), the version If-Match names (412), the contact rule (an email or mobile set to
- * null or blank: PATIENT_CONTACT_REQUIRED), then the write, which counts the version up and
+ * patient (404), the version If-Match names (412), the clinic's contact rule (an email or mobile
+ * cleared so that the patient breaks it: PATIENT_CONTACT_REQUIRED), then the write, which counts the version up and
  * rewrites what the patient is found by. A patch that changes no value writes nothing and keeps
  * version and updated_at.
  */
@@ -70,7 +68,7 @@ export const UPDATE_PATIENT = defineUseCase({
     if (!matchesIfMatch(ifMatch, row.version))
       throw errors.preconditionFailed(row.version, ifMatch !== undefined && namesNoEntityTag(ifMatch) ? ifMatch : undefined);
     const patch: Readonly<Record<string, unknown>> = body;
-    if (PATIENT_CONTACT_FIELDS.some((name) => name in patch && isBlank(patch[name]))) throw errors.patientContactRequired();
+    requireContactAfterPatch(db, row, patch);
     const { columns, changed } = mergedColumns(row, patch);
     if (changed.length === 0) return { patient: presentPatient(row, outstandingBalance(db, row.id)), changed };
     const updated = updatePatient(db, { ...columns, updated_at: nowIso() });

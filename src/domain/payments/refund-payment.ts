@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { findCreditNoteOfRefund, type CreditNoteRow } from '../../db/credit-notes.js';
 import { findInvoice, updateInvoiceAfterPayment, type InvoiceRow } from '../../db/invoices.js';
 import { findPayment } from '../../db/payments.js';
 import { insertRefund, refundedCents, type RefundRow } from '../../db/refunds.js';
@@ -11,6 +12,9 @@ import { errors } from '../errors.js';
 import { defineUseCase, type RawRequest } from '../use-case.js';
 import { centsToNumber, centsToText } from '../validation/decimal.js';
 import { blankReasonIssues } from '../validation/blank-reason.js';
+import { applyCreditNote, creditedChange, creditOutcome, creditRecord } from '../invoices/credit-invoice.js';
+import { presentCreditNote } from '../invoices/present-invoice.js';
+import type { InvoiceStatus } from '../../fields/billing-fields.js';
 
 /** The Refund of clinic-api-1.2.md: the refund and the invoice's state as it left it. */
 export type RefundResult = ResponseOf<typeof REFUND_RESULT_FIELDS>;
@@ -21,8 +25,8 @@ export interface RecordedRefund {
   replayed: boolean;
 }
 
-/** A refund's result: the invoice fields that never change from the invoice, its state from the row. */
-export function presentRefund(refund: RefundRow, invoice: InvoiceRow): RefundResult {
+/** A refund's result: the invoice fields that never change from the invoice, its state from the row, and a goodwill refund's credit note. */
+export function presentRefund(refund: RefundRow, invoice: InvoiceRow, creditNote: CreditNoteRow | undefined): RefundResult {
   return {
     refund_id: refund.id,
     payment_id: refund.payment_id,
@@ -37,16 +41,19 @@ export function presentRefund(refund: RefundRow, invoice: InvoiceRow): RefundRes
     invoice_total: centsToNumber(invoice.total_cents),
     invoice_amount_paid: centsToNumber(refund.invoice_amount_paid_cents),
     invoice_balance: centsToNumber(refund.invoice_balance_cents),
+    credit_note: creditNote === undefined ? null : presentCreditNote(creditNote),
   };
 }
 
 /**
  * What makes two refund requests "the same request" for an Idempotency-Key: the payment, the
- * amount in cents as asked (none: all that is left), the method asked and the reason.
+ * amount in cents as asked (none: all that is left), the method asked and the reason; and for a
+ * goodwill refund (1.3.0) that it is one, appended so that every refund stored before keeps its
+ * fingerprint.
  */
-function fingerprint(paymentId: string, amountCents: number | null, method: string | null, reason: string): string {
+function fingerprint(paymentId: string, amountCents: number | null, method: string | null, reason: string, goodwill: boolean): string {
   return createHash('sha256')
-    .update(JSON.stringify(['refund', paymentId, amountCents, method, reason]))
+    .update(JSON.stringify(['refund', paymentId, amountCents, method, reason, ...(goodwill ? ['goodwill'] : [])]))
     .digest('hex');
 }
 
@@ -57,20 +64,29 @@ function fingerprint(paymentId: string, amountCents: number | null, method: stri
  * can still give back, its amount less its refunds (more, or nothing left: REFUND_EXCEEDS_PAYMENT),
  * and the writes: the refund, and its invoice's amount paid down and balance up by the amount,
  * `issued` once nothing is paid, else `partially_paid`. A refund is final, as a payment is.
+ * With `goodwill` (1.3.0) a credit note of the same amount and reason comes with it in the same
+ * transaction (applyCreditNote), so the balance stays as it was and a paid invoice stays `paid`;
+ * one that would leave the invoice asking nothing with nothing paid is 409 INVOICE_FULLY_CREDITED
+ * (refund it, then void it).
  */
 export const REFUND_PAYMENT = defineUseCase({
   summary: 'Refund a payment, in part or in full',
   module: 'payments',
   input: { path: REFUND_PATH_FIELDS, header: PAYMENT_HEADER_FIELDS, body: REFUND_INPUT_FIELDS },
-  refusals: [errors.paymentNotFound(), errors.refundExceedsPayment(), errors.idempotencyKeyReused()],
+  refusals: [errors.paymentNotFound(), errors.invoiceFullyCredited(), errors.refundExceedsPayment(), errors.idempotencyKeyReused()],
   access: 'read-then-write',
   moreIssues: ({ body }: RawRequest, fieldIssues) => blankReasonIssues(body, fieldIssues),
   run(db, { path, header, body }): RecordedRefund {
     const key = header['idempotency-key'] ?? null;
-    const requestFingerprint = fingerprint(path.payment_id, body.amount ?? null, body.method ?? null, body.reason);
+    const requestFingerprint = fingerprint(path.payment_id, body.amount ?? null, body.method ?? null, body.reason, body.goodwill);
     if (key !== null) {
       const earlier = earlierUseOfKey(db, key, 'refund', requestFingerprint);
-      if (earlier !== undefined) return { refund: presentRefund(earlier, findInvoice(db, earlier.invoice_id)!), replayed: true };
+      if (earlier !== undefined) {
+        return {
+          refund: presentRefund(earlier, findInvoice(db, earlier.invoice_id)!, findCreditNoteOfRefund(db, earlier.id)),
+          replayed: true,
+        };
+      }
     }
     const payment = findPayment(db, path.payment_id);
     if (payment === undefined) throw errors.paymentNotFound();
@@ -83,8 +99,10 @@ export const REFUND_PAYMENT = defineUseCase({
 
     const now = nowIso();
     const amountPaidCents = invoice.amount_paid_cents - amountCents;
-    const balanceCents = invoice.balance_cents + amountCents;
-    const status = amountPaidCents === 0 ? 'issued' : 'partially_paid';
+    // The refund row keeps the invoice as the whole transaction leaves it, its credit note included.
+    const { status, balanceCents }: { status: InvoiceStatus; balanceCents: number } = body.goodwill
+      ? creditOutcome(invoice, { amountCents, amountPaidCents })
+      : { status: amountPaidCents === 0 ? 'issued' : 'partially_paid', balanceCents: invoice.balance_cents + amountCents };
     const row: RefundRow = {
       id: newId(),
       payment_id: payment.id,
@@ -101,14 +119,19 @@ export const REFUND_PAYMENT = defineUseCase({
       created_at: now,
     };
     insertRefund(db, row);
-    updateInvoiceAfterPayment(db, {
-      id: invoice.id,
-      status,
-      amount_paid_cents: amountPaidCents,
-      balance_cents: balanceCents,
-      updated_at: now,
-    });
-    return { refund: presentRefund(row, invoice), replayed: false };
+    if (!body.goodwill) {
+      updateInvoiceAfterPayment(db, {
+        id: invoice.id,
+        status,
+        amount_paid_cents: amountPaidCents,
+        balance_cents: balanceCents,
+        updated_at: now,
+      });
+      return { refund: presentRefund(row, invoice, undefined), replayed: false };
+    }
+    const credit = { amountCents, reason: body.reason, refundId: row.id, amountPaidCents };
+    const { creditNote } = applyCreditNote(db, invoice, credit, now);
+    return { refund: presentRefund(row, invoice, creditNote), replayed: false };
   },
   changes: ({ refund, replayed }) =>
     replayed
@@ -126,7 +149,21 @@ export const REFUND_PAYMENT = defineUseCase({
               invoice_balance: refund.invoice_balance,
             },
           },
+          ...(refund.credit_note === null
+            ? []
+            : [
+                creditedChange(refund.patient_id, refund.credit_note, {
+                  id: refund.invoice_id,
+                  status: refund.invoice_status,
+                  balance: refund.invoice_balance,
+                }),
+              ]),
         ],
   audit: ({ refund, replayed }) =>
-    replayed ? [] : [{ action: 'refund.create', patientId: refund.patient_id, subjectId: refund.refund_id }],
+    replayed
+      ? []
+      : [
+          { action: 'refund.create', patientId: refund.patient_id, subjectId: refund.refund_id },
+          ...(refund.credit_note === null ? [] : [creditRecord(refund.patient_id, refund.invoice_id)]),
+        ],
 });

@@ -5,6 +5,7 @@ import type { FieldSpec } from '../../fields/field-spec.js';
 import { problems, type Problem } from './problems.js';
 import { isPlainObject } from '../../fields/plain-object.js';
 import { UUID_PATTERN } from '../../fields/human-numbers.js';
+import { withoutInvisibleCharacters } from '../../fields/invisible-text.js';
 
 /**
  * superstruct validators derived from field descriptions. Every failure carries a pydantic
@@ -70,11 +71,13 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 function checkString(spec: Extract<FieldSpec, { kind: 'string' }>): Check {
   const { pattern } = spec;
   const matcher = pattern === undefined ? undefined : new RegExp(pattern, 'u');
-  return (value) => {
-    if (typeof value !== 'string') return problems.stringType();
+  return (input) => {
+    if (typeof input !== 'string') return problems.stringType();
     // A lone surrogate (JSON's "\ud800") is no Unicode text: SQLite would store it as three
     // U+FFFD, longer than the value that passed the length check.
-    if (LONE_SURROGATE.test(value)) return problems.stringUnicode();
+    if (LONE_SURROGATE.test(input)) return problems.stringUnicode();
+    // The value as it will be stored: a name of zero-width characters only is too short.
+    const value = spec.dropsInvisible ? withoutInvisibleCharacters(input) : input;
     if (spec.minLength !== undefined && codePointLength(value, spec.minLength) < spec.minLength) {
       return problems.stringTooShort(spec.minLength);
     }

@@ -3,6 +3,7 @@ import { decimalToCents, formatDecimal } from './decimal.js';
 import type { FieldSpec, ValuesOf } from '../../fields/field-spec.js';
 import { canonicalId } from '../../fields/human-numbers.js';
 import { decimalPartsOf, textBoolean, textInteger } from './structs.js';
+import { withoutInvisibleCharacters } from '../../fields/invisible-text.js';
 
 /** What normalising needs to know about the clinic. */
 export interface NormalizeContext {
@@ -17,6 +18,8 @@ export interface NormalizeContext {
 function normalizeValue(spec: FieldSpec, value: unknown, context: NormalizeContext): unknown {
   if (value === null) return null;
   switch (spec.kind) {
+    case 'string':
+      return spec.dropsInvisible ? withoutInvisibleCharacters(value as string) : value;
     case 'uuid':
       return canonicalId(value as string);
     case 'uuid_list':

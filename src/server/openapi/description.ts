@@ -5,12 +5,13 @@ import { MAX_HEADER_BYTES } from '../client-errors.js';
 import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, REQUEST_TIMEOUT_MS } from '../config.js';
 import { CLINIC_FAILED_KEYS_ALLOWED, FAILED_KEYS_ALLOWED, FAILED_KEYS_WINDOW_MS } from '../failed-key-throttle.js';
 import { VERSION_INFO } from './info.js';
+import { AUDITED_READS_PER_MINUTE } from '../audited-read-guard.js';
 import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unprocessableResponse } from './error-responses.js';
 import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
 import { MODELS } from './models.js';
 import { TAGS, type OperationSpec } from './operation-spec.js';
 import { curlExample, headerName } from './curl-example.js';
-import { parameterExamples } from './examples.js';
+import { parameterExample } from './examples.js';
 
 /** The limits a running server enforces; only descriptions and examples mention them. */
 export interface DescriptionLimits {
@@ -31,7 +32,7 @@ function parameters(op: OperationSpec): JsonSchema[] {
   const from = (where: 'path' | 'query' | 'header', fields: readonly FieldSpec[] = []) =>
     fields.map((spec) => {
       const { description, ...schema } = fieldSchema(spec, 'request');
-      const example = parameterExamples[spec.name];
+      const example = parameterExample(op.operationId, spec.name);
       return {
         name: where === 'header' ? headerName(spec.name) : spec.name,
         in: where,
@@ -187,7 +188,7 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
 function operation(op: OperationSpec, limits: DescriptionLimits): JsonSchema {
   const body = requestBody(op);
   const params = parameters(op);
-  const example = `Example request (\`API\` is this server's base URL, \`KEY\` an API key):\n\n\`\`\`sh\n${curlExample(op)}\n\`\`\``;
+  const example = `Example request (\`API\` is this server's base URL, \`KEY\` an API key, ids as the introduction says):\n\n\`\`\`sh\n${curlExample(op)}\n\`\`\``;
   return {
     operationId: op.operationId,
     summary: op.summary,
@@ -216,7 +217,7 @@ function responseComponents(): Record<string, JsonSchema> {
     ),
     ReadNotRecorded: codedResponse(
       [errors.readNotRecorded(true)],
-      'STORAGE_FAILED: the audit event of this read could not be stored (the disk is full or failing), so nothing is shown. Retry once space is freed',
+      'STORAGE_FAILED: the audit event of this read could not be stored (the disk is full or failing, or has less than the room the server keeps for payments and changes, 256 MiB: then reads pause while writes go on), so nothing is shown. Retry once space is freed',
     ),
     HeadersTooLarge: codedResponse(
       [errors.headersTooLarge(MAX_HEADER_BYTES)],
@@ -228,7 +229,7 @@ function responseComponents(): Record<string, JsonSchema> {
     ),
     TooManyRequests: codedResponse(
       [errors.failedKeysBlocked(42_000)],
-      `TOO_MANY_REQUESTS (any path): this client address had ${FAILED_KEYS_ALLOWED} answers 401 within ${FAILED_KEYS_WINDOW_MS / 1000} s, so every request from it is refused until ${FAILED_KEYS_WINDOW_MS / 1000} s after the last of them; or addresses together had ${CLINIC_FAILED_KEYS_ALLOWED} within ${FAILED_KEYS_WINDOW_MS / 1000} s, so an address that used no valid key within the last hour is refused until ${FAILED_KEYS_WINDOW_MS / 1000} s after the last of them (the PC's own 127.0.0.1 and ::1 never are); or, on an operation that takes a key, the key's own limit of requests per clock minute (\`clinic api-key create --rate-limit N\`) is spent until the minute ends. \`Retry-After\` gives the seconds to wait`,
+      `TOO_MANY_REQUESTS (any path): this client address had ${FAILED_KEYS_ALLOWED} answers 401 within ${FAILED_KEYS_WINDOW_MS / 1000} s, so every request from it is refused until ${FAILED_KEYS_WINDOW_MS / 1000} s after the last of them; or addresses together had ${CLINIC_FAILED_KEYS_ALLOWED} within ${FAILED_KEYS_WINDOW_MS / 1000} s, so an address that used no valid key within the last hour is refused until ${FAILED_KEYS_WINDOW_MS / 1000} s after the last of them (the PC's own 127.0.0.1 and ::1 never are); or, on an operation that takes a key, the key's own limit of requests per clock minute (\`clinic api-key create --rate-limit N\`) is spent until the minute ends; or, on a read that shows patient data with a key without such a limit, the key's reads have recorded ${AUDITED_READS_PER_MINUTE} audit events (one per patient shown) this clock minute. \`Retry-After\` gives the seconds to wait`,
     ),
     NotFound: codedResponse([errors.notFound()], 'NOT_FOUND: no such path (any path not in this document)'),
     MethodNotAllowed: codedResponse([errors.methodNotAllowed(['GET'])], 'METHOD_NOT_ALLOWED: a path of this document with another method'),

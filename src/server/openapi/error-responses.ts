@@ -1,6 +1,7 @@
 import { ECHO_BOUNDS, MAX_ISSUES } from '../../domain/validation/validate.js';
 import { refusalBody, type AppError, type ValidationIssue } from '../../domain/errors.js';
 import { allErrorCodes } from './error-codes.js';
+import { CONTACT_RULES } from '../../domain/settings.js';
 import type { JsonSchema } from './field-schemas.js';
 
 /**
@@ -78,6 +79,27 @@ function codedSchema(code: JsonSchema): JsonSchema {
             type: 'array',
             items: { type: 'string' },
             description: 'APPOINTMENT_OVERLAP only: the numbers of the appointments in the way, by start',
+          },
+          restart_after: {
+            type: 'integer',
+            minimum: 0,
+            description:
+              'FEED_POSITION_LOST only: where a consumer starts again (`after`): the last event before the positions a restore left behind',
+          },
+          id: {
+            type: 'string',
+            format: 'uuid',
+            description: 'DOCTOR_RETIRED and SERVICE_RETIRED only (1.3.0): the retired doctor or service',
+          },
+          balance: {
+            type: 'number',
+            minimum: 0,
+            description: "CREDIT_EXCEEDS_BALANCE only (1.3.0): what the invoice still asks, in the invoice's currency",
+          },
+          rule: {
+            type: 'string',
+            enum: CONTACT_RULES.filter((rule) => rule !== 'none'),
+            description: "PATIENT_CONTACT_REQUIRED only: the clinic's contact rule in force (`clinic settings set-contact-rule`)",
           },
         },
       },

@@ -14,6 +14,8 @@ const DOCTOR_ID = '0b7e6f1a-2c3d-4e5f-8a9b-1c2d3e4f5a6b';
 const SERVICE_ID = 'c4d5e6f7-a8b9-4c0d-9e1f-2a3b4c5d6e7f';
 const INVOICE_ID = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 const PAYMENT_ID = '2b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e';
+const APPOINTMENT_ID = '1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a';
+const DOCUMENT_ID = '7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b';
 const CREATED_AT = '2026-11-20T08:15:00.000Z';
 
 /** A response example of `model`: `values` over every field's default (or null). */
@@ -26,7 +28,9 @@ function completed(fields: readonly FieldSpec[], values: Readonly<Record<string,
   for (const spec of fields) {
     const value = values[spec.name];
     if (spec.requestOnly) continue;
-    if (spec.kind === 'object') example[spec.name] = completed(spec.fields, (value ?? {}) as Record<string, unknown>);
+    // An object is completed field by field, but a nullable one given as null (a refund's credit_note) stays null.
+    if (spec.kind === 'object' && !(value === null && spec.nullable))
+      example[spec.name] = completed(spec.fields, (value ?? {}) as Record<string, unknown>);
     else if (value !== undefined) example[spec.name] = value;
     else if (spec.default !== undefined) example[spec.name] = spec.default;
     else if (spec.nullable) example[spec.name] = null;
@@ -53,6 +57,7 @@ export const patientExample = exampleOf('Patient', {
   created_at: CREATED_AT,
   updated_at: CREATED_AT,
   version: 1,
+  outstanding_balances: [],
 });
 
 export const patientPatchExample = { mobile: '+43 660 7654321', notes: null, portal_access: { xrays: true } };
@@ -75,7 +80,7 @@ export const appointmentExample = exampleOf('Appointment', {
   ...appointmentInputExample,
   start_at: '2026-12-01T08:00:00.000Z',
   end_at: '2026-12-01T08:30:00.000Z',
-  id: '1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a',
+  id: APPOINTMENT_ID,
   appointment_number: 'A-000007',
   booking_source: 'api',
   created_at: CREATED_AT,
@@ -96,12 +101,13 @@ export const appointmentExample = exampleOf('Appointment', {
 export const documentFormExample = { file: '(the bytes of scan.pdf)', type: 'xrays', title: 'Panoramic 2026' };
 
 export const documentExample = exampleOf('Document', {
-  id: '7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b',
+  id: DOCUMENT_ID,
   filename: 'scan.pdf',
   content_type: 'application/pdf',
   size: 482113,
   created_at: CREATED_AT,
   type: 'xrays',
+  document_number: 'D-000017',
 });
 
 export const invoiceListExample = [
@@ -115,6 +121,7 @@ export const invoiceListExample = [
     amount_paid: 20.5,
     balance: 100,
     issued_at: '2026-11-02T09:00:00.000Z',
+    amount_credited: 0,
   }),
 ];
 
@@ -146,6 +153,7 @@ export const patientSummaryListExample = [
     is_active: true,
     outstanding_balance: '100.00',
     outstanding_currency: 'EUR',
+    outstanding_balances: [{ currency: 'EUR', amount: '100.00' }],
   }),
 ];
 
@@ -166,6 +174,25 @@ export const invoiceDetailExample = exampleOf('InvoiceDetail', {
   patient_last_name: 'Lovelace',
   payments: [{ payment_id: PAYMENT_ID, amount: 20.5, method: 'card', note: null, created_at: CREATED_AT, refunded_amount: 0 }],
   refunds: [],
+  credit_notes: [],
+});
+
+export const creditNoteRequestExample = { amount: '15.00', reason: 'X-ray billed twice' };
+
+/** The invoice of invoiceDetailExample once credited 15.00. */
+export const creditedInvoiceExample = exampleOf('InvoiceDetail', {
+  ...invoiceDetailExample,
+  balance: 85,
+  amount_credited: 15,
+  credit_notes: [
+    {
+      id: '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d',
+      credit_note_number: 'CN-2026-000003',
+      amount: 15,
+      reason: 'X-ray billed twice',
+      created_at: CREATED_AT,
+    },
+  ],
 });
 
 export const voidRequestExample = { reason: 'Issued to the wrong patient' };
@@ -186,29 +213,79 @@ export const refundExample = exampleOf('Refund', {
   invoice_total: 120.5,
   invoice_amount_paid: 0,
   invoice_balance: 120.5,
+  credit_note: null,
 });
 
-export const servicesExample = [exampleOf('Service', serviceExample)];
-export const doctorsExample = [exampleOf('Doctor', doctorExample)];
+export const servicesExample = [exampleOf('Service', { ...serviceExample, retired_at: null })];
+export const doctorsExample = [exampleOf('Doctor', { ...doctorExample, retired_at: null })];
 export const documentTypesExample = [...DOCUMENT_TYPES];
 export const paymentMethodsExample = [...PAYMENT_METHODS];
 
-/** Example values of path, query and header parameters, by name. */
+/** Example values of path, query and header parameters, by name (an operation's own in operationParameterExamples). */
 export const parameterExamples: Readonly<Record<string, string>> = {
   patient_id: PATIENT_ID,
   invoice_id: INVOICE_ID,
   payment_id: PAYMENT_ID,
-  appointment_id: '1d2e3f4a-5b6c-4d7e-8f9a-0b1c2d3e4f5a',
-  document_id: '7e8f9a0b-1c2d-4e3f-9a4b-5c6d7e8f9a0b',
+  appointment_id: APPOINTMENT_ID,
+  document_id: DOCUMENT_ID,
   resource_id: DOCTOR_ID,
   q: 'lovelace ada',
   from: '2026-12-01',
   to: '2026-12-01',
+  status: 'booked,arrived',
   limit: '50',
   unpaid: 'true',
+  include_retired: 'true',
   'idempotency-key': 'till-2-receipt-0815',
   asset: 'swagger-ui.css',
 };
+
+/**
+ * Parameters whose example differs by operation: a refund's Idempotency-Key is not its payment's
+ * (the two share one key space), and `after` is a `seq` on the audit trail and the change feed
+ * but an opaque cursor elsewhere, which has no example (it comes from a `Link`).
+ */
+const operationParameterExamples: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  refundPayment: { 'idempotency-key': 'refund-0815' },
+  listAuditEvents: { action: 'patient.read,patient.update', after: '0', from: '2026-11-30', to: '2026-12-31' },
+  listEvents: { after: '0', types: 'patient.created,patient.updated', wait: '30' },
+};
+
+/** The example of parameter `name` of the operation `operationId`, or undefined when it has none (it is left out of the example request). */
+export function parameterExample(operationId: string, name: string): string | undefined {
+  return operationParameterExamples[operationId]?.[name] ?? parameterExamples[name];
+}
+
+/**
+ * The records the example requests name. A pasted request must name records that exist, so the
+ * example requests name each by a shell variable (`$PATIENT`), which the description's
+ * introduction says how to set; the schemas and parameters keep a sample id in its place, the one
+ * given here, which an example request's body replaces by the variable.
+ */
+export const EXAMPLE_IDS = [
+  { parameter: 'patient_id', variable: 'PATIENT', id: PATIENT_ID, what: "a patient's `id` (the answer of POST /patients)" },
+  { parameter: 'resource_id', variable: 'DOCTOR', id: DOCTOR_ID, what: "a doctor's `id` (GET /doctors)" },
+  { parameter: 'service_id', variable: 'SERVICE', id: SERVICE_ID, what: "a service's `id` (GET /services)" },
+  {
+    parameter: 'appointment_id',
+    variable: 'APPOINTMENT',
+    id: APPOINTMENT_ID,
+    what: "an appointment's `id` (the answer of POST /appointments), booked",
+  },
+  {
+    parameter: 'invoice_id',
+    variable: 'INVOICE',
+    id: INVOICE_ID,
+    what: "an invoice's `id` (GET /invoices); to void it, nothing may be paid on it",
+  },
+  { parameter: 'payment_id', variable: 'PAYMENT', id: PAYMENT_ID, what: 'a `payment_id` (GET /invoices/{invoice_id}) of 20.50 or more' },
+  {
+    parameter: 'document_id',
+    variable: 'DOCUMENT',
+    id: DOCUMENT_ID,
+    what: "a document's `id` (the answer of the upload, or the patient's document list)",
+  },
+] as const;
 
 /** Two events as GET /audit-events gives them: hashes computed as the trail computes them, so the example verifies. */
 export const auditEventListExample = (() => {

@@ -1,3 +1,5 @@
+import { EXAMPLE_IDS } from './examples.js';
+
 /**
  * The version of the interface (spec §9), not of the program: it changes when the interface
  * does, whatever the program's own version.
@@ -11,7 +13,8 @@ needs \`Authorization: Bearer <key>\` with the scope the operation names. Keys a
 
 **Errors.** A 422 whose \`detail\` is a list reports every failing value at once (pydantic v2 shape: \`type\`, \`loc\`,
 \`msg\`, \`input\`, \`ctx\`). Every other refusal is \`{"detail": {"code", "message"}}\` with a stable code (\`ErrorCode\`);
-\`APPOINTMENT_OVERLAP\` adds \`conflicts\`. A request the current state of a record forbids is a 409 (1.2.0); an
+\`APPOINTMENT_OVERLAP\` adds \`conflicts\`; \`DOCTOR_RETIRED\` and \`SERVICE_RETIRED\` add \`id\`, \`CREDIT_EXCEEDS_BALANCE\` adds \`balance\`
+(1.3.0). A request the current state of a record forbids is a 409 (1.2.0); an
 \`If-Match\` naming another version than the record's \`ETag\` is a 412 \`PRECONDITION_FAILED\`. Corrections keep the
 history: nothing is deleted (a cancelled appointment, a void invoice and a refund stay readable).
 A path not in this description is a 404 \`NOT_FOUND\`; a path of it with another method is a 405 \`METHOD_NOT_ALLOWED\`
@@ -27,7 +30,13 @@ A write refused because the disk is full is a 507 \`STORAGE_FULL\`; a failing di
 **Values.** Ids are lowercase UUIDs (read case-insensitively). A date-time without an offset is clinic local time;
 responses give UTC with \`Z\`. Money is a JSON number in responses; requests may send it as a number or a decimal string.
 Unknown body fields are ignored. Every response carries \`X-Request-Id\`, and every answer of an operation that takes a key,
-its refusals included, \`Cache-Control: no-store\` (patient data stays in no cache).`;
+its refusals included, \`Cache-Control: no-store\` (patient data stays in no cache).
+
+**Examples.** Each operation shows its request as a curl command that works when pasted into a shell in which
+\`API\` is this server's base URL (\`API=http://127.0.0.1:8080/api/public/v1\`) and \`KEY\` an API key
+(\`KEY=clinic_…\`). The records an example names are shell variables, each to be set to an id of your own:
+${EXAMPLE_IDS.map(({ variable, what }) => `\`${variable}\` ${what}`).join('; ')}. The upload sends \`scan.pdf\` from the
+current folder; the download saves \`scan-copy.pdf\` there.`;
 
 /** The `info` object of the interface description. */
 export const VERSION_INFO = {

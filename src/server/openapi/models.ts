@@ -2,6 +2,7 @@ import { HEALTH_FIELDS } from '../../fields/health-fields.js';
 import { CHANGE_EVENT_FIELDS } from '../../fields/change-event-fields.js';
 import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_PATCH_FIELDS, APPOINTMENT_RESPONSE_FIELDS } from '../../fields/appointment-fields.js';
 import {
+  CREDIT_NOTE_INPUT_FIELDS,
   INVOICE_DETAIL_FIELDS,
   INVOICE_FIELDS,
   PAYMENT_INPUT_FIELDS,
@@ -36,7 +37,8 @@ export const MODELS = {
     direction: 'request',
     fields: PATIENT_INPUT_FIELDS,
     description:
-      'Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required, by a rule (PATIENT_CONTACT_REQUIRED).',
+      "Patient, the body of POST /patients (spec 2.1). `email` and `mobile` are also required as the clinic's contact rule says (`clinic settings set-contact-rule`): both by default (1.0.0's rule), either, or neither; else 422 PATIENT_CONTACT_REQUIRED naming the rule in `detail.rule`. " +
+      '`first_name` and `last_name` lose the characters that print as nothing (zero-width, soft hyphen, bidi controls), their length counted without them.',
   },
   Patient: {
     direction: 'response',
@@ -52,7 +54,8 @@ export const MODELS = {
     direction: 'request',
     fields: PATIENT_PATCH_FIELDS,
     description:
-      'A JSON merge patch (RFC 7396) of a Patient (1.2.0): a field present sets its value, `null` clears a nullable one, an absent one stays; `portal_access` is merged key by key. Unknown fields are ignored.',
+      'A JSON merge patch (RFC 7396) of a Patient (1.2.0): a field present sets its value, `null` clears a nullable one, an absent one stays; `portal_access` is merged key by key. Unknown fields are ignored. ' +
+      'Names lose the characters that print as nothing, as in PatientInput.',
   },
   AppointmentPatch: {
     direction: 'request',
@@ -76,7 +79,9 @@ export const MODELS = {
   InvoiceDetail: {
     direction: 'response',
     fields: INVOICE_DETAIL_FIELDS,
-    description: "One invoice (1.1.0): the Invoice item, its patient's number and name, and its payments in the order recorded.",
+    description:
+      "One invoice (1.1.0): the Invoice item, its patient's number and name, and its payments in the order recorded; its refunds " +
+      '(1.2.0) and credit notes (1.3.0).',
   },
   PaymentRequest: { direction: 'request', fields: PAYMENT_INPUT_FIELDS, description: 'Payment request (spec 2.9).' },
   PaymentResult: {
@@ -85,6 +90,11 @@ export const MODELS = {
     description: 'Payment result (spec 2.10): the invoice state as this payment left it, also on a replay.',
   },
   VoidRequest: { direction: 'request', fields: VOID_INPUT_FIELDS, description: 'Why an invoice is void (1.2.0).' },
+  CreditNoteRequest: {
+    direction: 'request',
+    fields: CREDIT_NOTE_INPUT_FIELDS,
+    description: 'A credit note (1.3.0): how much less the invoice asks, at most its balance, and why.',
+  },
   RefundRequest: {
     direction: 'request',
     fields: REFUND_INPUT_FIELDS,
@@ -93,7 +103,7 @@ export const MODELS = {
   Refund: {
     direction: 'response',
     fields: REFUND_RESULT_FIELDS,
-    description: 'A refund (1.2.0): the invoice state as this refund left it, also on a replay.',
+    description: "A refund (1.2.0): the invoice state as this refund left it, also on a replay; a goodwill refund's credit note (1.3.0).",
   },
   Service: { direction: 'response', fields: SERVICE_FIELDS, description: 'Service (spec 2.6).' },
   Doctor: { direction: 'response', fields: DOCTOR_FIELDS, description: 'Doctor (spec 2.7).' },

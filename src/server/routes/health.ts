@@ -29,6 +29,9 @@ function mayReadDiskBytes(ctx: ClinicContext, db: Db): boolean {
   }
 }
 
+/** GET /health's word on reads of patient data: `ok`, or `paused` below the audit trail's reserve (audited-read-guard.ts). */
+export const AUDITED_READS_HEADER = 'Clinic-Audited-Reads';
+
 /** GET /health (1.2.0): for IT's monitoring, without a key, showing no patient data and recording nothing. */
 export const healthOperations: readonly Operation[] = [
   {
@@ -59,12 +62,22 @@ export const healthOperations: readonly Operation[] = [
         },
         when: (body) => (body as Health).status !== 'ok',
       },
+      headers: {
+        [AUDITED_READS_HEADER]: {
+          description:
+            "`paused` while the data directory's disk has less than its reserve free (256 MiB; an eighth of a disk under 2 GiB): reads that show patient data are refused (507 " +
+            '`STORAGE_FAILED`, recording nothing) so that their audit events leave room for payments and changes, which go on; `ok` otherwise',
+          schema: { type: 'string', enum: ['ok', 'paused'] },
+        },
+      },
     },
     handler:
-      ({ db, commits, config, startedAt }) =>
+      ({ db, commits, config, startedAt, auditedReads }) =>
       async (ctx) => {
         // A monitor must see the state of now, never a cached one.
         ctx.set('Cache-Control', 'no-store');
+        // In a header, so that the body keeps 1.2.0's fields exactly (docs/decisions.md).
+        ctx.set(AUDITED_READS_HEADER, auditedReads.pausedNow() ? 'paused' : 'ok');
         const health = await checkHealth(db, commits, config.dataDir, startedAt);
         return mayReadDiskBytes(ctx, db) ? health : { ...health, disk_free_bytes: null };
       },

@@ -1,10 +1,15 @@
+import { CREATE_CREDIT_NOTE } from '../../domain/invoices/credit-invoice.js';
 import { LIST_INVOICES } from '../../domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../domain/invoices/read-invoice.js';
 import { VOID_INVOICE } from '../../domain/invoices/void-invoice.js';
 import * as examples from '../openapi/examples.js';
 import { useCaseOperation, type Operation } from '../operation.js';
+import { REPLAYED_HEADER } from './payments.js';
 
-/** GET /invoices and GET /invoices/{invoice_id} (1.1.0), POST /invoices/{invoice_id}/void (1.2.0): billing module. */
+/**
+ * GET /invoices and GET /invoices/{invoice_id} (1.1.0), POST /invoices/{invoice_id}/void (1.2.0),
+ * POST /invoices/{invoice_id}/credit-notes (1.3.0): billing module.
+ */
 export const invoiceOperations: readonly Operation[] = [
   useCaseOperation(LIST_INVOICES, {
     method: 'get',
@@ -56,6 +61,34 @@ export const invoiceOperations: readonly Operation[] = [
       model: 'InvoiceDetail',
       description: 'The invoice as it now stands, as GET /invoices/{invoice_id} gives it',
       example: examples.invoiceDetailExample,
+    },
+  }),
+  useCaseOperation(CREATE_CREDIT_NOTE, {
+    method: 'post',
+    path: '/invoices/{invoice_id}/credit-notes',
+    operationId: 'createCreditNote',
+    description:
+      'A credit note lowers what the invoice asks (it asked too much, or goodwill): numbered CN-<year>-NNNNNN, never deleted; ' +
+      'money moves only with payments and refunds. The balance becomes total − amount_credited − (paid − refunded); a balance ' +
+      'of 0 with money kept is `paid`. More than the balance is 422 `CREDIT_EXCEEDS_BALANCE` (`detail.balance`); all of it on ' +
+      'an invoice nothing is paid on is 409 `INVOICE_FULLY_CREDITED` (void it instead). Repeating an `Idempotency-Key` with the ' +
+      'same request within 24 hours answers the first status and body with `Idempotent-Replayed: true` and records nothing; ' +
+      'the key space is shared with payments and refunds. Requires the billing module.',
+    tag: 'billing',
+    scope: 'invoices:write',
+    bodyExample: examples.creditNoteRequestExample,
+    result: {
+      kind: 'model',
+      status: 201,
+      model: 'InvoiceDetail',
+      description:
+        'The credit note was made, or an earlier one with this Idempotency-Key is replayed: the invoice as GET /invoices/{invoice_id} gives it',
+      example: examples.creditedInvoiceExample,
+      headers: REPLAYED_HEADER,
+    },
+    answer(ctx, { result, replayed }) {
+      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      return result;
     },
   }),
 ];

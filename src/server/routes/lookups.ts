@@ -42,7 +42,9 @@ export const lookupOperations: readonly Operation[] = [
     method: 'get',
     path: '/services',
     operationId: 'listServices',
-    description: 'A service id is used as `service_id` when booking an appointment.',
+    description:
+      'A service id is used as `service_id` when booking an appointment. A retired service (1.3.0) is left out unless ' +
+      '`include_retired=true`; booking it is 422 `SERVICE_RETIRED`.',
     tag: 'lookups',
     scope: 'lookups:read',
     result: {
@@ -50,7 +52,7 @@ export const lookupOperations: readonly Operation[] = [
       status: 200,
       model: 'Service',
       list: true,
-      description: 'Every service, in the order added',
+      description: 'The services that can be booked (with `include_retired`, every one), in the order added',
       example: examples.servicesExample,
     },
   }),
@@ -58,7 +60,9 @@ export const lookupOperations: readonly Operation[] = [
     method: 'get',
     path: '/doctors',
     operationId: 'listDoctors',
-    description: 'A doctor id is used as `resource_id` when booking an appointment.',
+    description:
+      'A doctor id is used as `resource_id` when booking an appointment. A retired doctor (1.3.0) is left out unless ' +
+      '`include_retired=true`; booking them is 422 `DOCTOR_RETIRED`.',
     tag: 'lookups',
     scope: 'lookups:read',
     result: {
@@ -66,7 +70,7 @@ export const lookupOperations: readonly Operation[] = [
       status: 200,
       model: 'Doctor',
       list: true,
-      description: 'Every doctor, in the order added',
+      description: 'The doctors who can be booked (with `include_retired`, every one), in the order added',
       example: examples.doctorsExample,
     },
   }),

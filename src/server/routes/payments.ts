@@ -4,7 +4,7 @@ import * as examples from '../openapi/examples.js';
 import { useCaseOperation, type Operation } from '../operation.js';
 
 /** A replay of an earlier request with the same Idempotency-Key is marked so. */
-const REPLAYED_HEADER = {
+export const REPLAYED_HEADER = {
   'Idempotent-Replayed': {
     description: 'Present, and `true`, when this answer replays an earlier request with the same Idempotency-Key',
     schema: { type: 'string', enum: ['true'] },
@@ -45,7 +45,9 @@ export const paymentOperations: readonly Operation[] = [
     description:
       'Gives back part or all of a payment, at most its amount less its earlier refunds. Final: a refund is never edited ' +
       "or removed. The invoice's `amount_paid` falls and its `balance` rises by the amount. `Idempotency-Key` works as for " +
-      'payments, in the same key space: a replay answers 201 with `Idempotent-Replayed: true`. Requires the payments module.',
+      'payments, in the same key space: a replay answers 201 with `Idempotent-Replayed: true`. With `goodwill` (1.3.0) a credit ' +
+      'note of the same amount and reason comes with the refund in one transaction, so what the invoice asks falls with the money ' +
+      'and a paid invoice stays `paid` (`credit_note` in the answer). Requires the payments module.',
     tag: 'billing',
     scope: 'payments:write',
     bodyExample: examples.refundRequestExample,
