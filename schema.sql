@@ -629,7 +629,7 @@ CREATE TABLE change_feed_lost_ranges (
   restored_at       TEXT NOT NULL,
   backup_created_at TEXT NOT NULL,
   -- How last_seq was known: read from the replaced database (restore --replaces), or that
-  -- database unknown and the margin taken (docs/decisions.md).
+  -- database unknown and the margin taken (docs/design-choices.md).
   bound             TEXT NOT NULL CHECK (bound IN ('replaced_database', 'margin'))
 ) STRICT;
 CREATE TRIGGER change_feed_lost_ranges_are_append_only_on_update BEFORE UPDATE ON change_feed_lost_ranges

@@ -213,7 +213,7 @@ function firstWithFewMatches(db: Db, lookups: readonly WordLookup[]): number {
  * further). When every word matches many, a page fills early in name order: the name index is
  * walked from the cursor for WALK_PATIENTS patients, and only if that fills no page is the rest
  * read through the matches of a run of phone digits, else of the first word: the one case whose
- * cost still grows with the clinic (common words that rarely meet, docs/decisions.md). A run of
+ * cost still grows with the clinic (common words that rarely meet, docs/design-choices.md). A run of
  * phone digits reads the digits table whole (schema.sql).
  */
 export function searchPatientRows(db: Db, lookups: readonly WordLookup[], after: PatientCursor, limit: number): PatientSummaryRow[] {

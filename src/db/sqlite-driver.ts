@@ -1,7 +1,7 @@
 /**
  * The part of a SQLite connection this program uses, and the driver that makes one. Two drivers
  * implement it (src/db/drivers): better-sqlite3, the faster, wherever its addon can be built, and
- * Node's built-in node:sqlite, which needs no addon and so runs clinic.exe on Windows (docs/decisions.md,
+ * Node's built-in node:sqlite, which needs no addon and so runs clinic.exe on Windows (docs/design-choices.md,
  * "Windows and the two SQLite drivers"). Nothing outside src/db/drivers knows which one runs.
  */
 import { betterSqlite3Driver } from './drivers/better-sqlite3.js';
@@ -69,7 +69,7 @@ export interface SqliteDriver {
   open(path: string, options?: { busyTimeoutMs?: number; readOnly?: boolean }): Db;
 }
 
-/** The variable that picks the driver where the program does not pick it itself (docs/decisions.md, "Windows and the two SQLite drivers"). */
+/** The variable that picks the driver where the program does not pick it itself (docs/design-choices.md, "Windows and the two SQLite drivers"). */
 export const DRIVER_VARIABLE = 'CLINIC_SQLITE_DRIVER';
 
 let chosen: SqliteDriver | undefined;

@@ -266,7 +266,7 @@ export const errors = {
       (seconds) =>
         `Too many requests from this address had no valid API key; every request from it is refused for ${seconds} more second(s).`,
     ),
-  /** An address that used no valid key lately, while the clinic-wide budget of failed keys is spent, for `waitMs` more (docs/decisions.md, "Hostile input, round 2"). */
+  /** An address that used no valid key lately, while the clinic-wide budget of failed keys is spent, for `waitMs` more (docs/design-choices.md, "Failed keys"). */
   failedKeysClinicWide: (waitMs: number) =>
     tooManyRequests(
       waitMs,
@@ -281,7 +281,7 @@ export const errors = {
     ),
   /**
    * A key without a limit of its own whose reads have recorded `perMinute` audit events this
-   * minute (docs/decisions.md, "Hostile input, round 2: the audit trail's size and anchor").
+   * minute (docs/design-choices.md, "The trail's size, reads and anchor").
    */
   auditedReadsLimited: (waitMs: number, perMinute: number) =>
     tooManyRequests(

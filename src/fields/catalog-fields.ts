@@ -4,7 +4,7 @@ import { field, mergePatchFields, type FieldSpec } from './field-spec.js';
 /**
  * Doctors and services are added and corrected by staff from the command line. The specification
  * gives their response fields (2.6, 2.7; `retired_at` from 1.3.0) but no limits; these are ours
- * (docs/decisions.md): names as long as a patient's name, colours as long as an appointment's
+ * (docs/design-choices.md): names as long as a patient's name, colours as long as an appointment's
  * colour.
  */
 

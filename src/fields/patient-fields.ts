@@ -104,7 +104,7 @@ export const PATIENT_INPUT_FIELDS = [
   }),
   field.object('portal_access', { fields: PORTAL_ACCESS_FIELDS }),
   // Accepted for compatibility; this program has no patient portal accounts to link, so it is
-  // validated and otherwise has no effect (docs/decisions.md).
+  // validated and otherwise has no effect (docs/design-choices.md).
   field.boolean('link_existing_portal_user', { default: false, requestOnly: true }),
 ] as const satisfies readonly FieldSpec[];
 
@@ -164,7 +164,7 @@ export const PATIENT_PATH_FIELDS = [
 ] as const satisfies readonly FieldSpec[];
 
 /**
- * The most words a search may hold (docs/decisions.md): each word is checked against every
+ * The most words a search may hold (docs/design-choices.md): each word is checked against every
  * patient the others find, so more words cost more; a person types two or three.
  */
 export const MAX_SEARCH_WORDS = 10;

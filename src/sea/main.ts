@@ -13,7 +13,7 @@ declare const CLINIC_ADDON_SHA256: string;
 
 // The entry point of the single executables dist/clinic and dist/clinic.exe (bundled as CommonJS,
 // as Node's SEA requires). Unlike src/main.ts it brings its own SQLite: better-sqlite3's addon
-// where one is embedded, else Node's built-in node:sqlite (docs/decisions.md, "Windows and the two SQLite drivers").
+// where one is embedded, else Node's built-in node:sqlite (docs/design-choices.md, "Windows and the two SQLite drivers").
 function chooseDriver(): void {
   const wanted = driverNamedInEnvironment();
   if (CLINIC_ADDON_SHA256 === '' || wanted === 'node:sqlite') {

@@ -9,7 +9,7 @@ import { KeyRateLimits } from './key-rate-limits.js';
  * reads record in one clock minute: a read of a page of 100 patients is 100. An integration
  * that polls a day of 150 patients every 5 s records 1,800; one that pages through 20,000
  * patients is paced to 7 minutes; a hostile key grows the trail by at most 180,000 events (about
- * 16 MB) an hour, where 1.2.0 let 4 connections record 11.5 million (7.9 GB). docs/decisions.md.
+ * 16 MB) an hour, where 1.2.0 let 4 connections record 11.5 million (7.9 GB). docs/design-choices.md.
  */
 export const AUDITED_READS_PER_MINUTE = 3000;
 

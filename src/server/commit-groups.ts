@@ -56,7 +56,7 @@ class CommitGroup {
 
 /**
  * How the server runs the database work of its requests: group commit, and waiting out another
- * process's write lock by timer (docs/decisions.md, "Storage faults"; docs/benchmarks.md for the
+ * process's write lock by timer (docs/design-choices.md, "Commits, locks and fault statuses"; docs/benchmarks.md for the
  * figures).
  *
  * The write of a use case that declares one (`write`, `read-then-write`) joins the group of its

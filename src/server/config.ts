@@ -76,7 +76,7 @@ export const LISTEN_BACKLOG = 4096;
 /** How long a connection is kept open for its next request after an answer (node's default, said here). */
 export const KEEP_ALIVE_TIMEOUT_MS = 5_000;
 
-/** The connection rule as `clinic serve` runs it (connection-limits.ts; docs/decisions.md says why each number). */
+/** The connection rule as `clinic serve` runs it (connection-limits.ts; docs/design-choices.md says why each number). */
 export const CONNECTION_LIMITS: ConnectionLimits = {
   maxConnections: MAX_CONNECTIONS,
   perAddress: CONNECTIONS_PER_ADDRESS,

@@ -3,7 +3,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from '../logger.js';
 import { isOwnAddress, peerAddress } from './peer-address.js';
 
-/** The numbers of the connection rule: config.ts has the program's (CONNECTION_LIMITS), docs/decisions.md why. */
+/** The numbers of the connection rule: config.ts has the program's (CONNECTION_LIMITS), docs/design-choices.md why. */
 export interface ConnectionLimits {
   /** Connections open at once, whoever holds them. */
   maxConnections: number;
@@ -68,7 +68,7 @@ type RequestEvent = (request: IncomingMessage, response: ServerResponse) => void
 
 /**
  * The server's connections, limited so that no one client can take the last of them
- * (docs/decisions.md, "Hostile input, round 2: connections and the throttle"): one address other
+ * (docs/design-choices.md, "Connections and time limits"): one address other
  * than the PC's own holds at most `perAddress`, its next connections refused; other addresses
  * together leave `ownReserve` slots to the PC's own; a connection over those shares or the cap
  * closes the longest-waiting one it competes with (no request in flight: a handshake, headers

@@ -7,7 +7,7 @@ export const FAILED_KEYS_WINDOW_MS = 60_000;
 /**
  * The most client addresses whose 401s are remembered at once; the least recently seen is
  * forgotten first. A clinic's network has a few dozen; each costs about 400 bytes, so the
- * throttle holds at most about 4 MB whoever sends what (docs/decisions.md, "Network").
+ * throttle holds at most about 4 MB whoever sends what (docs/design-choices.md, "Failed keys").
  */
 export const MOST_ADDRESSES = 10_000;
 
@@ -70,7 +70,7 @@ export interface FailedKeyThrottleOptions {
  * The rule of "Failed keys" (clinic-api-1.2.md, "Network"), without HTTP: once one address has
  * had FAILED_KEYS_ALLOWED answers 401 within FAILED_KEYS_WINDOW_MS (a sliding window: any such
  * span, not fixed minutes), it is blocked until FAILED_KEYS_WINDOW_MS after that last 401. And
- * the clinic-wide budget (docs/decisions.md, "Hostile input, round 2"): once
+ * the clinic-wide budget (docs/design-choices.md, "Failed keys"): once
  * CLINIC_FAILED_KEYS_ALLOWED 401s of any addresses fall within the window, every address that
  * has not used a valid key within KNOWN_ADDRESS_MS is refused until the window has passed since
  * the last of them, so that rotating addresses buys no more guesses. Which addresses are exempt

@@ -4,8 +4,8 @@ import type { Logger } from '../logger.js';
 import { isOwnAddress, peerAddress } from './peer-address.js';
 
 /**
- * Plain HTTP beside TLS on the one port `serve` listens on (docs/decisions.md, "What IT trips over
- * (issue 42)"). A TLS connection begins with a record of type handshake, byte 0x16 (RFC 8446
+ * Plain HTTP beside TLS on the one port `serve` listens on (docs/design-choices.md, "TLS").
+ * A TLS connection begins with a record of type handshake, byte 0x16 (RFC 8446
  * §5.1); an HTTP/1.1 request begins with its method, a capital letter. So each connection's first
  * byte says which it is, and the socket is handed on with that byte put back, to the HTTPS server
  * or to a plain HTTP server that never listens itself (both run the same app, limits and

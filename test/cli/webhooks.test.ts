@@ -10,7 +10,7 @@ import { checkedFetch } from '../helpers/contract.js';
 import { copyReleaseFixture, useDataDirs } from '../helpers/fixtures.js';
 import { runClinic, startServeProcess, STOP_SIGNAL, type CliResult, type ServeProcess } from '../helpers/run-cli.js';
 
-// Webhooks, black box (clinic-api-1.2.md, "Change feed"; docs/decisions.md "Change feed and webhooks"): `clinic webhook …` and
+// Webhooks, black box (clinic-api-1.2.md, "Change feed"; docs/design-choices.md "Change feed and webhooks"): `clinic webhook …` and
 // `clinic serve` as real child processes, a real receiver on a loopback port of this process, and
 // the signatures checked by the Standard Webhooks library, not by the program's own code.
 

@@ -13,7 +13,7 @@ import { seededRandom } from '../helpers/random.js';
 import { programPlatform, runClinic, runNode, startServeProcess, STOP_SIGNAL, type ServeProcess } from '../helpers/run-cli.js';
 
 // The change feed and its webhooks under faults (issue 30, clinic-api-1.2.md "Change feed",
-// docs/decisions.md "Change feed and webhooks"): `clinic serve` is killed with SIGKILL, or the power is cut (LazyFS), while
+// docs/design-choices.md "Change feed and webhooks"): `clinic serve` is killed with SIGKILL, or the power is cut (LazyFS), while
 // clients write and while events are being delivered to a receiver of the test's own. Afterwards
 // the receiver, deduplicating by webhook-id (delivery is at-least-once on the wire), has every
 // event exactly once and in order; the feed has no gap; every acknowledged write has its event;

@@ -13,7 +13,7 @@ import { runClinic } from '../helpers/run-cli.js';
 import type { ApiResponse, RequestOptions } from '../helpers/test-server.js';
 
 // The change feed of interface 1.2.0 (clinic-api-1.2.md, "Change feed"; the decisions of
-// docs/decisions.md "Change feed and webhooks"), black box over HTTP: each type with its thin data, what appends nothing, seq
+// docs/design-choices.md "Change feed and webhooks"), black box over HTTP: each type with its thin data, what appends nothing, seq
 // without gaps beside concurrent requests and CLI processes, paging, validation, scope, long poll.
 
 const TYPES = [

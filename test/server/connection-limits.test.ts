@@ -26,8 +26,8 @@ import { makeDataDir } from '../helpers/test-server.js';
 import { testingExecutable } from '../helpers/run-cli.js';
 
 /**
- * Issue 39, H1: the connections one client can hold (docs/decisions.md, "Hostile input, round 2:
- * connections and the throttle"). Hostile sockets come from 127.0.0.2, which is another machine
+ * Issue 39, H1: the connections one client can hold (docs/design-choices.md, "Connections and
+ * time limits"). Hostile sockets come from 127.0.0.2, which is another machine
  * by 1.2.0's rule; well-behaved clients from the PC's own 127.0.0.1 and from 127.0.0.3 must
  * still be answered. Real sockets on a real server in this process: the limits are made small
  * through the server's config where the real ones would need thousands of sockets, and one

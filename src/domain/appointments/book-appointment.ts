@@ -57,7 +57,7 @@ function crossFieldIssues(input: unknown, schemaIssues: readonly ValidationIssue
 
 /**
  * The appointment's services in order: the request's `service_ids`, else `[service_id]` when
- * only that was given, else none. An empty `service_ids` counts as not given (docs/decisions.md).
+ * only that was given, else none. An empty `service_ids` counts as not given (docs/design-choices.md).
  */
 function serviceList(values: Pick<AppointmentValues, 'service_id' | 'service_ids'>): string[] {
   const listed = values.service_ids;

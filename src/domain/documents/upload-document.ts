@@ -61,7 +61,7 @@ const isDocumentType = (value: unknown): value is DocumentTypeKey => (DOCUMENT_T
 
 /**
  * The form's text fields without the empty ones: a form sends its empty inputs as "", which
- * means "not given" (decisions.md §6 for `type`; the same for `title`, docs/decisions.md).
+ * means "not given" (decisions.md §6 for `type`; the same for `title`, docs/design-choices.md).
  */
 function givenFields(fields: Readonly<Record<string, unknown>>): Record<string, unknown> {
   const given: Record<string, unknown> = {};

@@ -9,7 +9,7 @@ export const NOTHING_OWED: PatientBalance = Object.freeze({ owed: Object.freeze(
 
 /**
  * The one amount that 1.0.0's `outstanding_balance` and `outstanding_currency` can say, of a
- * patient who owes in several currencies (docs/decisions.md): what is owed in the clinic's
+ * patient who owes in several currencies (docs/design-choices.md): what is owed in the clinic's
  * currency when some is, else in the currency whose oldest open invoice is the oldest (the
  * longest overdue). Every currency is in `outstanding_balances`.
  */

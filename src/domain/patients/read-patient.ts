@@ -41,7 +41,8 @@ export function readPatient(db: Db, patientId: unknown): Patient {
 
 /**
  * The version a patient is at now (what If-Match names), or undefined when no patient has this
- * id: the desk's `patient edit` applies a change to the version it read (decisions.md, issue 42).
+ * id: the desk's `patient edit` applies a change to the version it read (docs/design-choices.md,
+ * "Editing at the desk: patients and keys").
  */
 export function patientVersion(db: Db, patientId: string): number | undefined {
   return findPatient(db, patientId)?.version;

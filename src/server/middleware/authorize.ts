@@ -9,7 +9,7 @@ import type { ClinicContext } from '../state.js';
  * Requires a valid, unrevoked API key (401) within its own requests per minute, if it has a
  * limit (429 TOO_MANY_REQUESTS with Retry-After to the minute's end), holding `scope` (403
  * FORBIDDEN). The limit is counted before the scope, so that every request a key makes counts,
- * its refused ones too (docs/decisions.md, "Network").
+ * its refused ones too (docs/design-choices.md, "API keys: scopes, the first key, rate limits").
  */
 export function authorize(db: Db, scope: Scope, keyLimits: KeyRateLimits) {
   return async function authorizeMiddleware(ctx: ClinicContext, next: Next): Promise<void> {

@@ -76,7 +76,7 @@ export const healthOperations: readonly Operation[] = [
       async (ctx) => {
         // A monitor must see the state of now, never a cached one.
         ctx.set('Cache-Control', 'no-store');
-        // In a header, so that the body keeps 1.2.0's fields exactly (docs/decisions.md).
+        // In a header, so that the body keeps 1.2.0's fields exactly (docs/design-choices.md).
         ctx.set(AUDITED_READS_HEADER, auditedReads.pausedNow() ? 'paused' : 'ok');
         const health = await checkHealth(db, commits, config.dataDir, startedAt);
         return mayReadDiskBytes(ctx, db) ? health : { ...health, disk_free_bytes: null };
