@@ -63,7 +63,7 @@ describe('clinic command line', () => {
     assert.equal(result.code, 0, result.stderr);
     const doctor = JSON.parse(result.stdout);
     assertMatchesSchema('Doctor', doctor);
-    assert.deepEqual(Object.keys(doctor).sort(), ['color', 'id', 'name']);
+    assert.deepEqual(Object.keys(doctor).sort(), ['color', 'id', 'name', 'retired_at']);
     const list = JSON.parse((await clinic('doctor', 'list', '--json')).stdout);
     assert.deepEqual(list.at(-1), doctor);
   });
@@ -85,7 +85,7 @@ describe('clinic command line', () => {
     assert.equal(result.code, 0, result.stderr);
     const service = JSON.parse(result.stdout);
     assertMatchesSchema('Service', service);
-    assert.deepEqual({ ...service, id: undefined }, { id: undefined, name: 'Filling', duration_min: 30, price: 120.5, color: 'red' });
+    assert.deepEqual({ ...service, id: undefined }, { id: undefined, name: 'Filling', duration_min: 30, price: 120.5, color: 'red', retired_at: null });
   });
 
   it('refuses invalid values with exit 1 and the validation problem', async () => {
