@@ -22,7 +22,7 @@ import { mock } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { listAuditEventRows, type AuditEventFilter } from '../src/db/audit-events.js';
 import { openDatabase, type Db } from '../src/db/open-database.js';
-import { sqliteDriver } from '../src/db/sqlite-driver.js';
+import { sqliteDriver } from '../src/db/drivers/sqlite-driver.js';
 import type { Actor, AuditRecord } from '../src/domain/audit/audit-event.js';
 import { appendAuditEvents } from '../src/domain/audit/record-audit.js';
 import { verifyAuditTrail } from '../src/domain/audit/verify-audit-trail.js';

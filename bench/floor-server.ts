@@ -31,7 +31,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { join } from 'node:path';
 import { betterSqlite3Driver } from '../src/db/drivers/better-sqlite3.js';
 import { openDatabase } from '../src/db/open-database.js';
-import { useSqliteDriver } from '../src/db/sqlite-driver.js';
+import { useSqliteDriver } from '../src/db/drivers/sqlite-driver.js';
 import { appendChangeEvents } from '../src/domain/changes/record-changes.js';
 import { centsToNumber } from '../src/domain/validation/decimal.js';
 import { findInvoice, updateInvoiceAfterPayment } from '../src/db/invoices.js';

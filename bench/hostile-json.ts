@@ -34,7 +34,7 @@ function bodies(): Record<string, string> {
     '300 objects x 1,000 keys': `{"a":[${Array.from({ length: 300 }, (_, j) => `{${Array.from({ length: 1000 }, (_, i) => `"k${j}_${i}":1`).join(',')}}`).join(',')}]}`,
     '1,000,000-item array': `{"service_ids":[${Array(1_000_000).fill('1').join(',')}]}`,
     '3.5 MB string as title': JSON.stringify({ title: bigString }),
-    // The worst bodies within the bounds (src/server/json-bounds.ts), parsed and walked in full.
+    // The worst bodies within the bounds (src/domain/validation/json-bounds.ts), parsed and walked in full.
     '99 objects x 1,000 keys': `{"a":[${Array.from({ length: 99 }, (_, j) => `{${Array.from({ length: 1000 }, (_, i) => `"k${j}_${i}":1`).join(',')}}`).join(',')}]}`,
     '99,998 empty objects': `{"a":[${Array(99_998).fill('{}').join(',')}]}`,
     '1,024 failing 3,500-char strings': JSON.stringify({

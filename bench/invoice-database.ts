@@ -8,7 +8,8 @@ import { closeSync, copyFileSync, existsSync, fsyncSync, mkdirSync, openSync, re
 import { join } from 'node:path';
 import { insertInvoice, takeInvoiceNumber } from '../src/db/invoices.js';
 import { SCHEMA_VERSION } from '../src/db/migrations.js';
-import { DATABASE_FILE, openDatabase, type Db } from '../src/db/open-database.js';
+import { openDatabase, type Db } from '../src/db/open-database.js';
+import { DATABASE_FILE } from '../src/db/data-directory.js';
 import { newId } from '../src/domain/clock.js';
 import { createPatient } from '../src/domain/patients/create-patient.js';
 

@@ -25,9 +25,10 @@ import { openDatabase } from '../src/db/open-database.js';
 import { createApiKey } from '../src/domain/api-keys.js';
 import { addDoctor } from '../src/domain/catalog.js';
 import { jsonLineLogger, silentLogger } from '../src/logger.js';
-import { createApp } from '../src/server/app.js';
-import { CommitGroups } from '../src/server/commit-groups.js';
-import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../src/server/config.js';
+import { createApp } from '../src/server/api/app.js';
+import { CommitGroups } from '../src/server/writes/commit-groups.js';
+import { DEFAULT_JSON_BODY_LIMIT_BYTES } from '../src/server/config.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../src/domain/documents/document-limit.js';
 import { runLoad, type LoadResult } from './load.js';
 import { freePort, startPinnedServer, type ServerProcess } from './server-process.js';
 

@@ -15,7 +15,7 @@ import { explainPatientSearch } from '../src/db/patient-search.js';
 import { openDatabase, type Db } from '../src/db/open-database.js';
 import { createPatient } from '../src/domain/patients/create-patient.js';
 import { findPatients } from '../src/domain/patients/find-patients.js';
-import { ValidationError } from '../src/domain/errors.js';
+import { ValidationError } from '../src/errors.js';
 import { wordLookup } from '../src/fields/search-terms.js';
 import { seededRandom } from './invoice-database.js';
 import type { Verdict } from './report.js';

@@ -5,8 +5,9 @@
  * touches both alike.
  */
 import { join } from 'node:path';
-import { DATABASE_FILE, openDatabase, type Db } from '../src/db/open-database.js';
-import { sqliteDriver } from '../src/db/sqlite-driver.js';
+import { openDatabase, type Db } from '../src/db/open-database.js';
+import { DATABASE_FILE } from '../src/db/data-directory.js';
+import { sqliteDriver } from '../src/db/drivers/sqlite-driver.js';
 import { createApiKey } from '../src/domain/api-keys.js';
 import { addDoctor, addService } from '../src/domain/catalog.js';
 import { createInvoice } from '../src/domain/invoices/create-invoice.js';

@@ -16,7 +16,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { sqliteDriver } from '../src/db/sqlite-driver.js';
+import { sqliteDriver } from '../src/db/drivers/sqlite-driver.js';
 import { cachedInvoiceDatabase, readInvoiceData } from './invoice-database.js';
 import { describeMachine } from './machine.js';
 import {

@@ -1,6 +1,6 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import type { BackupScheduleConfig } from '../server/backup-schedule.js';
+import type { BackupScheduleConfig } from '../server/workers/backup-schedule.js';
 import { optionOrEnv } from './env-options.js';
 
 /** `serve`'s backup options as commander parsed them. */

@@ -1,4 +1,4 @@
-import { ValidationError, type ValidationIssue } from '../domain/errors.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
 import { problems } from '../domain/validation/problems.js';
 import { issue } from '../domain/validation/validate.js';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, type Command } from 'commander';
-import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../server/config.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../domain/documents/document-limit.js';
 
 /**
  * An option's value, else its environment variable parsed the same way, else `fallback`. The

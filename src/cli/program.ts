@@ -18,30 +18,12 @@ import { registerSettingsCommands } from './commands/settings.js';
 import { registerInvoiceCommands } from './commands/invoice.js';
 import { registerPaymentCommands } from './commands/payment.js';
 import { registerAutostartCommands } from './commands/autostart.js';
-import { defaultWindowsDataDir } from '../autostart/windows-task.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerNotificationCommands } from './commands/notifications.js';
 import { registerVersionCommand } from './commands/version.js';
 import { registerWebhookCommands } from './commands/webhook.js';
 import { registerTlsCommands } from './commands/tls.js';
 import { PROGRAM_VERSION } from '../version.js';
-
-/**
- * The default data directory: `CLINIC_DATA`, else on Windows %ProgramData%\Clinic (where `clinic
- * service install` puts it), else `./data`.
- */
-export function defaultDataDir(): string {
-  return process.env.CLINIC_DATA || (process.platform === 'win32' ? defaultWindowsDataDir() : './data');
-}
-
-/** A subcommand with the options every command takes (decisions.md §8). */
-export function subcommand(parent: Command, name: string, description: string): Command {
-  return parent
-    .command(name)
-    .description(description)
-    .option('--data <dir>', 'data directory (env CLINIC_DATA)', defaultDataDir())
-    .option('--json', "print machine-readable JSON in the API's own shape");
-}
 
 /** Help that marks the options a command cannot run without (commander's own help only enforces them). */
 const HELP_MARKING_REQUIRED: Partial<Help> = {

@@ -1,5 +1,6 @@
 import { CommanderError, type Command } from 'commander';
-import { classifyError, errors, refusalBody, ValidationError, type ValidationIssue } from '../domain/errors.js';
+import { errors, refusalBody, ValidationError, type ValidationIssue } from '../errors.js';
+import { classifyError } from '../domain/classify-error.js';
 import { DESK_AMOUNT_FORMS, DESK_DATE_HINT, DESK_DATE_TIME_HINT } from './desk-input.js';
 import { editDistance } from '../domain/validation/edit-distance.js';
 import { fieldLabels, optionFlag } from './field-options.js';

@@ -1,5 +1,5 @@
 import { preparedFor, type Db } from './open-database.js';
-import { sqliteDriver } from './sqlite-driver.js';
+import { sqliteDriver } from './drivers/sqlite-driver.js';
 
 /** A `change_events` row: the event without its id, its data as stored JSON text. */
 export interface ChangeEventRow {

@@ -1,9 +1,9 @@
 import { constants } from 'node:fs';
 import { lstat, open, readdir, readlink, rename, stat, unlink, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errors } from '../domain/errors.js';
+import { errors } from '../errors.js';
 import { HAS_MODES, makeSharedFolder, SHARED_FILE_MODE } from './file-modes.js';
-import { NO_FOLLOW } from './open-database.js';
+import { NO_FOLLOW } from './data-directory.js';
 
 /**
  * The second store beside SQLite: document bytes as files in the data directory. Uploads are

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { makeSharedFile, refuseUnlessRegularFile } from './open-database.js';
-import { sqliteDriver } from './sqlite-driver.js';
+import { makeSharedFile, refuseUnlessRegularFile } from './data-directory.js';
+import { sqliteDriver } from './drivers/sqlite-driver.js';
 import { isDatabaseBusy } from './storage-errors.js';
 
 /** The file in a data directory that a running server holds locked. */

@@ -452,7 +452,7 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The user_version of a database that is fully up to date. */
 export const SCHEMA_VERSION = MIGRATIONS.reduce((latest, m) => Math.max(latest, m.version), 1);
 
-/** A database written by a newer program (src/domain/errors.ts makes it DATABASE_TOO_NEW). */
+/** A database written by a newer program (src/errors.ts makes it DATABASE_TOO_NEW). */
 export class SchemaTooNewError extends Error {
   constructor(
     readonly found: number,

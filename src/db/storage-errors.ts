@@ -2,7 +2,7 @@ import { sqliteErrorCode } from './sqlite-result-codes.js';
 
 /**
  * What a failure of the disk or of SQLite's locks means for a request, classified by typed codes
- * (SQLite's result codes, errno codes), never by message text. src/domain/errors.ts turns each kind
+ * (SQLite's result codes, errno codes), never by message text. src/errors.ts turns each kind
  * into the coded refusal a client sees.
  */
 export type StorageFault = 'busy' | 'full' | 'failed';

@@ -4,7 +4,7 @@ import { countApiKeys, findApiKeyByHash, insertApiKey, listApiKeyRows, revokeApi
 import { field } from '../fields/field-spec.js';
 import { idOf } from '../fields/human-numbers.js';
 import { newId, nowIso } from './clock.js';
-import { errors, type ValidationIssue } from './errors.js';
+import { errors, type ValidationIssue } from '../errors.js';
 import { defineUseCase, performUseCase } from './use-case.js';
 import { commaListOf } from './validation/comma-list.js';
 import { problems } from './validation/problems.js';

@@ -33,7 +33,7 @@ import type { ResponseOf } from '../fields/field-spec.js';
 import { foldName } from '../fields/folded-text.js';
 import type { AuditRecord } from './audit/audit-event.js';
 import { newId, nowIso } from './clock.js';
-import { errors, type AppError, type ValidationIssue } from './errors.js';
+import { errors, type AppError, type ValidationIssue } from '../errors.js';
 import { defineUseCase, performUseCase, type RawRequest } from './use-case.js';
 import { centsToNumber } from './validation/decimal.js';
 import { problems } from './validation/problems.js';

@@ -5,7 +5,7 @@ import { findPaymentByIdempotencyKey } from '../db/payments.js';
 import { findRefundByIdempotencyKey } from '../db/refunds.js';
 import { canonicalJson } from './audit/audit-event.js';
 import { nowIso } from './clock.js';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 /**
  * The stored answers of POSTs sent with an Idempotency-Key (clinic-api-1.3.md, "Versions,

@@ -1,6 +1,6 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 // Files the desk is given by name (`upload-document --file`, `create-patient --file`, `restore
 // FILE`) or asked to write (`document save`, `audit export`): whatever stops one, it is refused

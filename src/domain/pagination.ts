@@ -1,4 +1,4 @@
-import { ValidationError, type ValidationIssue } from './errors.js';
+import { ValidationError, type ValidationIssue } from '../errors.js';
 import { isPlainObject } from './validation/structs.js';
 import { problems } from './validation/problems.js';
 import { issue } from './validation/validate.js';

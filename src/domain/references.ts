@@ -3,7 +3,7 @@ import { findAppointmentIdBySeq, findDocumentIdBySeq, findInvoiceIdByNumber, fin
 import { findInvoice } from '../db/invoices.js';
 import { listPaymentRows, type PaymentRow } from '../db/payments.js';
 import { appointmentSeqOf, documentSeqOf, idOf, invoiceNumberOf, patientSeqOf } from '../fields/human-numbers.js';
-import { errors } from './errors.js';
+import { errors } from '../errors.js';
 
 /**
  * Staff references on the command line (clinic-api-1.1.md, last section): wherever a command

@@ -1,7 +1,7 @@
 import type { Db } from '../db/open-database.js';
 import { countOpenInvoicesByCurrency } from '../db/invoices.js';
 import { readSetting, writeSetting } from '../db/settings.js';
-import { errors, ValidationError } from './errors.js';
+import { errors, ValidationError } from '../errors.js';
 import { canonicalTimeZone, suggestTimeZones } from './time-zones.js';
 import { machineTimeZone } from './validation/calendar.js';
 import { problems } from './validation/problems.js';

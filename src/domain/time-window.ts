@@ -2,7 +2,7 @@ import { dateError, parseDateTime, toUtcIso } from './validation/calendar.js';
 import { problems } from './validation/problems.js';
 import { isPlainObject } from './validation/structs.js';
 import { issue } from './validation/validate.js';
-import type { ValidationIssue } from './errors.js';
+import type { ValidationIssue } from '../errors.js';
 
 /**
  * The ends of a window of time as a list query takes them (`from`, `to` of GET /appointments

@@ -4,14 +4,15 @@ import { appendAuditEvents } from './audit/record-audit.js';
 import type { Actor, AuditRecord } from './audit/audit-event.js';
 import type { ChangeRecord } from './changes/change-event.js';
 import { appendChangeEvents } from './changes/record-changes.js';
-import { unrecordedReadError, type AppError, type LocSource, type ValidationIssue } from './errors.js';
+import { type AppError, type LocSource, type ValidationIssue } from '../errors.js';
+import { unrecordedReadError } from './classify-error.js';
 import { clinicTimeZone, requireModuleEnabled, type ModuleName } from './settings.js';
 import { normalizePresent, type NormalizeContext } from './validation/values.js';
 import { fieldsValidator, throwIfIssues } from './validation/validate.js';
 
 /**
  * A use case is one thing the clinic can do, declared once and mounted by both front ends: the
- * server adds its method, path, scope and documentation (src/server/operation.ts), the command
+ * server adds its method, path, scope and documentation (src/server/api/operation.ts), the command
  * line its name, options and printout (src/cli/use-case-command.ts). What it takes, the module it
  * needs, the refusals it can give and how it touches the database are said here only, so the
  * API and the desk cannot check them differently.
@@ -201,7 +202,7 @@ export function runOnValues<I extends UseCaseInput, R, Patch extends boolean>(
  * Runs `useCase` on `request` for `caller`: its module, its values, then its work and its events
  * in the transaction of its access (valuesOfRequest, runOnValues). Both front ends run a use case
  * so, each with its runner: the command line on a connection of its own, where the result comes
- * back at once; the server in its commit groups (src/server/commit-groups.ts), where it comes once
+ * back at once; the server in its commit groups (src/server/writes/commit-groups.ts), where it comes once
  * its group's COMMIT is done.
  */
 export function runUseCase<I extends UseCaseInput, R, Patch extends boolean>(
@@ -315,7 +316,7 @@ function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
 /**
  * How a front end runs database work, in the transaction `access` asks for, and learns that it is
  * durable: the command line on a connection of its own, at once (connectionRunner); the server in
- * groups that share a COMMIT, once that is done (src/server/commit-groups.ts). Work that outlives
+ * groups that share a COMMIT, once that is done (src/server/writes/commit-groups.ts). Work that outlives
  * one call (an upload's row after its file, a notification's delivery) is given the front end's
  * runner rather than choosing one itself.
  */

@@ -1,4 +1,4 @@
-import { AUDIT_ACTIONS } from '../domain/audit/audit-event.js';
+import { AUDIT_ACTIONS } from '../audit-actions.js';
 import { field, type FieldSpec } from './field-spec.js';
 
 /** The subjects an event names (the first word of its action). */

@@ -1,4 +1,4 @@
-import { CHANGE_TYPES } from '../domain/changes/change-event.js';
+import { CHANGE_TYPES } from '../change-types.js';
 import { field, type FieldSpec } from './field-spec.js';
 
 const id = { type: 'string', format: 'uuid' } as const;

@@ -1,10 +1,10 @@
 import { processIo } from '../cli/io.js';
 import { runCli } from '../cli/program.js';
 import { reportError } from '../cli/report-error.js';
-import { AppError } from '../domain/errors.js';
+import { AppError } from '../errors.js';
 import { betterSqlite3Driver } from '../db/drivers/better-sqlite3.js';
 import { nodeSqliteDriver } from '../db/drivers/node-sqlite.js';
-import { DRIVER_VARIABLE, driverNamedInEnvironment, useSqliteDriver } from '../db/sqlite-driver.js';
+import { DRIVER_VARIABLE, driverNamedInEnvironment, useSqliteDriver } from '../db/drivers/sqlite-driver.js';
 import { loadEmbeddedAddon } from './native-addon.js';
 
 // Set by scripts/package.mjs (esbuild `define`): the SHA-256 of the better-sqlite3 addon embedded

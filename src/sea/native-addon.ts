@@ -15,7 +15,7 @@ import {
 import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { getRawAsset } from 'node:sea';
-import { errors } from '../domain/errors.js';
+import { errors } from '../errors.js';
 
 /** The SEA asset key of better-sqlite3's addon (scripts/package.mjs embeds it under this name). */
 export const ADDON_ASSET = 'better_sqlite3.node';

@@ -4,25 +4,32 @@ import { join } from 'node:path';
 import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instance-lock.js';
 import { quickCheckProblems } from '../db/maintenance.js';
 import { repairFolderModes } from '../db/file-modes.js';
-import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../db/open-database.js';
+import { openDatabase, type Db } from '../db/open-database.js';
+import { DATABASE_FILE, ensureDataDirectory } from '../db/data-directory.js';
 import { sqliteErrorCode } from '../db/sqlite-result-codes.js';
-import { timeZoneNotice } from './time-zone-notice.js';
+import { timeZoneNotice } from './workers/time-zone-notice.js';
 import { storageFault } from '../db/storage-errors.js';
 import { createApiKey, hasApiKeys, type CreatedApiKey } from '../domain/api-keys.js';
 import { recoverInterruptedUploads } from '../domain/documents/recover-uploads.js';
-import { errors } from '../domain/errors.js';
-import { describeFailure, firstKeyFileFindings, permissionFindings } from '../domain/maintenance/check.js';
-import { startDeliveryWorker, type DeliveryWorker } from '../notifications/delivery-worker.js';
-import { createSmtpMailer } from '../notifications/smtp-mailer.js';
-import { httpWebhookSender } from '../webhooks/http-sender.js';
-import { startWebhookWorker, type WebhookWorker } from '../webhooks/webhook-worker.js';
+import { errors } from '../errors.js';
+import { firstKeyFileFindings, permissionFindings } from '../domain/maintenance/check.js';
+import { describeFailure } from '../domain/maintenance/failure-text.js';
+import { startDeliveryWorker, type DeliveryWorker } from './workers/notification-worker.js';
+import { createSmtpMailer } from '../adapters/smtp-mailer.js';
+import { httpWebhookSender } from '../adapters/http-webhook-sender.js';
+import { startWebhookWorker, type WebhookWorker } from './workers/webhook-worker.js';
 import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
 import type { Logger } from '../logger.js';
-import { startBackupSchedule, type BackupSchedule, type BackupScheduleConfig, type BackupScheduleStatus } from './backup-schedule.js';
-import { startAuditCheckpoints } from './audit-checkpoints.js';
-import { CommitGroups } from './commit-groups.js';
-import { startHttpServer, type RunningHttpServer } from './http-server.js';
-import { EXPIRY_WARNING_DAYS, expiresSoon, findTlsFiles, loadServerTls, type ServerTls, type TlsFiles } from '../tls/server-tls.js';
+import {
+  startBackupSchedule,
+  type BackupSchedule,
+  type BackupScheduleConfig,
+  type BackupScheduleStatus,
+} from './workers/backup-schedule.js';
+import { startAuditCheckpoints } from './workers/audit-checkpoints.js';
+import { CommitGroups } from './writes/commit-groups.js';
+import { startHttpServer, type RunningHttpServer } from './connections/http-server.js';
+import { EXPIRY_WARNING_DAYS, expiresSoon, findTlsFiles, loadServerTls, type ServerTls, type TlsFiles } from '../domain/tls/server-tls.js';
 import { recordDataExport } from '../domain/audit/record-audit.js';
 import { systemUserActor } from '../domain/audit/system-user.js';
 

@@ -1,5 +1,5 @@
 import type { Logger } from '../logger.js';
-import type { ConnectionLimits } from './connection-limits.js';
+import type { ConnectionLimits } from './connections/connection-limits.js';
 
 /** Every path of the public API is under this prefix (spec §4, §9). */
 export const API_PREFIX = '/api/public/v1';
@@ -28,7 +28,6 @@ export interface ServerConfig {
 }
 
 export const DEFAULT_JSON_BODY_LIMIT_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_DOCUMENT_LIMIT_BYTES = 25 * 1024 * 1024;
 
 /**
  * A request must arrive in full within this (else 408 REQUEST_TIMEOUT, its connection, file

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { chmodSync, chownSync, copyFileSync, cpSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { sqliteDriver } from '../../src/db/sqlite-driver.js';
+import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
 import { canonical, type AuditEvent } from '../helpers/audit-chain.js';
 import { entriesOf, craftArchive } from '../helpers/backup-fixtures.js';
 import { useDataDirs } from '../helpers/fixtures.js';

@@ -4,7 +4,7 @@ import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { sqliteDriver } from '../../src/db/sqlite-driver.js';
+import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
 import { addDoctor } from '../../src/domain/catalog.js';
 import { bookAppointment } from '../../src/domain/appointments/book-appointment.js';
 import { recordPayment } from '../../src/domain/payments/record-payment.js';

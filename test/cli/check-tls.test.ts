@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, chownSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { createCertificateAuthority, issueServerCertificate } from '../../src/tls/certificates.js';
-import { LOOPBACK_NAMES } from '../../src/tls/tls-names.js';
+import { createCertificateAuthority, issueServerCertificate } from '../../src/domain/tls/certificates.js';
+import { LOOPBACK_NAMES } from '../../src/domain/tls/tls-names.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 import { nobodySkipReason, programPlatform, runAsNobody, runClinic } from '../helpers/run-cli.js';
 

@@ -85,7 +85,10 @@ describe('clinic command line', () => {
     assert.equal(result.code, 0, result.stderr);
     const service = JSON.parse(result.stdout);
     assertMatchesSchema('Service', service);
-    assert.deepEqual({ ...service, id: undefined }, { id: undefined, name: 'Filling', duration_min: 30, price: 120.5, color: 'red', retired_at: null });
+    assert.deepEqual(
+      { ...service, id: undefined },
+      { id: undefined, name: 'Filling', duration_min: 30, price: 120.5, color: 'red', retired_at: null },
+    );
   });
 
   it('refuses invalid values with exit 1 and the validation problem', async () => {

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { fileSize } from '../../src/cli/desk-format.js';
 import { deskAmountText } from '../../src/cli/desk-input.js';
 import { wrapLines } from '../../src/cli/report-error.js';
-import { ValidationError } from '../../src/domain/errors.js';
+import { ValidationError } from '../../src/errors.js';
 
 // Issue 42: what the desk reads (finding 7: amounts) and prints (finding 9: lines within 100
 // columns; 14: sizes in binary units), tested on the functions; the commands' tests run them.

@@ -6,9 +6,9 @@ import { get, type RequestOptions } from 'node:https';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { isLoopback } from '../../src/server/clinic-server.js';
-import { createCertificateAuthority, issueServerCertificate, type PemPair } from '../../src/tls/certificates.js';
-import type { TlsInitResult as TlsInit } from '../../src/tls/init-tls.js';
-import type { TlsName } from '../../src/tls/tls-names.js';
+import { createCertificateAuthority, issueServerCertificate, type PemPair } from '../../src/domain/tls/certificates.js';
+import type { TlsInitResult as TlsInit } from '../../src/domain/tls/init-tls.js';
+import type { TlsName } from '../../src/domain/tls/tls-names.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 import {
   programPath,

@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { rmSync } from 'node:fs';
 import { listAuditEventRows, type AuditEventRow } from '../../src/db/audit-events.js';
 import { openDatabase } from '../../src/db/open-database.js';
-import { sqliteDriver } from '../../src/db/sqlite-driver.js';
+import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
 import { canonical } from '../helpers/audit-chain.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';

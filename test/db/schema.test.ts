@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { join } from 'node:path';
-import { DATABASE_FILE, openDatabase } from '../../src/db/open-database.js';
-import { sqliteDriver } from '../../src/db/sqlite-driver.js';
+import { openDatabase } from '../../src/db/open-database.js';
+import { DATABASE_FILE } from '../../src/db/data-directory.js';
+import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
 import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../../src/fields/patient-fields.js';
 import { useDataDirs } from '../helpers/fixtures.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
-import { sqliteDriver, type Db } from '../../src/db/sqlite-driver.js';
+import { sqliteDriver, type Db } from '../../src/db/drivers/sqlite-driver.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../helpers/schema-of.js';

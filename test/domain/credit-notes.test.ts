@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, it, mock } from 'node:test';
-import { AppError } from '../../src/domain/errors.js';
+import { AppError } from '../../src/errors.js';
 import { CREATE_CREDIT_NOTE } from '../../src/domain/invoices/credit-invoice.js';
 import { recordPayment } from '../../src/domain/payments/record-payment.js';
 import { setClinicTimeZone } from '../../src/domain/settings.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { deskDate, deskDateText, deskDateTimeText } from '../../src/domain/desk/desk-date.js';
-import { ValidationError } from '../../src/domain/errors.js';
+import { ValidationError } from '../../src/errors.js';
 
 // Issue 42, finding 7: the desk's dates as a German front desk types them. The API keeps ISO 8601
 // (its validation is untouched); these are the command line's readings only.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AppError } from '../../src/domain/errors.js';
+import { AppError } from '../../src/errors.js';
 import { UPDATE_PATIENT } from '../../src/domain/patients/update-patient.js';
 import { readPatient } from '../../src/domain/patients/read-patient.js';
 import { performUseCase } from '../../src/domain/use-case.js';

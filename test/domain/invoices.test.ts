@@ -3,7 +3,7 @@ import { before, describe, it } from 'node:test';
 import { explainInvoiceList, findInvoice } from '../../src/db/invoices.js';
 import { findPatient } from '../../src/db/patients.js';
 import { writeSetting } from '../../src/db/settings.js';
-import { AppError, ValidationError } from '../../src/domain/errors.js';
+import { AppError, ValidationError } from '../../src/errors.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { listInvoices } from '../../src/domain/invoices/list-invoices.js';
 import { outstandingBalance } from '../../src/domain/invoices/outstanding-balance.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { listNotificationRows, type NotificationRow } from '../../src/db/notifications.js';
-import { ValidationError } from '../../src/domain/errors.js';
+import { ValidationError } from '../../src/errors.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
 import {
@@ -14,9 +14,9 @@ import {
 import { listNotifications } from '../../src/domain/notifications/list-notifications.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { recordPayment } from '../../src/domain/payments/record-payment.js';
-import { startDeliveryWorker } from '../../src/notifications/delivery-worker.js';
+import { startDeliveryWorker } from '../../src/server/workers/notification-worker.js';
 import { connectionRunner } from '../../src/domain/use-case.js';
-import { createSmtpMailer } from '../../src/notifications/smtp-mailer.js';
+import { createSmtpMailer } from '../../src/adapters/smtp-mailer.js';
 import { silentLogger } from '../../src/logger.js';
 import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
 import { closedPort, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';

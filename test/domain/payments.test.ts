@@ -5,7 +5,7 @@ import { listNotificationRows } from '../../src/db/notifications.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import { sqliteErrorCode } from '../../src/db/sqlite-result-codes.js';
 import { listPaymentRows } from '../../src/db/payments.js';
-import { AppError } from '../../src/domain/errors.js';
+import { AppError } from '../../src/errors.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { recordPayment, type PaymentRequest } from '../../src/domain/payments/record-payment.js';

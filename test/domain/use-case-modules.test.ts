@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { DAY_REPORT } from '../../src/domain/desk/day-report.js';
-import { errors } from '../../src/domain/errors.js';
+import { errors } from '../../src/errors.js';
 import { CREATE_INVOICE, createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { LIST_INVOICES } from '../../src/domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../src/domain/invoices/read-invoice.js';
@@ -13,7 +13,7 @@ import { RECORD_PAYMENT, recordPayment } from '../../src/domain/payments/record-
 import { REFUND_PAYMENT } from '../../src/domain/payments/refund-payment.js';
 import { setModuleEnabled } from '../../src/domain/settings.js';
 import type { AnyUseCase } from '../../src/domain/use-case.js';
-import { OPERATIONS } from '../../src/server/api-operations.js';
+import { OPERATIONS } from '../../src/server/api/api-operations.js';
 import { buildInvoice, buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';

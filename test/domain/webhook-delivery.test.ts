@@ -10,8 +10,8 @@ import { deliverWebhook, nextEventFor, type WebhookSender } from '../../src/doma
 import { GIVE_UP_AFTER_MS } from '../../src/domain/webhooks/retry-schedule.js';
 import { newWebhookSecret, webhookHeaders } from '../../src/domain/webhooks/signature.js';
 import { ADD_WEBHOOK_ENDPOINT, ENABLE_WEBHOOK_ENDPOINT } from '../../src/domain/webhooks/webhook-endpoints.js';
-import type { ValidationError } from '../../src/domain/errors.js';
-import { httpWebhookSender } from '../../src/webhooks/http-sender.js';
+import type { ValidationError } from '../../src/errors.js';
+import { httpWebhookSender } from '../../src/adapters/http-webhook-sender.js';
 import { buildPatient } from '../helpers/builders.js';
 import { closedPort } from '../helpers/smtp-sink.js';
 import { useTestDatabase } from '../helpers/fixtures.js';

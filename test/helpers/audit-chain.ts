@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { sqliteDriver } from '../../src/db/sqlite-driver.js';
+import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
 
 // The audit trail as the tests read it (clinic-api-1.2.md, "Audit trail"): the event's shape, and
 // the hash chain recomputed here with a canonical JSON of the tests' own, never the program's, so

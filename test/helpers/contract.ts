@@ -1,7 +1,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { API_PREFIX } from '../../src/server/config.js';
-import { OPERATIONS } from '../../src/server/api-operations.js';
+import { OPERATIONS } from '../../src/server/api/api-operations.js';
 import { buildApiDescription } from '../../src/server/openapi/description.js';
 import { loadPrismOperations, prismViolations } from './prism-check.js';
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { DATABASE_FILE } from '../../src/db/open-database.js';
+import { DATABASE_FILE } from '../../src/db/data-directory.js';
 
 /**
  * Real storage faults for the fault tests: a small tmpfs that can be filled to the last byte, or

@@ -3,12 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openDatabase, type Db } from '../../src/db/open-database.js';
 import { createApiKey, type Scope } from '../../src/domain/api-keys.js';
-import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, type ServerConfig } from '../../src/server/config.js';
+import { DEFAULT_JSON_BODY_LIMIT_BYTES, type ServerConfig } from '../../src/server/config.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../src/domain/documents/document-limit.js';
 import { silentLogger } from '../../src/logger.js';
-import { startHttpServer } from '../../src/server/http-server.js';
+import { startHttpServer } from '../../src/server/connections/http-server.js';
 import { assertMatchesContract } from './contract.js';
 import { runClinic, startServeProcess, STOP_SIGNAL, testingExecutable } from './run-cli.js';
-import { CommitGroups } from '../../src/server/commit-groups.js';
+import { CommitGroups } from '../../src/server/writes/commit-groups.js';
 
 /** A fresh temporary data directory, removed by the returned cleanup. */
 export function makeDataDir(): string {

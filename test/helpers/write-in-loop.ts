@@ -6,7 +6,7 @@
 // Waits until START_AT_MS so that every process writes at the same moment, then tries COUNT
 // payments of 0.01 in cash (or refunds of 0.01) and prints {"recorded": n, "refused": [codes]}.
 import { openDatabase } from '../../src/db/open-database.js';
-import { classifyError } from '../../src/domain/errors.js';
+import { classifyError } from '../../src/domain/classify-error.js';
 import { RECORD_PAYMENT } from '../../src/domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../src/domain/payments/refund-payment.js';
 import { performUseCase } from '../../src/domain/use-case.js';

@@ -3,7 +3,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, write
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
-import { AppError } from '../../src/domain/errors.js';
+import { AppError } from '../../src/errors.js';
 import { privateCacheDir } from '../../src/sea/native-addon.js';
 
 describe('privateCacheDir', () => {

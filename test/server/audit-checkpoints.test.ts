@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/db/open-database.js';
 import { appendAuditEvents } from '../../src/domain/audit/record-audit.js';
 import type { Logger } from '../../src/logger.js';
 import { startClinicServer } from '../../src/server/clinic-server.js';
-import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../src/server/config.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../src/domain/documents/document-limit.js';
 import { createTestPatient } from '../helpers/builders.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 

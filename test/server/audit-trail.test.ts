@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import { sqliteDriver } from '../../src/db/sqlite-driver.js';
+import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
 import { join } from 'node:path';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { addDoctor } from '../../src/domain/catalog.js';

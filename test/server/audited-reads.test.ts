@@ -5,7 +5,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import type { Logger } from '../../src/logger.js';
-import { AUDITED_READS_PER_MINUTE } from '../../src/server/audited-read-guard.js';
+import { AUDITED_READS_PER_MINUTE } from '../../src/server/throttles/audited-read-guard.js';
 import { trailOf } from '../helpers/audit-chain.js';
 import { buildPatient, buildPayment, createTestInvoice, createTestPatient } from '../helpers/builders.js';
 import { dataDirOn, mountTmpfs } from '../helpers/faults.js';

@@ -2,14 +2,15 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { DATABASE_FILE, openDatabase, type Db } from '../../src/db/open-database.js';
-import { sqliteDriver } from '../../src/db/sqlite-driver.js';
+import { openDatabase, type Db } from '../../src/db/open-database.js';
+import { DATABASE_FILE } from '../../src/db/data-directory.js';
+import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
 import { sqliteErrorCode } from '../../src/db/sqlite-result-codes.js';
-import { CommitGroups } from '../../src/server/commit-groups.js';
+import { CommitGroups } from '../../src/server/writes/commit-groups.js';
 import { makeDataDir } from '../helpers/test-server.js';
 
 /**
- * The server's commit groups (src/server/commit-groups.ts), over a real database file: what
+ * The server's commit groups (src/server/writes/commit-groups.ts), over a real database file: what
  * another connection sees, and what each request's work is told.
  */
 describe("the server's commit groups", () => {

@@ -9,18 +9,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { openDatabase, type Db } from '../../src/db/open-database.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import type { Logger } from '../../src/logger.js';
-import { CommitGroups } from '../../src/server/commit-groups.js';
+import { CommitGroups } from '../../src/server/writes/commit-groups.js';
 import {
   CONNECTIONS_PER_ADDRESS,
-  DEFAULT_DOCUMENT_LIMIT_BYTES,
   DEFAULT_JSON_BODY_LIMIT_BYTES,
   MAX_CONNECTIONS,
   TLS_HANDSHAKE_TIMEOUT_MS,
   type ServerConfig,
 } from '../../src/server/config.js';
-import { startHttpServer, type HttpsCredentials, type RunningHttpServer } from '../../src/server/http-server.js';
-import { createCertificateAuthority, issueServerCertificate } from '../../src/tls/certificates.js';
-import { LOOPBACK_NAMES } from '../../src/tls/tls-names.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../src/domain/documents/document-limit.js';
+import { startHttpServer, type HttpsCredentials, type RunningHttpServer } from '../../src/server/connections/http-server.js';
+import { createCertificateAuthority, issueServerCertificate } from '../../src/domain/tls/certificates.js';
+import { LOOPBACK_NAMES } from '../../src/domain/tls/tls-names.js';
 import { rawRequest } from '../helpers/raw-request.js';
 import { makeDataDir } from '../helpers/test-server.js';
 import { testingExecutable } from '../helpers/run-cli.js';

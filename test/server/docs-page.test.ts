@@ -3,7 +3,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { OPERATIONS } from '../../src/server/api-operations.js';
+import { OPERATIONS } from '../../src/server/api/api-operations.js';
 import { CHROMIUM, inChromium, withDeadline } from '../helpers/browser.js';
 import { assertMatchesContract } from '../helpers/contract.js';
 import { useTestServer } from '../helpers/fixtures.js';

@@ -5,7 +5,7 @@ import {
   FailedKeyThrottle,
   KNOWN_ADDRESS_MS,
   type FailedKeyThrottleOptions,
-} from '../../src/server/failed-key-throttle.js';
+} from '../../src/server/throttles/failed-key-throttle.js';
 
 /**
  * The rule of "Failed keys" (clinic-api-1.2.md, "Network") on a fake clock, where its minutes

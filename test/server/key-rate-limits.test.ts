@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { KeyRateLimits } from '../../src/server/key-rate-limits.js';
+import { KeyRateLimits } from '../../src/server/throttles/key-rate-limits.js';
 
 /** A key's own limit (`api-key create --rate-limit N`) on a fake clock; test/server/failed-keys.test.ts sees it over HTTP. */
 describe('the keys’ own limits per minute', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { OPERATIONS } from '../../src/server/api-operations.js';
+import { OPERATIONS } from '../../src/server/api/api-operations.js';
 import { buildPatient } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
 

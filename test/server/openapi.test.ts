@@ -7,21 +7,22 @@ import { after, before, describe, it } from 'node:test';
 import { createConfig, lintFromString } from '@redocly/openapi-core';
 import { SCOPES, type Scope } from '../../src/domain/api-keys.js';
 import { fieldsValidator } from '../../src/domain/validation/validate.js';
-import { createApp } from '../../src/server/app.js';
+import { createApp } from '../../src/server/api/app.js';
 import { PATIENT_INPUT_FIELDS } from '../../src/fields/patient-fields.js';
-import { operationsRouter } from '../../src/server/mount-operations.js';
-import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../../src/server/config.js';
+import { operationsRouter } from '../../src/server/api/mount-operations.js';
+import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../../src/server/config.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../src/domain/documents/document-limit.js';
 import { silentLogger } from '../../src/logger.js';
 import { fieldsIn } from '../../src/server/openapi/field-schemas.js';
 import { MODELS } from '../../src/server/openapi/models.js';
-import { OPERATIONS } from '../../src/server/api-operations.js';
+import { OPERATIONS } from '../../src/server/api/api-operations.js';
 import { buildPatient } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-import { CommitGroups } from '../../src/server/commit-groups.js';
-import { ChangeWatch } from '../../src/server/change-watch.js';
-import { AuditedReadGuard } from '../../src/server/audited-read-guard.js';
-import { KeyRateLimits } from '../../src/server/key-rate-limits.js';
+import { CommitGroups } from '../../src/server/writes/commit-groups.js';
+import { ChangeWatch } from '../../src/server/writes/change-watch.js';
+import { AuditedReadGuard } from '../../src/server/throttles/audited-read-guard.js';
+import { KeyRateLimits } from '../../src/server/throttles/key-rate-limits.js';
 
 type Json = Record<string, any>;
 
@@ -144,8 +145,8 @@ describe('GET /openapi.json', () => {
     }
   });
 
-  it('lists every code the error factories of src/domain/errors.ts produce', () => {
-    const source = readFileSync(new URL('../../src/domain/errors.ts', import.meta.url), 'utf8');
+  it('lists every code the error factories of src/errors.ts produce', () => {
+    const source = readFileSync(new URL('../../src/errors.ts', import.meta.url), 'utf8');
     const codes = [...source.matchAll(/new AppError\(\s*[\w|. ]+,\s*'([A-Z_]+)'/g)].map((m) => m[1]);
     assert.ok(codes.length >= 20, `found ${codes.length} codes in errors.ts`);
     assert.deepEqual([...document.components.schemas.ErrorCode.enum].sort(), [...new Set(codes)].sort());

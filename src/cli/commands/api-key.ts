@@ -5,7 +5,7 @@ import { deskRecord, heading, localDateTime } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { wrapLines } from '../report-error.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 

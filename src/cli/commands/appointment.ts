@@ -28,7 +28,7 @@ import { collect, DESK_DATE_FORMS, DESK_DATE_TIME_FORMS } from '../desk-input.js
 import { readDeskContext } from '../../domain/desk/desk-context.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 /** The doctor's name, or nothing for an appointment without one. */

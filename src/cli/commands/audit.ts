@@ -11,7 +11,7 @@ import { calendarDay, deskTable, heading, localDateTime, patientLabel } from '..
 import { DESK_DATE_FORMS } from '../desk-input.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { parseTargetPath } from '../target-path.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 

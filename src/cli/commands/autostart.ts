@@ -4,12 +4,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CommanderError, type Command } from 'commander';
 import { acquireInstanceLock } from '../../db/instance-lock.js';
-import { errors } from '../../domain/errors.js';
+import { errors } from '../../errors.js';
 import { SERVER_LOG, superviseServer } from '../../autostart/supervisor.js';
 import { STAFF_GROUP, TASK_NAME, dataDirectoryAclArgs, taskFileBytes, taskXml } from '../../autostart/windows-task.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { stopRequested } from './serve.js';
 
 /** serve's options that `autostart run` and `autostart install` pass on to it as given. */

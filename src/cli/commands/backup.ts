@@ -10,7 +10,7 @@ import { withProgressBar } from '../progress-bar.js';
 import { wrapLines } from '../report-error.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import type { RestoreSummary } from '../../domain/maintenance/backup.js';
 
 /** The backup code and its archive library (tar), loaded only by the commands that write or read an archive. */

@@ -22,7 +22,7 @@ import { localDateTime, localShortDate, money } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { formatRecord, formatTable, type CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 import type { Db } from '../../db/open-database.js';
 

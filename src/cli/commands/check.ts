@@ -1,12 +1,12 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import { errors } from '../../domain/errors.js';
+import { errors } from '../../errors.js';
 import { checkDataDirectory, type CheckOutcome } from '../../domain/maintenance/check.js';
 import { requireExistingDatabase } from '../../domain/maintenance/data-dir.js';
 import type { CliIo } from '../io.js';
 import { withProgressBar } from '../progress-bar.js';
 import { emit, type CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 
 function describe(outcomes: readonly CheckOutcome[]): string {
   const lines: string[] = [];

@@ -4,7 +4,7 @@ import { resolve } from 'node:path';
 import { withDatabase } from '../database.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 
 /** `clinic init`: creates the data directory and database; safe to run again. */
 export function registerInitCommand(program: Command, io: CliIo): void {

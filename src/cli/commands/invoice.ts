@@ -14,7 +14,7 @@ import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-optio
 import { formatInvoice, issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 /** `clinic invoice create|list|show|void|credit`: with --json, exactly what the API's invoice operations return. */

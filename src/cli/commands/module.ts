@@ -4,7 +4,7 @@ import { MODULES } from '../../domain/settings.js';
 import { fieldArgument } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import { formatTable, type CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 /** `clinic module enable|disable|list`: the billing and payments modules, applied at once. */

@@ -4,7 +4,7 @@ import { NOTIFICATION_STATUSES } from '../../fields/notification-fields.js';
 import { clockTime, deskTable, localShortDate, patientLabel } from '../desk-format.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 /** `clinic notifications list`: the outbox of patient notifications and how delivery went. */

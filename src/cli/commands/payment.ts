@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { RECORD_PAYMENT } from '../../domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../domain/payments/refund-payment.js';
 import { paymentsOfInvoiceReference, resolveInvoiceReference } from '../../domain/references.js';
-import { errors } from '../../domain/errors.js';
+import { errors } from '../../errors.js';
 import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, REFUND_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { centsToNumber } from '../../domain/validation/decimal.js';
 import { InvalidArgumentError } from 'commander';
@@ -14,7 +14,7 @@ import { readDeskInvoice } from '../../domain/desk/desk-records.js';
 import { money } from '../desk-format.js';
 import type { CommonOptions } from '../output.js';
 import { formatInvoice } from '../invoice-printout.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 interface RecordPaymentOptions extends CommonOptions, Record<string, unknown> {

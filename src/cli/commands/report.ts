@@ -5,7 +5,7 @@ import { PAYMENT_METHOD_KEYS } from '../../fields/billing-fields.js';
 import { calendarDay, clockTime, deskTable, heading, money } from '../desk-format.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 /** A line of the day: a payment, or a refund as a negative amount, in the order of the clock. */

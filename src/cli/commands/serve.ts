@@ -1,9 +1,9 @@
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
-import { isSmtpUrl } from '../../notifications/smtp-url.js';
-import { normalizeHostName, normalizeOrigin } from '../../server/network-names.js';
-import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../server/config.js';
-import { describeFailure } from '../../domain/maintenance/check.js';
+import { isSmtpUrl } from '../../adapters/smtp-url.js';
+import { normalizeHostName, normalizeOrigin } from '../../network-names.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../domain/documents/document-limit.js';
+import { describeFailure } from '../../domain/maintenance/failure-text.js';
 import { FIRST_KEY_FILE, writeFirstKeyFile } from '../../domain/maintenance/first-key-file.js';
 import { jsonLineLogger, type Logger } from '../../logger.js';
 import { PROGRAM_VERSION } from '../../version.js';
@@ -19,7 +19,7 @@ import {
 } from '../backup-options.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 
 interface ServeOptions extends CommonOptions, BackupOptions {
   host?: string;

@@ -5,7 +5,7 @@ import { deskRecord } from '../desk-format.js';
 import { fieldArgument } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 /** Where a value came from, for people; `command` sets it for the clinic. */

@@ -1,11 +1,11 @@
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { TlsInitResult } from '../../tls/init-tls.js';
-import type { parseTlsName, TlsName } from '../../tls/tls-names.js';
+import type { TlsInitResult } from '../../domain/tls/init-tls.js';
+import type { parseTlsName, TlsName } from '../../domain/tls/tls-names.js';
 import { localShortDate } from '../desk-format.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 
 interface TlsInitOptions extends CommonOptions {
   name?: string[];
@@ -68,7 +68,7 @@ export function registerTlsCommands(program: Command, io: CliIo): void {
     .option('--new-ca', 'replace the CA as well; every PC that trusts the old one must then install the new ca.pem')
     .action(async (options: TlsInitOptions, command: Command) => {
       // Loaded here, not with the command tree: the X.509 library (and node:net) are for this command alone.
-      const [{ initTls }, tlsNames] = await Promise.all([import('../../tls/init-tls.js'), import('../../tls/tls-names.js')]);
+      const [{ initTls }, tlsNames] = await Promise.all([import('../../domain/tls/init-tls.js'), import('../../domain/tls/tls-names.js')]);
       const names = parseNames(command, options.name ?? [], tlsNames.parseTlsName);
       const result = await initTls(resolve(options.data), names, { newCa: options.newCa === true });
       emit(io, options, result, () => describeTlsInit(result));

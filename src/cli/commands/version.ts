@@ -3,7 +3,7 @@ import { sqliteVersion } from '../../db/open-database.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 
 /**
  * `clinic version`: the program's version and the Node and SQLite it runs on. It reads no data

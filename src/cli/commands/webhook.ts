@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { Db } from '../../db/open-database.js';
-import { CHANGE_TYPES } from '../../domain/changes/change-event.js';
+import { CHANGE_TYPES } from '../../change-types.js';
 import { clinicTimeZone } from '../../domain/settings.js';
 import {
   ADD_WEBHOOK_ENDPOINT,
@@ -17,7 +17,7 @@ import { deskRecord, heading, localDateTime } from '../desk-format.js';
 import { addFieldOptions, fieldArgument } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
-import { subcommand } from '../program.js';
+import { subcommand } from '../subcommand.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 /** An endpoint for people: where it stands in the feed, what went wrong last and when it is tried again. */

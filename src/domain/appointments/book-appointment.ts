@@ -18,7 +18,7 @@ import {
 } from '../../fields/appointment-fields.js';
 import { toColumn } from '../../fields/columns.js';
 import { newId, nowIso } from '../clock.js';
-import { errors, type ValidationIssue } from '../errors.js';
+import { errors, type ValidationIssue } from '../../errors.js';
 import { defineUseCase, performUseCase, type Caller } from '../use-case.js';
 import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';

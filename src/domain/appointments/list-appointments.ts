@@ -2,7 +2,7 @@ import { BEFORE_FIRST_APPOINTMENT, findAppointment, listAppointmentRows, type Ap
 import type { Db } from '../../db/open-database.js';
 import { APPOINTMENT_PATH_FIELDS, APPOINTMENT_WINDOW_FIELDS } from '../../fields/appointment-fields.js';
 import { pageQueryFields } from '../../fields/page-fields.js';
-import { errors, ValidationError } from '../errors.js';
+import { errors, ValidationError } from '../../errors.js';
 import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
 import { clinicTimeZone } from '../settings.js';
 import { localDateOf, nextDay, parseDate, startOfDay } from '../validation/calendar.js';

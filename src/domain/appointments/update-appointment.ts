@@ -18,7 +18,7 @@ import {
   type AppointmentStatus,
 } from '../../fields/appointment-fields.js';
 import { nowIso } from '../clock.js';
-import { errors, ValidationError } from '../errors.js';
+import { errors, ValidationError } from '../../errors.js';
 import { defineUseCase } from '../use-case.js';
 import { problems } from '../validation/problems.js';
 import { issue } from '../validation/validate.js';

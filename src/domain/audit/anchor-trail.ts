@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { auditEventHash, lastAuditEvent, listAuditEventRows } from '../../db/audit-events.js';
 import type { Db } from '../../db/open-database.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { anchorFolderOf, appendCheckpoint, readAnchor, type Checkpoint, type CheckpointKind } from './audit-anchor.js';
 import { presentAuditEvent } from './audit-event.js';
 import { eventProblem, verifyAuditTrail, type AuditTrailVerified } from './verify-audit-trail.js';

@@ -14,7 +14,7 @@ import {
 } from 'node:fs';
 import { join } from 'node:path';
 import { HAS_MODES } from '../../db/file-modes.js';
-import { NO_FOLLOW } from '../../db/open-database.js';
+import { NO_FOLLOW } from '../../db/data-directory.js';
 import { nowIso } from '../clock.js';
 import { canonicalJson } from './audit-event.js';
 

@@ -2,37 +2,12 @@ import type { AuditEventRow } from '../../db/audit-events.js';
 import type { AUDIT_EVENT_FIELDS } from '../../fields/audit-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { sha256Hex } from './sha256.js';
+import type { AuditAction } from '../../audit-actions.js';
 
 /**
  * The audit trail's events (clinic-api-1.2.md, "Audit trail"): what is recorded, and the hash
  * that chains each event to the one before it.
  */
-
-/** Every action an event can record, in the order of the specification's table. */
-export const AUDIT_ACTIONS = [
-  'patient.read',
-  'patient.search',
-  'patient.create',
-  'patient.update',
-  'appointment.read',
-  'appointment.create',
-  'appointment.update',
-  'document.list',
-  'document.read',
-  'document.create',
-  'invoice.read',
-  'invoice.create',
-  'invoice.void',
-  'payment.create',
-  'refund.create',
-  'data.export',
-  'data.import',
-  'catalog.update',
-  'invoice.credit',
-  // Interface 1.3.0's: a clinic setting changed at the desk (no patient; `detail.changed` its name).
-  'setting.update',
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 /** Who did it, as an event names them: an API key, or an operating-system user at the command line. */
 export interface Actor {

@@ -1,6 +1,6 @@
 import { listAuditEventRows } from '../../db/audit-events.js';
 import { field } from '../../fields/field-spec.js';
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../../errors.js';
 import type { Page } from '../pagination.js';
 import { nextDay, parseDate, startOfDay } from '../validation/calendar.js';
 import { commaListOf, unknownItemsError } from '../validation/comma-list.js';
@@ -10,7 +10,8 @@ import { issue } from '../validation/validate.js';
 import { isIssue, windowEnd, windowEndIssues, type WindowEnd } from '../time-window.js';
 import { defineUseCase } from '../use-case.js';
 import { clinicTimeZone } from '../settings.js';
-import { AUDIT_ACTIONS, presentAuditEvent, type AuditEvent } from './audit-event.js';
+import { presentAuditEvent, type AuditEvent } from './audit-event.js';
+import { AUDIT_ACTIONS } from '../../audit-actions.js';
 
 /** The page size of GET /audit-events without `limit`, and the largest it allows. */
 export const DEFAULT_AUDIT_PAGE_LIMIT = 100;

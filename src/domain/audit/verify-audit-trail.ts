@@ -1,8 +1,9 @@
 import { iterateAuditEvents } from '../../db/audit-events.js';
 import type { Db } from '../../db/open-database.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { createHash } from 'node:crypto';
-import { AUDIT_ACTIONS, canonicalJson, FIRST_PREV_HASH, presentAuditEvent, subjectTypeOf, type AuditAction } from './audit-event.js';
+import { canonicalJson, FIRST_PREV_HASH, presentAuditEvent, subjectTypeOf } from './audit-event.js';
+import { AUDIT_ACTIONS, type AuditAction } from '../../audit-actions.js';
 
 /** `clinic audit verify --json` when the chain holds. */
 export interface AuditTrailVerified {

@@ -1,25 +1,11 @@
 import type { CHANGE_EVENT_FIELDS } from '../../fields/change-event-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
+import type { ChangeType } from '../../change-types.js';
 
 /**
  * The change feed's events (clinic-api-1.2.md, "Change feed"): what changed, thin. An event holds
  * ids and what an integration needs to decide whether to read more, never a whole record.
  */
-
-/** Every type an event can have, in the order of the specification's list. */
-export const CHANGE_TYPES = [
-  'patient.created',
-  'patient.updated',
-  'appointment.created',
-  'appointment.updated',
-  'document.created',
-  'invoice.created',
-  'invoice.voided',
-  'payment.created',
-  'refund.created',
-  'invoice.credited',
-] as const;
-export type ChangeType = (typeof CHANGE_TYPES)[number];
 
 interface AppointmentData {
   appointment_id: string;

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { highestChangeSeq, insertLostRange, lastChangeSeq, readHighestChangeSeq, type LostRangeRow } from '../../db/change-events.js';
-import { DATABASE_FILE, type Db } from '../../db/open-database.js';
-import { describeFailure } from '../maintenance/check.js';
+import { type Db } from '../../db/open-database.js';
+import { DATABASE_FILE } from '../../db/data-directory.js';
+import { describeFailure } from '../maintenance/failure-text.js';
 
 /**
  * The change feed after a restore (issue 39, M4). A backup holds the feed up to the moment it was

@@ -1,13 +1,14 @@
 import { changeEventsAfter, lostRangeHolding, type ChangeEventRow } from '../../db/change-events.js';
 import { field } from '../../fields/field-spec.js';
-import { errors, type ValidationIssue } from '../errors.js';
+import { errors, type ValidationIssue } from '../../errors.js';
 import type { Page } from '../pagination.js';
 import { commaListOf, unknownItemsError } from '../validation/comma-list.js';
 import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
 import { issue } from '../validation/validate.js';
 import { defineUseCase } from '../use-case.js';
-import { CHANGE_TYPES, changeEventId, type ChangeEvent, type ChangeType } from './change-event.js';
+import { changeEventId, type ChangeEvent } from './change-event.js';
+import { CHANGE_TYPES, type ChangeType } from '../../change-types.js';
 
 /** The page size of GET /events without `limit`, and the largest it allows. */
 export const DEFAULT_EVENT_PAGE_LIMIT = 100;

@@ -3,7 +3,7 @@ import type { Db } from '../../db/open-database.js';
 import { field } from '../../fields/field-spec.js';
 import { MAX_PAGE_LIMIT } from '../../fields/page-fields.js';
 import { appointmentListRecords, listAppointments } from '../appointments/list-appointments.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { defineUseCase } from '../use-case.js';
 import type { Appointment } from '../appointments/present-appointment.js';
 import { readDeskContext, type DeskContext } from './desk-context.js';

@@ -1,4 +1,4 @@
-import { ValidationError, type ValidationIssue } from '../errors.js';
+import { ValidationError, type ValidationIssue } from '../../errors.js';
 import {
   dateError,
   formatDate,

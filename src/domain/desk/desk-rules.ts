@@ -6,7 +6,7 @@ import { foldForSearch } from '../../fields/folded-text.js';
 import { PATIENT_INPUT_FIELDS } from '../../fields/patient-fields.js';
 import { dateOfBirthTerm } from '../../fields/search-terms.js';
 import { mayBecome, UPDATE_APPOINTMENT, type UpdatedAppointment } from '../appointments/update-appointment.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { CREATE_PATIENT } from '../patients/create-patient.js';
 import type { Patient } from '../patients/present-patient.js';
 import { clinicTimeZone } from '../settings.js';

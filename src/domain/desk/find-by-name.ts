@@ -3,7 +3,7 @@ import type { Db } from '../../db/open-database.js';
 import { findService, listServiceRows, type ServiceRow } from '../../db/services.js';
 import { foldName } from '../../fields/folded-text.js';
 import { idOf } from '../../fields/human-numbers.js';
-import { errors, type AppError } from '../errors.js';
+import { errors, type AppError } from '../../errors.js';
 
 /** What a desk name lookup searches: the rows, one by id, and the refusal of the kind. */
 interface NamedRows<Row extends { id: string; name: string; retired_at: string | null }> {

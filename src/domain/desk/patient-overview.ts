@@ -4,7 +4,7 @@ import { MAX_PAGE_LIMIT } from '../../fields/page-fields.js';
 import { PATIENT_PATH_FIELDS } from '../../fields/patient-fields.js';
 import { presentStoredAppointment, type Appointment } from '../appointments/present-appointment.js';
 import { documentListRecords, listPatientDocuments, type DocumentItem } from '../documents/read-documents.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { listInvoices } from '../invoices/list-invoices.js';
 import type { Invoice } from '../invoices/present-invoice.js';
 import type { Patient } from '../patients/present-patient.js';

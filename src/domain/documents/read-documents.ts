@@ -7,7 +7,7 @@ import { presentColumns } from '../../fields/columns.js';
 import { DOCUMENT_DOWNLOAD_PATH_FIELDS, DOCUMENT_ITEM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { pageQueryFields } from '../../fields/page-fields.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import type { AuditRecord } from '../audit/audit-event.js';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { openDocumentFile } from '../../db/document-files.js';
 import type { DocumentRow } from '../../db/documents.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { writeFileWhole, type WriteOptions } from '../written-file.js';
 
 /**

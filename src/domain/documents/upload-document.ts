@@ -9,7 +9,7 @@ import type { ResponseOf } from '../../fields/field-spec.js';
 import { DOCUMENT_FIELDS, DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
 import { DOCUMENT_TYPE_KEYS } from '../../fields/document-fields.js';
 import { newId, nowIso } from '../clock.js';
-import { errors, ValidationError, type ValidationIssue } from '../errors.js';
+import { errors, ValidationError, type ValidationIssue } from '../../errors.js';
 import { problems } from '../validation/problems.js';
 import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
 import { documentFilename } from './document-filename.js';

@@ -4,7 +4,7 @@ import { patientExists } from '../../db/patients.js';
 import { INVOICE_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { invoiceNumber } from '../../fields/human-numbers.js';
 import { newId, nowIso } from '../clock.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { clinicCurrency, clinicTimeZone } from '../settings.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { dateError } from '../validation/calendar.js';

@@ -6,7 +6,7 @@ import { creditNoteNumber } from '../../fields/human-numbers.js';
 import type { AuditRecord } from '../audit/audit-event.js';
 import type { ChangeRecord } from '../changes/change-event.js';
 import { newId, nowIso } from '../clock.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { answerOnce, requestFingerprint, type Answered, type IdempotentOperation } from '../idempotent-answers.js';
 import { queuePaidInvoiceNotification } from '../notifications/queue-notification.js';
 import { clinicTimeZone } from '../settings.js';

@@ -4,7 +4,7 @@ import { listPaymentRows } from '../../db/payments.js';
 import { listRefundRows } from '../../db/refunds.js';
 import { INVOICE_PATH_FIELDS, type INVOICE_DETAIL_FIELDS } from '../../fields/billing-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { centsToNumber } from '../validation/decimal.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { listCreditNoteRows } from '../../db/credit-notes.js';

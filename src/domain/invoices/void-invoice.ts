@@ -1,7 +1,7 @@
 import { findInvoice, voidInvoiceRow } from '../../db/invoices.js';
 import { INVOICE_PATH_FIELDS, VOID_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { nowIso } from '../clock.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { blankReasonIssues } from '../validation/blank-reason.js';
 import { defineUseCase } from '../use-case.js';
 import { centsToText } from '../validation/decimal.js';

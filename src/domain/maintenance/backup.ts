@@ -6,10 +6,11 @@ import { DOCUMENTS_DIR, syncDirectory, syncPath, syncRenamed } from '../../db/do
 import { backupDatabase, backupDatabaseInSteps, integrityProblems } from '../../db/maintenance.js';
 import { storageFault } from '../../db/storage-errors.js';
 import { SCHEMA_VERSION } from '../../db/migrations.js';
-import { DATABASE_FILE, ensureDataDirectory, openDatabase, type Db } from '../../db/open-database.js';
+import { openDatabase, type Db } from '../../db/open-database.js';
+import { DATABASE_FILE, ensureDataDirectory } from '../../db/data-directory.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { nowIso } from '../clock.js';
-import { AppError, errors } from '../errors.js';
+import { AppError, errors } from '../../errors.js';
 import { openNamedFile, readFailure } from '../named-files.js';
 import {
   buildManifest,
@@ -28,14 +29,14 @@ import {
   type ManifestEntry,
   type TrailHead,
 } from './backup-archive.js';
-import { describeFailure } from './check.js';
+import { describeFailure } from './failure-text.js';
 import type { Actor } from '../audit/audit-event.js';
 import { appendAuditEvents, DATA_IMPORT } from '../audit/record-audit.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
 import { checkpointTrail, type CheckpointOutcome } from '../audit/anchor-trail.js';
 import { auditEventHash, lastAuditEvent } from '../../db/audit-events.js';
 import { ZERO_HASH } from '../../db/audit-codec.js';
-import { sqliteDriver } from '../../db/sqlite-driver.js';
+import { sqliteDriver } from '../../db/drivers/sqlite-driver.js';
 import { inTransaction } from '../use-case.js';
 import { listFilesUnder } from './data-dir.js';
 import { progressSteps, type ProgressListener } from './progress.js';

@@ -6,20 +6,21 @@ import { HAS_MODES, octal, OTHERS_BITS, SETGID, SHARED_FILE_MODE, SHARED_FOLDER_
 import { DOCUMENTS_DIR, documentFilePath, listTempFiles, type TempEntry } from '../../db/document-files.js';
 import { LOCK_FILE } from '../../db/instance-lock.js';
 import { foreignKeyViolations, integrityProblems } from '../../db/maintenance.js';
-import { DATABASE_FILE, openDatabase, type Db } from '../../db/open-database.js';
+import { openDatabase, type Db } from '../../db/open-database.js';
+import { DATABASE_FILE } from '../../db/data-directory.js';
 import { findDocument } from '../../db/documents.js';
 import { isAbandonedUpload } from '../documents/recover-uploads.js';
-import { sqliteErrorCode } from '../../db/sqlite-result-codes.js';
 import { digestFile } from './data-dir.js';
 import { FIRST_KEY_FILE } from './first-key-file.js';
 import { tlsFindings } from './tls-check.js';
-import { AppError } from '../errors.js';
+import { AppError } from '../../errors.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
 import { lowDiskFindings } from '../audit/audit-reserve.js';
 import { anchorFindings } from '../audit/anchor-trail.js';
 import { missingAuditTriggers } from '../../db/audit-events.js';
 import { changeFeedFindings } from '../../db/change-events.js';
 import { owedText, patientsOwingInSeveralCurrencies } from '../invoices/outstanding-balance.js';
+import { describeFailure } from './failure-text.js';
 
 /**
  * The outcome of one named check: what it found. A check that notes (`notes`) names states the
@@ -49,13 +50,6 @@ const SAFE_ID = /^[0-9A-Za-z-]{1,64}$/;
 
 /** Files of the data directory that hold patient data or guard it. */
 const DATA_FILES = [DATABASE_FILE, `${DATABASE_FILE}-wal`, `${DATABASE_FILE}-shm`, LOCK_FILE];
-
-/** A failure as a finding: its code (SQLITE_CORRUPT, EACCES, ...) and SQLite's or the system's words. */
-export function describeFailure(error: unknown): string {
-  const code = sqliteErrorCode(error) ?? (error as NodeJS.ErrnoException | null)?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  return code === undefined ? message : `${message} (${code})`;
-}
 
 /** The uid of the user running this process, or undefined where there are none (Windows). */
 const currentUid = (): number | undefined => process.getuid?.();

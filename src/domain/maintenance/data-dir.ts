@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { DATABASE_FILE, inspectDataDirectory, NO_FOLLOW } from '../../db/open-database.js';
-import { errors } from '../errors.js';
+import { DATABASE_FILE, inspectDataDirectory, NO_FOLLOW } from '../../db/data-directory.js';
+import { errors } from '../../errors.js';
 
 /**
  * Refuses a data directory without a clinic database (NO_DATABASE), naming the path: a mistyped

@@ -2,7 +2,7 @@ import { closeSync, constants, fchmodSync, fsyncSync, openSync, renameSync, unli
 import { join } from 'node:path';
 import { syncDirectory, syncRenamed } from '../../db/document-files.js';
 import { HAS_MODES } from '../../db/file-modes.js';
-import { NO_FOLLOW } from '../../db/open-database.js';
+import { NO_FOLLOW } from '../../db/data-directory.js';
 
 /** Where a server started as a service leaves the first API key, in its data directory. */
 export const FIRST_KEY_FILE = 'first-api-key.txt';

@@ -4,7 +4,7 @@ import { removeFile, syncDirectory } from '../../db/document-files.js';
 import { openDatabase } from '../../db/open-database.js';
 import { isProcessRunning } from '../documents/recover-uploads.js';
 import { BACKUP_STAGING_PREFIX, createBackup, type BackupSummary } from './backup.js';
-import { describeFailure } from './check.js';
+import { describeFailure } from './failure-text.js';
 import type { CheckpointOutcome } from '../audit/anchor-trail.js';
 
 /**

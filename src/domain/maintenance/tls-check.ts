@@ -1,8 +1,8 @@
 import { X509Certificate } from 'node:crypto';
 import { lstatSync, readFileSync, type Stats } from 'node:fs';
 import { HAS_MODES, octal } from '../../db/file-modes.js';
-import { EXPIRY_WARNING_DAYS } from '../../tls/server-tls.js';
-import { KEY_FILE_MODE, tlsPaths } from '../../tls/tls-files.js';
+import { EXPIRY_WARNING_DAYS } from '../tls/server-tls.js';
+import { KEY_FILE_MODE, tlsPaths } from '../tls/tls-files.js';
 import { nowIso } from '../clock.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,5 +1,5 @@
 import type { Db } from '../../db/open-database.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { clinicContactRule } from '../settings.js';
 
 /** How a patient is reached: the fields the clinic's contact rule asks for (the schema lets both be absent). */

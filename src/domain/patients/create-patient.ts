@@ -4,7 +4,7 @@ import { insertPatient } from '../../db/patients.js';
 import { toColumn } from '../../fields/columns.js';
 import { PATIENT_INPUT_FIELDS, PATIENT_STORED_FIELDS } from '../../fields/patient-fields.js';
 import { newId, nowIso } from '../clock.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { NOTHING_OWED } from '../invoices/outstanding-balance.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { presentPatient, type Patient } from './present-patient.js';

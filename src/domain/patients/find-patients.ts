@@ -5,7 +5,7 @@ import { pageQueryFields } from '../../fields/page-fields.js';
 import { MAX_SEARCH_WORDS, PATIENT_SEARCH_FIELDS, type PATIENT_SUMMARY_FIELDS } from '../../fields/patient-fields.js';
 import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
-import type { ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../../errors.js';
 import { problems } from '../validation/problems.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { issue } from '../validation/validate.js';

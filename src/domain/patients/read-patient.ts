@@ -2,7 +2,7 @@ import type { Db } from '../../db/open-database.js';
 import type { AuditRecord } from '../audit/audit-event.js';
 import { findPatient } from '../../db/patients.js';
 import { PATIENT_PATH_FIELDS } from '../../fields/patient-fields.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { fieldsValidator } from '../validation/validate.js';

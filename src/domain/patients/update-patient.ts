@@ -4,7 +4,7 @@ import { fromColumn, toColumn } from '../../fields/columns.js';
 import { IF_MATCH_HEADER_FIELDS, PATIENT_PATCH_FIELDS, PATIENT_PATH_FIELDS, PATIENT_STORED_FIELDS } from '../../fields/patient-fields.js';
 import { patientPhoneDigits, patientSearchTerms } from '../../fields/search-terms.js';
 import { nowIso } from '../clock.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { defineUseCase } from '../use-case.js';
 import { requireContactAfterPatch } from './contact-rule.js';

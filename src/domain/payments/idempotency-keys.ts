@@ -1,7 +1,7 @@
 import type { Db } from '../../db/open-database.js';
 import { findPaymentByIdempotencyKey, type PaymentRow } from '../../db/payments.js';
 import { findRefundByIdempotencyKey, type RefundRow } from '../../db/refunds.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { heldByStoredAnswer } from '../idempotent-answers.js';
 
 /**

@@ -5,7 +5,7 @@ import { insertPayment, type PaymentRow } from '../../db/payments.js';
 import { earlierUseOfKey } from './idempotency-keys.js';
 import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_PATH_FIELDS, type PaymentMethodKey } from '../../fields/billing-fields.js';
 import { newId, nowIso } from '../clock.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { queuePaidInvoiceNotification } from '../notifications/queue-notification.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { centsToText } from '../validation/decimal.js';

@@ -8,7 +8,7 @@ import type { REFUND_RESULT_FIELDS } from '../../fields/billing-fields.js';
 import { PAYMENT_HEADER_FIELDS, REFUND_INPUT_FIELDS, REFUND_PATH_FIELDS } from '../../fields/billing-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { newId, nowIso } from '../clock.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import { defineUseCase, type RawRequest } from '../use-case.js';
 import { centsToNumber, centsToText } from '../validation/decimal.js';
 import { blankReasonIssues } from '../validation/blank-reason.js';

@@ -1,4 +1,4 @@
-import type { ValidationIssue } from '../errors.js';
+import type { ValidationIssue } from '../../errors.js';
 import { problems } from './problems.js';
 import { isPlainObject } from './structs.js';
 import { issue } from './validate.js';

@@ -1,5 +1,5 @@
 import type { Failure, Struct } from 'superstruct';
-import { ValidationError, type LocSource, type ValidationIssue } from '../errors.js';
+import { ValidationError, type LocSource, type ValidationIssue } from '../../errors.js';
 import { problems, type Problem } from './problems.js';
 import { isPlainObject, objectStruct, type Structure } from './structs.js';
 import type { FieldSpec, ValuesOf } from '../../fields/field-spec.js';

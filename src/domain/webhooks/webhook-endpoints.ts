@@ -11,10 +11,10 @@ import {
   type WebhookEndpointRow,
 } from '../../db/webhook-endpoints.js';
 import { field } from '../../fields/field-spec.js';
-import { CHANGE_TYPES, type ChangeType } from '../changes/change-event.js';
+import { CHANGE_TYPES, type ChangeType } from '../../change-types.js';
 import { changeTypesError, changeTypesOf } from '../changes/list-change-events.js';
 import { newId, nowIso } from '../clock.js';
-import { errors, ValidationError, type ValidationIssue } from '../errors.js';
+import { errors, ValidationError, type ValidationIssue } from '../../errors.js';
 import { defineUseCase } from '../use-case.js';
 import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';

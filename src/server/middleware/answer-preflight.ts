@@ -1,8 +1,8 @@
 import type Router from '@koa/router';
 import type { Next } from 'koa';
-import { errors } from '../../domain/errors.js';
-import type { Operation } from '../operation.js';
-import type { ClinicState, ClinicContext } from '../state.js';
+import { errors } from '../../errors.js';
+import type { Operation } from '../api/operation.js';
+import type { ClinicState, ClinicContext } from '../api/state.js';
 
 /** How long a browser may keep a preflight's answer: the routes change only with the program. */
 const PREFLIGHT_MAX_AGE_SECONDS = 600;

@@ -1,9 +1,9 @@
 import type { Next } from 'koa';
 import type { Db } from '../../db/open-database.js';
 import { authenticate, requireScope, type Scope } from '../../domain/api-keys.js';
-import { errors } from '../../domain/errors.js';
-import type { KeyRateLimits } from '../key-rate-limits.js';
-import type { ClinicContext } from '../state.js';
+import { errors } from '../../errors.js';
+import type { KeyRateLimits } from '../throttles/key-rate-limits.js';
+import type { ClinicContext } from '../api/state.js';
 
 /**
  * Requires a valid, unrevoked API key (401) within its own requests per minute, if it has a

@@ -6,14 +6,14 @@ import type { Next } from 'koa';
 import multer from 'multer';
 import type { Db } from '../../db/open-database.js';
 import { DocumentUpload, type DocumentStorage } from '../../domain/documents/upload-document.js';
-import { AppError, errors, ValidationError } from '../../domain/errors.js';
+import { AppError, errors, ValidationError } from '../../errors.js';
 import { problems } from '../../domain/validation/problems.js';
 import { issue } from '../../domain/validation/validate.js';
-import type { CommitGroups } from '../commit-groups.js';
+import type { CommitGroups } from '../writes/commit-groups.js';
 import type { ServerConfig } from '../config.js';
-import { closeConnectionAfterResponse } from '../close-connection.js';
-import type { ClinicState } from '../state.js';
-import { apiCaller } from '../api-caller.js';
+import { closeConnectionAfterResponse } from '../connections/close-connection.js';
+import type { ClinicState } from '../api/state.js';
+import { apiCaller } from '../api/api-caller.js';
 
 /**
  * Bounds on everything in the form besides the document, so that a form's overhead is small and

@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
-import { errors } from '../../domain/errors.js';
-import type { NetworkPolicy } from '../network-policy.js';
-import type { ClinicContext } from '../state.js';
+import { errors } from '../../errors.js';
+import type { NetworkPolicy } from '../connections/network-policy.js';
+import type { ClinicContext } from '../api/state.js';
 
 /**
  * Response headers an allowed origin's page may read besides the CORS-safelisted ones: paging,

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Next } from 'koa';
-import { classifyError, errors, needsLogging, refusalBody, ValidationError } from '../../domain/errors.js';
+import { errors, refusalBody, ValidationError } from '../../errors.js';
+import { classifyError, needsLogging } from '../../domain/classify-error.js';
 import type { Logger } from '../../logger.js';
-import type { ClinicContext } from '../state.js';
+import type { ClinicContext } from '../api/state.js';
 
 /** A client's request id is echoed only when it is short and plain, so it is safe in logs and headers. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

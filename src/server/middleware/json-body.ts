@@ -1,11 +1,8 @@
 import type { Next } from 'koa';
-import { errors, ValidationError } from '../../domain/errors.js';
-import { problems } from '../../domain/validation/problems.js';
-import { issue } from '../../domain/validation/validate.js';
-import { closeConnectionAfterResponse } from '../close-connection.js';
-import { jsonBoundsBreach } from '../json-bounds.js';
-import { jsonErrorPosition } from '../json-error-position.js';
-import type { ClinicContext } from '../state.js';
+import { errors } from '../../errors.js';
+import { closeConnectionAfterResponse } from '../connections/close-connection.js';
+import type { ClinicContext } from '../api/state.js';
+import { parseJsonBody } from '../../domain/validation/json-body-text.js';
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/i;
 
@@ -30,34 +27,6 @@ async function readLimited(ctx: ClinicContext, limitBytes: number): Promise<Buff
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks, received);
-}
-
-const utf8 = new TextDecoder('utf-8', { fatal: true });
-
-/**
- * JSON.parse with the failure reported as pydantic's `json_invalid` at the byte position. An
- * empty body is no body (undefined): the use case reports it `missing` together with what is
- * wrong in the path and headers, as FastAPI does; only a malformed body is answered on its own.
- * A text past JSON_BOUNDS (nesting, members of an object, values) is refused as `json_invalid`
- * where it passes them, before JSON.parse spends up to seconds on it. The desk reads
- * `create-patient --file` with it too.
- */
-export function parseJsonBody(raw: Buffer): unknown {
-  if (raw.length === 0) return undefined;
-  let text: string;
-  try {
-    text = utf8.decode(raw);
-  } catch {
-    throw new ValidationError([issue(['body', 0], problems.jsonInvalid('the body is not valid UTF-8'), {})]);
-  }
-  const breach = jsonBoundsBreach(text);
-  if (breach) throw new ValidationError([issue(['body', breach.position], problems.jsonInvalid(breach.error), {})]);
-  try {
-    return JSON.parse(text) as unknown;
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    throw new ValidationError([issue(['body', jsonErrorPosition(text)], problems.jsonInvalid(message), {})]);
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Next } from 'koa';
 import type { Logger } from '../../logger.js';
 import { CLIENT_CLOSED_REQUEST } from './handle-errors.js';
-import type { ClinicContext } from '../state.js';
+import type { ClinicContext } from '../api/state.js';
 
 /**
  * One JSON line per request: request id, method, route template, status and duration. The route

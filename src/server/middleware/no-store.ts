@@ -1,5 +1,5 @@
 import type { Next } from 'koa';
-import type { ClinicContext } from '../state.js';
+import type { ClinicContext } from '../api/state.js';
 
 /**
  * `Cache-Control: no-store` on every answer of an endpoint that takes a key (clinic-api-1.2.md,

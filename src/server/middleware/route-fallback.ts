@@ -1,6 +1,6 @@
 import type Router from '@koa/router';
-import { errors } from '../../domain/errors.js';
-import type { ClinicContext } from '../state.js';
+import { errors } from '../../errors.js';
+import type { ClinicContext } from '../api/state.js';
 
 /**
  * Mounted after every router: a request no route answered is a JSON 404, or a 405 with an

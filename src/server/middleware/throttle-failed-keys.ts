@@ -1,9 +1,10 @@
 import type { Next } from 'koa';
-import { AppError, classifyError, errors } from '../../domain/errors.js';
-import { clientAddress } from '../api-caller.js';
-import type { FailedKeyThrottle } from '../failed-key-throttle.js';
-import { isOwnAddress } from '../peer-address.js';
-import type { ClinicContext } from '../state.js';
+import { AppError, errors } from '../../errors.js';
+import { classifyError } from '../../domain/classify-error.js';
+import { clientAddress } from '../api/api-caller.js';
+import type { FailedKeyThrottle } from '../throttles/failed-key-throttle.js';
+import { isOwnAddress } from '../connections/peer-address.js';
+import type { ClinicContext } from '../api/state.js';
 
 /**
  * "Failed keys" (clinic-api-1.2.md, "Network"), on every request whatever its path: a client

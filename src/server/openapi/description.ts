@@ -1,11 +1,12 @@
-import { errors, type ValidationIssue } from '../../domain/errors.js';
+import { errors, type ValidationIssue } from '../../errors.js';
 import { fieldsValidator } from '../../domain/validation/validate.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
-import { MAX_HEADER_BYTES } from '../client-errors.js';
-import { API_PREFIX, DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, REQUEST_TIMEOUT_MS } from '../config.js';
-import { CLINIC_FAILED_KEYS_ALLOWED, FAILED_KEYS_ALLOWED, FAILED_KEYS_WINDOW_MS } from '../failed-key-throttle.js';
+import { MAX_HEADER_BYTES } from '../api/client-errors.js';
+import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES, REQUEST_TIMEOUT_MS } from '../config.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../domain/documents/document-limit.js';
+import { CLINIC_FAILED_KEYS_ALLOWED, FAILED_KEYS_ALLOWED, FAILED_KEYS_WINDOW_MS } from '../throttles/failed-key-throttle.js';
 import { VERSION_INFO } from './info.js';
-import { AUDITED_READS_PER_MINUTE } from '../audited-read-guard.js';
+import { AUDITED_READS_PER_MINUTE } from '../throttles/audited-read-guard.js';
 import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unprocessableResponse } from './error-responses.js';
 import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
 import { MODELS } from './models.js';
@@ -237,7 +238,7 @@ function responseComponents(): Record<string, JsonSchema> {
 }
 
 /**
- * The OpenAPI 3.1 document of `operations` (the app's own, src/server/api-operations.ts), built from
+ * The OpenAPI 3.1 document of `operations` (the app's own, src/server/api/api-operations.ts), built from
  * their declarations and the field descriptions. Built once when the app starts, never per request.
  */
 export function buildApiDescription(

@@ -1,5 +1,5 @@
 import { API_PREFIX } from '../config.js';
-import { staticFile, type StaticFile } from '../static-file.js';
+import { staticFile, type StaticFile } from '../api/static-file.js';
 import { loadDocsAssets } from './docs-assets.js';
 
 const DOCS_PATH = `${API_PREFIX}/docs`;

@@ -1,12 +1,13 @@
-import { errors, type AppError } from '../../domain/errors.js';
-import { MAX_HEADER_BYTES } from '../client-errors.js';
-import { DEFAULT_DOCUMENT_LIMIT_BYTES, DEFAULT_JSON_BODY_LIMIT_BYTES, REQUEST_TIMEOUT_MS } from '../config.js';
+import { errors, type AppError } from '../../errors.js';
+import { MAX_HEADER_BYTES } from '../api/client-errors.js';
+import { DEFAULT_JSON_BODY_LIMIT_BYTES, REQUEST_TIMEOUT_MS } from '../config.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../domain/documents/document-limit.js';
 
 type Factories = typeof errors;
 
 /**
  * One call of every error factory, with arguments of the right type: the interface description
- * lists the codes these produce, so a factory added to src/domain/errors.ts is a compile error
+ * lists the codes these produce, so a factory added to src/errors.ts is a compile error
  * here until it is listed, and a code is never spelt twice.
  */
 const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {

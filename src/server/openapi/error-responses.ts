@@ -1,5 +1,5 @@
 import { ECHO_BOUNDS, MAX_ISSUES } from '../../domain/validation/validate.js';
-import { refusalBody, type AppError, type ValidationIssue } from '../../domain/errors.js';
+import { refusalBody, type AppError, type ValidationIssue } from '../../errors.js';
 import { allErrorCodes } from './error-codes.js';
 import { CONTACT_RULES } from '../../domain/settings.js';
 import type { JsonSchema } from './field-schemas.js';

@@ -1,5 +1,5 @@
 import type { Scope } from '../../domain/api-keys.js';
-import type { AppError } from '../../domain/errors.js';
+import type { AppError } from '../../errors.js';
 import type { ModuleName } from '../../domain/settings.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import type { JsonSchema } from './field-schemas.js';
@@ -46,7 +46,7 @@ export type RequestBody =
 /**
  * What the interface description needs to know of one operation: its paths, security,
  * parameters and responses are derived from this (document.ts). It is part of the operation's
- * one declaration (src/server/operation.ts), from which the route is mounted too.
+ * one declaration (src/server/api/operation.ts), from which the route is mounted too.
  */
 export interface OperationSpec {
   method: 'get' | 'post' | 'patch';

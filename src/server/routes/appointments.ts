@@ -2,7 +2,7 @@ import { BOOK_APPOINTMENT } from '../../domain/appointments/book-appointment.js'
 import { LIST_APPOINTMENTS, READ_APPOINTMENT } from '../../domain/appointments/list-appointments.js';
 import { UPDATE_APPOINTMENT } from '../../domain/appointments/update-appointment.js';
 import * as examples from '../openapi/examples.js';
-import { useCaseOperation, type Operation } from '../operation.js';
+import { useCaseOperation, type Operation } from '../api/operation.js';
 
 /** POST /appointments; GET /appointments and GET /appointments/{appointment_id} (1.1.0); PATCH /appointments/{appointment_id} (1.2.0). */
 export const appointmentOperations: readonly Operation[] = [

@@ -1,6 +1,6 @@
 import { LIST_AUDIT_EVENTS } from '../../domain/audit/list-audit-events.js';
 import * as examples from '../openapi/examples.js';
-import { useCaseOperation, type Operation } from '../operation.js';
+import { useCaseOperation, type Operation } from '../api/operation.js';
 
 /** GET /audit-events (1.2.0). */
 export const auditOperations: readonly Operation[] = [

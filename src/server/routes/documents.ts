@@ -1,9 +1,9 @@
 import { FIND_DOCUMENT, LIST_DOCUMENTS, openDocument } from '../../domain/documents/read-documents.js';
-import { errors } from '../../domain/errors.js';
+import { errors } from '../../errors.js';
 import { DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
 import * as examples from '../openapi/examples.js';
-import { useCaseOperation, type Operation } from '../operation.js';
-import { sendDocument } from '../send-document.js';
+import { useCaseOperation, type Operation } from '../api/operation.js';
+import { sendDocument } from '../api/send-document.js';
 
 /**
  * POST /patients/{patient_id}/documents (the form is read by receiveDocumentUpload,

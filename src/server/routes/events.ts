@@ -1,6 +1,6 @@
 import { LIST_CHANGE_EVENTS } from '../../domain/changes/list-change-events.js';
 import * as examples from '../openapi/examples.js';
-import { useCaseOperation, type Operation } from '../operation.js';
+import { useCaseOperation, type Operation } from '../api/operation.js';
 
 /** GET /events (1.2.0): the change feed. */
 export const eventOperations: readonly Operation[] = [

@@ -1,11 +1,11 @@
 import type { Db } from '../../db/open-database.js';
 import { authenticate } from '../../domain/api-keys.js';
-import { AppError } from '../../domain/errors.js';
+import { AppError } from '../../errors.js';
 import { checkHealth, type Health } from '../../domain/maintenance/health.js';
-import { clientAddress } from '../api-caller.js';
-import type { Operation } from '../operation.js';
-import { isOwnAddress } from '../peer-address.js';
-import type { ClinicContext } from '../state.js';
+import { clientAddress } from '../api/api-caller.js';
+import type { Operation } from '../api/operation.js';
+import { isOwnAddress } from '../connections/peer-address.js';
+import type { ClinicContext } from '../api/state.js';
 
 /**
  * Whether this request may see the free bytes of the data directory's disk: from the PC's own

@@ -3,7 +3,7 @@ import { LIST_INVOICES } from '../../domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../domain/invoices/read-invoice.js';
 import { VOID_INVOICE } from '../../domain/invoices/void-invoice.js';
 import * as examples from '../openapi/examples.js';
-import { useCaseOperation, type Operation } from '../operation.js';
+import { useCaseOperation, type Operation } from '../api/operation.js';
 import { REPLAYED_HEADER } from './payments.js';
 
 /**

@@ -1,7 +1,7 @@
 import { LIST_DOCTORS, LIST_SERVICES } from '../../domain/catalog.js';
 import { LIST_DOCUMENT_TYPES, LIST_PAYMENT_METHODS } from '../../domain/lookups.js';
 import * as examples from '../openapi/examples.js';
-import { useCaseOperation, type Operation } from '../operation.js';
+import { useCaseOperation, type Operation } from '../api/operation.js';
 
 /**
  * The lookup lists. Document types and payment methods are static and public (no patient data,

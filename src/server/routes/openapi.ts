@@ -1,9 +1,9 @@
-import { errors } from '../../domain/errors.js';
+import { errors } from '../../errors.js';
 import { field } from '../../fields/field-spec.js';
 import { buildApiDescription } from '../openapi/description.js';
 import { docsPage } from '../openapi/docs-page.js';
-import type { Operation } from '../operation.js';
-import { sendStaticFile, staticFile } from '../static-file.js';
+import type { Operation } from '../api/operation.js';
+import { sendStaticFile, staticFile } from '../api/static-file.js';
 
 /** The docs page and its files, loaded once per process however many apps serve them (they never change). */
 let docs: ReturnType<typeof docsPage> | undefined;

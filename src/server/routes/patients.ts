@@ -5,7 +5,7 @@ import { UPDATE_PATIENT } from '../../domain/patients/update-patient.js';
 import { versionTag } from '../../domain/if-match.js';
 import type { Patient } from '../../domain/patients/present-patient.js';
 import * as examples from '../openapi/examples.js';
-import { useCaseOperation, type Operation } from '../operation.js';
+import { useCaseOperation, type Operation } from '../api/operation.js';
 
 /** The patient's version as its ETag, which a PATCH may name in If-Match. */
 const ETAG_HEADER = {

@@ -1,7 +1,7 @@
 import { RECORD_PAYMENT } from '../../domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../domain/payments/refund-payment.js';
 import * as examples from '../openapi/examples.js';
-import { useCaseOperation, type Operation } from '../operation.js';
+import { useCaseOperation, type Operation } from '../api/operation.js';
 
 /** A replay of an earlier request with the same Idempotency-Key is marked so. */
 export const REPLAYED_HEADER = {

@@ -1,0 +1,28 @@
+/** The audit trail's vocabulary (clinic-api-1.2.md, "Audit trail"): on the ground floor, since the field descriptions, the database and the domain all name the actions. */
+
+/** Every action an event can record, in the order of the specification's table. */
+export const AUDIT_ACTIONS = [
+  'patient.read',
+  'patient.search',
+  'patient.create',
+  'patient.update',
+  'appointment.read',
+  'appointment.create',
+  'appointment.update',
+  'document.list',
+  'document.read',
+  'document.create',
+  'invoice.read',
+  'invoice.create',
+  'invoice.void',
+  'payment.create',
+  'refund.create',
+  'data.export',
+  'data.import',
+  'catalog.update',
+  'invoice.credit',
+  // Interface 1.3.0's: a clinic setting changed at the desk (no patient; `detail.changed` its name).
+  'setting.update',
+] as const;
+
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];

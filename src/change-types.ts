@@ -1,0 +1,17 @@
+/** The change feed's vocabulary (clinic-api-1.2.md, "Change feed"): on the ground floor, since the field descriptions, the database and the domain all name the types. */
+
+/** Every type an event can have, in the order of the specification's list. */
+export const CHANGE_TYPES = [
+  'patient.created',
+  'patient.updated',
+  'appointment.created',
+  'appointment.updated',
+  'document.created',
+  'invoice.created',
+  'invoice.voided',
+  'payment.created',
+  'refund.created',
+  'invoice.credited',
+] as const;
+
+export type ChangeType = (typeof CHANGE_TYPES)[number];

@@ -1,0 +1,70 @@
+import type { Db } from '../../db/open-database.js';
+import type { WorkRunner } from '../../domain/use-case.js';
+import {
+  deliverDueNotifications,
+  DEFAULT_RETRY_POLICY,
+  type Mailer,
+  type RetryPolicy,
+} from '../../domain/notifications/deliver-notifications.js';
+import type { Logger } from '../../logger.js';
+
+/** A running delivery loop. */
+export interface DeliveryWorker {
+  /** Lets the pass in progress finish, then stops and closes the mailer; no pass starts afterwards. */
+  stop(): Promise<void>;
+}
+
+export interface DeliveryWorkerOptions {
+  logger: Logger;
+  /** Pause between passes; a due row waits at most this long. */
+  intervalMs?: number;
+  policy?: RetryPolicy;
+}
+
+/**
+ * Delivers due email notifications in the background of `clinic serve`: a pass now, then one
+ * every `intervalMs` after the previous ended (passes never overlap). A pass that throws (say,
+ * the database stayed locked) is logged and the next one tries again; nothing here can reach a
+ * payment, which was committed before its notification was ever read.
+ */
+export function startDeliveryWorker(
+  db: Db,
+  runner: WorkRunner,
+  mailer: Mailer & { close?(): void },
+  options: DeliveryWorkerOptions,
+): DeliveryWorker {
+  const { logger, intervalMs = 2000, policy = DEFAULT_RETRY_POLICY } = options;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let pass: Promise<void> = Promise.resolve();
+
+  const runPass = async () => {
+    try {
+      for (const { error: _reason, ...outcome } of await deliverDueNotifications(db, runner, mailer, policy)) {
+        // An SMTP reply may quote the recipient's address: the reason stays in the outbox row
+        // (`clinic notifications list`), the log gets ids and counts only.
+        const event = { event: `notification_${outcome.outcome}`, ...outcome };
+        if (outcome.outcome === 'sent') logger.info(event);
+        else logger.error(event);
+      }
+    } catch (error) {
+      logger.error({ event: 'notification_pass_failed', error: error instanceof Error ? error.message : String(error) });
+    }
+  };
+  const schedule = () => {
+    if (stopped) return;
+    timer = setTimeout(() => {
+      pass = runPass().then(schedule);
+    }, intervalMs);
+  };
+
+  pass = runPass().then(schedule);
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await pass;
+      mailer.close?.();
+    },
+  };
+}
