@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
-import { sqliteDriver, type Db } from '../../src/db/sqlite-driver.js';
+import { sqliteDriver, type Db } from '../../src/db/drivers/sqlite-driver.js';
 import { assertChain, trailOf, type AuditEvent } from '../helpers/audit-chain.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
@@ -77,8 +77,14 @@ describe('upgrading the data directory of release 1.2.0 to the compact audit tra
       for (const [table, rows] of Object.entries(before12)) {
         if (table === 'audit_events') continue;
         // The test server has made its own key ('test') beside the old ones.
-        const kept = table === 'api_keys' ? (now[table] as { name: string }[]).filter((key) => key.name !== 'test') : now[table];
-        assert.deepEqual(kept, rows, table);
+        // Later migrations add columns (retired_at, document_number, ...): the old ones are compared.
+        const oldColumns = Object.keys((rows[0] ?? {}) as object);
+        const narrowed = (now[table] as Record<string, unknown>[]).map((row) =>
+          rows.length === 0 ? row : Object.fromEntries(oldColumns.map((column) => [column, row[column]])),
+        );
+        const kept = table === 'api_keys' ? narrowed.filter((key) => key.name !== 'test') : narrowed;
+        const inOneOrder = (list: unknown[]) => list.map((row) => JSON.stringify(row)).sort();
+        assert.deepEqual(inOneOrder(kept), inOneOrder(rows), table);
       }
       const columns = Object.keys(before12.audit_events![0] as object);
       assert.deepEqual(db.prepare(`SELECT ${columns.join(', ')} FROM audit_events ORDER BY seq`).all(), before12.audit_events);

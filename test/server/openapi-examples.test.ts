@@ -51,6 +51,9 @@ describe('the example requests of the interface description and the docs page (i
     description = (await server.request('GET', '/openapi.json', { key: null })).body as Json;
   });
 
+  // Names an active doctor or service already has are refused (1.3.0): each set has its own.
+  let made = 0;
+
   /**
    * What a reader of the docs page has made before pasting an example: a patient booked with a
    * doctor and a service, an invoice with nothing paid, a payment on another invoice and an
@@ -59,8 +62,8 @@ describe('the example requests of the interface description and the docs page (i
   async function makeRecords(): Promise<Record<(typeof ID_VARIABLES)[number], string>> {
     const patient = await server.request('POST', '/patients', { body: buildPatient() });
     assert.equal(patient.status, 201);
-    const doctor = addDoctor(server.db, { name: 'Dr. Grace Hopper', color: '#3366ff' });
-    const service = addService(server.db, { name: 'Check-up', duration_min: 30, price: '80.00', color: '#33aa55' });
+    const doctor = addDoctor(server.db, { name: `Dr. Grace Hopper ${++made}`, color: '#3366ff' });
+    const service = addService(server.db, { name: `Check-up ${made}`, duration_min: 30, price: '80.00', color: '#33aa55' });
     const appointment = await server.request('POST', '/appointments', {
       body: {
         patient_id: patient.body.id,
