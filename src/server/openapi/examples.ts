@@ -241,12 +241,13 @@ export const parameterExamples: Readonly<Record<string, string>> = {
 };
 
 /**
- * Parameters whose example differs by operation: a refund's Idempotency-Key is not its payment's
- * (the two share one key space), and `after` is a `seq` on the audit trail and the change feed
+ * Parameters whose example differs by operation: a refund's and a credit note's Idempotency-Key
+ * are not the payment's (the three share one key space), and `after` is a `seq` on the audit trail and the change feed
  * but an opaque cursor elsewhere, which has no example (it comes from a `Link`).
  */
 const operationParameterExamples: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   refundPayment: { 'idempotency-key': 'refund-0815' },
+  createCreditNote: { 'idempotency-key': 'credit-0815' },
   listAuditEvents: { action: 'patient.read,patient.update', after: '0', from: '2026-11-30', to: '2026-12-31' },
   listEvents: { after: '0', types: 'patient.created,patient.updated', wait: '30' },
 };
