@@ -7,12 +7,19 @@ import { InvalidArgumentError } from 'commander';
  * it is known only by opening it, which the command does (FILE_UNREADABLE, named-files.ts).
  */
 export function parseFilePath(text: string): string {
-  let isFile = false;
+  let info;
   try {
-    isFile = statSync(text).isFile();
-  } catch {
-    throw new InvalidArgumentError('no such file');
+    info = statSync(text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
+    const why: Readonly<Record<string, string>> = {
+      ENOENT: 'there is no such file',
+      ENOTDIR: 'a part of that path is a file, not a folder',
+      EACCES: 'this user may not look into its folder',
+    };
+    throw new InvalidArgumentError(`${why[code] ?? 'it cannot be found'} (${code})`);
   }
-  if (!isFile) throw new InvalidArgumentError('not a regular file');
+  if (info.isDirectory()) throw new InvalidArgumentError('it is a folder, not a file');
+  if (!info.isFile()) throw new InvalidArgumentError('it is not a regular file');
   return text;
 }
