@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { checkedFetch } from '../helpers/contract.js';
 import { useDataDirs } from '../helpers/fixtures.js';
-import { runClinic, startServeProcess, STOP_SIGNAL, type SpawnOptions } from '../helpers/run-cli.js';
+import { runClinic, startServeProcess, STOP_SIGNAL, type SpawnOptions, unwrapped } from '../helpers/run-cli.js';
 import { gidOf, systemUsersSkipReason, useSystemUsers } from '../helpers/system-users.js';
 
 // The Linux install of docs/install.md for real: the server runs as a service user whose primary
@@ -137,7 +137,7 @@ describe("desk staff in the data directory's group, beside the server's user", {
       const result = await runClinic([...command, '--data', dataDir], as(OUTSIDER));
       assert.equal(result.code, 1, result.stderr);
       assert.match(
-        result.stderr,
+        unwrapped(result.stderr),
         new RegExp(
           `^error: DATA_DIRECTORY_UNUSABLE: clinic cannot use ${join(dataDir, 'clinic.db')}: this user may not read and write it \\(EACCES\\)`,
           'm',

@@ -26,6 +26,7 @@ import {
   startServeProcess,
   STOP_SIGNAL,
   type CliResult,
+  unwrapped,
 } from '../helpers/run-cli.js';
 
 const tempDir = useDataDirs();
@@ -43,7 +44,7 @@ const COMMANDS: readonly (readonly string[])[] = [
 function assertRefused(result: CliResult, code: string, detail: RegExp): void {
   assert.equal(result.code, 1, `${result.stdout}${result.stderr}`);
   assert.match(result.stderr, new RegExp(`^error: ${code}: `, 'm'));
-  assert.match(result.stderr, detail);
+  assert.match(unwrapped(result.stderr), detail);
   assert.doesNotMatch(result.stderr, /INTERNAL|NO_DATABASE|\n\s+at /);
 }
 

@@ -7,7 +7,7 @@ import { openDatabase } from '../../src/db/open-database.js';
 import { craftArchive, entriesOf, populatedDataDir, type CraftedEntry } from '../helpers/backup-fixtures.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 import { addDocument } from '../helpers/module-tables.js';
-import { programPath, runClinic } from '../helpers/run-cli.js';
+import { programPath, runClinic, unwrapped } from '../helpers/run-cli.js';
 
 const tempDir = useDataDirs();
 const MiB = 1024 * 1024;
@@ -58,7 +58,7 @@ describe('restore within bounds', { timeout: 180_000 }, () => {
     const result = await runClinic(['restore', programPath(file), '--data', target]);
     assert.equal(result.code, 1, result.stdout);
     assert.deepEqual(readdirSync(target), [], 'nothing is left behind');
-    return result.stderr;
+    return unwrapped(result.stderr);
   }
 
   it('gives the SHA-256 of each MiB of a file larger than one, and such a backup restores', async () => {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
-import { runClinic } from '../helpers/run-cli.js';
+import { runClinic, unwrapped } from '../helpers/run-cli.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 import { assertMatchesSchema } from '../helpers/contract.js';
 
@@ -150,7 +150,7 @@ describe('clinic upload-document', () => {
         contentType!,
       ]);
       assert.equal(result.code, 2, result.stderr);
-      assert.match(result.stderr, /--content-type.*media type/);
+      assert.match(unwrapped(result.stderr), /--content-type[\s\S]*media type/);
       assert.deepEqual(leftovers(), { rows: before.rows, temp: 0 });
     });
   }

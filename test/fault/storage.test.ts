@@ -8,7 +8,7 @@ import { buildPatient, buildPayment } from '../helpers/builders.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 import { damageDatabase, dataDirOn, mountTmpfs, type Tmpfs } from '../helpers/faults.js';
 import { multipartBody } from '../helpers/multipart.js';
-import { programPath, programPlatform, runClinic, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
+import { programPath, programPlatform, runClinic, startServeProcess, STOP_SIGNAL, unwrapped } from '../helpers/run-cli.js';
 import { startTestServer, type ApiResponse, type TestServer } from '../helpers/test-server.js';
 
 /** `text` as a regular expression matching it literally. */
@@ -176,7 +176,7 @@ describe('clinic serve refuses a data directory it cannot use', { timeout: 60_00
       const served = await runClinic(['serve', '--port', '0', '--data', dataDir]);
       assert.equal(served.code, 1);
       assert.match(
-        served.stderr,
+        unwrapped(served.stderr),
         // Windows has no EROFS: a write-protected place is refused as access denied (EPERM).
         new RegExp(
           `^error: DATA_DIRECTORY_UNUSABLE: clinic cannot use ${pattern(programPath(dataDir))}: it is not writable \\(.*${programPlatform === 'win32' ? 'EPERM' : 'EROFS'}\\)`,

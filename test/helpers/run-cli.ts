@@ -42,6 +42,15 @@ export async function killProgramProcess(pid: number): Promise<void> {
   if (code !== 0) throw new Error(`taskkill /F /PID ${pid} exited ${code}`);
 }
 
+/**
+ * The desk's output with its wrapped lines joined: a refusal wraps at 100 columns, its first line
+ * too, continuing on lines indented by two spaces or more (docs/desk.md); a test that matches a
+ * sentence matches it across the breaks.
+ */
+export function unwrapped(text: string): string {
+  return text.replace(/\n {2,}/g, ' ');
+}
+
 /** `path` (absolute, of this machine) as the program names it: /tmp/x, or Z:\tmp\x under Wine. */
 export function programPath(path: string): string {
   return programPlatform === 'win32' ? `Z:${path.replace(/\//g, '\\')}` : path;
