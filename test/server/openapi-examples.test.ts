@@ -125,9 +125,10 @@ describe('the example requests of the interface description and the docs page (i
         // method and URL: the example itself is run as written.
         const shell = `curl() { command curl -D '${headersFile}' -w '\\n%{http_code} %{method} %{url_effective}' "$@"; }\n${example.command}`;
         // --norc: bash reads ~/.bashrc when its input is a socket, as a child's is here, and a slow one slowed every example.
-        const { stdout } = await run('bash', ['--norc', '--noprofile', '-c', shell], {
+        // The reader's shell and curl are the system's, also where the executable's runs put only the program on PATH.
+        const { stdout } = await run('/bin/bash', ['--norc', '--noprofile', '-c', shell], {
           cwd: folder,
-          env: { PATH: process.env.PATH, API: server.baseUrl, KEY: server.key, ...records },
+          env: { PATH: `${process.env.PATH}:/usr/local/bin:/usr/bin:/bin`, API: server.baseUrl, KEY: server.key, ...records },
           maxBuffer: 16 * 1024 * 1024,
         });
         const lines = stdout.split('\n');
