@@ -231,7 +231,7 @@ describe('the desk on its second day (issue 42)', () => {
       assert.doesNotMatch(refused.stderr, /"\{\}"/);
       const missing = await clinic('create-patient', '--file', `${file}.missing`);
       assert.equal(missing.code, 2);
-      assert.match(missing.stderr, /there is no such file \(ENOENT\)/);
+      assert.match(missing.stderr.replace(/\s+/g, ' '), /there is no such file \(ENOENT\)/);
       assert.doesNotMatch(missing.stderr, /INTERNAL|at readFileSync/);
     });
 

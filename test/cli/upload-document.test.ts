@@ -120,7 +120,7 @@ describe('clinic upload-document', () => {
       join(data.dataDir, 'nope.pdf'),
     ]);
     assert.equal(result.code, 2);
-    assert.match(result.stderr, /no such file/);
+    assert.match(unwrapped(result.stderr), /no such file/);
   });
 
   it('stores --content-type as type/subtype in lower case, its parameters dropped as the API drops them', async () => {
