@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
-import { sqliteDriver, type Db } from '../../src/db/drivers/sqlite-driver.js';
 import { assertChain, trailOf } from '../helpers/audit-chain.js';
 import type { ChangeEvent } from '../helpers/change-feed.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../helpers/schema-of.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { readDatabase } from '../helpers/release-database.js';
 
 /**
  * The migration to the change feed, on a data directory and a backup made by the release before
@@ -42,16 +42,6 @@ const OLD_ACTIONS = [
   'patient.read',
   'invoice.read',
 ];
-
-/** The database of `dataDir` through a connection of its own, as the driver under test opens it. */
-function readDatabase<T>(dataDir: string, read: (db: Db) => T): T {
-  const db = sqliteDriver().open(join(dataDir, 'clinic.db'));
-  try {
-    return read(db);
-  } finally {
-    db.close();
-  }
-}
 
 const countOf = (dataDir: string, table: string) =>
   readDatabase(dataDir, (db) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n);

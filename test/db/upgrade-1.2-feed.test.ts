@@ -5,13 +5,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
-import { sqliteDriver, type Db } from '../../src/db/drivers/sqlite-driver.js';
 import { assertChain, trailOf } from '../helpers/audit-chain.js';
 import type { ChangeEvent, ListedWebhook } from '../helpers/change-feed.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../helpers/schema-of.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { readDatabase, columnsOf, rowsOf } from '../helpers/release-database.js';
 
 /**
  * The migration to the keys' own rate limits (schema 6), on a data directory and a backup made by
@@ -58,23 +58,6 @@ const TABLES = [
   'change_events',
   'webhook_endpoints',
 ];
-
-/** The database of `dataDir` through a connection of its own, as the driver under test opens it (no migration). */
-function readDatabase<T>(dataDir: string, read: (db: Db) => T): T {
-  const db = sqliteDriver().open(join(dataDir, 'clinic.db'));
-  try {
-    return read(db);
-  } finally {
-    db.close();
-  }
-}
-
-/** Every row of `table`, in rowid order (the audit trail, a view since schema 7, by seq), with only the columns the old release had. */
-const rowsOf = (db: Db, table: string, columns: readonly string[]) =>
-  db.prepare(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY ${table === 'audit_events' ? 'seq' : 'rowid'}`).all();
-
-const columnsOf = (db: Db, table: string) =>
-  (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[]).map((column) => column.name);
 
 interface ListedKey {
   id: string;

@@ -4,12 +4,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
-import { sqliteDriver, type Db } from '../../src/db/drivers/sqlite-driver.js';
+import { type Db } from '../../src/db/drivers/sqlite-driver.js';
 import { assertChain, trailOf, type AuditEvent } from '../helpers/audit-chain.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../helpers/schema-of.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { readDatabase } from '../helpers/release-database.js';
 
 /**
  * Migration 7, the audit trail stored compactly (issue 39), on the data directory and the backup
@@ -22,16 +23,6 @@ const keys = JSON.parse(readFileSync(join(fixture, 'keys.json'), 'utf8')) as Rec
   { id: string; key: string }
 >;
 const JUERGEN = '5b2730a5-4a7d-42a4-ac54-47eed835ffb7';
-
-/** The database of `dataDir` through a connection of its own, as the driver under test opens it (no migration). */
-function readDatabase<T>(dataDir: string, read: (db: Db) => T): T {
-  const db = sqliteDriver().open(join(dataDir, 'clinic.db'));
-  try {
-    return read(db);
-  } finally {
-    db.close();
-  }
-}
 
 /** Every table of the old release with every row, its columns as the old release had them. */
 function oldTables(db: Db): Record<string, unknown[]> {

@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
-import { sqliteDriver, type Db } from '../../src/db/drivers/sqlite-driver.js';
 import type { ChangeEvent } from '../helpers/change-feed.js';
 import { copyReleaseFixture, useDataDirs } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../helpers/schema-of.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { readDatabase, columnsOf, rowsOf } from '../helpers/release-database.js';
 
 /**
  * Issue 39's M3, M4 and L5 on a data directory and a backup made by release 1.2.0
@@ -36,21 +36,6 @@ const TABLES = [
   'change_events',
   'webhook_endpoints',
 ];
-
-/** The database of `dataDir` through a connection of its own, as the driver under test opens it (no migration). */
-function readDatabase<T>(dataDir: string, read: (db: Db) => T): T {
-  const db = sqliteDriver().open(join(dataDir, 'clinic.db'));
-  try {
-    return read(db);
-  } finally {
-    db.close();
-  }
-}
-
-const columnsOf = (db: Db, table: string) =>
-  (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[]).map((column) => column.name);
-const rowsOf = (db: Db, table: string, columns: readonly string[]) =>
-  db.prepare(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY rowid`).all();
 
 /** What the desk and the API say P-000001 owes after the upgrade. */
 const JUERGEN_OWES = [

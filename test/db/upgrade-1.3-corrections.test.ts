@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
-import { sqliteDriver, type Db } from '../../src/db/drivers/sqlite-driver.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../helpers/schema-of.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { readDatabase, columnsOf, rowsOf } from '../helpers/release-database.js';
 
 /**
  * Migration 9 (doctors and services retired, credit notes, stored answers: clinic-api-1.3.md
@@ -18,23 +18,6 @@ import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-s
 const fixture = fileURLToPath(new URL('../fixtures/release-1.2.0', import.meta.url));
 const secrets = JSON.parse(readFileSync(join(fixture, 'keys.json'), 'utf8')) as Record<'praxis_software', { id: string; key: string }>;
 const TABLES = ['doctors', 'services', 'patients', 'appointments', 'invoices', 'payments', 'refunds', 'documents', 'change_events'];
-
-/** The database of `dataDir` through a connection of its own (no migration). */
-function readDatabase<T>(dataDir: string, read: (db: Db) => T): T {
-  const db = sqliteDriver().open(join(dataDir, 'clinic.db'));
-  try {
-    return read(db);
-  } finally {
-    db.close();
-  }
-}
-
-const columnsOf = (db: Db, table: string) =>
-  (db.prepare(`SELECT name FROM pragma_table_info('${table}')`).all() as { name: string }[]).map((column) => column.name);
-
-/** Every row of `table`, in rowid order, with only the columns the old release had. */
-const rowsOf = (db: Db, table: string, columns: readonly string[]) =>
-  db.prepare(`SELECT ${columns.join(', ')} FROM ${table} ORDER BY rowid`).all();
 
 describe('upgrading a data directory made by release 1.2.0 to the desk’s corrections (schema 9)', () => {
   let server: TestServer;

@@ -5,12 +5,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
-import { sqliteDriver, type Db } from '../../src/db/drivers/sqlite-driver.js';
+import { type Db } from '../../src/db/drivers/sqlite-driver.js';
 import { assertChain, trailOf } from '../helpers/audit-chain.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../helpers/schema-of.js';
 import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { readDatabase } from '../helpers/release-database.js';
 
 /**
  * The migration to document numbers (schema 10, interface 1.3.0: D-000017), on a data directory
@@ -26,16 +27,6 @@ const SCAN_FILE = join('documents', MUELLER, SCAN);
 const SAME_MILLISECOND = '00000000-0000-4000-8000-000000000002';
 const EARLIER = '00000000-0000-4000-8000-000000000001';
 const OLD_COLUMNS = ['id', 'patient_id', 'filename', 'content_type', 'size', 'sha256', 'title', 'type', 'created_at'];
-
-/** The database of `dataDir` through a connection of its own, as the driver under test opens it (no migration). */
-function readDatabase<T>(dataDir: string, read: (db: Db) => T): T {
-  const db = sqliteDriver().open(join(dataDir, 'clinic.db'));
-  try {
-    return read(db);
-  } finally {
-    db.close();
-  }
-}
 
 const documentsOf = (db: Db, columns: readonly string[]) => db.prepare(`SELECT ${columns.join(', ')} FROM documents ORDER BY id`).all();
 
