@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
+import { fileFailure } from '../file-failure.js';
 
 /**
  * A `--file` the desk reads (`upload-document`, `create-patient`) must name a regular file; a path
@@ -11,13 +12,7 @@ export function parseFilePath(text: string): string {
   try {
     info = statSync(text);
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'unknown error';
-    const why: Readonly<Record<string, string>> = {
-      ENOENT: 'there is no such file',
-      ENOTDIR: 'a part of that path is a file, not a folder',
-      EACCES: 'this user may not look into its folder',
-    };
-    throw new InvalidArgumentError(`${why[code] ?? 'it cannot be found'} (${code})`);
+    throw new InvalidArgumentError(fileFailure(error, 'look up'));
   }
   if (info.isDirectory()) throw new InvalidArgumentError('it is a folder, not a file');
   if (!info.isFile()) throw new InvalidArgumentError('it is not a regular file');

@@ -1,6 +1,7 @@
 import { accessSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync, readlinkSync, statSync, type Stats } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { errors } from '../errors.js';
+import { fileFailure } from '../file-failure.js';
 import { HAS_MODES, makeSharedFolderSync, mayChangeModeOf, SHARED_FILE_MODE, shareNewFile } from './file-modes.js';
 
 /**
@@ -30,15 +31,6 @@ export const NO_FOLLOW: number = process.platform === 'win32' ? 0 : (constants.O
 /** What a data directory's clinic.db is: absent, a 0-byte file, or a file with content. */
 export type DatabaseState = 'absent' | 'empty' | 'present';
 
-/** The reason an fs call failed, for a person: the system's words and its code. */
-function reasonOf(error: unknown): string {
-  const { code, message } = error as NodeJS.ErrnoException;
-  if (code === 'ELOOP') return 'it is a symbolic link that leads round in a loop (ELOOP)';
-  if (code === 'ENOTDIR') return 'a part of the path is a file, not a folder (ENOTDIR)';
-  if (code === 'EACCES' || code === 'EPERM') return `this user may not read and write it (${code})`;
-  return code === undefined ? message : `${message} (${code})`;
-}
-
 /** What kind of thing a non-regular file is, in words. */
 function kindOf(info: Stats): string {
   if (info.isFile()) return 'a file';
@@ -55,7 +47,7 @@ export function lstatIfPresent(path: string): Stats | undefined {
     return lstatSync(path);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw errors.dataDirectoryUnusable(path, reasonOf(error));
+    throw errors.dataDirectoryUnusable(path, fileFailure(error, 'read and write'));
   }
 }
 
@@ -99,7 +91,7 @@ export function inspectDataDirectory(given: string): DatabaseState {
     dir = statSync(dataDir);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
-    throw errors.dataDirectoryUnusable(dataDir, reasonOf(error));
+    throw errors.dataDirectoryUnusable(dataDir, fileFailure(error, 'read and write'));
   }
   if (!dir.isDirectory()) throw errors.dataDirectoryUnusable(dataDir, `it is ${kindOf(dir)}, not a folder`);
   const path = join(dataDir, DATABASE_FILE);
@@ -113,7 +105,7 @@ export function inspectDataDirectory(given: string): DatabaseState {
     // asked here: a read-only disk is named by serve's probe, and by SQLite when a command writes.
     accessSync(path, constants.R_OK);
   } catch (error) {
-    throw errors.dataDirectoryUnusable(path, reasonOf(error));
+    throw errors.dataDirectoryUnusable(path, fileFailure(error, 'read and write'));
   }
   // A database whose pages still wait in the WAL is not empty (SQLite writes page 1 when WAL is set).
   return database.size === 0 && (companions[0]?.size ?? 0) === 0 ? 'empty' : 'present';
@@ -128,7 +120,7 @@ export function ensureDataDirectory(dataDir: string): DatabaseState {
   try {
     makeSharedFolderSync(resolve(dataDir));
   } catch (error) {
-    throw errors.dataDirectoryUnusable(resolve(dataDir), reasonOf(error));
+    throw errors.dataDirectoryUnusable(resolve(dataDir), fileFailure(error, 'read and write'));
   }
   return state;
 }
@@ -167,7 +159,7 @@ export function makeSharedFile(path: string): void {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK | NO_FOLLOW);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ELOOP') requireRegularFile(path, lstatSync(path));
-    throw errors.dataDirectoryUnusable(path, reasonOf(error));
+    throw errors.dataDirectoryUnusable(path, fileFailure(error, 'read and write'));
   }
   try {
     if (!fstatSync(fd).isFile()) throw errors.dataDirectoryUnusable(path, 'it is not a regular file');
@@ -184,7 +176,7 @@ function createSharedFile(path: string): boolean {
     fd = openSync(path, 'wx', SHARED_FILE_MODE);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw errors.dataDirectoryUnusable(path, reasonOf(error));
+    throw errors.dataDirectoryUnusable(path, fileFailure(error, 'read and write'));
   }
   try {
     shareNewFile(fd);

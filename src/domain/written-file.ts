@@ -2,7 +2,8 @@ import { open, rename, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeFile, syncDirectory, syncRenamed, writeChunk } from '../db/document-files.js';
 import { AppError, errors } from '../errors.js';
-import { isSystemError, writeFailure } from './named-files.js';
+import { isSystemError } from '../file-failure.js';
+import { writeFailure } from './named-files.js';
 
 /** How a file the desk asked for may be written. */
 export interface WriteOptions {

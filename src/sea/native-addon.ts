@@ -16,6 +16,7 @@ import { homedir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 import { getRawAsset } from 'node:sea';
 import { errors } from '../errors.js';
+import { fileFailure } from '../file-failure.js';
 
 /** The SEA asset key of better-sqlite3's addon (scripts/package.mjs embeds it under this name). */
 export const ADDON_ASSET = 'better_sqlite3.node';
@@ -26,15 +27,6 @@ function sha256(bytes: Uint8Array): string {
 
 /** The system's code of a failure (`EACCES`), or what it said. */
 const codeOf = (error: unknown) => (error as NodeJS.ErrnoException | null)?.code ?? String(error);
-
-/** Why the cache folder cannot be made, in words, by the system's code. */
-const CACHE_FAILURES: Readonly<Record<string, string>> = {
-  EACCES: 'this user may not write there',
-  EPERM: 'this user may not write there',
-  ENOENT: 'a folder above it does not exist and cannot be made',
-  ENOTDIR: 'a part of that path is a file, not a folder',
-  EROFS: 'the file system is read-only',
-};
 
 /** Whether this user owns the file (always, where the platform has no user ids). */
 function isOurs(stat: Stats): boolean {
@@ -60,8 +52,7 @@ export function privateCacheDir(env: NodeJS.ProcessEnv = process.env): string {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (error) {
     // HOME unset for a user whose home is /nonexistent, or a home this user may not write in: say so, not a bare EACCES.
-    const reason = CACHE_FAILURES[codeOf(error)] ?? 'it cannot be made';
-    throw errors.cacheFolderUnusable(dir, `${reason} (${codeOf(error)}${env.HOME ? '' : '; HOME is not set'})`);
+    throw errors.cacheFolderUnusable(dir, `${fileFailure(error, 'make folder')}${env.HOME ? '' : '; HOME is not set'}`);
   }
   const stat = lstatSync(dir);
   if (!stat.isDirectory()) throw new Error(`${dir} is not a directory; remove it so clinic can keep its SQLite library there`);

@@ -15,6 +15,7 @@ import {
 import { join } from 'node:path';
 import { HAS_MODES } from '../../db/file-modes.js';
 import { NO_FOLLOW } from '../../db/data-directory.js';
+import { fileFailure } from '../../file-failure.js';
 import { nowIso } from '../clock.js';
 import { canonicalJson } from './audit-event.js';
 
@@ -77,13 +78,6 @@ function signatureOf(key: Buffer, checkpoint: Checkpoint): string {
   return createHmac('sha256', key).update(canonicalJson(checkpoint), 'utf8').digest('hex');
 }
 
-/** A failure to read in words: EACCES says that this user may not, which is what a desk user meets. */
-function readFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (code === 'EACCES' || code === 'EPERM') return `this user may not read it (${code}): run as the server's user`;
-  return error instanceof Error ? `${error.message}${code === undefined ? '' : ` (${code})`}` : String(error);
-}
-
 /** The text of the file at `path`, a link in its place refused (ELOOP), never followed. */
 function readText(path: string): string {
   const fd = openSync(path, constants.O_RDONLY | NO_FOLLOW);
@@ -122,7 +116,7 @@ export function readAnchor(dataDir: string): AnchorState {
     text = readText(paths.checkpoints);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT' && key !== undefined) return { state: 'read', checkpoints: [], invalid: [] };
-    return { state: 'unreadable', reason: `${paths.folder}: ${readFailure(error)}` };
+    return { state: 'unreadable', reason: `${paths.folder}: ${fileFailure(error, 'read', "run as the server's user")}` };
   }
   const checkpoints: Checkpoint[] = [];
   const invalid: number[] = [];

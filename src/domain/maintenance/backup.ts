@@ -11,6 +11,7 @@ import { DATABASE_FILE, ensureDataDirectory } from '../../db/data-directory.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { nowIso } from '../clock.js';
 import { AppError, errors } from '../../errors.js';
+import { fileFailure } from '../../file-failure.js';
 import { openNamedFile, readFailure } from '../named-files.js';
 import {
   buildManifest,
@@ -29,7 +30,6 @@ import {
   type ManifestEntry,
   type TrailHead,
 } from './backup-archive.js';
-import { describeFailure } from './failure-text.js';
 import type { Actor } from '../audit/audit-event.js';
 import { appendAuditEvents, DATA_IMPORT } from '../audit/record-audit.js';
 import { verifyAuditTrail } from '../audit/verify-audit-trail.js';
@@ -101,26 +101,8 @@ export const RESTORE_STEPS = ['unpacking the archive', 'checking the database', 
 /** The prefix of the staging folder a backup is written in, beside its target: `.clinic-backup-<pid>-XXXXXX`. */
 export const BACKUP_STAGING_PREFIX = '.clinic-backup-';
 
-/** A folder's failure in words a person can act on, with the system's code. */
-function folderFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  switch (code) {
-    case 'ENOTDIR':
-      return 'a part of that path is a file, not a folder (ENOTDIR)';
-    case 'EEXIST':
-      return 'it is a file, not a folder (EEXIST)';
-    case 'EACCES':
-    case 'EPERM':
-      return `the user running clinic may not write there (${code})`;
-    case 'EROFS':
-      return 'the file system is read-only (EROFS)';
-    case 'ENOSPC':
-    case 'EDQUOT':
-      return `there is no room left on its disk (${code})`;
-    default:
-      return describeFailure(error);
-  }
-}
+/** A backup folder's failure in words a person can act on, with the system's code. */
+const folderFailure = (error: unknown): string => fileFailure(error, 'make folder');
 
 /**
  * Makes the folder a backup goes into, with any missing parent (0700: backups hold patient

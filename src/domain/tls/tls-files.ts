@@ -3,7 +3,7 @@ import { lstatSync, readFileSync, readlinkSync, type Stats } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { HAS_MODES, makeSharedFolder, SHARED_FILE_MODE } from '../../db/file-modes.js';
 import { errors } from '../../errors.js';
-import { describeFailure } from '../maintenance/failure-text.js';
+import { fileFailure } from '../../file-failure.js';
 import { writeFileWhole } from '../written-file.js';
 
 /** The folder of the data directory that `tls init` writes and `serve` reads by default. */
@@ -36,21 +36,6 @@ export function tlsPaths(dataDir: string): TlsPaths {
 /** A private key's mode: its owner (the user the server runs as) only, not the desk staff's group. */
 export const KEY_FILE_MODE = 0o600;
 
-/** Why a file could not be read, in words for whoever fixes it. */
-function readFailure(error: unknown): string {
-  switch ((error as NodeJS.ErrnoException).code) {
-    case 'ENOENT':
-      return 'there is no such file';
-    case 'EACCES':
-    case 'EPERM':
-      return 'the user running clinic may not read it (EACCES); run clinic as the user the server runs as';
-    case 'EISDIR':
-      return 'it is a folder, not a file';
-    default:
-      return describeFailure(error);
-  }
-}
-
 /**
  * What mends a file this user may not read: its owner, not a new CA (issue 42: the hint said
  * `--new-ca` where a `tls init` run as root had left root's files, and a new CA must be installed
@@ -72,7 +57,11 @@ function readTlsFile(path: string, remedy: string): Buffer {
     return readFileSync(path);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    throw errors.tlsFileUnreadable(path, readFailure(error), code === 'EACCES' || code === 'EPERM' ? ownerRemedy(path) : remedy);
+    throw errors.tlsFileUnreadable(
+      path,
+      fileFailure(error, 'read', 'run clinic as the user the server runs as'),
+      code === 'EACCES' || code === 'EPERM' ? ownerRemedy(path) : remedy,
+    );
   }
 }
 
