@@ -2,7 +2,7 @@
 # Runs a Windows program under Wine as if it were a Linux one, for the tests of dist/clinic.exe
 # (npm run test:wine): `scripts/wine-exe.sh PROGRAM.exe ARGS...`. Wine 10 runs from the Debian
 # trixie root of scripts/wine-root.sh (`scripts/wine-root.sh --mount` first), with this machine's
-# /tmp and /work at the same paths, so Linux paths given as arguments name the same files
+# /tmp and the clone at the same paths, so Linux paths given as arguments name the same files
 # (Z:\tmp\... inside). The launcher's own process becomes the program (exec), so its pid, exit
 # code and signals are the program's: kill -9 of it ends the Windows program.
 #

@@ -7,13 +7,13 @@
 # take no time. Needs root (debootstrap, chroot, mount).
 #   scripts/wine-root.sh            make the root if needed; print its path
 #   scripts/wine-root.sh --mount [DIR...]
-#                                   also bind-mount /proc, /dev, /tmp and /work (and each DIR not
-#                                   under them, such as a clone elsewhere) into it at the same
+#                                   also bind-mount /proc, /dev and /tmp (and each DIR not under
+#                                   /tmp, such as the clone being tested) into it at the same
 #                                   paths, and start Wine's server there (its prefix made once)
 #   scripts/wine-root.sh --unmount  stop Wine's server and undo the mounts
 set -euo pipefail
 ROOT="${CLINIC_WINE_ROOT:-/var/cache/clinic/wine-trixie}"
-MOUNTS=(proc dev dev/pts tmp work)
+MOUNTS=(proc dev dev/pts tmp)
 WINE_ENV=(env WINEPREFIX=/root/.wine WINEDEBUG=-all HOME=/root XDG_RUNTIME_DIR=/tmp/wine-runtime-root)
 
 mount_root() {
@@ -28,8 +28,8 @@ mount_root() {
     mountpoint -q "$ROOT/$dir" || mount --bind "/$dir" "$ROOT/$dir"
   done
   for dir in "${EXTRA_DIRS[@]}"; do
-    # Already visible through one of the mounts above when it lies under /tmp or /work.
-    case "$dir" in /tmp | /tmp/* | /work | /work/*) continue ;; esac
+    # Already visible through the mount of /tmp when it lies under it.
+    case "$dir" in /tmp | /tmp/*) continue ;; esac
     # Bound afresh every time: a bind left by an earlier run shows the directory it was made of,
     # which may be a clone since deleted and made again at the same path. Wine would then run
     # in a directory without a name, and fontconfig, unable to resolve its working directory,

@@ -38,7 +38,7 @@ const LOG_LINES = 60;
 /**
  * A headless chromium as a process this test owns (launchServer, then connect), so that it can
  * be killed however it hangs. The flags are the ones this machine's chromium is known to start
- * with offline (see /work/.library/env: connections out are refused here), then `extraArgs`
+ * with offline (a CI machine may refuse every connection out), then `extraArgs`
  * (say `--host-resolver-rules=MAP rebind.example 127.0.0.1`, the DNS of a rebinding attacker).
  */
 export async function launchChromium(extraArgs: readonly string[] = []): Promise<ChromiumSession> {
