@@ -5,7 +5,7 @@ import { HAS_MODES, mayChangeModeOf, OTHERS_BITS, SHARED_FOLDER_MODE } from '../
 import { DOCUMENTS_DIR, syncDirectory, syncPath, syncRenamed } from '../../db/document-files.js';
 import { backupDatabase, backupDatabaseInSteps, integrityProblems } from '../../db/maintenance.js';
 import { storageFault } from '../../db/storage-errors.js';
-import { SCHEMA_VERSION } from '../../db/migrations.js';
+import { SCHEMA_VERSION, schemaVersionOf } from '../../db/migrations.js';
 import { openDatabase, type Db } from '../../db/open-database.js';
 import { DATABASE_FILE, ensureDataDirectory } from '../../db/data-directory.js';
 import { PROGRAM_VERSION } from '../../version.js';
@@ -197,8 +197,9 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     if (options.inSteps || options.progress !== undefined) await backupDatabaseInSteps(db, databaseCopy, onStep);
     else await backupDatabase(db, databaseCopy);
     signal?.throwIfAborted();
-    // Read from the copy itself, before its digest: the trail's end in this very archive.
-    const auditHead = trailHeadOf(databaseCopy);
+    // Read from the copy itself, before its digest: the trail's end in this very archive, and its
+    // schema (older than this program's in the backup `clinic upgrade` makes before it migrates).
+    const { schemaVersion, auditHead } = copyFacts(databaseCopy);
     const documentsDir = join(resolve(dataDir), DOCUMENTS_DIR);
     const sources = new Map<string, string>([[DATABASE_FILE, databaseCopy]]);
     // Only what restore takes back: documents/<patient_id>/<document_id>, never a stray deeper file.
@@ -223,9 +224,9 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     const manifest = buildManifest({
       created_at: createdAt,
       program_version: PROGRAM_VERSION,
-      schema_version: SCHEMA_VERSION,
+      schema_version: schemaVersion,
       entries,
-      audit_head: auditHead,
+      ...(auditHead === undefined ? {} : { audit_head: auditHead }),
       chunk_size: CHUNK_BYTES,
     });
     const manifestFile = join(staging, MANIFEST_FILE);
@@ -262,7 +263,7 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
       await rm(target, { force: true });
       throw error;
     }
-    if (auditHead !== null) {
+    if (auditHead !== null && auditHead !== undefined) {
       // The archive's trail anchored (audit-anchor.ts): its end can no longer be cut or rewritten unnoticed.
       const read = <T>(work: () => T) => Promise.resolve().then(work);
       options.anchored?.(await checkpointTrail(read, db, dataDir, { kind: 'backup', head: auditHead, backup_created_at: createdAt }));
@@ -281,12 +282,19 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
   }
 }
 
-/** The audit trail's last event in the database file `path` (a backup's copy, of this program's schema), or null for an empty trail. */
-function trailHeadOf(path: string): TrailHead | null {
+/**
+ * The schema version of the database file `path` (a backup's copy) and its audit trail's last
+ * event (null for an empty trail). A copy of an older schema (the backup `clinic upgrade` makes)
+ * has no head: its trail is read by this program only once migrated, which restore does before
+ * it verifies the trail, as for a backup an older program made.
+ */
+function copyFacts(path: string): { schemaVersion: number; auditHead: TrailHead | null | undefined } {
   const copy = sqliteDriver().open(path);
   try {
+    const schemaVersion = schemaVersionOf(copy);
+    if (schemaVersion < SCHEMA_VERSION) return { schemaVersion, auditHead: undefined };
     const head = lastAuditEvent(copy);
-    return head === undefined ? null : { seq: head.seq, hash: head.hash };
+    return { schemaVersion, auditHead: head === undefined ? null : { seq: head.seq, hash: head.hash } };
   } finally {
     copy.close();
   }
