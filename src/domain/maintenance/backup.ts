@@ -1,7 +1,15 @@
 import { existsSync, statfsSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { HAS_MODES, mayChangeModeOf, OTHERS_BITS, SHARED_FOLDER_MODE } from '../../db/file-modes.js';
+import {
+  foreignOwnerOf,
+  giveTo,
+  HAS_MODES,
+  mayChangeModeOf,
+  OTHERS_BITS,
+  SHARED_FOLDER_MODE,
+  type FileOwner,
+} from '../../db/file-modes.js';
 import { DOCUMENTS_DIR, syncDirectory, syncPath, syncRenamed } from '../../db/document-files.js';
 import { backupDatabase, backupDatabaseInSteps, integrityProblems } from '../../db/maintenance.js';
 import { storageFault } from '../../db/storage-errors.js';
@@ -70,6 +78,8 @@ export interface RestoreOptions {
   anchored?: (outcome: CheckpointOutcome) => void;
   /** Told of each step (RESTORE_STEPS) and of its bytes and files as they go (the desk's bar). */
   progress?: ProgressListener;
+  /** Told, when root restored into a data directory of another user, that everything restored was given to that user (foreignOwnerOf). */
+  gaveTo?: (owner: FileOwner) => void;
 }
 
 /** What may stop a backup midway (a server stopping): its staging folder is removed and nothing is put in place. */
@@ -352,6 +362,8 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor,
   // A hostile --data (a file, a link loop, no permission) is refused with its reason.
   ensureDataDirectory(target);
   if ((await readdir(target)).length > 0) throw errors.dataDirectoryNotEmpty(target);
+  // Root restoring into the server's directory: what it makes is given to the directory's owner at the end.
+  const owner = foreignOwnerOf(target);
   // Patient data goes in: the folder gets the mode of the one `serve` makes, closed to other users.
   if (HAS_MODES) {
     const folder = statSync(target);
@@ -401,6 +413,11 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor,
       lost = inTransaction(db, 'read-then-write', () => markFeedRestored(db, replaced, manifest.created_at, nowIso()));
     } finally {
       db.close();
+    }
+    if (owner !== undefined) {
+      // The directory was empty: everything in it now is this restore's.
+      for (const entry of await readdir(target)) giveTo(join(target, entry), owner);
+      options.gaveTo?.(owner);
     }
     return {
       data_dir: target,
