@@ -426,6 +426,12 @@ export const errors = {
       'DATABASE_TOO_NEW',
       `The database has schema version ${found}, newer than this program understands (${supported}); use a newer clinic program.`,
     ),
+  schemaUpgradeRequired: (found: number, supported: number, dataDir: string) =>
+    new AppError(
+      409,
+      'SCHEMA_UPGRADE_REQUIRED',
+      `The database in ${dataDir} has schema version ${found}, older than this program's (${supported}); nothing was changed. Run clinic upgrade with the same --data: it writes a backup, then brings the database up to date (docs/install.md, "Install a new version").`,
+    ),
   autostartNeedsWindows: (command: string) =>
     new AppError(
       400,

@@ -6,6 +6,7 @@ import type { CommonOptions } from './output.js';
  * Runs `action` with the database of `--data`, closing it afterwards whatever happens. The
  * database must exist (NO_DATABASE otherwise) and not be a 0-byte file (DATABASE_EMPTY) unless
  * `create` is set, as only `clinic init` does: it creates one, or gives an empty file its schema.
+ * A database of an older schema is refused (SCHEMA_UPGRADE_REQUIRED) unless `create`: `clinic upgrade` migrates it.
  * (A command of an optional module refuses through its use case: use-case-command.ts.)
  */
 export async function withDatabase<T>(
@@ -14,7 +15,8 @@ export async function withDatabase<T>(
   { create = false }: { create?: boolean } = {},
 ): Promise<T> {
   if (!create) requireExistingDatabase(options.data);
-  const db = openDatabase(options.data, { initialiseEmpty: create });
+  // Only `init` migrates an older schema; every other command refuses it (SCHEMA_UPGRADE_REQUIRED) and changes nothing.
+  const db = openDatabase(options.data, { initialiseEmpty: create, olderSchema: create ? 'migrate' : 'refuse' });
   try {
     return await action(db);
   } finally {

@@ -20,6 +20,7 @@ import { registerPaymentCommands } from './commands/payment.js';
 import { registerAutostartCommands } from './commands/autostart.js';
 import { registerReportCommands } from './commands/report.js';
 import { registerNotificationCommands } from './commands/notifications.js';
+import { registerUpgradeCommand } from './commands/upgrade.js';
 import { registerVersionCommand } from './commands/version.js';
 import { registerWebhookCommands } from './commands/webhook.js';
 import { registerTlsCommands } from './commands/tls.js';
@@ -54,6 +55,7 @@ const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (p
   [['notifications'], registerNotificationCommands],
   [['webhook'], registerWebhookCommands],
   [['backup', 'restore'], registerBackupCommands],
+  [['upgrade'], registerUpgradeCommand],
   [['audit'], registerAuditCommands],
   [['check'], registerCheckCommand],
   [['autostart'], registerAutostartCommands],

@@ -1,4 +1,16 @@
-import { closeSync, constants, existsSync, fchmodSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, type Dirent } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fchmodSync,
+  fstatSync,
+  lchownSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  type Dirent,
+} from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 
 // The modes of the data directory (docs/install.md, "Where data lives"). Its owner is the user
@@ -168,4 +180,29 @@ export function repairFolderModes(dataDir: string): RepairedFolder[] {
 export function mayChangeModeOf(owner: number): boolean {
   const uid = process.getuid?.();
   return uid === undefined || uid === 0 || owner === uid;
+}
+
+/** A user and group by number, as chown takes them. */
+export interface FileOwner {
+  uid: number;
+  gid: number;
+}
+
+/**
+ * The owner and group of the data directory when root runs this command and the directory
+ * belongs to another user (the server's), or undefined. What root makes there would be root's,
+ * 0600 or 0660 by mode, and the server, running as that user, could not open it (issue 42,
+ * finding 5: a `sudo clinic restore` or `sudo clinic tls init` left a server that would not start).
+ */
+export function foreignOwnerOf(dataDir: string): FileOwner | undefined {
+  if (!HAS_MODES || process.getuid?.() !== 0) return undefined;
+  const folder = lstatSync(dataDir);
+  return folder.uid === 0 ? undefined : { uid: folder.uid, gid: folder.gid };
+}
+
+/** Gives `path` and, for a folder, everything in it to `owner`; a link is changed itself, never followed (lchown). */
+export function giveTo(path: string, owner: FileOwner): void {
+  lchownSync(path, owner.uid, owner.gid);
+  if (!lstatSync(path).isDirectory()) return;
+  for (const entry of readdirSync(path)) giveTo(join(path, entry), owner);
 }

@@ -463,13 +463,18 @@ export class SchemaTooNewError extends Error {
   }
 }
 
+/** The schema version `db` was left at (user_version): 0 for a database without a schema yet. */
+export function schemaVersionOf(db: Db): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
 /**
  * Creates the schema on an empty database or applies the pending migrations, all in one
  * transaction so that a crash leaves either the old or the new schema, never half of one.
  * Refuses a database written by a newer program rather than guess at its meaning.
  */
 export function migrate(db: Db): void {
-  const current = db.pragma('user_version', { simple: true }) as number;
+  const current = schemaVersionOf(db);
   if (current > SCHEMA_VERSION) throw new SchemaTooNewError(current, SCHEMA_VERSION);
   if (current === SCHEMA_VERSION) return;
   const pending = current === 0 ? [] : MIGRATIONS.filter((migration) => migration.version > current);

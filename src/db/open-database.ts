@@ -1,6 +1,6 @@
 import { dirname, join } from 'node:path';
 import { errors } from '../errors.js';
-import { migrate } from './migrations.js';
+import { migrate, schemaVersionOf, SCHEMA_VERSION, SchemaTooNewError } from './migrations.js';
 import { sqliteDriver, type Db } from './drivers/sqlite-driver.js';
 import {
   DATABASE_FILE,
@@ -31,6 +31,15 @@ export interface OpenDatabaseOptions {
    * that quietly made it one would hide that the clinic's data is gone.
    */
   initialiseEmpty?: boolean;
+  /**
+   * What a database of an older schema (made by an older program) meets. `migrate` (default):
+   * brought up to date at once, as `serve`, `init` and `restore` do. `refuse`:
+   * SCHEMA_UPGRADE_REQUIRED before anything is written, as every other desk command does, so
+   * that a `patient find` never changes the file under an older program that may still run it.
+   * `keep`: opened as it is, for `clinic upgrade` and `serve`, which back it up before they
+   * migrate (a new database is still given its schema).
+   */
+  olderSchema?: 'migrate' | 'refuse' | 'keep';
 }
 
 /** The data directory `db` was opened from: the folder of its main file, as SQLite names it. */
@@ -59,6 +68,8 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
   for (const suffix of COMPANION_SUFFIXES) if (lstatIfPresent(path + suffix) !== undefined) makeSharedFile(path + suffix);
   const db = sqliteDriver().open(path);
   try {
+    // Read before any pragma that writes (journal_mode): a refused database is left byte for byte as it was.
+    if (options.olderSchema === 'refuse') refuseOlderSchema(db, dataDir);
     // WAL lets the server read while a CLI command writes, and survives crashes with no
     // half-written pages.
     db.pragma('journal_mode = WAL');
@@ -72,7 +83,9 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     // The server and CLI commands share the file; wait for the other's write lock instead of
     // failing at once. Past this the request is answered 503 DATABASE_BUSY.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    migrate(db);
+    // `keep` leaves an older schema as it is, but a new file (version 0) still gets its schema.
+    if (options.olderSchema === 'keep' && schemaVersionOf(db) > 0) refuseNewerSchema(db);
+    else migrate(db);
     // The server waits asynchronously instead (src/server/writes/commit-groups.ts): a synchronous wait would stop
     // every other request for as long.
     if (options.busyWait === 'fail') db.pragma('busy_timeout = 0');
@@ -81,6 +94,18 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     throw error;
   }
   return db;
+}
+
+/** SCHEMA_UPGRADE_REQUIRED for a database an older program made (a schema, older than this program's). */
+function refuseOlderSchema(db: Db, dataDir: string): void {
+  const found = schemaVersionOf(db);
+  if (found > 0 && found < SCHEMA_VERSION) throw errors.schemaUpgradeRequired(found, SCHEMA_VERSION, dataDir);
+}
+
+/** DATABASE_TOO_NEW (through SchemaTooNewError) for a database a newer program made, which no command of this one may open. */
+function refuseNewerSchema(db: Db): void {
+  const found = schemaVersionOf(db);
+  if (found > SCHEMA_VERSION) throw new SchemaTooNewError(found, SCHEMA_VERSION);
 }
 
 /** The version of the SQLite library the driver runs (asks a throwaway in-memory database). */

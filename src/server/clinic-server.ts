@@ -14,6 +14,7 @@ import { recoverInterruptedUploads } from '../domain/documents/recover-uploads.j
 import { errors } from '../errors.js';
 import { firstKeyFileFindings, permissionFindings } from '../domain/maintenance/check.js';
 import { describeFailure } from '../domain/maintenance/failure-text.js';
+import { upgradeOpenDatabase } from '../domain/maintenance/upgrade.js';
 import { startDeliveryWorker, type DeliveryWorker } from './workers/notification-worker.js';
 import { createSmtpMailer } from '../adapters/smtp-mailer.js';
 import { httpWebhookSender } from '../adapters/http-webhook-sender.js';
@@ -101,7 +102,8 @@ function openServerDatabase(dataDir: string): Db {
   const path = join(dataDir, DATABASE_FILE);
   let db: Db;
   try {
-    db = openDatabase(dataDir, { busyWait: 'fail' });
+    // An older schema is migrated by startServer, after the backup of it (upgradeOpenDatabase).
+    db = openDatabase(dataDir, { busyWait: 'fail', olderSchema: 'keep' });
   } catch (error) {
     if (isDamagedFile(error)) throw errors.databaseDamaged(path, describeFailure(error));
     if (storageFault(error) === 'failed' || storageFault(error) === 'full')
@@ -206,6 +208,17 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   let backups: BackupSchedule | undefined;
   try {
     db = openServerDatabase(dataDir);
+    // A database an older program left is upgraded as `clinic upgrade` does it: a verified backup first.
+    const upgrade = await upgradeOpenDatabase(db, dataDir);
+    if (upgrade.upgraded) {
+      logger.info({
+        event: 'database_upgraded',
+        data_dir: upgrade.data_dir,
+        schema_version_before: upgrade.schema_version_before,
+        schema_version: upgrade.schema_version,
+        backup: upgrade.backup!.file,
+      });
+    }
     if (created) {
       logger.info({
         event: 'database_created',

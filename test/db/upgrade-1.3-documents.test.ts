@@ -106,8 +106,9 @@ describe('the migration to document numbers, on documents uploaded out of rowid 
         insert.run(SAME_MILLISECOND, '2026-11-28T14:28:05.582Z');
         insert.run(EARLIER, '2026-11-01T08:00:00.000Z');
       });
-      // Opening it through the program migrates it.
-      await runClinic(['settings', 'show', '--data', dataDir]);
+      // clinic upgrade migrates it (a desk command would refuse it: SCHEMA_UPGRADE_REQUIRED).
+      const upgrade = await runClinic(['upgrade', '--data', dataDir]);
+      assert.equal(upgrade.code, 0, upgrade.stderr);
       readDatabase(dataDir, (db) => {
         assert.deepEqual(db.prepare('SELECT document_number, id FROM documents ORDER BY seq').all(), [
           { document_number: 'D-000001', id: EARLIER },

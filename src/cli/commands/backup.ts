@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { CheckpointOutcome } from '../../domain/audit/anchor-trail.js';
 import { clinicTimeZone } from '../../domain/settings.js';
@@ -5,6 +6,7 @@ import { recordDataExport } from '../../domain/audit/record-audit.js';
 import { systemUserActor } from '../../domain/audit/system-user.js';
 import { connectionRunner } from '../../domain/use-case.js';
 import { withDatabase } from '../database.js';
+import { warnGivenTo } from '../given-files.js';
 import { fileSize, localDateTime } from '../desk-format.js';
 import { withProgressBar } from '../progress-bar.js';
 import { wrapLines } from '../report-error.js';
@@ -55,6 +57,7 @@ export function registerBackupCommands(program: Command, io: CliIo): void {
         restoreBackup(file, options.data, systemUserActor(), {
           ...(options.replaces === undefined ? {} : { replaces: options.replaces }),
           anchored: (outcome) => warnUnanchored(io, outcome),
+          gaveTo: (owner) => warnGivenTo(io, 'the restore', resolve(options.data), owner),
           ...(progress === undefined ? {} : { progress }),
         }),
       );

@@ -6,6 +6,7 @@ import { localShortDate } from '../desk-format.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { subcommand } from '../subcommand.js';
+import { warnGivenTo } from '../given-files.js';
 
 interface TlsInitOptions extends CommonOptions {
   name?: string[];
@@ -70,7 +71,11 @@ export function registerTlsCommands(program: Command, io: CliIo): void {
       // Loaded here, not with the command tree: the X.509 library (and node:net) are for this command alone.
       const [{ initTls }, tlsNames] = await Promise.all([import('../../domain/tls/init-tls.js'), import('../../domain/tls/tls-names.js')]);
       const names = parseNames(command, options.name ?? [], tlsNames.parseTlsName);
-      const result = await initTls(resolve(options.data), names, { newCa: options.newCa === true });
+      const dataDir = resolve(options.data);
+      const result = await initTls(dataDir, names, {
+        newCa: options.newCa === true,
+        gaveTo: (owner) => warnGivenTo(io, 'tls init', dataDir, owner),
+      });
       emit(io, options, result, () => describeTlsInit(result));
     });
 }

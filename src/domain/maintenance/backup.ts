@@ -1,11 +1,19 @@
 import { existsSync, statfsSync, statSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { HAS_MODES, mayChangeModeOf, OTHERS_BITS, SHARED_FOLDER_MODE } from '../../db/file-modes.js';
+import {
+  foreignOwnerOf,
+  giveTo,
+  HAS_MODES,
+  mayChangeModeOf,
+  OTHERS_BITS,
+  SHARED_FOLDER_MODE,
+  type FileOwner,
+} from '../../db/file-modes.js';
 import { DOCUMENTS_DIR, syncDirectory, syncPath, syncRenamed } from '../../db/document-files.js';
 import { backupDatabase, backupDatabaseInSteps, integrityProblems } from '../../db/maintenance.js';
 import { storageFault } from '../../db/storage-errors.js';
-import { SCHEMA_VERSION } from '../../db/migrations.js';
+import { SCHEMA_VERSION, schemaVersionOf } from '../../db/migrations.js';
 import { openDatabase, type Db } from '../../db/open-database.js';
 import { DATABASE_FILE, ensureDataDirectory } from '../../db/data-directory.js';
 import { PROGRAM_VERSION } from '../../version.js';
@@ -70,6 +78,8 @@ export interface RestoreOptions {
   anchored?: (outcome: CheckpointOutcome) => void;
   /** Told of each step (RESTORE_STEPS) and of its bytes and files as they go (the desk's bar). */
   progress?: ProgressListener;
+  /** Told, when root restored into a data directory of another user, that everything restored was given to that user (foreignOwnerOf). */
+  gaveTo?: (owner: FileOwner) => void;
 }
 
 /** What may stop a backup midway (a server stopping): its staging folder is removed and nothing is put in place. */
@@ -179,8 +189,9 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     if (options.inSteps || options.progress !== undefined) await backupDatabaseInSteps(db, databaseCopy, onStep);
     else await backupDatabase(db, databaseCopy);
     signal?.throwIfAborted();
-    // Read from the copy itself, before its digest: the trail's end in this very archive.
-    const auditHead = trailHeadOf(databaseCopy);
+    // Read from the copy itself, before its digest: the trail's end in this very archive, and its
+    // schema (older than this program's in the backup `clinic upgrade` makes before it migrates).
+    const { schemaVersion, auditHead } = copyFacts(databaseCopy);
     const documentsDir = join(resolve(dataDir), DOCUMENTS_DIR);
     const sources = new Map<string, string>([[DATABASE_FILE, databaseCopy]]);
     // Only what restore takes back: documents/<patient_id>/<document_id>, never a stray deeper file.
@@ -205,9 +216,9 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
     const manifest = buildManifest({
       created_at: createdAt,
       program_version: PROGRAM_VERSION,
-      schema_version: SCHEMA_VERSION,
+      schema_version: schemaVersion,
       entries,
-      audit_head: auditHead,
+      ...(auditHead === undefined ? {} : { audit_head: auditHead }),
       chunk_size: CHUNK_BYTES,
     });
     const manifestFile = join(staging, MANIFEST_FILE);
@@ -244,7 +255,7 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
       await rm(target, { force: true });
       throw error;
     }
-    if (auditHead !== null) {
+    if (auditHead !== null && auditHead !== undefined) {
       // The archive's trail anchored (audit-anchor.ts): its end can no longer be cut or rewritten unnoticed.
       const read = <T>(work: () => T) => Promise.resolve().then(work);
       options.anchored?.(await checkpointTrail(read, db, dataDir, { kind: 'backup', head: auditHead, backup_created_at: createdAt }));
@@ -263,12 +274,19 @@ export async function createBackup(db: Db, dataDir: string, file: string, option
   }
 }
 
-/** The audit trail's last event in the database file `path` (a backup's copy, of this program's schema), or null for an empty trail. */
-function trailHeadOf(path: string): TrailHead | null {
+/**
+ * The schema version of the database file `path` (a backup's copy) and its audit trail's last
+ * event (null for an empty trail). A copy of an older schema (the backup `clinic upgrade` makes)
+ * has no head: its trail is read by this program only once migrated, which restore does before
+ * it verifies the trail, as for a backup an older program made.
+ */
+function copyFacts(path: string): { schemaVersion: number; auditHead: TrailHead | null | undefined } {
   const copy = sqliteDriver().open(path);
   try {
+    const schemaVersion = schemaVersionOf(copy);
+    if (schemaVersion < SCHEMA_VERSION) return { schemaVersion, auditHead: undefined };
     const head = lastAuditEvent(copy);
-    return head === undefined ? null : { seq: head.seq, hash: head.hash };
+    return { schemaVersion, auditHead: head === undefined ? null : { seq: head.seq, hash: head.hash } };
   } finally {
     copy.close();
   }
@@ -326,6 +344,8 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor,
   // A hostile --data (a file, a link loop, no permission) is refused with its reason.
   ensureDataDirectory(target);
   if ((await readdir(target)).length > 0) throw errors.dataDirectoryNotEmpty(target);
+  // Root restoring into the server's directory: what it makes is given to the directory's owner at the end.
+  const owner = foreignOwnerOf(target);
   // Patient data goes in: the folder gets the mode of the one `serve` makes, closed to other users.
   if (HAS_MODES) {
     const folder = statSync(target);
@@ -375,6 +395,11 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor,
       lost = inTransaction(db, 'read-then-write', () => markFeedRestored(db, replaced, manifest.created_at, nowIso()));
     } finally {
       db.close();
+    }
+    if (owner !== undefined) {
+      // The directory was empty: everything in it now is this restore's.
+      for (const entry of await readdir(target)) giveTo(join(target, entry), owner);
+      options.gaveTo?.(owner);
     }
     return {
       data_dir: target,

@@ -362,6 +362,8 @@ export async function runChecks(database: Db | (() => Db), dataDir: string, prog
     try {
       if (check.needsDatabase && db === undefined && openError === undefined) db = (database as () => Db)();
     } catch (error) {
+      // Not one finding per check: the checks read this program's schema, and the way on is `clinic upgrade`.
+      if (error instanceof AppError && error.code === 'SCHEMA_UPGRADE_REQUIRED') throw error;
       openError = error;
     }
     if (check.needsDatabase && db === undefined) {
@@ -384,7 +386,7 @@ export async function runChecks(database: Db | (() => Db), dataDir: string, prog
 export async function checkDataDirectory(dataDir: string, progress?: ProgressListener): Promise<CheckOutcome[]> {
   let db: Db | undefined;
   try {
-    return await runChecks(() => (db = openDatabase(dataDir)), dataDir, progress);
+    return await runChecks(() => (db = openDatabase(dataDir, { olderSchema: 'refuse' })), dataDir, progress);
   } finally {
     db?.close();
   }

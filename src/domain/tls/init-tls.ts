@@ -1,3 +1,4 @@
+import { foreignOwnerOf, giveTo, type FileOwner } from '../../db/file-modes.js';
 import { lstatSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { X509Certificate } from 'node:crypto';
@@ -90,7 +91,11 @@ function yearsLater(when: Date, years: number): Date {
  * (NO_DATABASE), as every command but init and serve refuses it; so is an existing CA that cannot
  * be used (missing key, expired, another's key), naming the file, and nothing is written.
  */
-export async function initTls(dataDir: string, given: readonly TlsName[], options: { newCa: boolean; now?: Date }): Promise<TlsInitResult> {
+export async function initTls(
+  dataDir: string,
+  given: readonly TlsName[],
+  options: { newCa: boolean; now?: Date; gaveTo?: (owner: FileOwner) => void },
+): Promise<TlsInitResult> {
   const now = options.now ?? new Date();
   // A mistyped --data must not get certificates that serve would never find: only a clinic's data directory.
   requireExistingDatabase(dataDir);
@@ -117,6 +122,12 @@ export async function initTls(dataDir: string, given: readonly TlsName[], option
   }
   await writeTlsFile(paths.key, server.keyPem, KEY_FILE_MODE);
   await writeTlsFile(paths.certificate, server.certificatePem, CERTIFICATE_FILE_MODE);
+  // Root run on the server's directory: the folder and its files go to the directory's owner, or serve could not read them.
+  const owner = foreignOwnerOf(dataDir);
+  if (owner !== undefined) {
+    giveTo(paths.folder, owner);
+    options.gaveTo?.(owner);
+  }
   return {
     ca_file: paths.ca,
     ca_sha256: caCertificate.fingerprint256,

@@ -89,6 +89,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   backupFolderUnusable: ['/var/backups/clinic', 'a part of that path is a file, not a folder (ENOTDIR)'],
   dataDirectoryNotEmpty: ['/var/lib/clinic/data'],
   databaseTooNew: [3, 2],
+  schemaUpgradeRequired: [6, 10, '/var/lib/clinic/data'],
   autostartNeedsWindows: ['install'],
   autostartSetupFailed: ['Registering the scheduled task', 'Access is denied.'],
   readNotRecorded: [true],
