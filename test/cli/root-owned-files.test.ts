@@ -81,7 +81,7 @@ describe("restore and tls init run as root on another user's data directory", { 
   it('tls init warns and gives the tls folder and its files to the directory owner, whose server then serves HTTPS', async () => {
     const dataDir = nobodysDataDir();
     ok(await runClinic(['init', '--data', dataDir]));
-    execFileSync('chown', ['-R', `${NOBODY}:${NOBODY}`, dataDir]);
+    execFileSync('/usr/bin/chown', ['-R', `${NOBODY}:${NOBODY}`, dataDir]);
     const made = await runClinic(['tls', 'init', '--data', dataDir]);
     ok(made);
     assert.match(

@@ -9,7 +9,15 @@ import { SCHEMA_VERSION } from '../../src/db/migrations.js';
 import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { readDatabase, columnsOf, rowsOf } from '../helpers/release-database.js';
-import { runClinic, startServeProcess, STOP_SIGNAL, unwrapped, type CliResult, type ServeProcess } from '../helpers/run-cli.js';
+import {
+  programPath,
+  runClinic,
+  startServeProcess,
+  STOP_SIGNAL,
+  unwrapped,
+  type CliResult,
+  type ServeProcess,
+} from '../helpers/run-cli.js';
 import { schemaOf } from '../helpers/schema-of.js';
 import { makeDataDir } from '../helpers/test-server.js';
 
@@ -36,7 +44,9 @@ const oldRows = (dataDir: string, columns: Record<string, string[]>) =>
 const backupsIn = (dataDir: string) => readdirSync(join(dataDir, 'upgrade-backups')).map((name) => join(dataDir, 'upgrade-backups', name));
 /** The manifest.json of a backup archive, read with the system's tar. */
 const manifestOf = (archive: string) =>
-  JSON.parse(execFileSync('tar', ['-xzOf', archive, 'manifest.json'], { encoding: 'utf8' })) as { schema_version: number };
+  JSON.parse(
+    execFileSync('/usr/bin/tar', ['-xzOf', archive, 'manifest.json'], { encoding: 'utf8', env: { ...process.env, PATH: '/usr/bin:/bin' } }),
+  ) as { schema_version: number };
 
 describe('a data directory of release 1.2.0 met by this program', { concurrency: 1 }, () => {
   let dataDir: string;
@@ -83,7 +93,7 @@ describe('a data directory of release 1.2.0 met by this program', { concurrency:
     assert.ok(backup !== undefined);
     assert.match(backup, /clinic-schema-6-\d{4}-\d{2}-\d{2}T\d{6}Z\.tar\.gz$/);
     assert.ok(out.includes(`backed up the database as it was (schema version 6,`), out);
-    assert.ok(out.includes(`to ${backup} (`), out);
+    assert.ok(out.includes(`to ${programPath(backup)} (`), out);
     assert.match(out, new RegExp(`upgraded the database in .* from schema version 6 to ${SCHEMA_VERSION} \\(clinic `));
     assert.match(out, /the way back, should it be needed: clinic restore /);
     // The manifest records the schema the backup's database has, not this program's.
@@ -107,7 +117,7 @@ describe('a data directory of release 1.2.0 met by this program', { concurrency:
     );
     const json = JSON.parse(ok(await clinic('upgrade', '--json'))) as Record<string, unknown>;
     assert.deepEqual(json, {
-      data_dir: dataDir,
+      data_dir: programPath(dataDir),
       schema_version_before: SCHEMA_VERSION,
       schema_version: SCHEMA_VERSION,
       upgraded: false,
@@ -158,7 +168,7 @@ describe('clinic upgrade --json, and serve on an older schema', { concurrency: 1
       backup: { file: string; documents: number; bytes: number };
     };
     assert.deepEqual([json.schema_version_before, json.schema_version, json.upgraded], [OLD_SCHEMA, SCHEMA_VERSION, true]);
-    assert.equal(json.backup.file, file);
+    assert.equal(json.backup.file, programPath(file));
     assert.equal(json.backup.documents, 1);
     assert.equal(readFileSync(file).length, json.backup.bytes);
     assert.equal(existsSync(join(dataDir, 'upgrade-backups')), false);
@@ -173,7 +183,7 @@ describe('clinic upgrade --json, and serve on an older schema', { concurrency: 1
       ...logged,
       schema_version_before: OLD_SCHEMA,
       schema_version: SCHEMA_VERSION,
-      backup,
+      backup: programPath(backup!),
     });
     assert.equal(manifestOf(backup!).schema_version, OLD_SCHEMA);
     assert.equal(schemaVersionIn(dataDir), SCHEMA_VERSION);

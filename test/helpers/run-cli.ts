@@ -91,7 +91,10 @@ export function spawnClinic(args: readonly string[], options: SpawnOptions = {})
   const [program, programArgs] =
     user === undefined
       ? [command, [...prefix, ...args]]
-      : ['setpriv', ['--reuid', user.name, '--regid', primaryGroupOf(user.name), '--init-groups', '--', command, ...prefix, ...args]];
+      : [
+          '/usr/bin/setpriv',
+          ['--reuid', user.name, '--regid', primaryGroupOf(user.name), '--init-groups', '--', command, ...prefix, ...args],
+        ];
   const env = childEnvironment({
     ...(user === undefined ? {} : { HOME: user.home, XDG_CACHE_HOME: join(user.home, '.cache') }),
     ...options.env,
@@ -192,7 +195,7 @@ export function startServeProcess(args: readonly string[], options: SpawnOptions
 
 /** The gid of a system user's primary group, as a number in text. */
 function primaryGroupOf(name: string): string {
-  return execFileSync('id', ['-g', name], { encoding: 'utf8' }).trim();
+  return execFileSync('/usr/bin/id', ['-g', name], { encoding: 'utf8' }).trim();
 }
 
 /** The first folder from the checkout up to / that other users may not enter, if any. */
