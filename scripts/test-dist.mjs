@@ -65,7 +65,7 @@ console.log(
 );
 const run = spawnSync(
   process.execPath,
-  ['--import', 'tsx', '--test', '--test-force-exit', '--test-concurrency=2', '--test-timeout=180000', ...suites],
+  ['--import', 'tsx', '--test', '--test-force-exit', '--test-concurrency=2', '--test-timeout=600000', ...suites],
   {
     cwd: root,
     stdio: 'inherit',
