@@ -20,6 +20,14 @@ const ok = (result: CliResult) => {
   return result.stdout;
 };
 
+/** That `result` succeeded, warned that `command` ran as root and gave its files to nobody, and left nothing in `dataDir` that is not nobody's. */
+function assertGivenToNobody(result: CliResult, dataDir: string, command: string): void {
+  ok(result);
+  const warning = `warning: clinic ran as root, and the data directory ${dataDir} belongs to uid 65534: the files ${command} made were given to 65534:65534`;
+  assert.ok(unwrapped(result.stderr).includes(warning), result.stderr);
+  assert.deepEqual(notNobodys(dataDir), []);
+}
+
 /** Every path under `dir` (itself left out) whose owner or group is not nobody's. */
 function notNobodys(dir: string): string[] {
   const wrong: string[] = [];
@@ -65,15 +73,7 @@ describe("restore and tls init run as root on another user's data directory", { 
 
   it('restore warns and gives everything it restored to the directory owner, whose server then starts', async () => {
     const dataDir = nobodysDataDir();
-    const restored = await runClinic(['restore', backupFixture, '--data', dataDir]);
-    ok(restored);
-    assert.match(
-      unwrapped(restored.stderr),
-      new RegExp(
-        `warning: clinic ran as root, and the data directory ${dataDir} belongs to uid 65534: the files the restore made were given to 65534:65534`,
-      ),
-    );
-    assert.deepEqual(notNobodys(dataDir), []);
+    assertGivenToNobody(await runClinic(['restore', backupFixture, '--data', dataDir]), dataDir, 'the restore');
     const logged = await serveAsNobody(dataDir);
     assert.ok(logged.some((line) => line.event === 'listening'));
   });
@@ -82,15 +82,7 @@ describe("restore and tls init run as root on another user's data directory", { 
     const dataDir = nobodysDataDir();
     ok(await runClinic(['init', '--data', dataDir]));
     execFileSync('/usr/bin/chown', ['-R', `${NOBODY}:${NOBODY}`, dataDir]);
-    const made = await runClinic(['tls', 'init', '--data', dataDir]);
-    ok(made);
-    assert.match(
-      unwrapped(made.stderr),
-      new RegExp(
-        `warning: clinic ran as root, and the data directory ${dataDir} belongs to uid 65534: the files tls init made were given to 65534:65534`,
-      ),
-    );
-    assert.deepEqual(notNobodys(dataDir), []);
+    assertGivenToNobody(await runClinic(['tls', 'init', '--data', dataDir]), dataDir, 'tls init');
     const check = JSON.parse((await runClinic(['check', '--json', '--data', dataDir])).stdout) as {
       checks: { name: string; status: string; findings: string[] }[];
     };
