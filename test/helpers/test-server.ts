@@ -44,6 +44,8 @@ export interface TestServer {
   request<T = any>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   /** Issues another key, e.g. with fewer scopes. */
   createKey(scopes?: Scope[]): string;
+  /** Every event the server has logged so far (one `request` event per answer), oldest first. */
+  logged(): readonly Record<string, unknown>[];
   close(): Promise<void>;
 }
 
@@ -87,6 +89,8 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
   // The test prepares and reads data on a connection of its own, as beside `clinic serve`: what
   // it writes is committed when the call returns, not with the server's next group.
   const db = openDatabase(dataDir);
+  const logged: Record<string, unknown>[] = [];
+  const logger = config.logger ?? silentLogger;
   const running = await startHttpServer(
     serverDb,
     commits,
@@ -94,8 +98,11 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
       dataDir,
       jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
       documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
-      logger: silentLogger,
       ...config,
+      logger: {
+        info: (event) => (logged.push(event), logger.info(event)),
+        error: (event) => (logged.push(event), logger.error(event)),
+      },
     },
     '127.0.0.1',
     0,
@@ -108,6 +115,7 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
     baseUrl,
     key,
     createKey: (scopes) => createApiKey(db, { name: 'scoped', ...(scopes ? { scopes } : {}) }).key,
+    logged: () => logged,
     request: requester(baseUrl, key),
     async close() {
       // A client that still holds a connection (a hung browser, say) cannot hold the test file open.
@@ -149,6 +157,7 @@ async function startExecutableServer(config: Partial<ServerConfig>, dataDir = ma
     baseUrl: serve.baseUrl,
     key,
     createKey: (scopes) => createApiKey(db, { name: 'scoped', ...(scopes ? { scopes } : {}) }).key,
+    logged: () => serve.logLines,
     request: requester(serve.baseUrl, key),
     async close() {
       serve.child.kill(STOP_SIGNAL);
