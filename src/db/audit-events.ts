@@ -177,6 +177,8 @@ const statements = preparedFor((db) => ({
   rangeOfPatient: db.prepare<RangeQuery, { seq: number }>(RANGE_SQL.patient),
   rangeOfAction: db.prepare<RangeQuery, { seq: number }>(RANGE_SQL.action),
   rangeOfAll: db.prepare<RangeQuery, { seq: number }>(RANGE_SQL.all),
+  actions: new CommittedRefs(),
+  actors: new CommittedRefs(),
 }));
 
 /** The event a stored row is, `before` being the hash of the event before it (undefined: none). */
@@ -211,19 +213,52 @@ function refOf<K extends unknown[]>(
 }
 
 /**
+ * The refs of a table's few, recurring rows (actions, actors) that one connection has found,
+ * kept so that each event need not look them up again. Only a row this connection did not add
+ * itself is kept: found by another statement of the same open transaction, a row it added may
+ * still vanish with a rollback (and its ref go to another row), while a row it found without
+ * adding was committed (no connection sees another's uncommitted rows) and, the tables being
+ * append-only, stays. A row it added is looked up each time; there are few such.
+ */
+class CommittedRefs {
+  readonly #refs = new Map<string, number>();
+  readonly #added = new Set<number>();
+
+  refOf<K extends unknown[]>(
+    find: { get(...key: K): { ref?: number; code?: number } | undefined },
+    add: { run(...key: K): { lastInsertRowid: number | bigint } },
+    ...key: K
+  ): number {
+    const name = key.join('\u0000');
+    const known = this.#refs.get(name);
+    if (known !== undefined) return known;
+    const found = find.get(...key);
+    if (found === undefined) {
+      const ref = Number(add.run(...key).lastInsertRowid);
+      this.#added.add(ref);
+      return ref;
+    }
+    const ref = (found.ref ?? found.code)!;
+    if (!this.#added.has(ref)) this.#refs.set(name, ref);
+    return ref;
+  }
+}
+
+/**
  * Stores `events` after `head` (the trail's last event, undefined while it is empty), each as
  * compactly as it reads back (audit-codec.ts): the events of one call that share their actor,
  * request id and detail (a search page) share one context; an event's `prev_hash` is stored only
  * where it is not the hash of the event before; an event recorded at an earlier time than the
- * one before it (the clock set back) is listed in audit_clock_steps. Nothing is remembered
- * between calls: a call inside a transaction that rolls back leaves no id behind.
+ * one before it (the clock set back) is listed in audit_clock_steps. Between calls the connection
+ * remembers only committed actions and actors (CommittedRefs): a call inside a transaction that
+ * rolls back leaves no ref behind.
  */
 export function insertAuditEvents(db: Db, head: AuditHead | undefined, events: readonly AuditEventRow[]): void {
   const s = statements(db);
   const contexts = new Map<string, number>();
   let previous = head === undefined ? undefined : { hash: head.hash, time: timeOf(encodeAt(head.at)) };
   for (const event of events) {
-    const actionCode = refOf(s.findAction, s.addAction, event.action, event.subject_type);
+    const actionCode = s.actions.refOf(s.findAction, s.addAction, event.action, event.subject_type);
     const patientRef =
       event.patient_id === null && event.patient_number === null
         ? null
@@ -231,7 +266,7 @@ export function insertAuditEvents(db: Db, head: AuditHead | undefined, events: r
     const contextKey = JSON.stringify([event.actor_type, event.actor_id, event.actor_name, event.source, event.request_id, event.detail]);
     let contextRef = contexts.get(contextKey);
     if (contextRef === undefined) {
-      const actorRef = refOf(s.findActor, s.addActor, event.actor_id, event.actor_type, event.actor_name, event.source);
+      const actorRef = s.actors.refOf(s.findActor, s.addActor, event.actor_id, event.actor_type, event.actor_name, event.source);
       contextRef = Number(s.addContext.run(actorRef, event.request_id, event.detail).lastInsertRowid);
       contexts.set(contextKey, contextRef);
     }
