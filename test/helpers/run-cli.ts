@@ -107,8 +107,67 @@ export function spawnClinic(args: readonly string[], options: SpawnOptions = {})
   }
 }
 
-/** Runs `clinic <args>` to its end (see spawnClinic) and collects its output. */
+/**
+ * How many servers run inside this test process (test-server.ts). While one does, a desk command
+ * is spawned: in this process its synchronous wait for the write lock would stop the event loop
+ * the server's open commit group needs to end (decisions in docs/development.md, "Desk tests").
+ */
+let serversInThisProcess = 0;
+
+/** Counts a server started inside this process; call the returned function once it has stopped. */
+export function serverRunsInThisProcess(): () => void {
+  serversInThisProcess += 1;
+  let stopped = false;
+  return () => {
+    if (!stopped) serversInThisProcess -= 1;
+    stopped = true;
+  };
+}
+
+/**
+ * Whether `clinic <args>` runs inside this process, through the program's own entry with its
+ * output captured (runCli, as src/main.ts calls it): only for the TypeScript source, from the
+ * repository's root, with nothing a process alone shows (its environment, user, umask or input),
+ * no server in this process, not a command that serves or supervises one until stopped (serve,
+ * autostart run), and not when CLINIC_TEST_SPAWN=1 asks for every command spawned.
+ */
+function runsInThisProcess(args: readonly string[], options: SpawnOptions & { input?: string }): boolean {
+  return (
+    !testingExecutable &&
+    !LONG_RUNNING_COMMANDS.includes(args[0] ?? '') &&
+    process.env.CLINIC_TEST_SPAWN !== '1' &&
+    process.cwd() === root.replace(/\/$/, '') &&
+    options.env === undefined &&
+    options.user === undefined &&
+    options.umask === undefined &&
+    options.input === undefined &&
+    serversInThisProcess === 0
+  );
+}
+
+/** The commands that run until stopped: always a process of their own. */
+const LONG_RUNNING_COMMANDS: readonly string[] = ['serve', 'autostart'];
+
+/** Runs `clinic <args>` in this process and collects what it writes, as a child's exit code and output. */
+async function runInThisProcess(args: readonly string[]): Promise<CliResult> {
+  const { runCli } = await import('../../src/cli/program.js');
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    stdout: (text) => (stdout += text),
+    stderr: (text) => (stderr += text),
+    isTty: false,
+    stderrColumns: async () => undefined,
+  });
+  return { code, stdout, stderr };
+}
+
+/**
+ * Runs `clinic <args>` to its end and collects its output: inside this process where nothing but
+ * a process would differ (runsInThisProcess), else as a child (spawnClinic).
+ */
 export function runClinic(args: readonly string[], options: SpawnOptions & { input?: string } = {}): Promise<CliResult> {
+  if (runsInThisProcess(args, options)) return runInThisProcess(args);
   const child = spawnClinic(args, options);
   // A program that reads no input may have exited, closing the pipe, before it is written to
   // (clinic.exe under Wine gets /dev/null): that is no failure of the command under test.

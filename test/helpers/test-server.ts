@@ -8,7 +8,7 @@ import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../src/domain/documents/documen
 import { silentLogger } from '../../src/logger.js';
 import { startHttpServer } from '../../src/server/connections/http-server.js';
 import { assertMatchesContract } from './contract.js';
-import { runClinic, startServeProcess, STOP_SIGNAL, testingExecutable } from './run-cli.js';
+import { runClinic, serverRunsInThisProcess, startServeProcess, STOP_SIGNAL, testingExecutable } from './run-cli.js';
 import { CommitGroups } from '../../src/server/writes/commit-groups.js';
 
 /** A fresh temporary data directory, removed by the returned cleanup. */
@@ -107,6 +107,7 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
     '127.0.0.1',
     0,
   );
+  const stopped = serverRunsInThisProcess();
   const baseUrl = `http://127.0.0.1:${running.port}/api/public/v1`;
   const key = createApiKey(db, { name: 'test' }).key;
   return {
@@ -123,6 +124,7 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
       db.close();
       commits.flush();
       serverDb.close();
+      stopped();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
