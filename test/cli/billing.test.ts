@@ -263,7 +263,12 @@ describe('clinic invoice, record-payment and notifications', () => {
         const payments = () => listPaymentRows(server.db, invoice.id);
         const cliRuns = Promise.all(
           Array.from({ length: 8 }, () =>
-            clinic('record-payment', '--invoice-id', invoice.id, '--amount', '10.00', '--method', 'card', '--json'),
+            runClinic(
+              ['record-payment', '--invoice-id', invoice.id, '--amount', '10.00', '--method', 'card', '--json', '--data', server.dataDir],
+              {
+                ownProcess: true,
+              },
+            ),
           ),
         );
         while (!payments().some((p) => p.method === 'card')) await new Promise((resolve) => setTimeout(resolve, 2));

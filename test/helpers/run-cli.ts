@@ -107,31 +107,36 @@ export function spawnClinic(args: readonly string[], options: SpawnOptions = {})
   }
 }
 
-/**
- * How many servers run inside this test process (test-server.ts). While one does, a desk command
- * is spawned: in this process its synchronous wait for the write lock would stop the event loop
- * the server's open commit group needs to end (decisions in docs/development.md, "Desk tests").
- */
-let serversInThisProcess = 0;
+/** How a test runs the program to its end: as spawnClinic starts it, with its input. */
+export interface RunOptions extends SpawnOptions {
+  input?: string;
+  /** A child process even where the command could run in this one: the test is about separate processes (a race between them). */
+  ownProcess?: boolean;
+}
 
-/** Counts a server started inside this process; call the returned function once it has stopped. */
-export function serverRunsInThisProcess(): () => void {
-  serversInThisProcess += 1;
-  let stopped = false;
-  return () => {
-    if (!stopped) serversInThisProcess -= 1;
-    stopped = true;
-  };
+/**
+ * The servers that run inside this test process (test-server.ts), each as whether it has a
+ * request in flight. While one has, a desk command is spawned: in this process its synchronous
+ * wait for the write lock would stop the event loop that the server's open commit group needs to
+ * end (docs/development.md, "Desk tests").
+ */
+const serversInThisProcess = new Set<() => boolean>();
+
+/** Counts a server started inside this process, `busy` saying whether it has a request in flight; call the returned function once it has stopped. */
+export function serverRunsInThisProcess(busy: () => boolean): () => void {
+  serversInThisProcess.add(busy);
+  return () => serversInThisProcess.delete(busy);
 }
 
 /**
  * Whether `clinic <args>` runs inside this process, through the program's own entry with its
  * output captured (runCli, as src/main.ts calls it): only for the TypeScript source, from the
- * repository's root, with nothing a process alone shows (its environment, user, umask or input),
- * no server in this process, not a command that serves or supervises one until stopped (serve,
- * autostart run), and not when CLINIC_TEST_SPAWN=1 asks for every command spawned.
+ * repository's root, with nothing a process alone shows (its environment, user, umask or input,
+ * or a test about separate processes: `ownProcess`), no request in flight on a server in this
+ * process, not a command that serves or supervises one until stopped (serve, autostart run), and
+ * not when CLINIC_TEST_SPAWN=1 asks for every command spawned.
  */
-function runsInThisProcess(args: readonly string[], options: SpawnOptions & { input?: string }): boolean {
+function runsInThisProcess(args: readonly string[], options: RunOptions): boolean {
   return (
     !testingExecutable &&
     !LONG_RUNNING_COMMANDS.includes(args[0] ?? '') &&
@@ -141,7 +146,8 @@ function runsInThisProcess(args: readonly string[], options: SpawnOptions & { in
     options.user === undefined &&
     options.umask === undefined &&
     options.input === undefined &&
-    serversInThisProcess === 0
+    options.ownProcess !== true &&
+    ![...serversInThisProcess].some((busy) => busy())
   );
 }
 
@@ -166,7 +172,7 @@ async function runInThisProcess(args: readonly string[]): Promise<CliResult> {
  * Runs `clinic <args>` to its end and collects its output: inside this process where nothing but
  * a process would differ (runsInThisProcess), else as a child (spawnClinic).
  */
-export function runClinic(args: readonly string[], options: SpawnOptions & { input?: string } = {}): Promise<CliResult> {
+export function runClinic(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
   if (runsInThisProcess(args, options)) return runInThisProcess(args);
   const child = spawnClinic(args, options);
   // A program that reads no input may have exited, closing the pipe, before it is written to

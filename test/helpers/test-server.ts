@@ -107,7 +107,12 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
     '127.0.0.1',
     0,
   );
-  const stopped = serverRunsInThisProcess();
+  let inFlight = 0;
+  running.server.on('request', (_request, response) => {
+    inFlight += 1;
+    response.once('close', () => (inFlight -= 1));
+  });
+  const stopped = serverRunsInThisProcess(() => inFlight > 0);
   const baseUrl = `http://127.0.0.1:${running.port}/api/public/v1`;
   const key = createApiKey(db, { name: 'test' }).key;
   return {

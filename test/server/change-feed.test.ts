@@ -570,20 +570,23 @@ describe('the change feed over HTTP', () => {
       const payer = await newPatient({ last_name: 'Payer' });
       const invoice = createTestInvoice(server.db, { patient_id: payer.id, total: '5000.00' });
       const cli = [1, 2, 3].map((n) =>
-        runClinic([
-          'create-patient',
-          '--first-name',
-          'Cli',
-          '--last-name',
-          `Writer${n}`,
-          '--email',
-          `cli${n}@example.org`,
-          '--mobile',
-          `+43 660 00000${n}`,
-          '--json',
-          '--data',
-          server.dataDir,
-        ]),
+        runClinic(
+          [
+            'create-patient',
+            '--first-name',
+            'Cli',
+            '--last-name',
+            `Writer${n}`,
+            '--email',
+            `cli${n}@example.org`,
+            '--mobile',
+            `+43 660 00000${n}`,
+            '--json',
+            '--data',
+            server.dataDir,
+          ],
+          { ownProcess: true },
+        ),
       );
       let cliDone = false;
       const cliResults = Promise.all(cli).finally(() => (cliDone = true));
