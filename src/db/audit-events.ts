@@ -135,18 +135,19 @@ const statements = preparedFor((db) => ({
   triggers: db.prepare<[], { name: string }>("SELECT name FROM sqlite_schema WHERE type = 'trigger' AND tbl_name LIKE 'audit%'"),
   patientNumber: db.prepare<[string], { patient_number: string }>('SELECT patient_number FROM patients WHERE id = ?'),
   hashAt: db.prepare<[number], { hash: StoredValue }>('SELECT hash FROM audit_trail WHERE seq = ?'),
-  findAction: db.prepare<[string, string], { code: number }>('SELECT code FROM audit_actions WHERE action = ? AND subject_type = ?'),
-  addAction: db.prepare<[string, string]>('INSERT INTO audit_actions (action, subject_type) VALUES (?, ?)'),
-  findPatient: db.prepare<[string | null, string | null], { ref: number }>(
-    'SELECT ref FROM audit_patients WHERE patient_id IS ? AND patient_number IS ?',
-  ),
-  addPatient: db.prepare<[string | null, string | null]>('INSERT INTO audit_patients (patient_id, patient_number) VALUES (?, ?)'),
-  findActor: db.prepare<[string, string, string, string], { ref: number }>(
-    'SELECT ref FROM audit_actors WHERE actor_id = ? AND actor_type = ? AND actor_name = ? AND source = ?',
-  ),
-  addActor: db.prepare<[string, string, string, string]>(
-    'INSERT INTO audit_actors (actor_id, actor_type, actor_name, source) VALUES (?, ?, ?, ?)',
-  ),
+  // Each event's action and actor, kept once found (CommittedRefs); its patient, looked up each time.
+  actions: new CommittedRefs<[string, string]>({
+    find: db.prepare('SELECT code FROM audit_actions WHERE action = ? AND subject_type = ?'),
+    add: db.prepare('INSERT INTO audit_actions (action, subject_type) VALUES (?, ?)'),
+  }),
+  patients: {
+    find: db.prepare('SELECT ref FROM audit_patients WHERE patient_id IS ? AND patient_number IS ?'),
+    add: db.prepare('INSERT INTO audit_patients (patient_id, patient_number) VALUES (?, ?)'),
+  } as SharedRows<[string | null, string | null]>,
+  actors: new CommittedRefs<[string, string, string, string]>({
+    find: db.prepare('SELECT ref FROM audit_actors WHERE actor_id = ? AND actor_type = ? AND actor_name = ? AND source = ?'),
+    add: db.prepare('INSERT INTO audit_actors (actor_id, actor_type, actor_name, source) VALUES (?, ?, ?, ?)'),
+  }),
   addContext: db.prepare<[number, string | null, string | null]>(
     'INSERT INTO audit_contexts (actor_ref, request_id, detail) VALUES (?, ?, ?)',
   ),
@@ -177,8 +178,6 @@ const statements = preparedFor((db) => ({
   rangeOfPatient: db.prepare<RangeQuery, { seq: number }>(RANGE_SQL.patient),
   rangeOfAction: db.prepare<RangeQuery, { seq: number }>(RANGE_SQL.action),
   rangeOfAll: db.prepare<RangeQuery, { seq: number }>(RANGE_SQL.all),
-  actions: new CommittedRefs(),
-  actors: new CommittedRefs(),
 }));
 
 /** The event a stored row is, `before` being the hash of the event before it (undefined: none). */
@@ -202,14 +201,18 @@ function decodeEvent(row: StoredEventRow, before: string | undefined): AuditEven
   };
 }
 
-/** Finds the row `key` names with `find`, adding it with `add` when there is none. */
-function refOf<K extends unknown[]>(
-  find: { get(...key: K): { ref?: number; code?: number } | undefined },
-  add: { run(...key: K): { lastInsertRowid: number | bigint } },
-  ...key: K
-): number {
+/** How a table of shared rows is searched for the row a key names, and added to. */
+interface SharedRows<K extends unknown[]> {
+  find: { get(...key: K): { ref?: number; code?: number } | undefined };
+  add: { run(...key: K): { lastInsertRowid: number | bigint } };
+}
+
+/** The ref of the row `key` names, found or else added; `added` says which. */
+function findOrAdd<K extends unknown[]>({ find, add }: SharedRows<K>, ...key: K): { ref: number; added: boolean } {
   const found = find.get(...key);
-  return found === undefined ? Number(add.run(...key).lastInsertRowid) : (found.ref ?? found.code)!;
+  return found === undefined
+    ? { ref: Number(add.run(...key).lastInsertRowid), added: true }
+    : { ref: (found.ref ?? found.code)!, added: false };
 }
 
 /**
@@ -220,26 +223,22 @@ function refOf<K extends unknown[]>(
  * adding was committed (no connection sees another's uncommitted rows) and, the tables being
  * append-only, stays. A row it added is looked up each time; there are few such.
  */
-class CommittedRefs {
+class CommittedRefs<K extends unknown[]> {
   readonly #refs = new Map<string, number>();
   readonly #added = new Set<number>();
+  readonly #rows: SharedRows<K>;
 
-  refOf<K extends unknown[]>(
-    find: { get(...key: K): { ref?: number; code?: number } | undefined },
-    add: { run(...key: K): { lastInsertRowid: number | bigint } },
-    ...key: K
-  ): number {
+  constructor(rows: SharedRows<K>) {
+    this.#rows = rows;
+  }
+
+  refOf(...key: K): number {
     const name = key.join('\u0000');
     const known = this.#refs.get(name);
     if (known !== undefined) return known;
-    const found = find.get(...key);
-    if (found === undefined) {
-      const ref = Number(add.run(...key).lastInsertRowid);
-      this.#added.add(ref);
-      return ref;
-    }
-    const ref = (found.ref ?? found.code)!;
-    if (!this.#added.has(ref)) this.#refs.set(name, ref);
+    const { ref, added } = findOrAdd(this.#rows, ...key);
+    if (added) this.#added.add(ref);
+    else if (!this.#added.has(ref)) this.#refs.set(name, ref);
     return ref;
   }
 }
@@ -258,15 +257,13 @@ export function insertAuditEvents(db: Db, head: AuditHead | undefined, events: r
   const contexts = new Map<string, number>();
   let previous = head === undefined ? undefined : { hash: head.hash, time: timeOf(encodeAt(head.at)) };
   for (const event of events) {
-    const actionCode = s.actions.refOf(s.findAction, s.addAction, event.action, event.subject_type);
+    const actionCode = s.actions.refOf(event.action, event.subject_type);
     const patientRef =
-      event.patient_id === null && event.patient_number === null
-        ? null
-        : refOf(s.findPatient, s.addPatient, event.patient_id, event.patient_number);
+      event.patient_id === null && event.patient_number === null ? null : findOrAdd(s.patients, event.patient_id, event.patient_number).ref;
     const contextKey = JSON.stringify([event.actor_type, event.actor_id, event.actor_name, event.source, event.request_id, event.detail]);
     let contextRef = contexts.get(contextKey);
     if (contextRef === undefined) {
-      const actorRef = s.actors.refOf(s.findActor, s.addActor, event.actor_id, event.actor_type, event.actor_name, event.source);
+      const actorRef = s.actors.refOf(event.actor_id, event.actor_type, event.actor_name, event.source);
       contextRef = Number(s.addContext.run(actorRef, event.request_id, event.detail).lastInsertRowid);
       contexts.set(contextKey, contextRef);
     }
