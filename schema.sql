@@ -664,3 +664,42 @@ CREATE TABLE webhook_endpoints (
   disabled_at        TEXT,
   created_at         TEXT NOT NULL
 ) STRICT;
+
+-- The clinic's people (interface 1.3.0, "People and roles"): never deleted, only disabled. The
+-- name is unique in any case (name_key, the name lower-cased). A PIN is kept only as its scrypt
+-- hash, a setup code only as its SHA-256 until it is used or its day is over. Five wrong PINs in
+-- a row lock the person for 15 minutes (failed_pins, locked_until). The persons are few (a
+-- clinic's staff): the list reads them all in seq order, the order they were added.
+CREATE TABLE persons (
+  seq                   INTEGER PRIMARY KEY AUTOINCREMENT,
+  id                    TEXT NOT NULL UNIQUE,
+  name                  TEXT NOT NULL,
+  name_key              TEXT NOT NULL UNIQUE,
+  -- space-separated role names, in the order admin, reception, practitioner, billing, scheduler
+  roles                 TEXT NOT NULL CHECK (roles <> ''),
+  enabled               INTEGER NOT NULL CHECK (enabled IN (0, 1)),
+  pin_hash              TEXT,
+  setup_code_hash       TEXT,
+  setup_code_expires_at TEXT,
+  failed_pins           INTEGER NOT NULL DEFAULT 0 CHECK (failed_pins >= 0),
+  locked_until          TEXT,
+  last_login_at         TEXT,
+  created_at            TEXT NOT NULL
+) STRICT;
+
+-- A person's sessions: a token (only its SHA-256 kept) made by `clinic login` (device_id NULL on
+-- the server PC). It ends 30 minutes after last_used_at, at expires_at (12 h after login), or when
+-- ended_at is set (end_reason: logged_out, replaced, pin_reset). A request finds its session by
+-- the token's hash; the partial index keeps a person's open sessions at hand for reset-pin.
+CREATE TABLE sessions (
+  id           TEXT PRIMARY KEY,
+  token_hash   TEXT NOT NULL UNIQUE,
+  person_id    TEXT NOT NULL REFERENCES persons (id),
+  device_id    TEXT,
+  created_at   TEXT NOT NULL,
+  last_used_at TEXT NOT NULL,
+  expires_at   TEXT NOT NULL,
+  ended_at     TEXT,
+  end_reason   TEXT CHECK (end_reason IN ('logged_out', 'replaced', 'pin_reset'))
+) STRICT;
+CREATE INDEX open_sessions_by_person ON sessions (person_id) WHERE ended_at IS NULL;

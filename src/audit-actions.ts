@@ -23,6 +23,20 @@ export const AUDIT_ACTIONS = [
   'invoice.credit',
   // Interface 1.3.0's: a clinic setting changed at the desk (no patient; `detail.changed` its name).
   'setting.update',
+  // Interface 1.3.0's people and their sessions: who was added or changed, who logged in and out,
+  // which login failed, which person was locked by it.
+  'person.create',
+  'person.update',
+  'person.lock',
+  'session.create',
+  'session.end',
+  'session.fail',
+  // Interface 1.3.0's set-up by a person or the OS user: API keys issued and revoked, webhook
+  // endpoints added and removed (`setting.update`, above, for modules and settings).
+  'key.create',
+  'key.revoke',
+  'webhook.create',
+  'webhook.remove',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

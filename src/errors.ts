@@ -481,6 +481,91 @@ export const errors = {
       'WEBHOOK_URL_INSECURE',
       `The URL sends events to ${host} over plain http://: patient ids and numbers would cross the network unencrypted, to whoever answers for that address. Use https://, or add --allow-insecure-url to accept that.`,
     ),
+  // People and roles (interface 1.3.0).
+  personNotFound: (reference: string) =>
+    new AppError(404, 'PERSON_NOT_FOUND', `No person has the name or id "${reference}"; \`clinic staff list\` shows them.`),
+  personNameTaken: (name: string) =>
+    new AppError(409, 'PERSON_NAME_TAKEN', `A person is already named "${name}" (names are compared in any case); give another --name.`),
+  firstPersonAdmin: () =>
+    new AppError(
+      422,
+      'FIRST_PERSON_ADMIN',
+      'The first person must have the role admin, so that someone can add the others: add --role admin.',
+    ),
+  lastAdmin: (name: string) =>
+    new AppError(
+      409,
+      'LAST_ADMIN',
+      `${name} is the last enabled admin: give another person the role admin first, so that someone can still manage the clinic's people.`,
+    ),
+  pinInvalid: (reason: 'length' | 'not_digits' | 'one_digit' | 'sequence' | 'repeated') =>
+    new AppError(
+      422,
+      'PIN_INVALID',
+      {
+        length: 'A PIN has 6 to 12 digits.',
+        not_digits: 'A PIN has digits only (0-9).',
+        one_digit: 'A PIN of one digit repeated (111111) is guessed first; choose another.',
+        sequence: 'A PIN of digits counting up or down (123456, 987654) is guessed first; choose another.',
+        repeated: 'A PIN that repeats its first two or three digits (121212, 123123) is guessed first; choose another.',
+      }[reason],
+      {},
+      { reason },
+    ),
+  roleForbidden: (allowed: readonly string[], roles: readonly string[]) =>
+    new AppError(
+      403,
+      'ROLE_FORBIDDEN',
+      `This needs the role ${allowed.join(' or ')}; you have ${roles.length === 0 ? 'none' : roles.join(', ')}. Ask someone who has it, or an admin to give it to you.`,
+      {},
+      { allowed_roles: [...allowed], roles: [...roles] },
+    ),
+  loginFailed: (reason: 'unknown_person' | 'wrong_pin' | 'wrong_code', attemptsLeft?: number) =>
+    new AppError(
+      401,
+      'LOGIN_FAILED',
+      reason === 'unknown_person'
+        ? 'No person has this name; `clinic staff list` (an admin) shows them.'
+        : reason === 'wrong_code'
+          ? 'This is not the setup code of this person, or it was used or is older than 24 hours; an admin gives a new one with `clinic staff reset-pin NAME`.'
+          : `Wrong PIN; ${attemptsLeft} attempt(s) left before the person is locked for 15 minutes.`,
+      {},
+      reason === 'wrong_pin' ? { reason, attempts_left: attemptsLeft } : { reason },
+    ),
+  pinNotSet: () =>
+    new AppError(
+      401,
+      'PIN_NOT_SET',
+      'This person has no PIN yet: set one with `clinic staff set-pin --as NAME` and the setup code an admin was given.',
+    ),
+  personDisabled: () =>
+    new AppError(401, 'PERSON_DISABLED', 'This person is disabled; an admin can enable them again with `clinic staff enable NAME`.'),
+  personLocked: (lockedUntil: string, waitMs: number, until: string) =>
+    new AppError(
+      423,
+      'PERSON_LOCKED',
+      `Five wrong PINs in a row: this person is locked until ${until}. An admin can unlock them at once with \`clinic staff enable NAME\`.`,
+      { 'Retry-After': String(Math.max(1, Math.ceil(waitMs / 1000))) },
+      { locked_until: lockedUntil },
+    ),
+  sessionEnded: (reason: 'idle' | 'expired' | 'logged_out' | 'replaced' | 'pin_reset') =>
+    new AppError(
+      401,
+      'SESSION_ENDED',
+      `${
+        {
+          idle: 'The session ended after 30 minutes without use',
+          expired: 'The session ended 12 hours after its login',
+          logged_out: 'The session was logged out',
+          replaced: 'Someone else logged in on this PC',
+          pin_reset: "The person's PIN was reset",
+        }[reason]
+      }; log in with: clinic login --as NAME`,
+      {},
+      { reason },
+    ),
+  /** The desk's, where a command needs a person and no one is logged in (interface 1.3.0, "Sessions"). */
+  loginRequired: () => new AppError(401, 'LOGIN_REQUIRED', 'this command needs a person; log in with: clinic login --as NAME'),
   checkFailed: (findings: number) => new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),
   internal: () => new AppError(500, 'INTERNAL', 'An unexpected error occurred; it has been logged.'),
 } as const;

@@ -1,6 +1,7 @@
 import { openDatabase, type Db } from '../db/open-database.js';
 import { requireExistingDatabase } from '../domain/maintenance/data-dir.js';
 import type { CommonOptions } from './output.js';
+import { resolveDeskCaller } from './desk-identity.js';
 
 /**
  * Runs `action` with the database of `--data`, closing it afterwards whatever happens. The
@@ -18,6 +19,8 @@ export async function withDatabase<T>(
   // Only `init` migrates an older schema; every other command refuses it (SCHEMA_UPGRADE_REQUIRED) and changes nothing.
   const db = openDatabase(options.data, { initialiseEmpty: create, olderSchema: create ? 'migrate' : 'refuse' });
   try {
+    // Who the command acts as, and whether they may: before it reads or changes anything.
+    resolveDeskCaller(db, options.data);
     return await action(db);
   } finally {
     db.close();

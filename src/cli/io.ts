@@ -1,4 +1,4 @@
-import { fstatSync, writeSync } from 'node:fs';
+import { fstatSync, readFileSync, writeSync } from 'node:fs';
 
 /** Where a command writes; tests pass their own to capture output. */
 export interface CliIo {
@@ -8,6 +8,12 @@ export interface CliIo {
   isTty: boolean;
   /** The width of stderr when it is a terminal (where a progress bar is drawn), else undefined. */
   stderrColumns(): Promise<number | undefined>;
+  /** All of standard input, read when a command asks for it (`login --pin-stdin`); absent: none given. */
+  readInput?(): Promise<string>;
+  /** Asks `prompt` on the terminal and reads one line without echoing it (a PIN); absent: no terminal to ask on. */
+  askHidden?(prompt: string): Promise<string>;
+  /** Asks `prompt` on the terminal and reads one line (a name); absent: no terminal to ask on. */
+  ask?(prompt: string): Promise<string>;
 }
 
 /** The width of stderr's terminal, or undefined when stderr is none; node:tty is loaded only when a command asks. */
@@ -60,13 +66,42 @@ function isCharacterDevice(fd: number): boolean {
  * consoles behave otherwise.
  */
 export function processIo(): CliIo {
+  const input = {
+    readInput: async () => readFileSync(0, 'utf8'),
+    ...(isCharacterDevice(0) && isCharacterDevice(2) ? terminalQuestions : {}),
+  };
   if (process.platform === 'win32') {
     return {
       stdout: (text) => process.stdout.write(text),
       stderr: (text) => process.stderr.write(text),
       isTty: Boolean(process.stdout.isTTY),
       stderrColumns,
+      ...input,
     };
   }
-  return { stdout: (text) => writeAll(1, text), stderr: (text) => writeAll(2, text), isTty: isCharacterDevice(1), stderrColumns };
+  return { stdout: (text) => writeAll(1, text), stderr: (text) => writeAll(2, text), isTty: isCharacterDevice(1), stderrColumns, ...input };
+}
+
+/** Questions on the terminal, asked on stderr so that stdout stays the command's output; node:readline is loaded only when one is asked. */
+const terminalQuestions = {
+  ask: (prompt: string) => question(prompt, false),
+  askHidden: (prompt: string) => question(prompt, true),
+};
+
+async function question(prompt: string, hidden: boolean): Promise<string> {
+  const { createInterface } = await import('node:readline');
+  const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  if (hidden) {
+    // What is typed is not echoed: readline writes through this, which shows the prompt only.
+    const write = lines as unknown as { _writeToOutput(text: string): void };
+    write._writeToOutput = (text: string) => {
+      if (text.startsWith(prompt)) process.stderr.write(prompt);
+    };
+  }
+  try {
+    return await new Promise<string>((resolve) => lines.question(prompt, resolve));
+  } finally {
+    if (hidden) process.stderr.write('\n');
+    lines.close();
+  }
 }

@@ -22,9 +22,12 @@ import { registerReportCommands } from './commands/report.js';
 import { registerNotificationCommands } from './commands/notifications.js';
 import { registerUpgradeCommand } from './commands/upgrade.js';
 import { registerVersionCommand } from './commands/version.js';
+import { registerStaffCommands } from './commands/staff.js';
+import { registerSessionCommands } from './commands/session.js';
 import { registerWebhookCommands } from './commands/webhook.js';
 import { registerTlsCommands } from './commands/tls.js';
 import { PROGRAM_VERSION } from '../version.js';
+import { beginCommand } from './desk-identity.js';
 
 /** Help that marks the options a command cannot run without (commander's own help only enforces them). */
 const HELP_MARKING_REQUIRED: Partial<Help> = {
@@ -60,6 +63,8 @@ const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (p
   [['check'], registerCheckCommand],
   [['autostart'], registerAutostartCommands],
   [['tls'], registerTlsCommands],
+  [['staff'], registerStaffCommands],
+  [['login', 'logout', 'whoami'], registerSessionCommands],
   [['version'], registerVersionCommand],
 ];
 
@@ -144,6 +149,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
   try {
     const program = buildProgram(io, argv[0]).hook('preAction', (_program, actionCommand) => {
       running = actionCommand;
+      beginCommand(commandPath(actionCommand).replace(/^clinic /, ''));
     });
     await program.parseAsync([...argv], { from: 'user' });
     return EXIT.ok;

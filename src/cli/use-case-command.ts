@@ -1,14 +1,9 @@
 import type { Db } from '../db/open-database.js';
-import { connectionRunner, runUseCase, type Caller, type RawRequest, type UseCase, type UseCaseInput } from '../domain/use-case.js';
+import { connectionRunner, runUseCase, type RawRequest, type UseCase, type UseCaseInput } from '../domain/use-case.js';
 import { withDatabase } from './database.js';
-import { systemUserActor } from '../domain/audit/system-user.js';
+import { deskCaller } from './desk-identity.js';
 import type { CliIo } from './io.js';
 import { emit, type CommonOptions } from './output.js';
-
-/** Who asks from the command line: the operating system's user, as the audit trail names them. */
-export function deskCaller(): Caller {
-  return { source: 'cli', actor: systemUserActor() };
-}
 
 /**
  * What a desk command adds to a use case: how what was typed becomes a request, what the command

@@ -10,6 +10,7 @@ import { commaListOf } from './validation/comma-list.js';
 import { problems } from './validation/problems.js';
 import { isPlainObject } from './validation/structs.js';
 import { issue } from './validation/validate.js';
+import { ROLE_ROWS } from './people/roles.js';
 
 /** Every scope: decisions.md §2 and the read scopes of interface 1.1.0. */
 export const SCOPES = [
@@ -128,6 +129,7 @@ function summarize(row: ApiKeyRow): ApiKeySummary {
  * `rate_limit_per_minute`, no limit of its own.
  */
 export const CREATE_API_KEY = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Issue an API key; it is shown once and only its hash is kept',
   input: { body: API_KEY_INPUT_FIELDS },
   refusals: [],
@@ -150,6 +152,7 @@ export const CREATE_API_KEY = defineUseCase({
     const created: CreatedApiKey = { id: row.id, name: row.name, key, scopes, created_at: row.created_at };
     return row.rate_limit_per_minute === null ? created : { ...created, rate_limit_per_minute: row.rate_limit_per_minute };
   },
+  audit: ({ id }) => [{ action: 'key.create', patientId: null, subjectId: id }],
 });
 
 /** CREATE_API_KEY on a connection of its own (the first key of `serve`, a test's): `scopes` a list, undefined for every scope. */
@@ -160,6 +163,7 @@ export function createApiKey(db: Db, input: { name: unknown; scopes?: readonly s
 
 /** `clinic api-key list`: every key, oldest first, without secrets. */
 export const LIST_API_KEYS = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'List the API keys, never their secrets',
   input: {},
   refusals: [],
@@ -179,6 +183,7 @@ export function hasApiKeys(db: Db): boolean {
 
 /** `clinic api-key revoke`: a key revoked at once, also on a running server; revoking twice keeps the first time. */
 export const REVOKE_API_KEY = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Revoke an API key at once, also on a running server',
   input: { path: API_KEY_PATH_FIELDS },
   refusals: [errors.apiKeyNotFound()],
@@ -188,6 +193,7 @@ export const REVOKE_API_KEY = defineUseCase({
     if (!row) throw errors.apiKeyNotFound();
     return summarize(row);
   },
+  audit: ({ id }) => [{ action: 'key.revoke', patientId: null, subjectId: id }],
 });
 
 /**

@@ -39,6 +39,7 @@ import { centsToNumber } from './validation/decimal.js';
 import { problems } from './validation/problems.js';
 import { isPlainObject } from './validation/structs.js';
 import { issue } from './validation/validate.js';
+import { ROLE_ROWS } from './people/roles.js';
 
 /** Doctor of spec 2.7, with `retired_at` (1.3.0). */
 export type Doctor = ResponseOf<typeof DOCTOR_FIELDS>;
@@ -118,6 +119,7 @@ function changedFields<T extends object>(before: T, after: T): string[] {
 
 /** `clinic doctor add`: a doctor, a bookable calendar resource; a name an active doctor has is 409 DOCTOR_NAME_TAKEN. */
 export const ADD_DOCTOR = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Add a doctor',
   input: { body: DOCTOR_INPUT_FIELDS },
   refusals: [errors.doctorNameTaken(EXAMPLE_ID, 'Dr. Anna Berger')],
@@ -144,6 +146,7 @@ export function addDoctor(db: Db, input: unknown): Doctor {
  * folds to the doctor's own, a change of case, is no new name). 422 DOCTOR_NOT_FOUND.
  */
 export const EDIT_DOCTOR = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: "Correct a doctor's name or colour",
   input: { path: DOCTOR_PATH_FIELDS, body: DOCTOR_PATCH_FIELDS },
   mergePatch: true,
@@ -168,6 +171,7 @@ export const EDIT_DOCTOR = defineUseCase({
 
 /** GET /doctors, `clinic doctor list`: those who can be booked, in the order added; with `include_retired`, all. */
 export const LIST_DOCTORS = defineUseCase({
+  roles: ROLE_ROWS.lookups,
   summary: 'List doctors',
   input: { query: CATALOG_QUERY_FIELDS },
   refusals: [],
@@ -177,6 +181,7 @@ export const LIST_DOCTORS = defineUseCase({
 
 /** `clinic service add`: a bookable service with its default duration and price; a name an active service has is 409 SERVICE_NAME_TAKEN. */
 export const ADD_SERVICE = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Add a service',
   input: { body: SERVICE_INPUT_FIELDS },
   refusals: [errors.serviceNameTaken(EXAMPLE_ID, 'Kontrolle')],
@@ -211,6 +216,7 @@ export function addService(db: Db, input: unknown): Service {
  * SERVICE_NOT_FOUND.
  */
 export const EDIT_SERVICE = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: "Correct a service's name, length, price or colour",
   input: { path: SERVICE_PATH_FIELDS, body: SERVICE_PATCH_FIELDS },
   mergePatch: true,
@@ -241,6 +247,7 @@ export const EDIT_SERVICE = defineUseCase({
 
 /** GET /services, `clinic service list`: those that can be booked, in the order added; with `include_retired`, all. */
 export const LIST_SERVICES = defineUseCase({
+  roles: ROLE_ROWS.lookups,
   summary: 'List services',
   input: { query: CATALOG_QUERY_FIELDS },
   refusals: [],
@@ -292,6 +299,7 @@ function setRetiredState<Row extends { id: string; retired_at: string | null }, 
 
 /** `clinic doctor retire`: a doctor who left; their appointments keep them. */
 export const RETIRE_DOCTOR = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Retire a doctor: no longer bookable, kept on every appointment',
   input: { path: DOCTOR_PATH_FIELDS },
   refusals: [errors.doctorNotFound()],
@@ -302,6 +310,7 @@ export const RETIRE_DOCTOR = defineUseCase({
 
 /** `clinic doctor reinstate`: a retired doctor bookable again. */
 export const REINSTATE_DOCTOR = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Reinstate a retired doctor',
   input: { path: DOCTOR_PATH_FIELDS },
   refusals: [errors.doctorNotFound()],
@@ -312,6 +321,7 @@ export const REINSTATE_DOCTOR = defineUseCase({
 
 /** `clinic service retire`: a service no longer offered; its appointments keep it. */
 export const RETIRE_SERVICE = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Retire a service: no longer bookable, kept on every appointment',
   input: { path: SERVICE_PATH_FIELDS },
   refusals: [errors.serviceNotFound()],
@@ -322,6 +332,7 @@ export const RETIRE_SERVICE = defineUseCase({
 
 /** `clinic service reinstate`: a retired service bookable again. */
 export const REINSTATE_SERVICE = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Reinstate a retired service',
   input: { path: SERVICE_PATH_FIELDS },
   refusals: [errors.serviceNotFound()],

@@ -3,6 +3,7 @@ import { DOCUMENT_TYPE_KEYS } from '../fields/document-fields.js';
 import { defineUseCase } from './use-case.js';
 import type { ResponseOf } from '../fields/field-spec.js';
 import type { DOCUMENT_TYPE_FIELDS, PAYMENT_METHOD_FIELDS } from '../fields/lookup-fields.js';
+import { ROLE_ROWS } from './people/roles.js';
 
 /** A document type of spec 2.12. */
 export type DocumentType = ResponseOf<typeof DOCUMENT_TYPE_FIELDS>;
@@ -26,6 +27,7 @@ export const PAYMENT_METHODS: readonly PaymentMethod[] = PAYMENT_METHOD_KEYS.map
 
 /** The static list of document types (GET /document-types). */
 export const LIST_DOCUMENT_TYPES = defineUseCase({
+  roles: ROLE_ROWS.noLogin,
   summary: 'List document types',
   input: {},
   refusals: [],
@@ -35,6 +37,7 @@ export const LIST_DOCUMENT_TYPES = defineUseCase({
 
 /** The static list of payment methods (GET /payment-methods). */
 export const LIST_PAYMENT_METHODS = defineUseCase({
+  roles: ROLE_ROWS.noLogin,
   summary: 'List payment methods',
   input: {},
   refusals: [],

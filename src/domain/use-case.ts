@@ -7,6 +7,7 @@ import { appendChangeEvents } from './changes/record-changes.js';
 import { type AppError, type LocSource, type ValidationIssue } from '../errors.js';
 import { unrecordedReadError } from './classify-error.js';
 import { clinicTimeZone, requireModuleEnabled, type ModuleName } from './settings.js';
+import { requireRoles, type Role } from './people/roles.js';
 import { normalizePresent, type NormalizeContext } from './validation/values.js';
 import { fieldsValidator, throwIfIssues } from './validation/validate.js';
 
@@ -65,6 +66,12 @@ export interface Caller {
    * trail's reserve, a key past its events per minute). Absent: no limit (the desk).
    */
   admitAuditedRead?(events: number): void;
+  /**
+   * The roles of the person asking, when a person asks (a session, interface 1.3.0): the use case
+   * refuses what none of them may do (403 ROLE_FORBIDDEN). Absent for an API key (its scopes were
+   * checked) and for the operating system's user while the clinic has no persons.
+   */
+  roles?: readonly Role[];
 }
 
 export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boolean = false> {
@@ -72,6 +79,11 @@ export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boo
   summary: string;
   /** The clinic module that must be on (403 MODULE_DISABLED). */
   module?: ModuleName;
+  /**
+   * Who may do it: its row of the role matrix (people/roles.ts, ROLE_ROWS), checked for a person
+   * before the module (403 ROLE_FORBIDDEN) and given in the API's `x-clinic-roles`.
+   */
+  roles: readonly Role[];
   input: I;
   /**
    * The body is a JSON merge patch (RFC 7396): its values are the fields it names, an object's
@@ -167,16 +179,18 @@ export function defineUseCase<const I extends UseCaseInput, R, const Patch exten
 export type RequestOf = RawRequest | (() => RawRequest);
 
 /**
- * The first steps of a run: the module (403 MODULE_DISABLED), then the request's values (one 422
- * with the issues of every part). A request made by a function (the desk resolving P-42 to an
- * id) is made after the module check, so a command of a module that is off says so whatever it
- * names.
+ * The first steps of a run: a person's roles (403 ROLE_FORBIDDEN), the module (403
+ * MODULE_DISABLED), then the request's values (one 422 with the issues of every part). A request
+ * made by a function (the desk resolving P-42 to an id) is made after the module check, so a
+ * command of a module that is off says so whatever it names.
  */
 export function valuesOfRequest<I extends UseCaseInput, R, Patch extends boolean>(
   useCase: UseCase<I, R, Patch>,
   db: Db,
   request: RequestOf,
+  caller: Caller,
 ): InputValues<I, Patch> {
+  if (caller.roles !== undefined) requireRoles(useCase.roles, caller.roles);
   if (useCase.module !== undefined) requireModuleEnabled(db, useCase.module);
   return useCase.valuesOf(db, typeof request === 'function' ? request() : request);
 }
@@ -226,7 +240,7 @@ export function runUseCase<I extends UseCaseInput, R, Patch extends boolean>(
   caller: Caller,
   runner: WorkRunner,
 ): R | Promise<R> {
-  return runOnValues(useCase, db, valuesOfRequest(useCase, db, request), caller, runner);
+  return runOnValues(useCase, db, valuesOfRequest(useCase, db, request, caller), caller, runner);
 }
 
 /** `useCase` on a connection of its own, synchronously (runUseCase with connectionRunner): the desk's way, and a test's. */

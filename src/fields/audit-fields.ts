@@ -2,7 +2,21 @@ import { AUDIT_ACTIONS } from '../audit-actions.js';
 import { field, type FieldSpec } from './field-spec.js';
 
 /** The subjects an event names (the first word of its action). */
-const SUBJECT_TYPES = ['patient', 'appointment', 'document', 'invoice', 'payment', 'refund', 'data', 'catalog', 'setting'] as const;
+const SUBJECT_TYPES = [
+  'patient',
+  'appointment',
+  'document',
+  'invoice',
+  'payment',
+  'refund',
+  'data',
+  'catalog',
+  'setting',
+  'person',
+  'session',
+  'key',
+  'webhook',
+] as const;
 
 /** An event of the audit trail, as GET /audit-events and `clinic audit list --json` give it (clinic-api-1.2.md). */
 export const AUDIT_EVENT_FIELDS = [
@@ -21,10 +35,21 @@ export const AUDIT_EVENT_FIELDS = [
     nullable: true,
     description: 'The one record the action names; null for a list read, data.* and setting.update',
   }),
-  field.literal('actor_type', { required: true, values: ['api_key', 'cli'] }),
-  field.string('actor_id', { required: true, description: "The key's id; for the command line the operating system's user name" }),
-  field.string('actor_name', { required: true, description: "The key's name; for the command line the user name" }),
-  field.string('source', { required: true, description: "The client's IP address; for the command line the host name" }),
+  field.literal('actor_type', {
+    required: true,
+    values: ['api_key', 'cli', 'person', 'device', 'system'],
+    description:
+      'An API key, the operating system user at the command line, a person logged in (1.3.0), a desk PC (1.3.0), or `clinic serve` itself (1.3.0)',
+  }),
+  field.string('actor_id', {
+    required: true,
+    description: "The key's id; for the command line the operating system's user name; the person's id",
+  }),
+  field.string('actor_name', { required: true, description: "The key's name; for the command line the user name; the person's name" }),
+  field.string('source', {
+    required: true,
+    description: "The client's IP address; for the command line and a person at the server PC the host name",
+  }),
   field.string('request_id', { required: true, nullable: true, description: "The answer's X-Request-Id; null for the command line" }),
   field.jsonObject('detail', {
     required: true,

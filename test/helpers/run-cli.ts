@@ -131,7 +131,7 @@ export function serverRunsInThisProcess(busy: () => boolean): () => void {
 /**
  * Whether `clinic <args>` runs inside this process, through the program's own entry with its
  * output captured (runCli, as src/main.ts calls it): only for the TypeScript source, from the
- * repository's root, with nothing a process alone shows (its environment, user, umask or input,
+ * repository's root, with nothing a process alone shows (its environment, user or umask,
  * or a test about separate processes: `ownProcess`), no request in flight on a server in this
  * process, not a command that serves or supervises one until stopped (serve, autostart run), and
  * not when CLINIC_TEST_SPAWN=1 asks for every command spawned.
@@ -145,7 +145,6 @@ function runsInThisProcess(args: readonly string[], options: RunOptions): boolea
     options.env === undefined &&
     options.user === undefined &&
     options.umask === undefined &&
-    options.input === undefined &&
     options.ownProcess !== true &&
     ![...serversInThisProcess].some((busy) => busy())
   );
@@ -155,7 +154,7 @@ function runsInThisProcess(args: readonly string[], options: RunOptions): boolea
 const LONG_RUNNING_COMMANDS: readonly string[] = ['serve', 'autostart'];
 
 /** Runs `clinic <args>` in this process and collects what it writes, as a child's exit code and output. */
-async function runInThisProcess(args: readonly string[]): Promise<CliResult> {
+async function runInThisProcess(args: readonly string[], input: string | undefined): Promise<CliResult> {
   const { runCli } = await import('../../src/cli/program.js');
   let stdout = '';
   let stderr = '';
@@ -164,6 +163,7 @@ async function runInThisProcess(args: readonly string[]): Promise<CliResult> {
     stderr: (text) => (stderr += text),
     isTty: false,
     stderrColumns: async () => undefined,
+    readInput: async () => input ?? '',
   });
   return { code, stdout, stderr };
 }
@@ -173,7 +173,7 @@ async function runInThisProcess(args: readonly string[]): Promise<CliResult> {
  * a process would differ (runsInThisProcess), else as a child (spawnClinic).
  */
 export function runClinic(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
-  if (runsInThisProcess(args, options)) return runInThisProcess(args);
+  if (runsInThisProcess(args, options)) return runInThisProcess(args, options.input);
   const child = spawnClinic(args, options);
   // A program that reads no input may have exited, closing the pipe, before it is written to
   // (clinic.exe under Wine gets /dev/null): that is no failure of the command under test.

@@ -30,7 +30,15 @@ function refuseDateWithRange(options: WindowOptions, command: Command): void {
 }
 
 /** Who, as people read it: the key's name or the desk's user. */
-const actorLabel = (event: AuditEvent) => `${event.actor_name} (${event.actor_type === 'api_key' ? 'API key' : 'desk'})`;
+/** What kind of actor each is, as the By column says it after the name. */
+const ACTOR_KINDS: Record<AuditEvent['actor_type'], string> = {
+  api_key: 'API key',
+  cli: 'desk',
+  person: 'person',
+  device: 'desk PC',
+  system: 'clinic serve',
+};
+const actorLabel = (event: AuditEvent) => `${event.actor_name} (${ACTOR_KINDS[event.actor_type]})`;
 
 /** What was done, with the changed fields or the search typed. */
 function actionLabel(event: AuditEvent): string {

@@ -21,7 +21,7 @@ import { subcommand } from '../subcommand.js';
 import { parseTargetPath } from '../target-path.js';
 import { parseFilePath } from '../input-file.js';
 import { chunksOfNamedFile, openNamedFile } from '../../domain/named-files.js';
-import { systemUserActor } from '../../domain/audit/system-user.js';
+import { deskCaller } from '../desk-identity.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 interface UploadOptions extends CommonOptions, Record<string, unknown> {
@@ -150,7 +150,7 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
             contentType: options.contentType ?? (await typeOfFileName(basename(options.file))),
           },
         },
-        systemUserActor(),
+        deskCaller().actor!,
       ).finally(() => source.close());
       emit(io, options, document, () => {
         const patient = readPatient(db, patientId);

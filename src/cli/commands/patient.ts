@@ -159,25 +159,28 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
       ];
     }),
   );
-  const invoices = billingEnabled
-    ? deskTable(
-        [
-          { header: 'Invoice' },
-          { header: 'Issued' },
-          { header: 'Status' },
-          { header: 'Total', align: 'right' },
-          { header: 'Balance', align: 'right' },
-        ],
-        overview.open_invoices.map((invoice) => [
-          invoice.invoice_number,
-          issuedOn(invoice, timeZone),
-          statusText(invoice.status),
-          money(invoice.total, invoice.currency),
-          money(invoice.balance, invoice.currency),
-        ]),
-      )
-    : '(the billing module is off)\n';
-  const documents = documentTable(overview.documents, timeZone);
+  const invoices =
+    overview.open_invoices === null
+      ? '(not shown to your roles)\n'
+      : billingEnabled
+        ? deskTable(
+            [
+              { header: 'Invoice' },
+              { header: 'Issued' },
+              { header: 'Status' },
+              { header: 'Total', align: 'right' },
+              { header: 'Balance', align: 'right' },
+            ],
+            overview.open_invoices.map((invoice) => [
+              invoice.invoice_number,
+              issuedOn(invoice, timeZone),
+              statusText(invoice.status),
+              money(invoice.total, invoice.currency),
+              money(invoice.balance, invoice.currency),
+            ]),
+          )
+        : '(the billing module is off)\n';
+  const documents = overview.documents === null ? '(not shown to your roles)\n' : documentTable(overview.documents, timeZone);
   return [
     heading(name) + record,
     heading('Next appointments') +

@@ -29,6 +29,7 @@ import { presentStoredAppointment, type Appointment } from './present-appointmen
 import { onRecordOf } from '../audit/record-audit.js';
 import { appointmentData, type ChangeRecord } from '../changes/change-event.js';
 import type { AuditRecord } from '../audit/audit-event.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 type AppointmentValues = ValuesOf<typeof APPOINTMENT_INPUT_FIELDS>;
 
@@ -113,6 +114,7 @@ const bookingRecords = (appointment: Appointment): AuditRecord[] =>
  * its `booking_source` is the front end it came through.
  */
 export const BOOK_APPOINTMENT = defineUseCase({
+  roles: ROLE_ROWS.writeAppointments,
   summary: 'Book an appointment for an existing patient',
   input: { body: APPOINTMENT_INPUT_FIELDS },
   refusals: [
@@ -183,6 +185,7 @@ function endOfServices(db: Db, startAt: string, serviceIds: readonly string[]): 
  * their durations), decided in the booking's transaction.
  */
 export const BOOK_APPOINTMENT_AT_DESK = defineUseCase({
+  roles: ROLE_ROWS.writeAppointments,
   summary: 'Book an appointment; without an end it lasts as long as its services',
   input: { body: DESK_BOOKING_FIELDS },
   refusals: BOOK_APPOINTMENT.refusals,

@@ -15,6 +15,7 @@ import { commaListOf } from '../validation/comma-list.js';
 import { isIssue, windowEnd, windowEndIssues, type WindowEnd } from '../time-window.js';
 import { onRecordOf, perDistinctPatient } from '../audit/record-audit.js';
 import type { AuditRecord } from '../audit/audit-event.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** The query of GET /appointments. */
 export const APPOINTMENT_LIST_QUERY_FIELDS = [
@@ -78,6 +79,7 @@ function cursorPosition(cursor: string) {
  * nothing.
  */
 export const LIST_APPOINTMENTS = defineUseCase({
+  roles: ROLE_ROWS.readAppointments,
   summary: 'List the appointments of a window of time (the day sheet)',
   input: { query: APPOINTMENT_LIST_QUERY_FIELDS },
   refusals: [],
@@ -123,6 +125,7 @@ function appointmentPage(db: Db, values: ValuesOf<typeof APPOINTMENT_LIST_QUERY_
 
 /** GET /appointments/{appointment_id}: 422 for a malformed id, 404 APPOINTMENT_NOT_FOUND for an unknown one. */
 export const READ_APPOINTMENT = defineUseCase({
+  roles: ROLE_ROWS.readAppointments,
   summary: 'Read an appointment',
   input: { path: APPOINTMENT_PATH_FIELDS },
   refusals: [errors.appointmentNotFound()],

@@ -26,6 +26,7 @@ import { refuseOverlap, refuseRetired } from './book-appointment.js';
 import { presentStoredAppointment, type Appointment } from './present-appointment.js';
 import { appointmentData, type ChangeRecord } from '../changes/change-event.js';
 import type { AuditRecord } from '../audit/audit-event.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** An appointment after a patch, and the request's fields whose stored value changed (sorted). */
 export interface UpdatedAppointment {
@@ -92,6 +93,7 @@ const updateRecords = ({ appointment, changed }: UpdatedAppointment): AuditRecor
  * to confirm again. A patch that changes nothing writes nothing.
  */
 export const UPDATE_APPOINTMENT = defineUseCase({
+  roles: ROLE_ROWS.writeAppointments,
   summary: 'Change, reschedule or cancel an appointment',
   input: { path: APPOINTMENT_PATH_FIELDS, body: APPOINTMENT_PATCH_FIELDS },
   mergePatch: true,
@@ -181,6 +183,7 @@ export const UPDATE_APPOINTMENT = defineUseCase({
  * that keeps the appointment's length, read in the reschedule's own transaction.
  */
 export const RESCHEDULE_APPOINTMENT = defineUseCase({
+  roles: ROLE_ROWS.writeAppointments,
   summary: 'Move an appointment that is still booked; without an end it keeps its length',
   input: { path: APPOINTMENT_PATH_FIELDS, body: RESCHEDULE_FIELDS },
   refusals: UPDATE_APPOINTMENT.refusals,

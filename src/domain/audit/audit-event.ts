@@ -9,14 +9,17 @@ import type { AuditAction } from '../../audit-actions.js';
  * that chains each event to the one before it.
  */
 
-/** Who did it, as an event names them: an API key, or an operating-system user at the command line. */
+/**
+ * Who did it, as an event names them: an API key, an operating-system user at the command line, a
+ * person logged in (1.3.0), a desk PC, or `clinic serve` itself.
+ */
 export interface Actor {
-  type: 'api_key' | 'cli';
-  /** The key's id; the user name. */
+  type: 'api_key' | 'cli' | 'person' | 'device' | 'system';
+  /** The key's id; the user name; the person's id. */
   id: string;
-  /** The key's name; the user name. */
+  /** The key's name; the user name; the person's name. */
   name: string;
-  /** The client's IP address; the host name. */
+  /** The client's IP address; the host name (also of a person at the server PC). */
   source: string;
   /** The answer's X-Request-Id; null on the command line. */
   requestId: string | null;

@@ -9,7 +9,7 @@ import type { AuditEvent } from './audit-event.js';
  */
 
 /** The AuditEvent action code: Create, Read, Update, Execute (a search, an export, an import). */
-const ACTION_CODES: Record<string, 'C' | 'R' | 'U' | 'E'> = {
+const ACTION_CODES: Record<string, 'C' | 'R' | 'U' | 'D' | 'E'> = {
   'patient.read': 'R',
   'patient.search': 'E',
   'patient.create': 'C',
@@ -32,10 +32,20 @@ const ACTION_CODES: Record<string, 'C' | 'R' | 'U' | 'E'> = {
   'invoice.credit': 'U',
   // 1.3.0: a clinic setting changed at the desk.
   'setting.update': 'U',
+  'person.create': 'C',
+  'person.update': 'U',
+  'person.lock': 'U',
+  'session.create': 'E',
+  'session.end': 'E',
+  'session.fail': 'E',
+  'key.create': 'C',
+  'key.revoke': 'U',
+  'webhook.create': 'C',
+  'webhook.remove': 'D',
 };
 
 /** FHIR's RESTful interaction of each action over the API; data.* are DICOM's Export and Import events. */
-const INTERACTIONS: Record<string, string> = { C: 'create', R: 'read', U: 'update', E: 'search-type' };
+const INTERACTIONS: Record<string, string> = { C: 'create', R: 'read', U: 'update', D: 'delete', E: 'search-type' };
 
 /** The FHIR resource type of each subject the trail names. */
 const RESOURCE_TYPES: Record<string, string> = {
@@ -58,6 +68,16 @@ function typeOf(event: AuditEvent): Record<string, unknown> {
       subtype: [coding('urn:clinic:audit-action', event.action, exported ? 'clinic backup' : 'clinic restore')],
     };
   }
+  if (event.action.startsWith('session.')) {
+    const logout = event.action === 'session.end';
+    return {
+      type: coding('http://dicom.nema.org/resources/ontology/DCM', '110114', 'User Authentication'),
+      subtype: [
+        coding('http://dicom.nema.org/resources/ontology/DCM', logout ? '110123' : '110122', logout ? 'Logout' : 'Login'),
+        coding('urn:clinic:audit-action', event.action, event.action),
+      ],
+    };
+  }
   const interaction = INTERACTIONS[ACTION_CODES[event.action] ?? 'R']!;
   return {
     type: coding('http://terminology.hl7.org/CodeSystem/audit-event-type', 'rest', 'RESTful Operation'),
@@ -68,6 +88,15 @@ function typeOf(event: AuditEvent): Record<string, unknown> {
   };
 }
 
+/** The identifier system of each kind of actor. */
+const AGENT_SYSTEMS: Record<AuditEvent['actor_type'], string> = {
+  api_key: 'urn:clinic:api-key',
+  cli: 'urn:clinic:os-user',
+  person: 'urn:clinic:person',
+  device: 'urn:clinic:device',
+  system: 'urn:clinic:system',
+};
+
 /** Who asked: the API key, or the operating system's user at the command line; from where. */
 function agentOf(event: AuditEvent): Record<string, unknown> {
   const byKey = event.actor_type === 'api_key';
@@ -77,7 +106,7 @@ function agentOf(event: AuditEvent): Record<string, unknown> {
         coding('http://dicom.nema.org/resources/ontology/DCM', byKey ? '110150' : '110151', byKey ? 'Application' : 'Application Launcher'),
       ],
     },
-    who: { identifier: { system: byKey ? 'urn:clinic:api-key' : 'urn:clinic:os-user', value: event.actor_id }, display: event.actor_name },
+    who: { identifier: { system: AGENT_SYSTEMS[event.actor_type], value: event.actor_id }, display: event.actor_name },
     name: event.actor_name,
     requestor: true,
     // An IP address (type 2) from the API; the PC's host name (type 1) from the command line.
@@ -152,7 +181,8 @@ export function fhirAuditEvent(event: AuditEvent): Record<string, unknown> {
     ...typeOf(event),
     action: ACTION_CODES[event.action] ?? 'E',
     recorded: event.at,
-    outcome: '0',
+    // A failed login is a serious failure (4); everything the trail records else succeeded.
+    outcome: event.action === 'session.fail' ? '4' : '0',
     agent: [agentOf(event)],
     source: {
       observer: { display: `clinic ${PROGRAM_VERSION}` },

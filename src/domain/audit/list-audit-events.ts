@@ -12,6 +12,7 @@ import { defineUseCase } from '../use-case.js';
 import { clinicTimeZone } from '../settings.js';
 import { presentAuditEvent, type AuditEvent } from './audit-event.js';
 import { AUDIT_ACTIONS } from '../../audit-actions.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** The page size of GET /audit-events without `limit`, and the largest it allows. */
 export const DEFAULT_AUDIT_PAGE_LIMIT = 100;
@@ -81,6 +82,7 @@ export function auditWindow(
  * records nothing.
  */
 export const LIST_AUDIT_EVENTS = defineUseCase({
+  roles: ROLE_ROWS.audit,
   summary: 'List the audit trail: who saw or changed whose data',
   input: { query: AUDIT_EVENT_QUERY_FIELDS },
   refusals: [],

@@ -9,6 +9,7 @@ import { issue } from '../validation/validate.js';
 import { defineUseCase } from '../use-case.js';
 import { changeEventId, type ChangeEvent } from './change-event.js';
 import { CHANGE_TYPES, type ChangeType } from '../../change-types.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** The page size of GET /events without `limit`, and the largest it allows. */
 export const DEFAULT_EVENT_PAGE_LIMIT = 100;
@@ -85,6 +86,7 @@ export function presentChangeEvent(row: ChangeEventRow): ChangeEvent {
  * answers at once.
  */
 export const LIST_CHANGE_EVENTS = defineUseCase({
+  roles: ROLE_ROWS.audit,
   summary: 'Read the change feed: every committed change, in commit order',
   input: { query: CHANGE_EVENT_QUERY_FIELDS },
   refusals: [errors.feedPositionLost(1008, 1003)],

@@ -7,6 +7,7 @@ import type { Page } from '../pagination.js';
 import { clinicTimeZone } from '../settings.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { deskDate } from './desk-date.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /**
  * The audit trail at the desk (`clinic audit list|verify|export`), for the clinic's IT and its
@@ -61,6 +62,7 @@ export interface AuditTrailExtract {
  * without a day), every page of the very list GET /audit-events serves.
  */
 export const LIST_AUDIT_TRAIL = defineUseCase({
+  roles: ROLE_ROWS.audit,
   summary: "The audit trail's events of clinic days, or of a patient",
   input: { query: [field.uuid('patient_id', { description: "only this patient's events" }), ...WINDOW_DAYS] },
   refusals: [],
@@ -91,6 +93,7 @@ export const LIST_AUDIT_TRAIL = defineUseCase({
  * verify, or the first after the last checkpoint that still holds.
  */
 export const VERIFY_AUDIT_TRAIL = defineUseCase({
+  roles: ROLE_ROWS.audit,
   summary: 'Recompute the whole audit trail: each event must follow the one before and hash to what it holds',
   input: {},
   refusals: [],
@@ -103,6 +106,7 @@ export const VERIFY_AUDIT_TRAIL = defineUseCase({
  * null: no bound), whose events the desk then writes as FHIR AuditEvents (exportFhirAuditEvents).
  */
 export const EXPORT_AUDIT_TRAIL = defineUseCase({
+  roles: ROLE_ROWS.audit,
   summary: "Export the audit trail's events of clinic days as FHIR R4 AuditEvent resources",
   input: { query: FROM_TO_DAYS },
   refusals: [],

@@ -16,15 +16,26 @@ import {
   type SettingSource,
 } from '../settings.js';
 import { defineUseCase } from '../use-case.js';
+import type { AuditRecord } from '../audit/audit-event.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /**
  * The clinic's settings at the desk (`clinic module …`, `clinic settings …`): what IT sets once
- * and the API reads on every request. None shows patient data; the contact rule, which decides
- * whose records may be kept without a way to reach them, records its change (`setting.update`).
+ * and the API reads on every request. None shows patient data; each change is recorded
+ * (`setting.update`, interface 1.3.0), so the trail shows who changed the clinic's set-up, and when.
  */
+
+/** What a setting's change records (interface 1.3.0): `setting.update`, no patient, the setting's name. */
+const settingRecord = (name: string): AuditRecord => ({
+  action: 'setting.update',
+  patientId: null,
+  subjectId: null,
+  detail: { changed: [name] },
+});
 
 /** `clinic module enable|disable MODULE`: a module switched on or off, at once, also for a running server. */
 export const SWITCH_MODULE = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Switch an optional module on or off (takes effect at once)',
   input: {
     body: [
@@ -35,10 +46,12 @@ export const SWITCH_MODULE = defineUseCase({
   refusals: [],
   access: 'write',
   run: (db, { body }) => setModuleEnabled(db, body.module, body.enabled),
+  audit: ({ module }) => [settingRecord(`module.${module}`)],
 });
 
 /** `clinic module list`: each module and whether it is on. */
 export const LIST_MODULES = defineUseCase({
+  roles: ROLE_ROWS.lookups,
   summary: 'Show which optional modules are on',
   input: {},
   refusals: [],
@@ -58,6 +71,7 @@ export interface ClinicSettings {
 
 /** `clinic settings show`: the clinic settings and where each comes from (set, the machine's, the default). */
 export const SHOW_SETTINGS = defineUseCase({
+  roles: ROLE_ROWS.lookups,
   summary: 'Show the clinic settings and where each comes from',
   input: {},
   refusals: [],
@@ -79,20 +93,24 @@ export const SHOW_SETTINGS = defineUseCase({
 
 /** `clinic settings set-timezone ZONE` (setClinicTimeZone: any case; a city alone is refused with its zone). */
 export const SET_TIME_ZONE = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Set the IANA time zone in which date-times without an offset are read',
   input: { body: [field.string('timezone', { required: true, description: 'e.g. Europe/Vienna, in any case' })] },
   refusals: [],
   access: 'write',
   run: (db, { body }): { timezone: string } => ({ timezone: setClinicTimeZone(db, body.timezone) }),
+  audit: () => [settingRecord('timezone')],
 });
 
 /** `clinic settings set-currency CODE` (setClinicCurrency: the default of new invoices; open ones keep theirs). */
 export const SET_CURRENCY = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Set the clinic currency, the default of new invoices',
   input: { body: [field.string('currency', { required: true, description: 'an ISO 4217 code, e.g. EUR or CHF, in any case' })] },
   refusals: [],
   access: 'write',
   run: (db, { body }): CurrencyChange => setClinicCurrency(db, body.currency),
+  audit: () => [settingRecord('currency')],
 });
 
 /**
@@ -103,6 +121,7 @@ export const SET_CURRENCY = defineUseCase({
  * who allowed patients without an email or a mobile, and since when.
  */
 export const SET_CONTACT_RULE = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Set how a patient must be reachable to be registered: email-and-mobile, email-or-mobile or none',
   input: {
     body: [

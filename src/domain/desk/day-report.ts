@@ -10,6 +10,7 @@ import { field } from '../../fields/field-spec.js';
 import { defineUseCase } from '../use-case.js';
 import { perDistinctPatient } from '../audit/record-audit.js';
 import { resolvePatientReference } from '../references.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** One payment of the cash count (clinic-api-1.1.md, `clinic report day --json`). */
 export interface DayReportPayment {
@@ -109,6 +110,7 @@ const DAY_REPORT_QUERY = [
 
 /** `clinic report day`: the end-of-day cash count (billing module). */
 export const DAY_REPORT = defineUseCase({
+  roles: ROLE_ROWS.readInvoices,
   summary: "The end-of-day cash count: the clinic day's payments and refunds, net totals per method and overall, and its credit notes",
   module: 'billing',
   input: { query: DAY_REPORT_QUERY },

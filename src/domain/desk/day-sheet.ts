@@ -9,6 +9,7 @@ import type { Appointment } from '../appointments/present-appointment.js';
 import { readDeskContext, type DeskContext } from './desk-context.js';
 import { deskDate } from './desk-date.js';
 import { findDoctorByReference } from './find-by-name.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** The day sheet: one clinic day's appointments, the clinic's or one doctor's. */
 export interface DaySheet {
@@ -58,6 +59,7 @@ const DAY_SHEET_QUERY = [
  * appointment.read per patient on it. 422 DOCTOR_NOT_FOUND for a doctor no name or id names.
  */
 export const DAY_SHEET = defineUseCase({
+  roles: ROLE_ROWS.readAppointments,
   summary: 'The day sheet: every appointment of a clinic day, in time order',
   input: { query: DAY_SHEET_QUERY },
   refusals: [errors.doctorNotFound()],

@@ -12,6 +12,7 @@ import type { Patient } from '../patients/present-patient.js';
 import { clinicTimeZone } from '../settings.js';
 import { defineUseCase } from '../use-case.js';
 import { formatDate, localDateOf, wallClockAt, weekdayOf } from '../validation/calendar.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /**
  * The desk's own rules (issue 42): refusals the front desk makes and the API does not, because
@@ -47,6 +48,7 @@ const sameName = (a: string, b: string) => foldForSearch(a.trim().replace(/\s+/g
  * terms' primary key: a handful, whatever the clinic's size.
  */
 export const CREATE_PATIENT_AT_DESK = defineUseCase({
+  roles: ROLE_ROWS.createPatients,
   summary: 'Create a patient, unless an active patient has the same name and date of birth',
   input: { body: DESK_PATIENT_FIELDS },
   refusals: [...CREATE_PATIENT.refusals, errors.patientDuplicate([{ patient_number: 'P-000003', name: 'Maria Müller' }], '02.03.1985')],
@@ -110,6 +112,7 @@ function tooEarly(status: (typeof TIMED_STATUSES)[number], startAt: string, now:
  * a status the appointment has already changes nothing and is not refused.
  */
 export const SET_APPOINTMENT_STATUS_AT_DESK = defineUseCase({
+  roles: ROLE_ROWS.writeAppointments,
   summary: "Set an appointment's status, unless its time has not come",
   input: { path: APPOINTMENT_PATH_FIELDS, body: DESK_STATUS_FIELDS },
   refusals: [

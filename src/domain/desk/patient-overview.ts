@@ -12,6 +12,7 @@ import { patientReadRecords, readPatient } from '../patients/read-patient.js';
 import { isModuleEnabled } from '../settings.js';
 import { defineUseCase } from '../use-case.js';
 import { readDeskContext, type DeskContext } from './desk-context.js';
+import { balanceFor, ROLE_ROWS, seesMoney } from '../people/roles.js';
 
 /** How many coming appointments the overview shows (clinic-api-1.1.md). */
 export const UPCOMING_APPOINTMENT_LIMIT = 20;
@@ -21,10 +22,10 @@ export interface PatientOverview {
   patient: Patient;
   /** Appointments that end after now, soonest first, at most UPCOMING_APPOINTMENT_LIMIT. */
   upcoming_appointments: Appointment[];
-  /** Invoices with a balance, newest first; none while billing is off. */
-  open_invoices: Invoice[];
-  /** Every document, newest first. */
-  documents: DocumentItem[];
+  /** Invoices with a balance, newest first; none while billing is off; null for a person who sees no money (a scheduler). */
+  open_invoices: Invoice[] | null;
+  /** Every document, newest first; null for a person who sees no documents (a scheduler). */
+  documents: DocumentItem[] | null;
 }
 
 /** The overview, and what its printout needs. */
@@ -78,11 +79,20 @@ export function readPatientOverview(db: Db, patientId: string, now = Date.now())
  * (clinic-api-1.2.md).
  */
 export const PATIENT_OVERVIEW = defineUseCase({
+  roles: ROLE_ROWS.readPatients,
   summary: "A patient's record, balance, next appointments, open invoices and documents",
   input: { path: PATIENT_PATH_FIELDS },
   refusals: [errors.patientNotFound(404)],
   access: 'read',
-  run: (db, { path }) => readPatientOverview(db, path.patient_id),
+  run: (db, { path }, caller) => {
+    const result = readPatientOverview(db, path.patient_id);
+    if (seesMoney(caller.roles)) return result;
+    const { overview } = result;
+    return {
+      ...result,
+      overview: { ...overview, patient: balanceFor(overview.patient, caller.roles), open_invoices: null, documents: null },
+    };
+  },
   audit: ({ overview }) => patientReadRecords(overview.patient),
 });
 
@@ -98,6 +108,7 @@ export interface PatientDocuments {
  * document.list. 404 PATIENT_NOT_FOUND.
  */
 export const LIST_ALL_DOCUMENTS = defineUseCase({
+  roles: ROLE_ROWS.listDocuments,
   summary: 'List every document of a patient, newest first, with the numbers `document save` takes',
   input: { path: PATIENT_PATH_FIELDS },
   refusals: [errors.patientNotFound(404)],

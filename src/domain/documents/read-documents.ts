@@ -11,6 +11,7 @@ import { errors } from '../../errors.js';
 import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import type { AuditRecord } from '../audit/audit-event.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** DocumentItem (clinic-api-1.1.md). */
 export type DocumentItem = ResponseOf<typeof DOCUMENT_ITEM_FIELDS>;
@@ -33,6 +34,7 @@ function cursorPosition(cursor: string) {
 
 /** A patient's documents, newest first, one page at a time; 404 PATIENT_NOT_FOUND. */
 export const LIST_DOCUMENTS = defineUseCase({
+  roles: ROLE_ROWS.listDocuments,
   summary: "List a patient's documents",
   input: { path: DOCUMENT_PATH_FIELDS, query: DOCUMENT_LIST_QUERY_FIELDS },
   refusals: [errors.patientNotFound(404)],
@@ -70,6 +72,7 @@ export interface OpenedDocument {
  * recorded when the bytes are delivered, not when it is found: a 304 shows nothing.
  */
 export const FIND_DOCUMENT = defineUseCase({
+  roles: ROLE_ROWS.documents,
   summary: 'Download a stored document',
   input: { path: DOCUMENT_DOWNLOAD_PATH_FIELDS },
   refusals: [errors.patientNotFound(404), errors.documentNotFound()],
@@ -98,6 +101,7 @@ const DOCUMENT_ID_FIELDS = [DOCUMENT_DOWNLOAD_PATH_FIELDS[1]] as const;
  * 404 DOCUMENT_NOT_FOUND.
  */
 export const READ_DOCUMENT = defineUseCase({
+  roles: ROLE_ROWS.documents,
   summary: 'Read a stored document by its id',
   input: { path: DOCUMENT_ID_FIELDS },
   refusals: [errors.documentNotFound('No document has this id.')],

@@ -11,6 +11,7 @@ import { dateError } from '../validation/calendar.js';
 import { isPlainObject } from '../validation/structs.js';
 import { presentInvoice, type Invoice } from './present-invoice.js';
 import { invoiceData } from '../changes/change-event.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** Staff type `--issued-at 2026-03-01`: a calendar date alone means midnight, clinic time. */
 export function withIssuedDateAsMidnight(input: unknown): unknown {
@@ -33,6 +34,7 @@ function yearIn(timeZone: string, isoInstant: string): number {
  * a refund that reopens an invoice can make a second, and no invoice adds a third.
  */
 export const CREATE_INVOICE = defineUseCase({
+  roles: ROLE_ROWS.takeMoney,
   summary: 'Issue an invoice',
   module: 'billing',
   input: { body: INVOICE_INPUT_FIELDS },

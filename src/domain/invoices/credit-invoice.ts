@@ -15,6 +15,7 @@ import { blankReasonIssues } from '../validation/blank-reason.js';
 import { localDateOf } from '../validation/calendar.js';
 import { centsToNumber, centsToText } from '../validation/decimal.js';
 import { invoiceDetail, type InvoiceDetail } from './read-invoice.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /**
  * Credit notes (clinic-api-1.3.md, "Credit notes"): a credit note lowers what an invoice asks,
@@ -130,6 +131,7 @@ const CREATE_CREDIT_NOTE_OPERATION: IdempotentOperation = { operation: 'createCr
  * its new credit note the last of `credit_notes`.
  */
 export const CREATE_CREDIT_NOTE = defineUseCase({
+  roles: ROLE_ROWS.giveMoneyBack,
   summary: 'Lower what an invoice asks with a credit note',
   module: 'billing',
   input: { path: INVOICE_PATH_FIELDS, header: PAYMENT_HEADER_FIELDS, body: CREDIT_NOTE_INPUT_FIELDS },

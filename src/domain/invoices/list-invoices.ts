@@ -6,6 +6,7 @@ import { cursorIssues, decodeCursor, pageOf, type Page } from '../pagination.js'
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { presentInvoice, type Invoice } from './present-invoice.js';
 import { perDistinctPatient } from '../audit/record-audit.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** The query of GET /invoices: its 1.0.0 filters, and pagination from 1.1.0 (without `limit`, the whole list as in 1.0.0). */
 export const INVOICE_LIST_QUERY_FIELDS = [...INVOICE_QUERY_FIELDS, ...pageQueryFields('the whole list')] as const;
@@ -25,6 +26,7 @@ function cursorPosition(cursor: string) {
  * filter that matches nothing, not an error. Without `limit`, one page holds them all.
  */
 export const LIST_INVOICES = defineUseCase({
+  roles: ROLE_ROWS.readInvoices,
   summary: 'List invoices with their outstanding balance',
   module: 'billing',
   input: { query: INVOICE_LIST_QUERY_FIELDS },

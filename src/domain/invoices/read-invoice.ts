@@ -9,12 +9,14 @@ import { centsToNumber } from '../validation/decimal.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { listCreditNoteRows } from '../../db/credit-notes.js';
 import { presentCreditNote, presentInvoice } from './present-invoice.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** GET /invoices/{invoice_id} (clinic-api-1.1.md). */
 export type InvoiceDetail = ResponseOf<typeof INVOICE_DETAIL_FIELDS>;
 
 /** One invoice with its patient's number and name, its payments, refunds and credit notes in the order recorded; 404 INVOICE_NOT_FOUND. */
 export const READ_INVOICE = defineUseCase({
+  roles: ROLE_ROWS.readInvoices,
   summary: 'Read an invoice with its payments',
   module: 'billing',
   input: { path: INVOICE_PATH_FIELDS },

@@ -7,6 +7,7 @@ import { defineUseCase } from '../use-case.js';
 import { centsToText } from '../validation/decimal.js';
 import { invoiceData } from '../changes/change-event.js';
 import { invoiceDetail, type InvoiceDetail } from './read-invoice.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** The invoice as voiding left it, and whether this request voided it (false: it was void already). */
 export interface VoidedInvoice {
@@ -21,6 +22,7 @@ export interface VoidedInvoice {
  * number. Voiding a void invoice changes nothing: the first reason stays.
  */
 export const VOID_INVOICE = defineUseCase({
+  roles: ROLE_ROWS.giveMoneyBack,
   summary: 'Void an invoice issued in error',
   module: 'billing',
   input: { path: INVOICE_PATH_FIELDS, body: VOID_INPUT_FIELDS },

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, statSync } from 'node:fs';
 import { open, readdir } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { DATABASE_FILE, inspectDataDirectory, NO_FOLLOW } from '../../db/data-directory.js';
@@ -60,4 +60,14 @@ export async function listFilesUnder(dir: string): Promise<string[]> {
         .join('/'),
     )
     .sort();
+}
+
+/** Whether this OS user owns the data directory's database file (on Windows, which has no uids: whoever may open it). */
+export function ownsDatabaseFile(dataDir: string): boolean {
+  if (process.getuid === undefined) return true;
+  try {
+    return statSync(join(resolve(dataDir), DATABASE_FILE)).uid === process.getuid();
+  } catch {
+    return false;
+  }
 }

@@ -6,6 +6,7 @@ import { perDistinctPatient } from '../audit/record-audit.js';
 import { readDeskContext, type DeskContext } from '../desk/desk-context.js';
 import { invoiceNumbers, patientNames } from '../desk/desk-records.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /**
  * A notification as `clinic notifications list` shows it (decisions.md §8). The recipient's
@@ -57,6 +58,7 @@ function presentNotification(row: NotificationRow): Notification {
  * invoice.read per patient it shows, as GET /invoices does (no subject: it is a list).
  */
 export const LIST_NOTIFICATIONS = defineUseCase({
+  roles: ROLE_ROWS.readInvoices,
   summary: 'List the patient notifications (the outbox) and how their delivery went, oldest first',
   input: { query: NOTIFICATION_QUERY_FIELDS },
   refusals: [],

@@ -10,6 +10,7 @@ import { defineUseCase, performUseCase } from '../use-case.js';
 import { presentPatient, type Patient } from './present-patient.js';
 import { patientPhoneDigits, patientSearchTerms } from '../../fields/search-terms.js';
 import { requireContactByRule } from './contact-rule.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /**
  * Creates a patient (POST /patients, `clinic create-patient`). Schema first, every failing
@@ -18,6 +19,7 @@ import { requireContactByRule } from './contact-rule.js';
  * are one transaction: stored together or not at all.
  */
 export const CREATE_PATIENT = defineUseCase({
+  roles: ROLE_ROWS.createPatients,
   summary: 'Create a patient',
   input: { body: PATIENT_INPUT_FIELDS },
   refusals: [errors.patientContactRequired()],

@@ -11,6 +11,7 @@ import { defineUseCase, performUseCase } from '../use-case.js';
 import { issue } from '../validation/validate.js';
 import { presentBalance } from './present-patient.js';
 import { binaryOrder, narrowingLookups, phoneNumberWord, queryWords, type WordLookup } from '../../fields/search-terms.js';
+import { balanceFor, ROLE_ROWS } from '../people/roles.js';
 
 /** PatientSummary (clinic-api-1.1.md). */
 export type PatientSummary = ResponseOf<typeof PATIENT_SUMMARY_FIELDS>;
@@ -77,12 +78,16 @@ function cursorPosition(cursor: string): PatientCursor {
  * patient in that order.
  */
 export const FIND_PATIENTS = defineUseCase({
+  roles: ROLE_ROWS.readPatients,
   summary: 'Find patients by name, number, date of birth, email or phone',
   input: { query: PATIENT_LIST_QUERY_FIELDS },
   refusals: [],
   access: 'read',
   moreIssues: ({ query }, fieldIssues) => [...wordCountIssues(query, fieldIssues), ...cursorIssues(query, CURSOR, CURSOR_SHAPE)],
-  run: (db, { query }) => findPatientPage(db, query),
+  run: (db, { query }, caller) => {
+    const page = findPatientPage(db, query);
+    return { ...page, items: page.items.map((item) => balanceFor(item, caller.roles)) };
+  },
   // One event per patient on the page returned (as IHE BALP records a query), with what was searched for.
   audit: (page, { query }) =>
     page.items.map((patient) => ({

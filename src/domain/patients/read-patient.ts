@@ -7,6 +7,7 @@ import { outstandingBalance } from '../invoices/outstanding-balance.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { fieldsValidator } from '../validation/validate.js';
 import { presentPatient, type Patient } from './present-patient.js';
+import { balanceFor, ROLE_ROWS } from '../people/roles.js';
 
 const patientPath = fieldsValidator(PATIENT_PATH_FIELDS, 'path');
 
@@ -17,14 +18,15 @@ export function patientIdOf(patientId: unknown): string {
 
 /** The patient as it stands now, with its current balance (GET /patients/{patient_id}); 404 PATIENT_NOT_FOUND. */
 export const READ_PATIENT = defineUseCase({
+  roles: ROLE_ROWS.readPatients,
   summary: 'Read a patient',
   input: { path: PATIENT_PATH_FIELDS },
   refusals: [errors.patientNotFound(404)],
   access: 'read',
-  run(db, { path }): Patient {
+  run(db, { path }, caller): Patient {
     const row = findPatient(db, path.patient_id);
     if (!row) throw errors.patientNotFound();
-    return presentPatient(row, outstandingBalance(db, row.id));
+    return balanceFor(presentPatient(row, outstandingBalance(db, row.id)), caller.roles);
   },
   audit: (patient) => patientReadRecords(patient),
 });

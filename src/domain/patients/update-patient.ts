@@ -10,6 +10,7 @@ import { defineUseCase } from '../use-case.js';
 import { requireContactAfterPatch } from './contact-rule.js';
 import { matchesIfMatch, namesNoEntityTag } from '../if-match.js';
 import { presentPatient, type Patient } from './present-patient.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** A patient after a patch, and the names of the fields whose stored value changed (sorted). */
 export interface UpdatedPatient {
@@ -56,6 +57,7 @@ function mergedColumns(row: PatientRow, patch: Readonly<Record<string, unknown>>
  * version and updated_at.
  */
 export const UPDATE_PATIENT = defineUseCase({
+  roles: ROLE_ROWS.editPatients,
   summary: 'Change a patient',
   input: { path: PATIENT_PATH_FIELDS, header: IF_MATCH_HEADER_FIELDS, body: PATIENT_PATCH_FIELDS },
   mergePatch: true,

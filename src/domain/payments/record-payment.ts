@@ -10,6 +10,7 @@ import { queuePaidInvoiceNotification } from '../notifications/queue-notificatio
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { centsToText } from '../validation/decimal.js';
 import { presentPayment, type PaymentResult } from './present-payment.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** A payment request as it arrives, over HTTP or from the command line: not yet validated. */
 export interface PaymentRequest {
@@ -103,6 +104,7 @@ function applyPayment(db: Db, payment: ValidPayment, requestFingerprint: string)
  * notification when the invoice becomes paid.
  */
 export const RECORD_PAYMENT = defineUseCase({
+  roles: ROLE_ROWS.takeMoney,
   summary: 'Record a payment against an invoice',
   module: 'payments',
   input: { path: PAYMENT_PATH_FIELDS, header: PAYMENT_HEADER_FIELDS, body: PAYMENT_INPUT_FIELDS },

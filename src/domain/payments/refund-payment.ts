@@ -15,6 +15,7 @@ import { blankReasonIssues } from '../validation/blank-reason.js';
 import { applyCreditNote, creditedChange, creditOutcome, creditRecord } from '../invoices/credit-invoice.js';
 import { presentCreditNote } from '../invoices/present-invoice.js';
 import type { InvoiceStatus } from '../../fields/billing-fields.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /** The Refund of clinic-api-1.2.md: the refund and the invoice's state as it left it. */
 export type RefundResult = ResponseOf<typeof REFUND_RESULT_FIELDS>;
@@ -70,6 +71,7 @@ function fingerprint(paymentId: string, amountCents: number | null, method: stri
  * (refund it, then void it).
  */
 export const REFUND_PAYMENT = defineUseCase({
+  roles: ROLE_ROWS.giveMoneyBack,
   summary: 'Refund a payment, in part or in full',
   module: 'payments',
   input: { path: REFUND_PATH_FIELDS, header: PAYMENT_HEADER_FIELDS, body: REFUND_INPUT_FIELDS },

@@ -20,6 +20,7 @@ import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
 import { issue } from '../validation/validate.js';
 import { newWebhookSecret } from './signature.js';
+import { ROLE_ROWS } from '../people/roles.js';
 
 /**
  * The webhook endpoints IT registers at the desk (`clinic webhook add|list|enable|replay|remove`,
@@ -169,6 +170,7 @@ function addIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): Vali
  * (WEBHOOK_URL_INSECURE); endpoints added before that rule keep working as they are.
  */
 export const ADD_WEBHOOK_ENDPOINT = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Add a webhook endpoint: the change feed is POSTed to it, signed, while clinic serve runs',
   input: { body: WEBHOOK_ADD_INPUT },
   refusals: [errors.webhookNameTaken('reminders'), errors.webhookUrlInsecure('crm.praxis.lan')],
@@ -200,10 +202,12 @@ export const ADD_WEBHOOK_ENDPOINT = defineUseCase({
     insertWebhookEndpoint(db, row);
     return { id: row.id, name, url: row.url, types: types ?? [...CHANGE_TYPES], state: row.state, secret: row.secret };
   },
+  audit: ({ id }) => [{ action: 'webhook.create', patientId: null, subjectId: id }],
 });
 
 /** `clinic webhook list`: every endpoint, oldest first, with where it stands. */
 export const LIST_WEBHOOK_ENDPOINTS = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'List the webhook endpoints: state, last delivered event, lag and last error',
   input: {},
   refusals: [],
@@ -215,6 +219,7 @@ const ENDPOINT_REFERENCE = [field.string('webhook', { required: true, minLength:
 
 /** `clinic webhook enable`: delivers again from the first event it has not had; a waiting retry is tried at once. */
 export const ENABLE_WEBHOOK_ENDPOINT = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Enable a webhook endpoint: it resumes at the first event it has not had',
   input: { path: ENDPOINT_REFERENCE },
   refusals: [errors.webhookNotFound('reminders')],
@@ -232,6 +237,7 @@ export const ENABLE_WEBHOOK_ENDPOINT = defineUseCase({
  * past where the endpoint stands: a replay never skips events it has not had.
  */
 export const REPLAY_WEBHOOK_ENDPOINT = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Send a webhook endpoint every event after a seq again, then go on',
   input: {
     path: ENDPOINT_REFERENCE,
@@ -262,6 +268,7 @@ export const REPLAY_WEBHOOK_ENDPOINT = defineUseCase({
 
 /** `clinic webhook remove`: no more deliveries; what it was is shown once more. */
 export const REMOVE_WEBHOOK_ENDPOINT = defineUseCase({
+  roles: ROLE_ROWS.administer,
   summary: 'Remove a webhook endpoint: it gets no more events',
   input: { path: ENDPOINT_REFERENCE },
   refusals: [errors.webhookNotFound('reminders')],
@@ -272,4 +279,5 @@ export const REMOVE_WEBHOOK_ENDPOINT = defineUseCase({
     removeWebhookEndpoint(db, row.id);
     return removed;
   },
+  audit: ({ id }) => [{ action: 'webhook.remove', patientId: null, subjectId: id }],
 });

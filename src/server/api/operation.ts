@@ -82,7 +82,7 @@ type BodyOf<Result extends UseCaseResult> = Result extends DownloadResult
 /** What HTTP adds to a use case: everything of an OperationSpec the use case does not already say. */
 type HttpBinding<R, Result extends UseCaseResult, V = unknown> = Omit<
   OperationSpec,
-  'summary' | 'module' | 'pathFields' | 'queryFields' | 'headerFields' | 'body' | 'refusals' | 'result'
+  'summary' | 'module' | 'roles' | 'pathFields' | 'queryFields' | 'headerFields' | 'body' | 'refusals' | 'result'
 > & {
   /** The use case's summary unless the API says it otherwise. */
   summary?: string;
@@ -146,6 +146,7 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
     ...spec,
     useCase,
     summary: summary ?? useCase.summary,
+    roles: useCase.roles,
     ...(useCase.module === undefined ? {} : { module: useCase.module }),
     ...(isRecordedRead(useCase) ? { recordsRead: true } : {}),
     ...(input.path === undefined ? {} : { pathFields: input.path }),
@@ -156,7 +157,12 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
     handler: (deps) => async (ctx) => {
       const { db, commits, changes } = deps;
       const caller = apiCaller(ctx, deps.auditedReads);
-      const values = valuesOfRequest(useCase, db, { path: ctx.params, query: ctx.query, header: ctx.headers, body: ctx.state.body });
+      const values = valuesOfRequest(
+        useCase,
+        db,
+        { path: ctx.params, query: ctx.query, header: ctx.headers, body: ctx.state.body },
+        caller,
+      );
       // The feed's last seq is read in the same turn as the result: a change committed after it
       // ends the wait below, one before it is in the result.
       let lastSeq = 0;

@@ -197,6 +197,8 @@ function operation(op: OperationSpec, limits: DescriptionLimits): JsonSchema {
     tags: [op.tag],
     // OpenAPI 3.1 lets a non-OAuth scheme name the roles an operation needs: here the key's scope.
     security: op.scope ? [{ bearer: [op.scope] }] : [],
+    // Interface 1.3.0: the roles a person's session needs, from the same row the use case checks.
+    'x-clinic-roles': [...op.roles],
     ...(params.length === 0 ? {} : { parameters: params }),
     ...(body === undefined ? {} : { requestBody: body }),
     responses: responses(op, limits),

@@ -4,6 +4,7 @@ import type { ModuleName } from '../../domain/settings.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import type { JsonSchema } from './field-schemas.js';
 import type { ModelName } from './models.js';
+import type { Role } from '../../domain/people/roles.js';
 
 /** A JSON response made of one model, or a list of it. */
 export interface ModelResult {
@@ -60,6 +61,8 @@ export interface OperationSpec {
   scope?: Scope;
   /** The clinic module that must be on (→ 403 MODULE_DISABLED). */
   module?: ModuleName;
+  /** Who may do it when a person asks (its use case's row of the role matrix, ROLE_ROWS): `x-clinic-roles`. */
+  roles: readonly Role[];
   /** A read whose answer records audit events, stored before it is sent (→ 507 STORAGE_FAILED when they cannot be). */
   recordsRead?: boolean;
   pathFields?: readonly FieldSpec[];

@@ -4,6 +4,7 @@ import { DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/documen
 import * as examples from '../openapi/examples.js';
 import { useCaseOperation, type Operation } from '../api/operation.js';
 import { sendDocument } from '../api/send-document.js';
+import { ROLE_ROWS } from '../../domain/people/roles.js';
 
 /**
  * POST /patients/{patient_id}/documents (the form is read by receiveDocumentUpload,
@@ -14,6 +15,7 @@ export const documentOperations: readonly Operation[] = [
     method: 'post',
     path: '/patients/{patient_id}/documents',
     operationId: 'uploadDocument',
+    roles: ROLE_ROWS.documents,
     summary: 'Upload a document for a patient',
     description:
       'The file is streamed to disk, never held in memory; an empty `type` or `title` counts as absent. ' +

@@ -6,6 +6,7 @@ import { clientAddress } from '../api/api-caller.js';
 import type { Operation } from '../api/operation.js';
 import { isOwnAddress } from '../connections/peer-address.js';
 import type { ClinicContext } from '../api/state.js';
+import { ROLE_ROWS } from '../../domain/people/roles.js';
 
 /**
  * Whether this request may see the free bytes of the data directory's disk: from the PC's own
@@ -38,6 +39,7 @@ export const healthOperations: readonly Operation[] = [
     method: 'get',
     path: '/health',
     operationId: 'getHealth',
+    roles: ROLE_ROWS.noLogin,
     summary: 'Whether the server can serve: its database read and writable, room on its disk',
     description:
       'No key needed; shows no patient data and records nothing in the audit trail. 503 with `status` `unavailable` when the ' +

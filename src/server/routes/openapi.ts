@@ -4,6 +4,7 @@ import { buildApiDescription } from '../openapi/description.js';
 import { docsPage } from '../openapi/docs-page.js';
 import type { Operation } from '../api/operation.js';
 import { sendStaticFile, staticFile } from '../api/static-file.js';
+import { ROLE_ROWS } from '../../domain/people/roles.js';
 
 /** The docs page and its files, loaded once per process however many apps serve them (they never change). */
 let docs: ReturnType<typeof docsPage> | undefined;
@@ -22,6 +23,7 @@ export const openApiOperations: readonly Operation[] = [
     method: 'get',
     path: '/openapi.json',
     operationId: 'getApiDescription',
+    roles: ROLE_ROWS.noLogin,
     summary: 'This interface description (OpenAPI 3.1)',
     tag: 'interface',
     result: {
@@ -45,6 +47,7 @@ export const openApiOperations: readonly Operation[] = [
     method: 'get',
     path: '/docs',
     operationId: 'getDocsPage',
+    roles: ROLE_ROWS.noLogin,
     summary: 'The interactive reference rendered from this description',
     description: 'Works offline: its scripts and styles are served by the program itself.',
     tag: 'interface',
@@ -58,6 +61,7 @@ export const openApiOperations: readonly Operation[] = [
     method: 'get',
     path: '/docs/{asset}',
     operationId: 'getDocsAsset',
+    roles: ROLE_ROWS.noLogin,
     summary: 'A script, style sheet or licence of the docs page',
     tag: 'interface',
     pathFields: ASSET_PATH_FIELDS,
