@@ -34,6 +34,7 @@ import { FLOORS, SCENARIOS } from './scenarios.js';
 import { SERVER_CORE } from './server-process.js';
 import { measureStartup } from './startup.js';
 import { measureDeskLatency } from './desk-latency.js';
+import { measureSwitchPerson } from './switch-person.js';
 import { EVENTS, formatChangeEventCost, measureChangeEventCost, type ChangeEventCost } from './change-event-cost.js';
 import {
   formatSearchFigures,
@@ -93,7 +94,7 @@ const fullRun =
   drivers &&
   alsoJs;
 if (options.server !== 'sea' && options.server !== 'js') throw new Error('--server is sea (dist/clinic) or js (node dist/clinic.js)');
-const EXTRA_PARTS = ['upload-200mb', 'startup', 'desk-latency', 'patient-search', 'change-event'];
+const EXTRA_PARTS = ['upload-200mb', 'startup', 'desk-latency', 'switch-person', 'patient-search', 'change-event'];
 const unknown = only?.filter((name) => !SCENARIOS.some((s) => s.name === name) && !EXTRA_PARTS.includes(name));
 if (unknown?.length)
   throw new Error(`unknown scenario ${unknown.join(', ')}; known: ${[...SCENARIOS.map((s) => s.name), ...EXTRA_PARTS].join(', ')}`);
@@ -166,6 +167,7 @@ try {
     floor: [],
     startup: undefined,
     deskLatency: undefined,
+    switchPerson: undefined,
     bigUploadMb: BIG_UPLOAD_MB,
   };
   // The same server with node:sqlite, the driver of clinic.exe (docs/benchmarks.md, "SQLite drivers"): on
@@ -211,6 +213,11 @@ try {
     log('\na desk command (dist/clinic patient find) against node -e 0 of the same runtime');
     if (!sea) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     results.deskLatency = measureDeskLatency(join(root, 'dist/clinic'), seaRuntime, workDir, DESK_LATENCY_SAMPLES);
+  }
+  if (wanted('switch-person')) {
+    log('\nswitching person at a shared PC (dist/clinic login --as NAME --pin-stdin)');
+    if (!sea) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    results.switchPerson = measureSwitchPerson(join(root, 'dist/clinic'), workDir, DESK_LATENCY_SAMPLES);
   }
 
   let search: SearchFigure[] = [];

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
  * PINs (interface 1.3.0, "Persons"): 6 to 12 digits, the weak ones refused, kept only as a salted
  * slow hash. The hash is Node's scrypt (RFC 7914), built into the runtime the program ships with,
  * so no native module is added; argon2 would need one. Its cost, N = 2^15, r = 8, p = 1 (32 MiB,
- * about 0.1 s on the clinic PC: docs/benchmarks.md), makes each guess at a stolen database cost as
+ * 175 ms on the bench's core: bench/switch-person.ts), makes each guess at a stolen database cost as
  * much, while a login stays well within its 2 s.
  */
 
