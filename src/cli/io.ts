@@ -1,4 +1,4 @@
-import { fstatSync, readFileSync, writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 
 /** Where a command writes; tests pass their own to capture output. */
 export interface CliIo {
@@ -67,7 +67,7 @@ function isCharacterDevice(fd: number): boolean {
  */
 export function processIo(): CliIo {
   const input = {
-    readInput: async () => readFileSync(0, 'utf8'),
+    readInput: readAllInput,
     ...(isCharacterDevice(0) && isCharacterDevice(2) ? terminalQuestions : {}),
   };
   if (process.platform === 'win32') {
@@ -80,6 +80,16 @@ export function processIo(): CliIo {
     };
   }
   return { stdout: (text) => writeAll(1, text), stderr: (text) => writeAll(2, text), isTty: isCharacterDevice(1), stderrColumns, ...input };
+}
+
+/**
+ * All of standard input, through Node's stream: a synchronous read of descriptor 0 sees nothing of
+ * a pipe on Windows (clinic.exe read an empty PIN under Wine).
+ */
+async function readAllInput(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer));
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** Questions on the terminal, asked on stderr so that stdout stays the command's output; node:readline is loaded only when one is asked. */

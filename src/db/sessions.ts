@@ -29,7 +29,13 @@ const statements = preparedFor((db) => ({
   endOfPerson: db.prepare<{ person_id: string; at: string; reason: SessionEndReason }>(
     'UPDATE sessions SET ended_at = @at, end_reason = @reason WHERE person_id = @person_id AND ended_at IS NULL',
   ),
+  forgetAll: db.prepare('DELETE FROM sessions'),
 }));
+
+/** Forgets every session (a restore: whoever was logged in to the clinic the backup was made of logs in again). */
+export function forgetAllSessions(db: Db): number {
+  return statements(db).forgetAll.run().changes;
+}
 
 /** Stores a new session. */
 export function insertSession(db: Db, row: SessionRow): void {

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, afterEach, before, describe, it, mock } from 'node:test';
 import { useTestDatabase } from '../helpers/fixtures.js';
-import { runClinic, unwrapped } from '../helpers/run-cli.js';
+import { programPlatform, runClinic, testingExecutable, unwrapped } from '../helpers/run-cli.js';
 
 /**
  * People and roles at the server PC's desk (interface 1.3.0, "Persons", "Roles", "Sessions"):
@@ -26,6 +26,10 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
     rmSync(configHome, { recursive: true, force: true });
   });
   afterEach(() => mock.timers.reset());
+  /** The clock the test moves is this process's Date: only a program that runs in this process follows it (test/domain/sessions.test.ts has the same rules for every build). */
+  const movesTheClock = {
+    skip: testingExecutable || process.env.CLINIC_TEST_SPAWN === '1' ? 'the program runs in a process of its own, on its own clock' : false,
+  };
 
   const clinic = (args: string[], input?: string) => runClinic([...args, '--data', data.dataDir], input === undefined ? {} : { input });
   const json = async (args: string[], input?: string) => {
@@ -120,9 +124,12 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
     const who = await json(['whoami']);
     assert.equal((who.session as Record<string, unknown>).person_name, 'Anna');
     assert.equal(who.host, hostname());
-    const file = join(configHome, 'clinic', 'session.json');
-    assert.equal(statSync(file).mode & 0o777, 0o600);
-    assert.equal(statSync(join(configHome, 'clinic')).mode & 0o777, 0o700);
+    // The token is kept for this OS user alone (Windows keeps it in %APPDATA%\\clinic, the user's own).
+    if (programPlatform !== 'win32') {
+      const file = join(configHome, 'clinic', 'session.json');
+      assert.equal(statSync(file).mode & 0o777, 0o600);
+      assert.equal(statSync(join(configHome, 'clinic')).mode & 0o777, 0o700);
+    }
     assert.equal((await clinic(['patient', 'find', 'x'])).code, 0);
   });
 
@@ -207,7 +214,7 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
     await login('Rita', '573920').then((result) => assert.match(result.stderr, /PERSON_DISABLED/));
   });
 
-  it('locks a person for 15 minutes after 5 wrong PINs in a row, right PIN too, then lets them in', async () => {
+  it('locks a person for 15 minutes after 5 wrong PINs in a row, right PIN too, then lets them in', movesTheClock, async () => {
     at('2026-11-30T08:00:00.000Z');
     await addPerson('Anna', ['admin'], '482913');
     for (let left = 4; left >= 1; left--) {
@@ -228,7 +235,7 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
     assert.equal(events.filter((event) => event.action === 'person.lock').length, 1);
   });
 
-  it('ends a session 30 minutes after its last use and 12 hours after its login', async () => {
+  it('ends a session 30 minutes after its last use and 12 hours after its login', movesTheClock, async () => {
     at('2026-11-30T08:00:00.000Z');
     await addPerson('Anna', ['admin'], '482913');
     at('2026-11-30T08:29:59.000Z');
@@ -308,10 +315,35 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
     assert.deepEqual(resetEvent.detail, { changed: ['pin'] });
   });
 
+  it('carries the people in a backup, and a restore ends every session', async () => {
+    await addPerson('Anna', ['admin'], '482913');
+    const backup = join(configHome, `clinic-${Date.now()}.tar.gz`);
+    assert.equal((await clinic(['backup', backup])).code, 0);
+    // The same data directory restored in place, as after a broken disk: the token kept for it names a session of the backup's.
+    const replaced = `${data.dataDir}.replaced`;
+    renameSync(data.dataDir, replaced);
+    try {
+      const restored = await clinic(['restore', backup, '--replaces', replaced]);
+      assert.equal(restored.code, 0, restored.stderr);
+      assert.equal((await clinic(['patient', 'find', 'x'])).stderr.split(':')[1]?.trim(), 'LOGIN_REQUIRED');
+      assert.equal((await login('Anna', '482913')).code, 0);
+      assert.equal((await clinic(['patient', 'find', 'x'])).code, 0);
+    } finally {
+      rmSync(replaced, { recursive: true, force: true });
+      rmSync(backup, { force: true });
+    }
+  });
+
   it('asks for --as with --pin-stdin, and for a terminal without it (exit 2)', async () => {
     await addPerson('Anna', ['admin'], '482913');
     assert.equal((await clinic(['login', '--pin-stdin'], '482913\n')).code, 2);
     assert.equal((await clinic(['login', '--as', 'Anna'])).code, 2);
+    // No PIN on standard input is a script's mistake: refused as usage, not counted as a wrong PIN.
+    assert.equal((await clinic(['login', '--as', 'Anna', '--pin-stdin'], '')).code, 2);
+    assert.deepEqual(
+      (await auditEvents()).filter((event) => event.action === 'session.fail'),
+      [],
+    );
     assert.equal((await refusal(['login', '--as', 'Nobody', '--pin-stdin'], '482913\n')).detail.reason, 'unknown_person');
   });
 });

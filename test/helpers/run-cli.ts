@@ -174,7 +174,9 @@ async function runInThisProcess(args: readonly string[], input: string | undefin
  */
 export function runClinic(args: readonly string[], options: RunOptions = {}): Promise<CliResult> {
   if (runsInThisProcess(args, options)) return runInThisProcess(args, options.input);
-  const child = spawnClinic(args, options);
+  // clinic.exe under Wine reads standard input only from a file its launcher writes first (scripts/wine-exe.sh).
+  const wineInput = programPlatform === 'win32' && options.input !== undefined ? { env: { ...options.env, CLINIC_WINE_STDIN: '1' } } : {};
+  const child = spawnClinic(args, { ...options, ...wineInput });
   // A program that reads no input may have exited, closing the pipe, before it is written to
   // (clinic.exe under Wine gets /dev/null): that is no failure of the command under test.
   child.stdin.on('error', (error: NodeJS.ErrnoException) => {

@@ -48,7 +48,10 @@ function secretReader(io: CliIo, command: Command, options: LoginOptions): (prom
   return async (prompt) => {
     if (options.pinStdin === true) {
       lines ??= inputLines(io);
-      return (await lines)[next++] ?? '';
+      const line = (await lines)[next++] ?? '';
+      // A script that gave no line made a mistake, not a guess: nothing is tried or counted.
+      if (line === '') usage(command, `--pin-stdin: standard input ended before line ${next} (${prompt.replace(/: $/, '')})`);
+      return line;
     }
     if (io.askHidden === undefined) usage(command, 'no terminal to ask the PIN on: give it on standard input with --pin-stdin');
     return io.askHidden(prompt);

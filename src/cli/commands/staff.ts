@@ -21,7 +21,7 @@ import { runUseCaseCommand } from '../use-case-command.js';
 import { registerSetPinCommand } from './session.js';
 
 /** `--role R`, given once per role. */
-const collect = (value: string, previous: string[]) => [...previous, value];
+const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
 const ROLE_HELP = `a role: ${ROLES.join(', ')} (repeat for more)`;
 
 type RoleOptions = CommonOptions & { role: string[] };
@@ -48,9 +48,9 @@ function printWithCode(person: PersonWithCode, db: Db, said: string): string {
   );
 }
 
-/** One line about a person changed. */
-function printChanged(person: Person, db: Db, what: string): string {
-  return wrapLines(`${person.name}: ${what}. Roles: ${person.roles.join(', ')}; ${stateOf(person, clinicTimeZone(db))}.\n`);
+/** One line about a person changed, with their roles as they now stand. */
+function printChanged(person: Person, what: string): string {
+  return wrapLines(`${person.name} (${person.roles.join(', ')}): ${what}.\n`);
 }
 
 /** `clinic staff add|list|disable|enable|set-roles|reset-pin|set-pin`. */
@@ -59,7 +59,7 @@ export function registerStaffCommands(program: Command, io: CliIo): void {
 
   subcommand(group, 'add', 'add a person; prints the setup code they choose their PIN with, once')
     .requiredOption('--name <name>', "the person's name, as the audit trail will name them (unique in any case)")
-    .requiredOption('--role <role>', ROLE_HELP, collect, [])
+    .requiredOption('--role <role>', ROLE_HELP, collect)
     .action(async (options: RoleOptions & { name: string }) => {
       await runUseCaseCommand(io, options, ADD_PERSON, {
         request: () => ({ body: { name: options.name, roles: options.role.join(',') } }),
@@ -93,7 +93,7 @@ export function registerStaffCommands(program: Command, io: CliIo): void {
     async (person: string, options: CommonOptions) => {
       await runUseCaseCommand(io, options, DISABLE_PERSON, {
         request: () => ({ path: { person } }),
-        print: (changed, db) => printChanged(changed, db, 'disabled; any session of theirs is refused from now on'),
+        print: (changed) => printChanged(changed, 'disabled; their next command is refused, wherever they are logged in'),
       });
     },
   );
@@ -102,17 +102,17 @@ export function registerStaffCommands(program: Command, io: CliIo): void {
     async (person: string, options: CommonOptions) => {
       await runUseCaseCommand(io, options, ENABLE_PERSON, {
         request: () => ({ path: { person } }),
-        print: (changed, db) => printChanged(changed, db, 'enabled'),
+        print: (changed) => printChanged(changed, 'enabled, and any lock after wrong PINs ended'),
       });
     },
   );
 
   personCommand('set-roles', "replace a person's roles")
-    .requiredOption('--role <role>', ROLE_HELP, collect, [])
+    .requiredOption('--role <role>', ROLE_HELP, collect)
     .action(async (person: string, options: RoleOptions) => {
       await runUseCaseCommand(io, options, SET_PERSON_ROLES, {
         request: () => ({ path: { person }, body: { roles: options.role.join(',') } }),
-        print: (changed, db) => printChanged(changed, db, 'roles set'),
+        print: (changed) => printChanged(changed, 'roles replaced'),
       });
     });
 

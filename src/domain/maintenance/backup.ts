@@ -49,6 +49,7 @@ import { inTransaction } from '../use-case.js';
 import { listFilesUnder } from './data-dir.js';
 import { progressSteps, type ProgressListener } from './progress.js';
 import { markFeedRestored, readReplacedFeed, type LostFeedPositions } from '../changes/feed-after-restore.js';
+import { forgetAllSessions } from '../../db/sessions.js';
 
 /** What `clinic backup` wrote. */
 export interface BackupSummary {
@@ -381,7 +382,12 @@ export async function restoreBackup(file: string, dataDir: string, actor: Actor,
       verifyAuditTrail(db);
       requireTrailHead(db, manifest.audit_head);
       const restoredHead = lastAuditEvent(db);
-      inTransaction(db, 'read-then-write', () => appendAuditEvents(db, actor, [DATA_IMPORT]));
+      inTransaction(db, 'read-then-write', () => {
+        appendAuditEvents(db, actor, [DATA_IMPORT]);
+        // A restore ends every session (interface 1.3.0): the tokens of the PCs of the clinic the
+        // backup was made of are not this one's.
+        forgetAllSessions(db);
+      });
       // The new data directory's anchor begins with the restore, naming the backup it came from,
       // so that `audit verify` says the trail was restored, not that it was cut.
       const read = <T>(work: () => T) => Promise.resolve().then(work);

@@ -11,6 +11,11 @@ const DESCRIPTION = `The clinic's public JSON API on this computer: patients, ap
 **Keys.** Every operation but the four public ones (document types, payment methods, this description and its docs page)
 needs \`Authorization: Bearer <key>\` with the scope the operation names. Keys are issued with \`clinic api-key create\`.
 
+**Roles (1.3.0).** Each operation's \`x-clinic-roles\` lists the roles of the clinic's people (\`admin\`, \`reception\`,
+\`practitioner\`, \`billing\`, \`scheduler\`) who may perform it, as a person logged in at the desk performs it; \`[]\` needs no
+one. A person lacking them is refused with 403 \`ROLE_FORBIDDEN\` (\`detail.allowed_roles\`, \`detail.roles\`). API keys are
+checked by their scopes only.
+
 **Errors.** A 422 whose \`detail\` is a list reports every failing value at once (pydantic v2 shape: \`type\`, \`loc\`,
 \`msg\`, \`input\`, \`ctx\`). Every other refusal is \`{"detail": {"code", "message"}}\` with a stable code (\`ErrorCode\`);
 \`APPOINTMENT_OVERLAP\` adds \`conflicts\`; \`DOCTOR_RETIRED\` and \`SERVICE_RETIRED\` add \`id\`, \`CREDIT_EXCEEDS_BALANCE\` adds \`balance\`
