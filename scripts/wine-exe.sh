@@ -22,6 +22,10 @@ input=/dev/null
 if [ "${CLINIC_WINE_STDIN:-}" = 1 ]; then
   input="$(mktemp "$logs/wine-stdin.XXXXXX")"
   cat >"$input"
+  # Opened, then removed: what a test typed (a PIN) is left in no file.
+  exec 3<"$input"
+  rm -f "$input"
+  input=/dev/fd/3
 fi
 tail -c +1 -s 0.02 --pid=$$ -f "$out" &
 tail -c +1 -s 0.02 --pid=$$ -f "$err" >&2 &

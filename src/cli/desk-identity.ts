@@ -52,6 +52,8 @@ export function keepToken(dataDir: string, token: string | undefined): void {
   else file.sessions[dataKey(dataDir)] = token;
   const folder = configFolder();
   mkdirSync(folder, { recursive: true, mode: 0o700 });
+  // A folder made before (by another program of the same name) keeps its mode: this one is this user's alone.
+  if (process.platform !== 'win32') chmodSync(folder, 0o700);
   const temporary = `${sessionFilePath()}.${process.pid}.tmp`;
   writeFileSync(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
   chmodSync(temporary, 0o600);
@@ -86,10 +88,17 @@ function personCaller({ person }: OpenSession): Caller {
 export function resolveDeskCaller(db: Db, dataDir: string): Caller {
   const row = deskRowOf(runningCommand);
   if (row === 'server-pc' || row === 'no-login' || !clinicHasPersons(db)) return (caller = osUserCaller());
+  const withoutLogin = () => runsWithoutLogin(runningCommand, () => noAdminCanLogIn(db) && ownsDatabaseFile(dataDir));
   const token = keptToken(dataDir);
-  const session = token === undefined ? undefined : useSession(db, token);
+  let session: OpenSession | undefined;
+  try {
+    session = token === undefined ? undefined : useSession(db, token);
+  } catch (error) {
+    // An ended session (or a disabled person's) is no session for what the OS user may run without one.
+    if (!withoutLogin()) throw error;
+  }
   if (session === undefined) {
-    if (runsWithoutLogin(runningCommand, () => noAdminCanLogIn(db) && ownsDatabaseFile(dataDir))) return (caller = osUserCaller());
+    if (withoutLogin()) return (caller = osUserCaller());
     throw errors.loginRequired();
   }
   requireRoles(row, rolesOf(session.person));

@@ -159,7 +159,7 @@ function argumentsFor(path: string, command: Command, scratch: string): string[]
     if (/amount|total|price/.test(name)) return '1';
     if (/date|from|to\b|start|end/.test(name)) return 'today';
     if (/duration/.test(name)) return '30';
-    if (/out|target/.test(name)) return join(scratch, `missing-${name}`);
+    if (/out|target|fhir/.test(name)) return join(scratch, `missing-${name}`);
     return 'NOTHING-1';
   };
   // A file to read must exist (upload-document checks it as it parses); one to write must not.

@@ -193,6 +193,8 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
     assert.equal(shown.documents, null);
     const patient = shown.patient as Record<string, unknown>;
     assert.deepEqual([patient.outstanding_balance, patient.outstanding_currency], [null, null]);
+    const edited = await json(['patient', 'edit', String(eva.patient_number), '--notes', 'prefers mornings']);
+    assert.deepEqual([edited.outstanding_balance, edited.outstanding_currency], [null, null]);
     await login('Anna', '482913');
     const byAdmin = await json(['patient', 'show', String(eva.patient_number)]);
     assert.equal((byAdmin.patient as Record<string, unknown>).outstanding_balance, '80.00');
@@ -204,6 +206,12 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
     assert.equal((await refusal(['staff', 'set-roles', 'Anna', '--role', 'reception'])).detail.code, 'LAST_ADMIN');
     assert.equal((await refusal(['staff', 'add', '--name', 'ANNA', '--role', 'billing'])).detail.code, 'PERSON_NAME_TAKEN');
     assert.equal((await refusal(['staff', 'disable', 'nobody'])).detail.code, 'PERSON_NOT_FOUND');
+    const blank = await clinic(['staff', 'add', '--name', '   ', '--role', 'billing', '--json']);
+    assert.equal(blank.code, 1);
+    assert.deepEqual(
+      (JSON.parse(blank.stderr) as { detail: { type: string; loc: unknown[] }[] }).detail.map((issue) => [issue.type, issue.loc]),
+      [['string_too_short', ['body', 'name']]],
+    );
   });
 
   it("refuses a disabled person's next command at once (PERSON_DISABLED)", async () => {
@@ -211,6 +219,14 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
     await addPerson('Rita', ['reception'], '573920');
     await login('Anna', '482913');
     await json(['staff', 'disable', 'Rita']);
+    // Disabling twice changes nothing and records nothing more.
+    await json(['staff', 'disable', 'Rita']);
+    assert.equal(
+      (await auditEvents()).filter(
+        (event) => event.action === 'person.update' && (event.detail as { changed: string[] }).changed[0] === 'enabled',
+      ).length,
+      1,
+    );
     await login('Rita', '573920').then((result) => assert.match(result.stderr, /PERSON_DISABLED/));
   });
 
@@ -300,6 +316,22 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
     await addPerson('Anna', ['admin'], '482913');
     await addPerson('Rita', ['reception'], '573920');
     assert.equal((await refusal(['audit', 'verify'])).detail.code, 'ROLE_FORBIDDEN');
+    // A session that ended is no session for what the OS user may run without one. Rita's token
+    // stays in this OS user's session.json while Anna, another OS user, disables her (another user's
+    // configuration folder is another XDG_CONFIG_HOME here; on Windows it is the user's %APPDATA%).
+    if (programPlatform !== 'win32') {
+      const otherUser = mkdtempSync(join(tmpdir(), 'clinic-config-'));
+      process.env.XDG_CONFIG_HOME = otherUser;
+      try {
+        await login('Anna', '482913');
+        await json(['staff', 'disable', 'Rita']);
+      } finally {
+        process.env.XDG_CONFIG_HOME = configHome;
+        rmSync(otherUser, { recursive: true, force: true });
+      }
+      assert.equal((await refusal(['patient', 'find', 'x'])).detail.code, 'PERSON_DISABLED');
+      assert.equal((await clinic(['audit', 'verify'])).code, 0);
+    }
     await json(['logout']);
     assert.equal((await clinic(['audit', 'verify'])).code, 0);
     assert.equal((await refusal(['staff', 'reset-pin', 'Anna'])).detail.code, 'LOGIN_REQUIRED');

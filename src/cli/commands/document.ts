@@ -135,6 +135,8 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
   addFieldOptions(command, DOCUMENT_FORM_FIELDS).action(async (options: UploadOptions, actionCommand: Command) => {
     const limitBytes = resolveDocumentLimitBytes(actionCommand, options.documentLimitMb);
     await withDatabase(options, async (db) => {
+      // Who stores it, taken before anything is awaited.
+      const actor = deskCaller().actor!;
       const patientId = resolvePatientReference(db, options.patientId);
       // Opened before anything is stored: a file this user may not read is refused by name (FILE_UNREADABLE).
       const source = await openNamedFile(options.file);
@@ -150,7 +152,7 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
             contentType: options.contentType ?? (await typeOfFileName(basename(options.file))),
           },
         },
-        deskCaller().actor!,
+        actor,
       ).finally(() => source.close());
       emit(io, options, document, () => {
         const patient = readPatient(db, patientId);

@@ -93,7 +93,9 @@ export function registerStaffCommands(program: Command, io: CliIo): void {
     async (person: string, options: CommonOptions) => {
       await runUseCaseCommand(io, options, DISABLE_PERSON, {
         request: () => ({ path: { person } }),
-        print: (changed) => printChanged(changed, 'disabled; their next command is refused, wherever they are logged in'),
+        json: ({ person }) => person,
+        print: ({ person, changed }) =>
+          printChanged(person, changed ? 'disabled; their next command is refused, wherever they are logged in' : 'was disabled already'),
       });
     },
   );
@@ -102,7 +104,9 @@ export function registerStaffCommands(program: Command, io: CliIo): void {
     async (person: string, options: CommonOptions) => {
       await runUseCaseCommand(io, options, ENABLE_PERSON, {
         request: () => ({ path: { person } }),
-        print: (changed) => printChanged(changed, 'enabled, and any lock after wrong PINs ended'),
+        json: ({ person }) => person,
+        print: ({ person, changed }) =>
+          printChanged(person, changed ? 'enabled, and any lock after wrong PINs ended' : 'enabled; any lock after wrong PINs ended'),
       });
     },
   );

@@ -10,7 +10,7 @@ import { defineUseCase } from '../use-case.js';
 import { requireContactAfterPatch } from './contact-rule.js';
 import { matchesIfMatch, namesNoEntityTag } from '../if-match.js';
 import { presentPatient, type Patient } from './present-patient.js';
-import { ROLE_ROWS } from '../people/roles.js';
+import { balanceFor, ROLE_ROWS } from '../people/roles.js';
 
 /** A patient after a patch, and the names of the fields whose stored value changed (sorted). */
 export interface UpdatedPatient {
@@ -63,7 +63,7 @@ export const UPDATE_PATIENT = defineUseCase({
   mergePatch: true,
   refusals: [errors.patientNotFound(404), errors.preconditionFailed(2), errors.patientContactRequired()],
   access: 'read-then-write',
-  run(db, { path, header, body }): UpdatedPatient {
+  run(db, { path, header, body }, caller): UpdatedPatient {
     const row = findPatient(db, path.patient_id);
     if (row === undefined) throw errors.patientNotFound();
     const ifMatch = header['if-match'];
@@ -72,7 +72,7 @@ export const UPDATE_PATIENT = defineUseCase({
     const patch: Readonly<Record<string, unknown>> = body;
     requireContactAfterPatch(db, row, patch);
     const { columns, changed } = mergedColumns(row, patch);
-    if (changed.length === 0) return { patient: presentPatient(row, outstandingBalance(db, row.id)), changed };
+    if (changed.length === 0) return { patient: balanceFor(presentPatient(row, outstandingBalance(db, row.id)), caller.roles), changed };
     const updated = updatePatient(db, { ...columns, updated_at: nowIso() });
     if (changed.some((name) => SEARCHED_FIELDS.has(name))) {
       replacePatientSearchTerms(
@@ -82,7 +82,7 @@ export const UPDATE_PATIENT = defineUseCase({
         patientPhoneDigits(updated),
       );
     }
-    return { patient: presentPatient(updated, outstandingBalance(db, updated.id)), changed: changed.sort() };
+    return { patient: balanceFor(presentPatient(updated, outstandingBalance(db, updated.id)), caller.roles), changed: changed.sort() };
   },
   // A patch that changes nothing commits no change, so no event; its audit record is kept.
   changes: ({ patient, changed }) =>

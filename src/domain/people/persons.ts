@@ -115,6 +115,13 @@ function roleIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): Val
   );
 }
 
+/** A name of spaces alone, refused as too short: names are stored trimmed. */
+function blankNameIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): ValidationIssue[] {
+  const name = isPlainObject(body) ? body.name : undefined;
+  if (typeof name !== 'string' || fieldIssues.some((failed) => failed.loc[1] === 'name') || name.trim() !== '') return [];
+  return [issue(['body', 'name'], problems.stringTooShort(1), name)];
+}
+
 /** A fresh setup code for `row`: the code as shown, its hash and end stored on the row. */
 function withSetupCode(row: PersonRow, now: number): { row: PersonRow; code: string; expiresAt: string } {
   const code = newOneTimeCode();
@@ -136,7 +143,7 @@ export const ADD_PERSON = defineUseCase({
   input: { body: [NAME_FIELD, ROLES_FIELD] },
   refusals: [errors.personNameTaken('Anna'), errors.firstPersonAdmin()],
   access: 'read-then-write',
-  moreIssues: ({ body }, fieldIssues) => roleIssues(body, fieldIssues),
+  moreIssues: ({ body }, fieldIssues) => [...blankNameIssues(body, fieldIssues), ...roleIssues(body, fieldIssues)],
   run(db, { body }): PersonWithCode {
     const name = body.name.trim();
     const roles = orderedRoles(commaListOf(body.roles) ?? []);
@@ -182,6 +189,12 @@ function keepAnAdmin(db: Db, row: PersonRow): void {
   if (row.enabled === 1 && rolesOf(row).includes('admin') && countEnabledAdmins(db) <= 1) throw errors.lastAdmin(row.name);
 }
 
+/** A person enabled or disabled, and whether that changed anything (a repeat records nothing). */
+export interface SwitchedPerson {
+  person: Person;
+  changed: boolean;
+}
+
 /** `clinic staff disable`: the person's next request is refused (PERSON_DISABLED); never the last admin. */
 export const DISABLE_PERSON = defineUseCase({
   summary: 'Disable a person: their next request is refused, their record and trail stay',
@@ -189,15 +202,15 @@ export const DISABLE_PERSON = defineUseCase({
   input: { path: PERSON_PATH_FIELDS },
   refusals: [errors.personNotFound('Anna'), errors.lastAdmin('Anna')],
   access: 'read-then-write',
-  run(db, { path }): Person {
+  run(db, { path }): SwitchedPerson {
     const row = requirePerson(db, path.person);
-    if (row.enabled === 0) return presentPerson(row);
+    if (row.enabled === 0) return { person: presentPerson(row), changed: false };
     keepAnAdmin(db, row);
     const disabled: PersonRow = { ...row, enabled: 0 };
     updatePersonRow(db, disabled);
-    return presentPerson(disabled);
+    return { person: presentPerson(disabled), changed: true };
   },
-  audit: (person) => [personRecord(person.id, 'person.update', ['enabled'])],
+  audit: ({ person, changed }) => (changed ? [personRecord(person.id, 'person.update', ['enabled'])] : []),
 });
 
 /** `clinic staff enable`: enabled again, and unlocked. */
@@ -207,13 +220,14 @@ export const ENABLE_PERSON = defineUseCase({
   input: { path: PERSON_PATH_FIELDS },
   refusals: [errors.personNotFound('Anna')],
   access: 'read-then-write',
-  run(db, { path }): Person {
+  run(db, { path }): SwitchedPerson {
     const row = requirePerson(db, path.person);
     const enabled: PersonRow = { ...row, enabled: 1, failed_pins: 0, locked_until: null };
     updatePersonRow(db, enabled);
-    return presentPerson(enabled);
+    // Unlocking is a change too (recorded as `enabled`: the person may log in again).
+    return { person: presentPerson(enabled), changed: row.enabled === 0 || row.locked_until !== null || row.failed_pins > 0 };
   },
-  audit: (person) => [personRecord(person.id, 'person.update', ['enabled'])],
+  audit: ({ person, changed }) => (changed ? [personRecord(person.id, 'person.update', ['enabled'])] : []),
 });
 
 /** `clinic staff set-roles`: the person's roles replaced; the last enabled admin keeps `admin`. */

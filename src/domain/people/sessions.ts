@@ -61,7 +61,8 @@ export function presentSession({ session, person }: OpenSession): Session {
     device_name: null,
     created_at: session.created_at,
     last_used_at: session.last_used_at,
-    idle_expires_at: plus(session.last_used_at, IDLE_MS),
+    // The idle end, unless the absolute one comes first.
+    idle_expires_at: [plus(session.last_used_at, IDLE_MS), session.expires_at].sort()[0]!,
     expires_at: session.expires_at,
   };
 }
@@ -132,7 +133,11 @@ export function logIn(db: Db, request: LoginRequest, place: LoginPlace): LoggedI
   const right = byCode
     ? person.setup_code_expires_at !== null && person.setup_code_expires_at > now && hashOneTimeCode(request.pin) === person.setup_code_hash
     : person.pin_hash !== null && pinMatches(request.pin, person.pin_hash);
-  if (!right && !byCode && person.pin_hash === null) throw setting ? errors.loginFailed('wrong_code') : errors.pinNotSet();
+  if (!right && !byCode && person.pin_hash === null) {
+    if (!setting) throw errors.pinNotSet();
+    // Setting a first PIN with something that is no setup code at all: a wrong code, recorded.
+    return refuse(db, person, true, place);
+  }
   if (!right) return refuse(db, person, byCode, place);
   if (setting) {
     const fault = pinFault(request.newPin!);
@@ -142,6 +147,12 @@ export function logIn(db: Db, request: LoginRequest, place: LoginPlace): LoggedI
   return inTransaction(db, 'read-then-write', () => {
     const current = findPersonById(db, person.id)!;
     if (current.enabled === 0) throw errors.personDisabled();
+    // What was checked outside the transaction still holds: another PC's fifth wrong PIN did not
+    // lock the person meanwhile, and no reset-pin or other set-pin replaced the PIN or used the code.
+    if (isLocked(current, now)) throw locked(db, current.locked_until!);
+    if (current.pin_hash !== person.pin_hash || current.setup_code_hash !== person.setup_code_hash) {
+      throw byCode ? errors.loginFailed('wrong_code') : errors.loginFailed('wrong_pin', WRONG_PINS_ALLOWED - current.failed_pins);
+    }
     const token = TOKEN_PREFIX + randomBytes(32).toString('base64url');
     const loggedIn: PersonRow = {
       ...current,
@@ -180,6 +191,11 @@ function refuse(db: Db, person: PersonRow, byCode: boolean, place: LoginPlace): 
   const outcome = inTransaction(db, 'read-then-write', () => {
     const current = findPersonById(db, person.id)!;
     const now = nowIso();
+    // Another attempt locked the person while this PIN was being checked: the lock stands.
+    if (isLocked(current, now)) {
+      appendAuditEvents(db, place.deviceActor, [failRecord(current)]);
+      return { failed: WRONG_PINS_ALLOWED, lockedUntil: current.locked_until };
+    }
     // A lock that ran out ended the count with it.
     const before = current.locked_until !== null && current.locked_until <= now ? 0 : current.failed_pins;
     const failed = byCode ? before : before + 1;
