@@ -18,10 +18,10 @@ export interface DeskLatencyResult {
   ratios: number[];
 }
 
-/** Wall milliseconds of one run of `argv` on the server's core, its output thrown away; throws when it fails. */
-function timeRun(argv: readonly string[], env: NodeJS.ProcessEnv): number {
+/** Wall milliseconds of one run of `argv` on the server's core, given `input`, its output thrown away; throws when it fails. */
+export function timeRun(argv: readonly string[], env: NodeJS.ProcessEnv, input = ''): number {
   const started = process.hrtime.bigint();
-  const run = spawnSync('taskset', ['-c', String(SERVER_CORE), ...argv], { stdio: ['ignore', 'ignore', 'pipe'], env });
+  const run = spawnSync('taskset', ['-c', String(SERVER_CORE), ...argv], { input, stdio: ['pipe', 'ignore', 'pipe'], env });
   const ms = Number(process.hrtime.bigint() - started) / 1e6;
   if (run.status !== 0) throw new Error(`${argv.join(' ')} exited ${run.status}: ${run.stderr.toString()}`);
   return ms;
@@ -29,17 +29,7 @@ function timeRun(argv: readonly string[], env: NodeJS.ProcessEnv): number {
 
 /** `samples` alternating runs of `executable patient find Muster` over 200 patients and of `runtime -e 0`, after two of each unmeasured. */
 export function measureDeskLatency(executable: string, runtime: string, workDir: string, samples: number): DeskLatencyResult {
-  const dataDir = join(workDir, 'desk');
-  const db = openDatabase(dataDir);
-  for (let i = 0; i < 200; i++) {
-    createPatient(db, {
-      first_name: `Anna${i}`,
-      last_name: i % 10 === 0 ? 'Muster' : `Huber${i}`,
-      email: `p${i}@example.org`,
-      mobile: `+43 664 ${i}`,
-    });
-  }
-  db.close();
+  const dataDir = seedDeskPatients(join(workDir, 'desk'));
   const desk = [executable, 'patient', 'find', 'Muster', '--data', dataDir];
   const bare = [runtime, '-e', '0'];
   const env = { ...process.env, XDG_CACHE_HOME: join(workDir, 'desk-cache') };
@@ -56,4 +46,19 @@ export function measureDeskLatency(executable: string, runtime: string, workDir:
     result.ratios.push(deskMs / bareMs);
   }
   return result;
+}
+
+/** A data directory of 200 patients, 20 of them named Muster (what the desk benchmarks find); returns it. */
+export function seedDeskPatients(dataDir: string): string {
+  const db = openDatabase(dataDir);
+  for (let i = 0; i < 200; i++) {
+    createPatient(db, {
+      first_name: `Anna${i}`,
+      last_name: i % 10 === 0 ? 'Muster' : `Huber${i}`,
+      email: `p${i}@example.org`,
+      mobile: `+43 664 ${i}`,
+    });
+  }
+  db.close();
+  return dataDir;
 }

@@ -8,10 +8,8 @@
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { openDatabase } from '../src/db/open-database.js';
 import { hashPin, pinMatches } from '../src/domain/people/pin.js';
-import { createPatient } from '../src/domain/patients/create-patient.js';
-import { SERVER_CORE } from './server-process.js';
+import { seedDeskPatients, timeRun } from './desk-latency.js';
 
 export interface SwitchPersonResult {
   /** Whole `login --as` processes, alternating two persons. */
@@ -23,30 +21,12 @@ export interface SwitchPersonResult {
   personFindMs: number[];
 }
 
-function run(argv: readonly string[], env: NodeJS.ProcessEnv, input = ''): number {
-  const started = process.hrtime.bigint();
-  const done = spawnSync('taskset', ['-c', String(SERVER_CORE), ...argv], { input, stdio: ['pipe', 'ignore', 'pipe'], env });
-  const ms = Number(process.hrtime.bigint() - started) / 1e6;
-  if (done.status !== 0) throw new Error(`${argv.join(' ')} exited ${done.status}: ${done.stderr.toString()}`);
-  return ms;
-}
-
 /** `samples` logins alternating two persons, `samples` PIN checks, and `samples` finds each way. */
 export function measureSwitchPerson(executable: string, workDir: string, samples: number): SwitchPersonResult {
-  const dataDir = join(workDir, 'people');
-  const db = openDatabase(dataDir);
-  for (let i = 0; i < 200; i++) {
-    createPatient(db, {
-      first_name: `Anna${i}`,
-      last_name: i % 10 === 0 ? 'Muster' : `Huber${i}`,
-      email: `p${i}@example.org`,
-      mobile: `+43 664 ${i}`,
-    });
-  }
-  db.close();
+  const dataDir = seedDeskPatients(join(workDir, 'people'));
   const config = mkdtempSync(join(workDir, 'config-'));
   const env = { ...process.env, XDG_CONFIG_HOME: config, XDG_CACHE_HOME: join(workDir, 'desk-cache') };
-  const clinic = (args: string[], input?: string) => run([executable, ...args, '--data', dataDir], env, input);
+  const clinic = (args: string[], input?: string) => timeRun([executable, ...args, '--data', dataDir], env, input);
   const find = ['patient', 'find', 'Muster'];
   const result: SwitchPersonResult = { loginMs: [], hashMs: [], anonymousFindMs: [], personFindMs: [] };
   clinic(find);

@@ -4,12 +4,9 @@ import { countApiKeys, findApiKeyByHash, insertApiKey, listApiKeyRows, revokeApi
 import { field } from '../fields/field-spec.js';
 import { idOf } from '../fields/human-numbers.js';
 import { newId, nowIso } from './clock.js';
-import { errors, type ValidationIssue } from '../errors.js';
+import { errors } from '../errors.js';
 import { defineUseCase, performUseCase } from './use-case.js';
-import { commaListOf } from './validation/comma-list.js';
-import { problems } from './validation/problems.js';
-import { isPlainObject } from './validation/structs.js';
-import { issue } from './validation/validate.js';
+import { commaListIssues, commaListOf } from './validation/comma-list.js';
 import { ROLE_ROWS } from './people/roles.js';
 
 /** Every scope: decisions.md §2 and the read scopes of interface 1.1.0. */
@@ -85,17 +82,6 @@ export const API_KEY_INPUT_FIELDS = [
 /** The path of `clinic api-key revoke ID`. */
 const API_KEY_PATH_FIELDS = [field.uuid('id', { required: true, description: 'the key id from api-key list' })] as const;
 
-/** The scopes a `scopes` list names that are none (literal_error, each at its place in the list), or that it names none. */
-function scopeIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): ValidationIssue[] {
-  const text = isPlainObject(body) ? body.scopes : undefined;
-  if (typeof text !== 'string' || fieldIssues.some((failed) => failed.loc[1] === 'scopes')) return [];
-  const scopes = commaListOf(text);
-  if (scopes === null) return [issue(['body', 'scopes'], problems.valueError('a key needs at least one scope'), [])];
-  return scopes.flatMap((scope, index) =>
-    (SCOPES as readonly string[]).includes(scope) ? [] : [issue(['body', 'scopes', index], problems.literalError(SCOPES), scope)],
-  );
-}
-
 function hashKey(key: string): Buffer {
   return createHash('sha256').update(key, 'utf8').digest();
 }
@@ -134,7 +120,8 @@ export const CREATE_API_KEY = defineUseCase({
   input: { body: API_KEY_INPUT_FIELDS },
   refusals: [],
   access: 'write',
-  moreIssues: ({ body }, fieldIssues) => scopeIssues(body, fieldIssues),
+  moreIssues: ({ body }, fieldIssues) =>
+    commaListIssues(body, fieldIssues, { field: 'scopes', allowed: SCOPES, none: 'a key needs at least one scope' }),
   run(db, { body }): CreatedApiKey {
     const named = commaListOf(body.scopes);
     const scopes = SCOPES.filter((scope) => named === null || named.includes(scope));

@@ -15,7 +15,7 @@ import { field } from '../../fields/field-spec.js';
 import type { AuditRecord } from '../audit/audit-event.js';
 import { newId, nowIso } from '../clock.js';
 import { defineUseCase } from '../use-case.js';
-import { commaListOf } from '../validation/comma-list.js';
+import { commaListIssues, commaListOf } from '../validation/comma-list.js';
 import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
 import { issue } from '../validation/validate.js';
@@ -104,16 +104,9 @@ const NAME_FIELD = field.string('name', {
 const ROLES_FIELD = field.string('roles', { required: true, description: `comma-separated: ${ROLES.join(', ')}` });
 const PERSON_PATH_FIELDS = [field.string('person', { required: true, minLength: 1, description: "the person's name or id" })] as const;
 
-/** The roles a `roles` list names that are none (literal_error at their place), or that it names none. */
-function roleIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): ValidationIssue[] {
-  const text = isPlainObject(body) ? body.roles : undefined;
-  if (typeof text !== 'string' || fieldIssues.some((failed) => failed.loc[1] === 'roles')) return [];
-  const roles = commaListOf(text);
-  if (roles === null) return [issue(['body', 'roles'], problems.valueError('a person needs at least one role'), [])];
-  return roles.flatMap((role, index) =>
-    (ROLES as readonly string[]).includes(role) ? [] : [issue(['body', 'roles', index], problems.literalError(ROLES), role)],
-  );
-}
+/** The issues of a `roles` list (commaListIssues): an unknown role at its place, or none named. */
+const roleIssues = (body: unknown, fieldIssues: readonly ValidationIssue[]) =>
+  commaListIssues(body, fieldIssues, { field: 'roles', allowed: ROLES, none: 'a person needs at least one role' });
 
 /** A name of spaces alone, refused as too short: names are stored trimmed. */
 function blankNameIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): ValidationIssue[] {

@@ -1,5 +1,4 @@
-import { randomBytes, scrypt, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import { promisify } from 'node:util';
+import { randomBytes, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
 /**
  * PINs (interface 1.3.0, "Persons"): 6 to 12 digits, the weak ones refused, kept only as a salted
@@ -32,7 +31,6 @@ function repeatsItsStart(pin: string, size: number): boolean {
 
 const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const satisfies ScryptOptions;
 const KEY_LENGTH = 32;
-const scryptAsync = promisify(scrypt) as (secret: string, salt: Buffer, length: number, options: ScryptOptions) => Promise<Buffer>;
 
 /** The stored form of a PIN: `scrypt$N$r$p$salt$hash`, salt and hash in base64, so a later cost can be told apart. */
 export function hashPin(pin: string): string {
@@ -48,19 +46,5 @@ export function pinMatches(pin: string, stored: string): boolean {
   const expected = Buffer.from(hash, 'base64');
   const options = { N: Number(n), r: Number(r), p: Number(p), maxmem: SCRYPT.maxmem };
   const given = scryptSync(pin, Buffer.from(salt, 'base64'), expected.length, options);
-  return timingSafeEqual(given, expected);
-}
-
-/** pinMatches without holding the event loop (the server's logins). */
-export async function pinMatchesAsync(pin: string, stored: string): Promise<boolean> {
-  const [scheme, n, r, p, salt, hash] = stored.split('$');
-  if (scheme !== 'scrypt' || salt === undefined || hash === undefined) return false;
-  const expected = Buffer.from(hash, 'base64');
-  const given = await scryptAsync(pin, Buffer.from(salt, 'base64'), expected.length, {
-    N: Number(n),
-    r: Number(r),
-    p: Number(p),
-    maxmem: SCRYPT.maxmem,
-  });
   return timingSafeEqual(given, expected);
 }

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/open-database.js';
-import { updatePersonRow, type PersonRow } from '../../db/persons.js';
+import { findPersonById, updatePersonRow, type PersonRow } from '../../db/persons.js';
 import { endSessionRow, findSessionByTokenHash, insertSession, touchSession, type SessionRow } from '../../db/sessions.js';
 import { errors } from '../../errors.js';
 import type { Actor, AuditRecord } from '../audit/audit-event.js';
@@ -12,7 +12,6 @@ import { hashOneTimeCode, readOneTimeCode } from './one-time-codes.js';
 import { findPerson, isLocked, rolesOf } from './persons.js';
 import { hashPin, pinFault, pinMatches } from './pin.js';
 import type { Role } from './roles.js';
-import { findPersonById } from '../../db/persons.js';
 
 /**
  * Sessions (interface 1.3.0, "Sessions"): a person logs in with their PIN and is named by every
