@@ -687,6 +687,28 @@ CREATE TABLE persons (
   created_at            TEXT NOT NULL
 ) STRICT;
 
+-- The clinic's desk PCs (interface 1.3.0, "Pairing"): `desk pair` makes a device with a pairing
+-- code (only its SHA-256 kept, valid 10 minutes, once); `desk join` on the new PC trades the code for
+-- the device's token (only its SHA-256 kept), sent as Clinic-Device with every request. Never
+-- deleted: a revoked device keeps its name (the audit trail names it). The name is unique in any
+-- case (name_key). host_name, last_* and desk_version say what IT sees in `desk list`.
+CREATE TABLE devices (
+  seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+  id              TEXT NOT NULL UNIQUE,
+  name            TEXT NOT NULL,
+  name_key        TEXT NOT NULL UNIQUE,
+  code_hash       TEXT UNIQUE,
+  code_expires_at TEXT,
+  token_hash      TEXT UNIQUE,
+  created_at      TEXT NOT NULL,
+  joined_at       TEXT,
+  revoked_at      TEXT,
+  host_name       TEXT,
+  last_seen_at    TEXT,
+  last_address    TEXT,
+  desk_version    TEXT
+) STRICT;
+
 -- A person's sessions: a token (only its SHA-256 kept) made by `clinic login` (device_id NULL on
 -- the server PC). It ends 30 minutes after last_used_at, at expires_at (12 h after login), or when
 -- ended_at is set (end_reason: logged_out, replaced, pin_reset). A request finds its session by
@@ -700,6 +722,7 @@ CREATE TABLE sessions (
   last_used_at TEXT NOT NULL,
   expires_at   TEXT NOT NULL,
   ended_at     TEXT,
-  end_reason   TEXT CHECK (end_reason IN ('logged_out', 'replaced', 'pin_reset'))
+  end_reason   TEXT CHECK (end_reason IN ('logged_out', 'replaced', 'pin_reset', 'device_revoked'))
 ) STRICT;
 CREATE INDEX open_sessions_by_person ON sessions (person_id) WHERE ended_at IS NULL;
+CREATE INDEX open_sessions_by_device ON sessions (device_id) WHERE ended_at IS NULL AND device_id IS NOT NULL;

@@ -37,6 +37,10 @@ export const AUDIT_ACTIONS = [
   'key.revoke',
   'webhook.create',
   'webhook.remove',
+  // Interface 1.3.0's desk PCs: paired by a person (or the OS user), joined by the device, revoked.
+  'device.pair',
+  'device.join',
+  'device.revoke',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -529,7 +529,7 @@ export const errors = {
         : reason === 'wrong_code'
           ? 'This is not the setup code of this person, or it was used or is older than 24 hours; an admin gives a new one with `clinic staff reset-pin NAME`.'
           : `Wrong PIN; ${attemptsLeft} attempt(s) left before the person is locked for 15 minutes.`,
-      {},
+      { 'WWW-Authenticate': 'Bearer' },
       reason === 'wrong_pin' ? { reason, attempts_left: attemptsLeft } : { reason },
     ),
   pinNotSet: () =>
@@ -537,9 +537,12 @@ export const errors = {
       401,
       'PIN_NOT_SET',
       'This person has no PIN yet: set one with `clinic staff set-pin --as NAME` and the setup code an admin was given.',
+      { 'WWW-Authenticate': 'Bearer' },
     ),
   personDisabled: () =>
-    new AppError(401, 'PERSON_DISABLED', 'This person is disabled; an admin can enable them again with `clinic staff enable NAME`.'),
+    new AppError(401, 'PERSON_DISABLED', 'This person is disabled; an admin can enable them again with `clinic staff enable NAME`.', {
+      'WWW-Authenticate': 'Bearer',
+    }),
   personLocked: (lockedUntil: string, waitMs: number, until: string) =>
     new AppError(
       423,
@@ -548,7 +551,7 @@ export const errors = {
       { 'Retry-After': String(Math.max(1, Math.ceil(waitMs / 1000))) },
       { locked_until: lockedUntil },
     ),
-  sessionEnded: (reason: 'idle' | 'expired' | 'logged_out' | 'replaced' | 'pin_reset') =>
+  sessionEnded: (reason: 'idle' | 'expired' | 'logged_out' | 'replaced' | 'pin_reset' | 'device_revoked') =>
     new AppError(
       401,
       'SESSION_ENDED',
@@ -559,11 +562,110 @@ export const errors = {
           logged_out: 'The session was logged out',
           replaced: 'Someone else logged in on this PC',
           pin_reset: "The person's PIN was reset",
+          device_revoked: 'This desk PC was revoked',
         }[reason]
       }; log in with: clinic login --as NAME`,
-      {},
+      { 'WWW-Authenticate': 'Bearer' },
       { reason },
     ),
+  deviceNameTaken: (name: string) =>
+    new AppError(
+      409,
+      'DEVICE_NAME_TAKEN',
+      `A desk PC is already named "${name}" (names are compared in any case; a joined or revoked PC keeps its name); give another --name.`,
+    ),
+  deviceNotFound: (reference: string) =>
+    new AppError(404, 'DEVICE_NOT_FOUND', `No desk PC has the name or id "${reference}"; \`clinic desk list\` shows them.`),
+  staffRequired: () =>
+    new AppError(
+      409,
+      'STAFF_REQUIRED',
+      'A desk PC runs its commands as a person, and the clinic has none yet: add the first with `clinic staff add --name NAME --role admin`.',
+    ),
+  pairingCodeInvalid: () =>
+    new AppError(
+      401,
+      'PAIRING_CODE_INVALID',
+      'This pairing code is wrong, used or expired (a code is valid 10 minutes, once); run `clinic desk pair` on the server PC for a new one.',
+      { 'WWW-Authenticate': 'Bearer' },
+    ),
+  deviceUnknown: () =>
+    new AppError(
+      401,
+      'DEVICE_UNKNOWN',
+      'This request needs the Clinic-Device token of a joined desk PC, the one its session was made through; join with `clinic desk join`.',
+      { 'WWW-Authenticate': 'Bearer' },
+    ),
+  deviceRevoked: (name: string) =>
+    new AppError(401, 'DEVICE_REVOKED', `The desk PC "${name}" was revoked on the server PC; ask an admin to pair it again.`, {
+      'WWW-Authenticate': 'Bearer',
+    }),
+  sessionRequired: () =>
+    new AppError(403, 'SESSION_REQUIRED', "This operation is a person's at a desk PC: it takes a session (Bearer cls_…), not an API key."),
+  serverPcOnly: (command: string, serverUrl: string) =>
+    new AppError(403, 'SERVER_PC_ONLY', `clinic ${command} runs on the server PC only; this PC is a desk of ${serverUrl}`),
+  versionUnsupported: (deskVersion: string, serverVersion: string, accepted: readonly string[]) =>
+    new AppError(
+      400,
+      'VERSION_UNSUPPORTED',
+      // A desk is installed at the server's minor or the next (an older one would soon be refused again).
+      `this desk runs clinic ${deskVersion} and the server ${serverVersion}; install clinic ${accepted
+        .filter((minor) => Number(minor.split('.')[1]) >= Number(serverVersion.split('.')[1]))
+        .join(' or ')} here, or update the server`,
+      {},
+      { desk_version: deskVersion, server_version: serverVersion, accepted },
+    ),
+  caFingerprintMismatch: (url: string, expected: string) =>
+    new AppError(
+      401,
+      'CA_FINGERPRINT_MISMATCH',
+      `${url} did not present a certificate signed by the CA ${expected} that covers its name; nothing was sent. Check the line \`clinic desk pair\` printed.`,
+    ),
+  serverUntrusted: (url: string) =>
+    new AppError(
+      401,
+      'SERVER_UNTRUSTED',
+      `${url} no longer presents a certificate of the CA this desk joined with (was \`clinic tls init --new-ca\` run?); nothing was sent. Pair this PC again.`,
+    ),
+  serverNotOnNetwork: () =>
+    new AppError(
+      409,
+      'SERVER_NOT_ON_NETWORK',
+      'No server of this data directory serves HTTPS beyond this PC; start it with `clinic serve --host 0.0.0.0` after `clinic tls init`, or give --url.',
+    ),
+  deskAlreadyJoined: (url: string) =>
+    new AppError(409, 'DESK_ALREADY_JOINED', `This PC is already a desk of ${url}; \`clinic desk status\` shows it.`),
+  deskNotJoined: () =>
+    new AppError(
+      409,
+      'DESK_NOT_JOINED',
+      'This PC is not a desk of any server; join one with the line `clinic desk pair` prints on the server PC.',
+    ),
+  serverUnreachable: (url: string) => new AppError(503, 'SERVER_UNREACHABLE', `${url} did not answer within 3 s; nothing was sent`),
+  serverNoAnswer: (url: string, idempotencyKey: string | undefined, sendings = 2) =>
+    new AppError(
+      504,
+      'SERVER_NO_ANSWER',
+      `${url} did not answer${sendings === 2 ? ', twice' : ''}${
+        idempotencyKey === undefined
+          ? sendings === 2
+            ? ''
+            : '; whether it was done is not known: look before you repeat it'
+          : `; whether it was done is not known: repeat the command with --idempotency-key ${idempotencyKey} (done once, it is not done again)`
+      }`,
+      {},
+      idempotencyKey === undefined ? {} : { idempotency_key: idempotencyKey },
+    ),
+  runOnDeskPc: (command: string) =>
+    new AppError(
+      400,
+      'DESK_PC_COMMAND',
+      ['login', 'logout', 'whoami', 'staff set-pin', 'desk join', 'desk status', 'version'].includes(command)
+        ? `clinic ${command} runs on the desk PC itself (through its own operation), not as a desk command`
+        : `clinic ${command} moves a file between the PCs, which this version does not do for it yet: run it on the server PC`,
+    ),
+  deskCommandsUnavailable: () =>
+    new AppError(503, 'DESK_COMMANDS_UNAVAILABLE', "This server was started without the desk's commands; start it with `clinic serve`."),
   /** The desk's, where a command needs a person and no one is logged in (interface 1.3.0, "Sessions"). */
   loginRequired: () => new AppError(401, 'LOGIN_REQUIRED', 'this command needs a person; log in with: clinic login --as NAME'),
   checkFailed: (findings: number) => new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),

@@ -1,7 +1,7 @@
 import { openDatabase, type Db } from '../db/open-database.js';
 import { requireExistingDatabase } from '../domain/maintenance/data-dir.js';
 import type { CommonOptions } from './output.js';
-import { resolveDeskCaller } from './desk-identity.js';
+import { deskPcRun, resolveDeskCaller } from './desk-identity.js';
 
 /**
  * Runs `action` with the database of `--data`, closing it afterwards whatever happens. The
@@ -15,6 +15,12 @@ export async function withDatabase<T>(
   action: (db: Db) => T | Promise<T>,
   { create = false }: { create?: boolean } = {},
 ): Promise<T> {
+  // On the server for a desk PC: the server's database, open already, and its person.
+  const deskPc = deskPcRun();
+  if (deskPc !== undefined) {
+    resolveDeskCaller(deskPc.db, options.data);
+    return await action(deskPc.db);
+  }
   if (!create) requireExistingDatabase(options.data);
   // Only `init` migrates an older schema; every other command refuses it (SCHEMA_UPGRADE_REQUIRED) and changes nothing.
   const db = openDatabase(options.data, { initialiseEmpty: create, olderSchema: create ? 'migrate' : 'refuse' });

@@ -1,10 +1,11 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import type { Db } from '../db/open-database.js';
 import { systemUserActor } from '../domain/audit/system-user.js';
 import { clinicHasPersons, noAdminCanLogIn, rolesOf } from '../domain/people/persons.js';
-import { requireRoles } from '../domain/people/roles.js';
+import { requireRoles, type Role } from '../domain/people/roles.js';
 import { personActor, useSession, type OpenSession } from '../domain/people/sessions.js';
 import type { Caller } from '../domain/use-case.js';
 import { errors } from '../errors.js';
@@ -25,11 +26,15 @@ export function configFolder(env: NodeJS.ProcessEnv = process.env): string {
   return join(base, 'clinic');
 }
 
-/** session.json: a token per data directory, since one OS user may work with more than one clinic's data. */
+/**
+ * session.json: a token per place (a data directory on the server PC, `desk <URL>` on a desk PC),
+ * since one OS user may work with more than one clinic's data.
+ */
 type SessionFile = { sessions: Record<string, string> };
 
 const sessionFilePath = () => join(configFolder(), 'session.json');
-const dataKey = (dataDir: string) => resolve(dataDir);
+/** The place of a data directory on the server PC: its absolute path. */
+export const dataDirPlace = (dataDir: string) => resolve(dataDir);
 
 function readSessionFile(): SessionFile {
   try {
@@ -40,35 +45,82 @@ function readSessionFile(): SessionFile {
   }
 }
 
-/** The token this OS user keeps for `dataDir`, if any. */
-export function keptToken(dataDir: string): string | undefined {
-  return readSessionFile().sessions[dataKey(dataDir)];
+/** The token this OS user keeps for `place` (dataDirPlace, deskSessionKey), if any. */
+export function keptToken(place: string): string | undefined {
+  return readSessionFile().sessions[place];
 }
 
-/** Keeps (or with undefined forgets) this OS user's token for `dataDir`: folder 0700, file 0600, replaced whole. */
-export function keepToken(dataDir: string, token: string | undefined): void {
+/** Keeps (or with undefined forgets) this OS user's token for `place`: folder 0700, file 0600, replaced whole. */
+export function keepToken(place: string, token: string | undefined): void {
   const file = readSessionFile();
-  if (token === undefined) delete file.sessions[dataKey(dataDir)];
-  else file.sessions[dataKey(dataDir)] = token;
+  if (token === undefined) delete file.sessions[place];
+  else file.sessions[place] = token;
+  writePrivateConfigFile('session.json', `${JSON.stringify(file, null, 2)}\n`);
+}
+
+/** Writes `name` in this OS user's configuration folder whole (a reader never sees half of it): folder 0700, file 0600. */
+export function writePrivateConfigFile(name: string, text: string): void {
   const folder = configFolder();
   mkdirSync(folder, { recursive: true, mode: 0o700 });
   // A folder made before (by another program of the same name) keeps its mode: this one is this user's alone.
   if (process.platform !== 'win32') chmodSync(folder, 0o700);
-  const temporary = `${sessionFilePath()}.${process.pid}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(file, null, 2)}\n`, { mode: 0o600 });
+  const path = join(folder, name);
+  const temporary = `${path}.${process.pid}.tmp`;
+  writeFileSync(temporary, text, { mode: 0o600 });
   chmodSync(temporary, 0o600);
-  renameSync(temporary, sessionFilePath());
+  renameSync(temporary, path);
 }
 
-/** The command this run executes (`patient show`), set before its action runs. */
-let runningCommand = '';
-/** Who the running command acts as, once its database is open. */
-let caller: Caller | undefined;
+/**
+ * A command run for a person at a desk PC, on the server (POST /desk/commands): the server's open
+ * database, and the person from that PC as the caller.
+ */
+export interface DeskPcRun {
+  db: Db;
+  caller: Caller & { roles: readonly Role[] };
+  /** The operation that streams the file the command would have written (`document save`), which the desk PC GETs itself. */
+  download?: string;
+}
+
+/** One run of the program: the command it executes (`patient show`) and who it acts as, once known. */
+interface CommandRun {
+  command: string;
+  caller?: Caller;
+  deskPc?: DeskPcRun;
+}
+
+/**
+ * The run each command belongs to. A process runs one command, but the server runs desk PCs'
+ * commands side by side, each in its own run (runForDeskPc).
+ */
+const runs = new AsyncLocalStorage<CommandRun>();
+const processRun: CommandRun = { command: '' };
+const currentRun = () => runs.getStore() ?? processRun;
+
+/** Runs `work` (a whole command) for a person at a desk PC: its database and caller are the server's (DeskPcRun). */
+export function runForDeskPc<T>(deskPc: DeskPcRun, work: () => Promise<T>): Promise<T> {
+  return runs.run({ command: '', deskPc }, work);
+}
+
+/** The desk PC's run this command belongs to, when the server runs it for one. */
+export function deskPcRun(): DeskPcRun | undefined {
+  return currentRun().deskPc;
+}
+
+/**
+ * For a desk PC's run: the file the command writes is the desk PC's to fetch, from the operation
+ * at `path` (below the API's prefix), which records its read; the command writes nothing here.
+ */
+export function offerDownload(path: string): void {
+  const deskPc = currentRun().deskPc;
+  if (deskPc !== undefined) deskPc.download = path;
+}
 
 /** Names the command about to run (program.ts's preAction hook); forgets the caller of a run before. */
 export function beginCommand(path: string): void {
-  runningCommand = path;
-  caller = undefined;
+  const run = currentRun();
+  run.command = path;
+  run.caller = undefined;
 }
 
 /** The operating system's user as the caller (1.2.0's desk, and the commands that need no person). */
@@ -86,10 +138,16 @@ function personCaller({ person }: OpenSession): Caller {
  * one (SESSION_ENDED). The session's idle end moves on.
  */
 export function resolveDeskCaller(db: Db, dataDir: string): Caller {
-  const row = deskRowOf(runningCommand);
-  if (row === 'server-pc' || row === 'no-login' || !clinicHasPersons(db)) return (caller = osUserCaller());
-  const withoutLogin = () => runsWithoutLogin(runningCommand, () => noAdminCanLogIn(db) && ownsDatabaseFile(dataDir));
-  const token = keptToken(dataDir);
+  const run = currentRun();
+  const row = deskRowOf(run.command);
+  if (run.deskPc !== undefined) {
+    // The server let only a desk PC's commands through (deskPcRefusal); the person's roles decide.
+    if (row !== 'server-pc' && row !== 'no-login') requireRoles(row, run.deskPc.caller.roles);
+    return (run.caller = run.deskPc.caller);
+  }
+  if (row === 'server-pc' || row === 'no-login' || !clinicHasPersons(db)) return (run.caller = osUserCaller());
+  const withoutLogin = () => runsWithoutLogin(run.command, () => noAdminCanLogIn(db) && ownsDatabaseFile(dataDir));
+  const token = keptToken(dataDirPlace(dataDir));
   let session: OpenSession | undefined;
   try {
     session = token === undefined ? undefined : useSession(db, token);
@@ -98,14 +156,14 @@ export function resolveDeskCaller(db: Db, dataDir: string): Caller {
     if (!withoutLogin()) throw error;
   }
   if (session === undefined) {
-    if (withoutLogin()) return (caller = osUserCaller());
+    if (withoutLogin()) return (run.caller = osUserCaller());
     throw errors.loginRequired();
   }
   requireRoles(row, rolesOf(session.person));
-  return (caller = personCaller(session));
+  return (run.caller = personCaller(session));
 }
 
 /** Who the running command acts as (resolveDeskCaller), or the OS user for work outside a command. */
 export function deskCaller(): Caller {
-  return caller ?? osUserCaller();
+  return currentRun().caller ?? osUserCaller();
 }

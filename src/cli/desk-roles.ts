@@ -30,6 +30,11 @@ export const DESK_COMMAND_ROWS: Readonly<Record<string, DeskRow>> = {
   logout: 'no-login',
   whoami: 'no-login',
   'staff set-pin': 'no-login',
+  'desk join': 'no-login',
+  'desk status': 'no-login',
+  'desk pair': ROLE_ROWS.administer,
+  'desk list': ROLE_ROWS.administer,
+  'desk revoke': ROLE_ROWS.administer,
   'api-key create': ROLE_ROWS.administer,
   'api-key list': ROLE_ROWS.administer,
   'api-key revoke': ROLE_ROWS.administer,
@@ -103,4 +108,27 @@ export function deskRowOf(path: string): DeskRow {
  */
 export function runsWithoutLogin(path: string, canResetPins: () => boolean): boolean {
   return path === 'audit verify' || (path === 'staff reset-pin' && canResetPins());
+}
+
+/**
+ * The commands a desk PC runs by their own operations or on its own (login, whoami, desk join,
+ * version), and those whose files would have to cross the network: never run here.
+ */
+const NOT_RUN_FOR_A_DESK_PC = new Set([
+  'login',
+  'logout',
+  'whoami',
+  'staff set-pin',
+  'desk join',
+  'desk status',
+  'desk pair',
+  'version',
+  'upload-document',
+  'audit export',
+]);
+
+/** Why `path` is not run for a desk PC: `server-pc` (row 20, desk pair), `local` (run by the desk itself or its files), or null. */
+export function deskPcRefusal(path: string): 'server-pc' | 'local' | null {
+  if (path === 'desk pair' || deskRowOf(path) === 'server-pc') return 'server-pc';
+  return NOT_RUN_FOR_A_DESK_PC.has(path) ? 'local' : null;
 }

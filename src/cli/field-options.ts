@@ -69,7 +69,13 @@ function describe(spec: FieldSpec): string {
   if (spec.kind === 'date') notes.push(`a date: ${DESK_DATE_FORMS}`);
   if (spec.kind === 'datetime') notes.push(`clinic time: ${DESK_DATE_TIME_FORMS}`);
   if (spec.kind === 'decimal' || spec.kind === 'money') notes.push(`e.g. ${DESK_AMOUNT_FORMS}`);
-  if (spec.kind === 'object' || spec.kind === 'object_list' || spec.kind === 'string_list_map' || spec.kind === 'uuid_list')
+  if (
+    spec.kind === 'object' ||
+    spec.kind === 'object_list' ||
+    spec.kind === 'string_list_map' ||
+    spec.kind === 'uuid_list' ||
+    spec.kind === 'string_list'
+  )
     notes.push('as JSON');
   if (spec.kind === 'literal' && placeholder(spec) === '<choice>') notes.push(`one of ${spec.values.join(', ')}`);
   if (spec.default !== undefined) notes.push(`default ${typeof spec.default === 'string' ? spec.default : JSON.stringify(spec.default)}`);
@@ -147,6 +153,7 @@ function fromOptionText(spec: FieldSpec, text: string, today: ClinicToday): unkn
     case 'object_list':
     case 'string_list_map':
     case 'uuid_list':
+    case 'string_list':
       try {
         return JSON.parse(text) as unknown;
       } catch {

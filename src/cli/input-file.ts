@@ -1,3 +1,4 @@
+import { deskPcRun } from './desk-identity.js';
 import { statSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { fileFailure } from '../file-failure.js';
@@ -8,6 +9,9 @@ import { fileFailure } from '../file-failure.js';
  * it is known only by opening it, which the command does (FILE_UNREADABLE, named-files.ts).
  */
 export function parseFilePath(text: string): string {
+  // On the server for a desk PC, a path names the desk PC's file, never one of the server's.
+  if (deskPcRun() !== undefined)
+    throw new InvalidArgumentError('a file on a desk PC is not sent to the server yet: run this command on the server PC');
   let info;
   try {
     info = statSync(text);

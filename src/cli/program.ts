@@ -23,11 +23,13 @@ import { registerNotificationCommands } from './commands/notifications.js';
 import { registerUpgradeCommand } from './commands/upgrade.js';
 import { registerVersionCommand } from './commands/version.js';
 import { registerStaffCommands } from './commands/staff.js';
+import { registerDeskCommands } from './commands/desk.js';
 import { registerSessionCommands } from './commands/session.js';
 import { registerWebhookCommands } from './commands/webhook.js';
 import { registerTlsCommands } from './commands/tls.js';
 import { PROGRAM_VERSION } from '../version.js';
-import { beginCommand } from './desk-identity.js';
+import { beginCommand, deskPcRun } from './desk-identity.js';
+import { runAtDeskPc } from './desk-pc/forward-command.js';
 
 /** Help that marks the options a command cannot run without (commander's own help only enforces them). */
 const HELP_MARKING_REQUIRED: Partial<Help> = {
@@ -65,6 +67,7 @@ const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (p
   [['tls'], registerTlsCommands],
   [['staff'], registerStaffCommands],
   [['login', 'logout', 'whoami'], registerSessionCommands],
+  [['desk'], registerDeskCommands],
   [['version'], registerVersionCommand],
 ];
 
@@ -142,11 +145,32 @@ function guideUsageErrors(command: Command): void {
   for (const subcommand of command.commands) guideUsageErrors(subcommand);
 }
 
+/** Output that goes nowhere: the command tree is built only to read a command line's words. */
+const SILENT: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false, stderrColumns: async () => undefined };
+
+/** The command `argv` names (`patient show`), as far as its words name commands; '' for none. */
+export function commandPathOf(argv: readonly string[]): string {
+  let command: Command = buildProgram(SILENT, argv[0]);
+  const words: string[] = [];
+  for (const word of argv) {
+    const next = command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
+    if (next === undefined) break;
+    words.push(next.name());
+    command = next;
+  }
+  return words.join(' ');
+}
+
 /** Runs the program on `argv` (user arguments only) and returns the exit code. */
 export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
   // The command whose action runs, so that a refusal names its positional arguments as typed.
   let running: Command | undefined;
   try {
+    // At a desk PC, a command runs on its server (unless it is the desk's own); never for one on the server.
+    if (deskPcRun() === undefined) {
+      const atDesk = await runAtDeskPc(argv, io, () => commandPathOf(argv));
+      if (atDesk !== undefined) return atDesk;
+    }
     const program = buildProgram(io, argv[0]).hook('preAction', (_program, actionCommand) => {
       running = actionCommand;
       beginCommand(commandPath(actionCommand).replace(/^clinic /, ''));

@@ -219,7 +219,10 @@ export function wrapLines(text: string, columns = REFUSAL_COLUMNS): string {
 }
 
 /** Exit codes of decisions.md §8. */
-export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
+export const EXIT = { ok: 0, refused: 1, usage: 2, noServer: 3 } as const;
+
+/** A desk PC whose server did not answer (interface 1.3.0): exit 3, which exists only there. */
+const NO_SERVER = new Set(['SERVER_UNREACHABLE', 'SERVER_NO_ANSWER']);
 
 /**
  * The one place a failed command is turned into output and an exit code: refused requests
@@ -256,5 +259,5 @@ export function reportError(io: CliIo, error: unknown, json: boolean, command?: 
       `error: ${refusal.code}: ${sentencesOnLines(refusal.message, `error: ${refusal.code}: `)}\n${hint === undefined ? '' : `hint: ${hint}\n`}`,
     );
   }
-  return EXIT.refused;
+  return NO_SERVER.has(refusal.code) ? EXIT.noServer : EXIT.refused;
 }

@@ -1,6 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { InvalidArgumentError } from 'commander';
+import { deskPcRun } from './desk-identity.js';
 
 /**
  * Where the desk may write a file it is asked for (`document save`, `audit export`): a file name in a folder that exists and this user may write
@@ -8,6 +9,8 @@ import { InvalidArgumentError } from 'commander';
  * a mistyped folder would otherwise hold patient data where no one looks for it.
  */
 export function parseTargetPath(text: string): string {
+  // On the server for a desk PC, the path is the desk PC's, which checked it (desk-pc/forward-command.ts).
+  if (deskPcRun() !== undefined) return text;
   const target = resolve(text);
   const folder = dirname(target);
   let isFolder = false;

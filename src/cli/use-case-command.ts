@@ -24,6 +24,11 @@ export interface DeskBinding<R, S = R> {
    * file written (`document save`, `audit export`). What it gives back is what is shown.
    */
   deliver?(result: R, db: Db): Promise<S>;
+  /**
+   * Whether the command records nothing itself: on the server for a desk PC, `document save`'s
+   * file is fetched by the desk PC from the download operation, which records the read.
+   */
+  recordsNothing?: boolean;
   /** What --json prints: the API's shape for the same request (what is shown by default). */
   json?(shown: S): unknown;
   /** The printout for people. */
@@ -42,7 +47,8 @@ export async function runUseCaseCommand<I extends UseCaseInput, R, Patch extends
   desk: DeskBinding<R, S>,
 ): Promise<void> {
   await withDatabase(options, async (db) => {
-    const result = runUseCase(useCase, db, () => desk.request(db), deskCaller(), connectionRunner(db));
+    const caller = desk.recordsNothing === true ? { ...deskCaller(), actor: null } : deskCaller();
+    const result = runUseCase(useCase, db, () => desk.request(db), caller, connectionRunner(db));
     desk.check?.(result, db);
     // Without a delivery, what is shown is the result itself (S defaults to R).
     const shown = desk.deliver === undefined ? (result as unknown as S) : await desk.deliver(result, db);

@@ -481,6 +481,47 @@ const PEOPLE: Migration = {
   `,
 };
 
+const DEVICES: Migration = {
+  version: 12,
+  sql: `
+    -- The clinic's desk PCs (interface 1.3.0, "Pairing"), as schema.sql says; a session may now end
+    -- with its device (end_reason device_revoked): the sessions table is made again with that CHECK.
+    CREATE TABLE devices (
+      seq             INTEGER PRIMARY KEY AUTOINCREMENT,
+      id              TEXT NOT NULL UNIQUE,
+      name            TEXT NOT NULL,
+      name_key        TEXT NOT NULL UNIQUE,
+      code_hash       TEXT UNIQUE,
+      code_expires_at TEXT,
+      token_hash      TEXT UNIQUE,
+      created_at      TEXT NOT NULL,
+      joined_at       TEXT,
+      revoked_at      TEXT,
+      host_name       TEXT,
+      last_seen_at    TEXT,
+      last_address    TEXT,
+      desk_version    TEXT
+    ) STRICT;
+
+    CREATE TABLE sessions_12 (
+      id           TEXT PRIMARY KEY,
+      token_hash   TEXT NOT NULL UNIQUE,
+      person_id    TEXT NOT NULL REFERENCES persons (id),
+      device_id    TEXT,
+      created_at   TEXT NOT NULL,
+      last_used_at TEXT NOT NULL,
+      expires_at   TEXT NOT NULL,
+      ended_at     TEXT,
+      end_reason   TEXT CHECK (end_reason IN ('logged_out', 'replaced', 'pin_reset', 'device_revoked'))
+    ) STRICT;
+    INSERT INTO sessions_12 SELECT id, token_hash, person_id, device_id, created_at, last_used_at, expires_at, ended_at, end_reason FROM sessions;
+    DROP TABLE sessions;
+    ALTER TABLE sessions_12 RENAME TO sessions;
+    CREATE INDEX open_sessions_by_person ON sessions (person_id) WHERE ended_at IS NULL;
+    CREATE INDEX open_sessions_by_device ON sessions (device_id) WHERE ended_at IS NULL AND device_id IS NOT NULL;
+  `,
+};
+
 /**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
@@ -497,6 +538,7 @@ export const MIGRATIONS: readonly Migration[] = [
   DESK_CORRECTIONS,
   DOCUMENT_NUMBERS,
   PEOPLE,
+  DEVICES,
 ];
 
 /** The user_version of a database that is fully up to date. */

@@ -1,7 +1,7 @@
 import { preparedFor, type Db } from './open-database.js';
 
 /** Why a session was ended before its time (schema.sql, `sessions.end_reason`). */
-export type SessionEndReason = 'logged_out' | 'replaced' | 'pin_reset';
+export type SessionEndReason = 'logged_out' | 'replaced' | 'pin_reset' | 'device_revoked';
 
 /** A session as stored, with its person's name, roles and state. */
 export interface SessionRow {
@@ -29,6 +29,10 @@ const statements = preparedFor((db) => ({
   endOfPerson: db.prepare<{ person_id: string; at: string; reason: SessionEndReason }>(
     'UPDATE sessions SET ended_at = @at, end_reason = @reason WHERE person_id = @person_id AND ended_at IS NULL',
   ),
+  endOfDevice: db.prepare<{ device_id: string; at: string; reason: SessionEndReason }>(
+    'UPDATE sessions SET ended_at = @at, end_reason = @reason WHERE device_id = @device_id AND ended_at IS NULL',
+  ),
+  openOfDevice: db.prepare<[string], SessionRow>('SELECT * FROM sessions WHERE device_id = ? AND ended_at IS NULL'),
   forgetAll: db.prepare('DELETE FROM sessions'),
 }));
 
@@ -60,4 +64,14 @@ export function endSessionRow(db: Db, id: string, at: string, reason: SessionEnd
 /** Ends every open session of a person (reset-pin); how many. */
 export function endSessionsOfPerson(db: Db, personId: string, at: string, reason: SessionEndReason): number {
   return statements(db).endOfPerson.run({ person_id: personId, at, reason }).changes;
+}
+
+/** Ends every open session made through a device (its revocation); how many. */
+export function endSessionsOfDevice(db: Db, deviceId: string, at: string, reason: SessionEndReason): number {
+  return statements(db).endOfDevice.run({ device_id: deviceId, at, reason }).changes;
+}
+
+/** The sessions made through a device not yet ended (a new login there replaces them). */
+export function openSessionsOfDevice(db: Db, deviceId: string): SessionRow[] {
+  return statements(db).openOfDevice.all(deviceId);
 }

@@ -348,12 +348,28 @@ export function connectionRunner(db: Db): ConnectionRunner {
   return { run: (access, work) => inTransaction(db, access, work) };
 }
 
+/** Per connection, what commits a transaction left open between calls (the server's commit group). */
+const openTransactionClosers = new WeakMap<Db, () => void>();
+
+/**
+ * Says how to commit what is open on `db` between calls (the server's commit group, whose COMMIT
+ * waits for the end of its turn of the event loop): work that runs its own transaction
+ * (inTransaction) then commits it first, so that its own commit is durable when it returns,
+ * instead of joining a group whose answer it would not wait for. Inside the group's own work
+ * `close` must do nothing (the work's transaction is then the group's savepoint).
+ */
+export function closeOpenTransactionsWith(db: Db, close: () => void): void {
+  openTransactionClosers.set(db, close);
+}
+
 /**
  * `work` in the transaction `access` asks for: none for a read, BEGIN for a write, BEGIN
  * IMMEDIATE for a read-then-write (inside an open transaction, a savepoint).
  */
 export function inTransaction<T>(db: Db, access: Access, work: () => T): T {
   if (access === 'read') return work();
+  // A transaction of its own (a login, a desk PC's command on the server) is not to ride in another's.
+  if (db.inTransaction) openTransactionClosers.get(db)?.();
   const transaction = db.transaction(work);
   return access === 'read-then-write' ? transaction.immediate() : transaction();
 }

@@ -11,6 +11,7 @@ export function toColumn(spec: FieldSpec, value: unknown): unknown {
     case 'object_list':
     case 'string_list_map':
     case 'uuid_list':
+    case 'string_list':
       return JSON.stringify(value);
     default:
       return value;
@@ -30,6 +31,7 @@ export function fromColumn(spec: FieldSpec, value: unknown): unknown {
     case 'object_list':
     case 'string_list_map':
     case 'uuid_list':
+    case 'string_list':
       return JSON.parse(value as string) as unknown;
     default:
       return value;

@@ -34,6 +34,8 @@ export type FieldSpec = FieldBase &
     | { kind: 'uuid' }
     /** `maxItems`: the longest list accepted (too_long). */
     | { kind: 'uuid_list'; maxItems?: number }
+    /** A list of strings, each 0..`maxItemLength` characters (a desk command's argv, a session's roles). */
+    | { kind: 'string_list'; maxItems: number; maxItemLength: number }
     /** `acceptsText`: also true/false/1/0 as text, as a query parameter arrives (else bool_parsing). */
     | { kind: 'boolean'; acceptsText?: boolean }
     /** `acceptsText`: also a numeral as text, as a query parameter arrives (else int_parsing). */
@@ -77,6 +79,7 @@ export const field = {
   datetime: builder('datetime'),
   uuid: builder('uuid'),
   uuidList: builder('uuid_list'),
+  stringList: builderWithOptions('string_list'),
   boolean: builder('boolean'),
   integer: builder('integer'),
   decimal: builder('decimal'),
@@ -103,7 +106,7 @@ export function optionalText<const N extends string, const M extends number | un
 /** The value of a field of `Spec` once validated and normalised (values.ts): ids and dates as text, money in cents. */
 type BaseValue<Spec> = Spec extends { kind: 'string' | 'date' | 'datetime' | 'uuid' | 'decimal' }
   ? string
-  : Spec extends { kind: 'uuid_list' }
+  : Spec extends { kind: 'uuid_list' | 'string_list' }
     ? string[]
     : Spec extends { kind: 'boolean' }
       ? boolean

@@ -1,5 +1,7 @@
 import { processIo } from '../cli/io.js';
 import { runCli } from '../cli/program.js';
+import { provideDeskCommands } from '../cli/desk-command-runner.js';
+import { runDeskPcCommand } from '../cli/desk-pc-commands.js';
 import { reportError } from '../cli/report-error.js';
 import { AppError } from '../errors.js';
 import { betterSqlite3Driver } from '../db/drivers/better-sqlite3.js';
@@ -37,6 +39,8 @@ try {
   }
 }
 if (ready) {
+  // `clinic serve` runs desk PCs' commands with this very command line.
+  provideDeskCommands(runDeskPcCommand);
   void runCli(process.argv.slice(2), processIo()).then((code) => {
     process.exitCode = code;
   });

@@ -1,5 +1,6 @@
-import { closeSync, existsSync, openSync, unlinkSync } from 'node:fs';
-import { isIPv4 } from 'node:net';
+import { closeSync, existsSync, openSync, readFileSync, unlinkSync } from 'node:fs';
+import { tlsPaths } from '../domain/tls/tls-files.js';
+import { caOfChain, certificatesOf, forgetServedEndpoint, isLoopbackName, recordServedEndpoint } from '../domain/tls/served-endpoint.js';
 import { join } from 'node:path';
 import { acquireInstanceLock, LOCK_FILE, type InstanceLock } from '../db/instance-lock.js';
 import { quickCheckProblems } from '../db/maintenance.js';
@@ -19,7 +20,7 @@ import { startDeliveryWorker, type DeliveryWorker } from './workers/notification
 import { createSmtpMailer } from '../adapters/smtp-mailer.js';
 import { httpWebhookSender } from '../adapters/http-webhook-sender.js';
 import { startWebhookWorker, type WebhookWorker } from './workers/webhook-worker.js';
-import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from './config.js';
+import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES, type DeskCommandRunner } from './config.js';
 import type { Logger } from '../logger.js';
 import {
   startBackupSchedule,
@@ -57,6 +58,8 @@ export interface ClinicServerConfig {
   /** `--insecure-http`: plain HTTP is served on an address off this PC too, instead of TLS_REQUIRED. */
   insecureHttp?: boolean;
   /** How often the audit trail's head is anchored (audit-checkpoints.ts); an hour unless a test says otherwise. */
+  /** How the server runs a desk PC's commands (ServerConfig.deskCommands): `clinic serve` gives the program's command line. */
+  deskCommands?: DeskCommandRunner;
   auditCheckpointEveryMs?: number;
 }
 
@@ -76,8 +79,6 @@ export interface ClinicServer {
    */
   stop(): Promise<void>;
 }
-
-const LOOPBACK = new Set(['::1', 'localhost']);
 
 /**
  * Makes sure the data directory can be read and written by this user, before anything depends on
@@ -129,9 +130,19 @@ function openServerDatabase(dataDir: string): Db {
  */
 function serverTls(config: ClinicServerConfig, now: Date): ServerTls | undefined {
   const files = findTlsFiles(config.dataDir, config.tls);
-  if (files !== undefined) return loadServerTls(files, config.host, now, config.allowedHosts);
+  if (files !== undefined) return withDataCa(loadServerTls(files, config.host, now, config.allowedHosts), config.dataDir);
   if (!isLoopback(config.host) && config.insecureHttp !== true) throw errors.tlsRequired(config.host);
   return undefined;
+}
+
+/**
+ * From 1.3.0 `serve` presents the data directory's CA after its certificate (`tls/ca.pem`), so a
+ * desk PC can check it by the fingerprint `desk pair` printed; given files keep their own chain.
+ */
+function withDataCa(tls: ServerTls, dataDir: string): ServerTls {
+  const ca = tlsPaths(dataDir).ca;
+  if (tls.files.source !== 'data' || !existsSync(ca) || certificatesOf(tls.certificatePem).length > 1) return tls;
+  return { ...tls, certificatePem: Buffer.concat([tls.certificatePem, Buffer.from('\n'), readFileSync(ca)]) };
 }
 
 /** Logs the certificate served, and warns while it is in its last EXPIRY_WARNING_DAYS. */
@@ -163,6 +174,7 @@ async function listen(db: Db, commits: CommitGroups, config: ClinicServerConfig,
         allowedHosts: [...config.allowedHosts, ...(tls?.hostNames ?? [])],
         allowedOrigins: config.allowedOrigins,
         logger: config.logger,
+        ...(config.deskCommands === undefined ? {} : { deskCommands: config.deskCommands }),
       },
       config.host,
       config.port,
@@ -240,6 +252,13 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     const commits = new CommitGroups(db);
     const running = await listen(db, commits, config, tls);
     if (tls !== undefined) logTls(tls, logger, startedAt);
+    recordServedEndpoint(dataDir, {
+      host: running.host,
+      port: running.port,
+      tls: tls !== undefined,
+      names: tls?.hostNames ?? [],
+      ca_sha256: tls === undefined ? null : (caOfChain(tls.certificatePem)?.fingerprint256 ?? null),
+    });
     const openDb = db;
     // Shown only once it is stored.
     const firstKey = hasApiKeys(db) ? undefined : await commits.run('write', () => createApiKey(openDb, { name: 'first key' }));
@@ -282,6 +301,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
             commits.flush();
             // Closing the last connection checkpoints the WAL into clinic.db and removes it.
             openDb.close();
+            forgetServedEndpoint(dataDir);
             lock.release();
           }
         })();
@@ -300,5 +320,5 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
 
 /** Whether `host` keeps the API on this computer: localhost, ::1, or an address of 127.0.0.0/8. */
 export function isLoopback(host: string): boolean {
-  return LOOPBACK.has(host) || (isIPv4(host) && host.startsWith('127.'));
+  return isLoopbackName(host);
 }

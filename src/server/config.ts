@@ -1,3 +1,6 @@
+import type { Db } from '../db/open-database.js';
+import type { Caller } from '../domain/use-case.js';
+import type { Role } from '../domain/people/roles.js';
 import type { Logger } from '../logger.js';
 import type { ConnectionLimits } from './connections/connection-limits.js';
 
@@ -23,8 +26,29 @@ export interface ServerConfig {
   requestTimeoutMs?: number;
   /** Other numbers for the connection limits than CONNECTION_LIMITS': tests and benchmarks try small ones. */
   connectionLimits?: Partial<ConnectionLimits>;
+  /**
+   * Runs a desk PC's command line as its person (POST /desk/commands): the program's own command
+   * line, which `clinic serve` gives the server (src/cli/desk-pc-commands.ts). Absent: the server
+   * runs no desk commands (503 DESK_COMMANDS_UNAVAILABLE), as when the app is built alone.
+   */
+  deskCommands?: DeskCommandRunner;
   /** Another clinic-wide budget of failed keys than CLINIC_FAILED_KEYS_ALLOWED (Infinity: none, as the benchmark measures before it). */
   clinicFailedKeysAllowed?: number;
+}
+
+/** How a desk PC's command runs: refused as the server PC's own, or the desk's, before it runs; else what it printed. */
+export type DeskCommandRunner = (
+  argv: readonly string[],
+  server: { db: Db; dataDir: string },
+  caller: Caller & { roles: readonly Role[] },
+) => Promise<{ refused: 'server-pc' | 'local'; command: string } | { answer: DeskCommandAnswer }>;
+
+/** What a desk PC's command printed, and its exit code (POST /desk/commands' answer). */
+export interface DeskCommandAnswer {
+  exit_code: number;
+  stdout: string;
+  stderr: string;
+  download: string | null;
 }
 
 export const DEFAULT_JSON_BODY_LIMIT_BYTES = 4 * 1024 * 1024;

@@ -102,6 +102,18 @@ function valueFor(spec: FieldSpec): fc.Arbitrary<unknown> {
     case 'uuid_list':
       ofKind = fc.array(valueFor({ name: 'item', kind: 'uuid', required: true }), { maxLength: (spec.maxItems ?? 3) + 1 });
       break;
+    case 'string_list':
+      ofKind = fc.array(
+        fc.oneof(
+          fc.string({ maxLength: 4 }),
+          around(spec.maxItemLength, 64).map((n) => 'a'.repeat(n)),
+          WRONG_KIND,
+        ),
+        {
+          maxLength: Math.min(spec.maxItems + 1, 8),
+        },
+      );
+      break;
     case 'object':
       ofKind = partlyWrong(spec.fields);
       break;

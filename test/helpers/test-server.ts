@@ -1,3 +1,4 @@
+import { runDeskPcCommand } from '../../src/cli/desk-pc-commands.js';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -98,6 +99,8 @@ async function startInProcessServer(config: Partial<ServerConfig>, dataDir = mak
       dataDir,
       jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
       documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
+      // As `clinic serve` runs them: the program's own command line.
+      deskCommands: runDeskPcCommand,
       ...config,
       logger: {
         info: (event) => (logged.push(event), logger.info(event)),

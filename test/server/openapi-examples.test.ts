@@ -12,6 +12,19 @@ import { assertMatchesContract } from '../helpers/contract.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { multipartBody } from '../helpers/multipart.js';
 
+import { randomUUID } from 'node:crypto';
+import { findDeviceById } from '../../src/db/devices.js';
+import { updatePersonRow } from '../../src/db/persons.js';
+import { deviceActor, joinDevice, PAIR_DEVICE, type PairedDevice } from '../../src/domain/people/devices.js';
+import { hashOneTimeCode } from '../../src/domain/people/one-time-codes.js';
+import { ADD_PERSON, findPerson } from '../../src/domain/people/persons.js';
+import { hashPin } from '../../src/domain/people/pin.js';
+import { logIn } from '../../src/domain/people/sessions.js';
+import { connectionRunner, runUseCase } from '../../src/domain/use-case.js';
+
+/** The OS user, as the examples' people and PCs are made by. */
+const cliCaller = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'it', name: 'it', source: 'test', requestId: null } };
+
 type Json = Record<string, any>;
 
 const run = promisify(execFile);
@@ -20,7 +33,11 @@ const run = promisify(execFile);
 const SCAN = Buffer.from('%PDF-1.4\n% a scan for the examples\n%%EOF\n');
 
 /** The variables the examples may use besides API and KEY: the ids of the records they name. */
-const ID_VARIABLES = ['PATIENT', 'DOCTOR', 'SERVICE', 'APPOINTMENT', 'INVOICE', 'PAYMENT', 'DOCUMENT'] as const;
+const ID_VARIABLES = ['PATIENT', 'DOCTOR', 'SERVICE', 'APPOINTMENT', 'INVOICE', 'PAYMENT', 'DOCUMENT', 'DEVICE', 'SESSION'] as const;
+
+/** The pairing code, person and PIN of the desk examples (src/server/routes/desk.ts, sessions.ts). */
+const EXAMPLE_CODE = '7K3M-Q9TD-X2WH';
+const EXAMPLE_PERSON = { name: 'Anna Berger', pin: '583920' };
 
 /**
  * Every example request of the description: the shell blocks of each operation's description,
@@ -84,6 +101,29 @@ describe('the example requests of the interface description and the docs page (i
       headers: { 'content-type': form.contentType },
     });
     assert.equal(upload.status, 201);
+    // A reader at a desk PC: its person with the example's PIN, the PC joined and logged in, and
+    // another PC waiting with the example's code (a code works once).
+    if (findPerson(server.db, EXAMPLE_PERSON.name) === undefined) {
+      runUseCase(ADD_PERSON, server.db, { body: { name: EXAMPLE_PERSON.name, roles: 'admin' } }, cliCaller, connectionRunner(server.db));
+      const person = findPerson(server.db, EXAMPLE_PERSON.name)!;
+      updatePersonRow(server.db, { ...person, pin_hash: hashPin(EXAMPLE_PERSON.pin) });
+    }
+    const pair = () =>
+      runUseCase(PAIR_DEVICE, server.db, { body: { name: `Desk PC ${made}-${randomUUID()}` } }, cliCaller, connectionRunner(server.db));
+    const joined = joinDevice(server.db, { code: (pair() as PairedDevice).code, hostName: 'pc', address: '127.0.0.1', version: null });
+    const device = findDeviceById(server.db, joined.device_id)!;
+    const { token } = logIn(
+      server.db,
+      { person: EXAMPLE_PERSON.name, pin: EXAMPLE_PERSON.pin },
+      {
+        deviceActor: deviceActor(device, '127.0.0.1'),
+        source: 'example',
+        device,
+      },
+    );
+    server.db.prepare('UPDATE devices SET code_hash = NULL').run();
+    const waiting = (pair() as PairedDevice).device;
+    server.db.prepare('UPDATE devices SET code_hash = ? WHERE id = ?').run(hashOneTimeCode(EXAMPLE_CODE), waiting.id);
     return {
       PATIENT: patient.body.id,
       DOCTOR: doctor.id,
@@ -92,6 +132,8 @@ describe('the example requests of the interface description and the docs page (i
       INVOICE: unpaid.id,
       PAYMENT: payment.body.payment_id,
       DOCUMENT: upload.body.id,
+      DEVICE: joined.device_token,
+      SESSION: token,
     };
   }
 

@@ -27,7 +27,17 @@ import { KeyRateLimits } from '../../src/server/throttles/key-rate-limits.js';
 type Json = Record<string, any>;
 
 /** The operations that need no key (decisions.md §2, and the description itself). */
-const PUBLIC = ['GET /document-types', 'GET /payment-methods', 'GET /openapi.json', 'GET /docs', 'GET /docs/{asset}', 'GET /health'];
+const PUBLIC = [
+  'GET /document-types',
+  'GET /payment-methods',
+  'GET /openapi.json',
+  'GET /docs',
+  'GET /docs/{asset}',
+  'GET /health',
+  'POST /desk/join',
+];
+/** A desk PC's operations (1.3.0): a session or the PC's token, never a key's scope. */
+const DESK_PC = ['POST /sessions', 'GET /sessions/current', 'DELETE /sessions/current', 'POST /desk/commands'];
 
 describe('GET /openapi.json', () => {
   let server: TestServer;
@@ -97,8 +107,14 @@ describe('GET /openapi.json', () => {
       const path = template.replace(/\{(\w+)\}/g, (_, name: string) => (name === 'asset' ? 'init.js' : randomUUID()));
       if (PUBLIC.includes(key)) {
         assert.deepEqual(op.security, [], key);
-        assert.equal(op.responses['401'], undefined, key);
+        // Joining a desk PC takes no key but a pairing code, refused 401 like a wrong key.
+        if (key !== 'POST /desk/join') assert.equal(op.responses['401'], undefined, key);
         assert.notEqual((await server.request(method, path, { key: null })).status, 401, key);
+        continue;
+      }
+      if (DESK_PC.includes(key)) {
+        assert.ok(op.security[0].clinicDevice !== undefined, key);
+        assert.equal((await server.request(method, path, { key: null })).status, 401, key);
         continue;
       }
       const [scope] = op.security[0].bearer as [Scope];
@@ -276,7 +292,7 @@ describe('GET /openapi.json', () => {
     const declaring: string[] = [];
     for (const { key, op } of operations()) {
       const declared = ((op.parameters ?? []) as Json[]).filter((p) => p.name.toLowerCase() === 'authorization');
-      const takesKey = ((op.security ?? []) as Json[]).length > 0;
+      const takesKey = ((op.security ?? []) as Json[]).some((scheme) => scheme.bearer !== undefined);
       assert.deepEqual(
         declared.map((p) => [p.in, p.name, p.required, p.schema.type]),
         takesKey ? [['header', 'authorization', false, 'string']] : [],
@@ -285,7 +301,9 @@ describe('GET /openapi.json', () => {
       if (takesKey) declaring.push(key);
     }
     // Every endpoint of the interfaces but the two lookups (the description and docs page are not part of them).
-    const keyed = OPERATIONS.filter((op) => op.scope !== undefined).map((op) => `${op.method.toUpperCase()} ${op.path}`);
+    const keyed = OPERATIONS.filter((op) => op.scope !== undefined || op.credentials === 'session').map(
+      (op) => `${op.method.toUpperCase()} ${op.path}`,
+    );
     assert.deepEqual(declaring.sort(), keyed.sort());
     assert.ok(declaring.length >= 14, 'the 14 endpoints of 1.0.0 and 1.1.0 at least');
     assert.ok(!declaring.includes('GET /document-types') && !declaring.includes('GET /payment-methods'));
@@ -294,8 +312,10 @@ describe('GET /openapi.json', () => {
   it('gives every operation an example request (curl) and response, and every request body an example the validators accept', () => {
     for (const { key, op } of operations()) {
       const [, success] = Object.entries(op.responses as Json).find(([status]) => status.startsWith('2'))!;
-      const media = Object.values(success.content as Json)[0];
-      assert.ok(media.example !== undefined, `${key}: no example response`);
+      if (success.content !== undefined) {
+        const media = Object.values(success.content as Json)[0];
+        assert.ok(media.example !== undefined, `${key}: no example response`);
+      } else assert.ok(op.responses['204'] !== undefined, `${key}: no example response`);
       assert.match(op.description, /```sh\ncurl -s( -X [A-Z]+)?( -o \S+)? "\$API\//, `${key}: no example request`);
       for (const [type, content] of Object.entries((op.requestBody?.content ?? {}) as Json)) {
         assert.ok(content.examples?.example?.value, `${key}: no example request (${type})`);
@@ -315,6 +335,7 @@ describe('GET /openapi.json', () => {
     const appointments = document.paths['/appointments'].post.responses;
     assert.deepEqual(Object.keys(appointments).sort(), [
       '201',
+      '400',
       '401',
       '403',
       '408',
@@ -346,11 +367,11 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(codes(upload['413']), ['DOCUMENT_TOO_LARGE']);
     assert.deepEqual(codes(upload['422']), ['DOCUMENT_TYPE_INVALID', 'DOCUMENT_EMPTY']);
     const invoices = document.paths['/invoices'].get.responses;
-    assert.deepEqual(codes(invoices['403']), ['FORBIDDEN', 'MODULE_DISABLED', 'HOST_NOT_ALLOWED', 'ORIGIN_NOT_ALLOWED']);
+    assert.deepEqual(codes(invoices['403']), ['FORBIDDEN', 'ROLE_FORBIDDEN', 'MODULE_DISABLED', 'HOST_NOT_ALLOWED', 'ORIGIN_NOT_ALLOWED']);
     assert.deepEqual(invoices['422'].content['application/json'].schema, { $ref: '#/components/schemas/HTTPValidationError' });
     assert.deepEqual(codes(document.paths['/doctors'].get.responses['503']), ['DATABASE_BUSY']);
     assert.equal(document.components.headers['Retry-After'].required, true);
-    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '403', '408', '429', '431', '500']);
+    assert.deepEqual(Object.keys(document.paths['/document-types'].get.responses), ['200', '400', '403', '408', '429', '431', '500']);
     assert.deepEqual(codes(document.paths['/document-types'].get.responses['403']), ['HOST_NOT_ALLOWED', 'ORIGIN_NOT_ALLOWED']);
     assert.deepEqual(codes(appointments['408']), ['REQUEST_TIMEOUT']);
     // Failed keys block an address on every path; a key's own limit, on the keyed ones.

@@ -21,7 +21,7 @@ import { subcommand } from '../subcommand.js';
 import { parseTargetPath } from '../target-path.js';
 import { parseFilePath } from '../input-file.js';
 import { chunksOfNamedFile, openNamedFile } from '../../domain/named-files.js';
-import { deskCaller } from '../desk-identity.js';
+import { deskCaller, deskPcRun, offerDownload } from '../desk-identity.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 interface UploadOptions extends CommonOptions, Record<string, unknown> {
@@ -45,11 +45,15 @@ function registerDocumentSaveCommand(group: Command, io: CliIo): void {
     .argument('<file>', 'the file to write; its folder must exist', parseTargetPath)
     .option('--force', 'replace FILE if it exists (it is kept until the new copy is whole)')
     .action(async (ref: string, target: string, options: SaveOptions) => {
+      // For a desk PC the file is its own to fetch (interface 1.3.0): the download records the read.
+      const forDeskPc = deskPcRun() !== undefined;
       await runUseCaseCommand(io, options, READ_DOCUMENT, {
         request: (db) => ({ path: { document_id: resolveDocumentReference(db, ref) } }),
+        recordsNothing: forDeskPc,
         // Its document.read is committed (with the run) before a byte of the file is written.
         deliver: async (document) => {
-          await saveDocumentCopy(resolve(options.data), document, target, { replace: options.force === true });
+          if (forDeskPc) offerDownload(`/patients/${document.patient_id}/documents/${document.id}`);
+          else await saveDocumentCopy(resolve(options.data), document, target, { replace: options.force === true });
           return document;
         },
         json: presentDocumentItem,

@@ -1,3 +1,4 @@
+import { deskCommandsOfThisProgram } from '../desk-command-runner.js';
 import { join, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { isSmtpUrl } from '../../adapters/smtp-url.js';
@@ -228,6 +229,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const { isLoopback, startClinicServer } = await import('../../server/clinic-server.js');
       const server = await startClinicServer({
         dataDir,
+        ...(deskCommandsOfThisProgram() === undefined ? {} : { deskCommands: deskCommandsOfThisProgram()! }),
         host,
         port,
         allowedHosts,

@@ -8,11 +8,13 @@ import { AppError } from '../../errors.js';
 import type { Db } from '../../db/open-database.js';
 import { withDatabase } from '../database.js';
 import { localDateTime } from '../desk-format.js';
-import { keepToken, keptToken } from '../desk-identity.js';
+import { dataDirPlace, keepToken, keptToken } from '../desk-identity.js';
 import type { CliIo } from '../io.js';
 import { emit, type CommonOptions } from '../output.js';
 import { wrapLines } from '../report-error.js';
 import { subcommand } from '../subcommand.js';
+import { isDeskPc } from '../desk-pc/desk-file.js';
+import { logInAtDesk, logOutAtDesk, whoAmIAtDesk } from '../desk-pc/desk-sessions.js';
 
 /**
  * `clinic login|logout|whoami` and `clinic staff set-pin` (interface 1.3.0, "Sessions"): a person
@@ -69,15 +71,16 @@ function describeSession(session: Session, db: Db): string {
 
 /** Logs in through `logIn` and keeps the token for this data directory; the session this OS user had here ends (replaced). */
 async function logInHere(io: CliIo, options: LoginOptions, person: string, pin: string, newPin?: string): Promise<void> {
+  if (isDeskPc()) return logInAtDesk(io, options, person, pin, newPin);
   await withDatabase(options, (db) => {
     const place = { deviceActor: systemUserActor(), source: hostname() };
-    const replacing = keptToken(options.data);
+    const replacing = keptToken(dataDirPlace(options.data));
     const loggedIn: LoggedIn = logIn(
       db,
       { person, pin, ...(newPin === undefined ? {} : { newPin }), ...(replacing === undefined ? {} : { replacing }) },
       place,
     );
-    keepToken(options.data, loggedIn.token);
+    keepToken(dataDirPlace(options.data), loggedIn.token);
     emit(io, options, loggedIn.session, () => describeSession(loggedIn.session, db));
   });
 }
@@ -94,18 +97,20 @@ export function registerSessionCommands(program: Command, io: CliIo): void {
     });
 
   subcommand(program, 'logout', 'end the session of the person logged in at this PC').action(async (options: CommonOptions) => {
+    if (isDeskPc()) return logOutAtDesk(io, options);
     await withDatabase(options, (db) => {
-      const token = keptToken(options.data);
+      const token = keptToken(dataDirPlace(options.data));
       const ended = token !== undefined && logOut(db, token, hostname());
-      if (token !== undefined) keepToken(options.data, undefined);
+      if (token !== undefined) keepToken(dataDirPlace(options.data), undefined);
       emit(io, options, { ended }, () => (ended ? 'Logged out.\n' : 'No one was logged in here.\n'));
     });
   });
 
   subcommand(program, 'whoami', 'who this command line acts as: the person logged in here, and the OS user').action(
     async (options: CommonOptions) => {
+      if (isDeskPc()) return whoAmIAtDesk(io, options);
       await withDatabase(options, (db) => {
-        const token = keptToken(options.data);
+        const token = keptToken(dataDirPlace(options.data));
         let session: Session | null = null;
         let ended: AppError | undefined;
         try {

@@ -42,6 +42,9 @@ const ACTION_CODES: Record<string, 'C' | 'R' | 'U' | 'D' | 'E'> = {
   'key.revoke': 'U',
   'webhook.create': 'C',
   'webhook.remove': 'D',
+  'device.pair': 'C',
+  'device.join': 'C',
+  'device.revoke': 'U',
 };
 
 /** FHIR's RESTful interaction of each action over the API; data.* are DICOM's Export and Import events. */

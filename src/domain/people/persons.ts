@@ -14,11 +14,9 @@ import { errors, type ValidationIssue } from '../../errors.js';
 import { field } from '../../fields/field-spec.js';
 import type { AuditRecord } from '../audit/audit-event.js';
 import { newId, nowIso } from '../clock.js';
+import { blankNameIssues } from '../validation/blank-name.js';
 import { defineUseCase } from '../use-case.js';
 import { commaListIssues, commaListOf } from '../validation/comma-list.js';
-import { problems } from '../validation/problems.js';
-import { isPlainObject } from '../validation/structs.js';
-import { issue } from '../validation/validate.js';
 import { hashOneTimeCode, newOneTimeCode } from './one-time-codes.js';
 import { orderedRoles, ROLE_ROWS, ROLES, type Role } from './roles.js';
 
@@ -107,13 +105,6 @@ const PERSON_PATH_FIELDS = [field.string('person', { required: true, minLength: 
 /** The issues of a `roles` list (commaListIssues): an unknown role at its place, or none named. */
 const roleIssues = (body: unknown, fieldIssues: readonly ValidationIssue[]) =>
   commaListIssues(body, fieldIssues, { field: 'roles', allowed: ROLES, none: 'a person needs at least one role' });
-
-/** A name of spaces alone, refused as too short: names are stored trimmed. */
-function blankNameIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): ValidationIssue[] {
-  const name = isPlainObject(body) ? body.name : undefined;
-  if (typeof name !== 'string' || fieldIssues.some((failed) => failed.loc[1] === 'name') || name.trim() !== '') return [];
-  return [issue(['body', 'name'], problems.stringTooShort(1), name)];
-}
 
 /** A fresh setup code for `row`: the code as shown, its hash and end stored on the row. */
 function withSetupCode(row: PersonRow, now: number): { row: PersonRow; code: string; expiresAt: string } {

@@ -1,10 +1,11 @@
+import { ROLE_NAMES } from '../../role-names.js';
 import { errors } from '../../errors.js';
 
 /**
  * The five roles of interface 1.3.0 ("Roles"), in the order every list of them is given: a person
  * may do what any of their roles may.
  */
-export const ROLES = ['admin', 'reception', 'practitioner', 'billing', 'scheduler'] as const;
+export const ROLES = ROLE_NAMES;
 export type Role = (typeof ROLES)[number];
 
 const ALL: readonly Role[] = ROLES;

@@ -1,7 +1,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Db } from '../../db/open-database.js';
 import { findPersonById, updatePersonRow, type PersonRow } from '../../db/persons.js';
-import { endSessionRow, findSessionByTokenHash, insertSession, touchSession, type SessionRow } from '../../db/sessions.js';
+import type { DeviceRow } from '../../db/devices.js';
+import {
+  endSessionRow,
+  findSessionByTokenHash,
+  insertSession,
+  openSessionsOfDevice,
+  touchSession,
+  type SessionRow,
+} from '../../db/sessions.js';
 import { errors } from '../../errors.js';
 import type { Actor, AuditRecord } from '../audit/audit-event.js';
 import { appendAuditEvents } from '../audit/record-audit.js';
@@ -40,24 +48,25 @@ export interface Session {
   expires_at: string;
 }
 
-/** A session in use: its row and its person's. */
+/** A session in use: its row, its person's, and the desk PC it was made through (none on the server PC). */
 export interface OpenSession {
   session: SessionRow;
   person: PersonRow;
+  device?: Pick<DeviceRow, 'id' | 'name'>;
 }
 
 const plus = (iso: string, ms: number) => new Date(Date.parse(iso) + ms).toISOString();
 const tokenHash = (token: string) => createHash('sha256').update(token).digest('hex');
 
 /** The session as shown. */
-export function presentSession({ session, person }: OpenSession): Session {
+export function presentSession({ session, person, device }: OpenSession): Session {
   return {
     id: session.id,
     person_id: person.id,
     person_name: person.name,
     roles: rolesOf(person),
     device_id: session.device_id,
-    device_name: null,
+    device_name: device?.name ?? null,
     created_at: session.created_at,
     last_used_at: session.last_used_at,
     // The idle end, unless the absolute one comes first.
@@ -80,10 +89,15 @@ export interface LoginRequest {
   replacing?: string;
 }
 
-/** Where a login is made: the PC's actor for failures (the OS user at the server PC) and the source a person's events name. */
+/**
+ * Where a login is made: the PC's actor for failures (the OS user at the server PC, the device at
+ * a desk PC) and the source a person's events name; at a desk PC, its device, whose other open
+ * sessions the login replaces (a device is one OS user at one PC).
+ */
 export interface LoginPlace {
   deviceActor: Actor;
   source: string;
+  device?: Pick<DeviceRow, 'id' | 'name'>;
 }
 
 /** A session begun: what is shown, and the token, given once. */
@@ -163,11 +177,13 @@ export function logIn(db: Db, request: LoginRequest, place: LoginPlace): LoggedI
     updatePersonRow(db, loggedIn);
     const actor = personActor(loggedIn, place.source);
     if (request.replacing !== undefined) endByToken(db, request.replacing, now, 'replaced', place.source);
+    if (place.device !== undefined)
+      for (const open of openSessionsOfDevice(db, place.device.id)) endSession(db, open, now, 'replaced', place.source);
     const session: SessionRow = {
       id: newId(),
       token_hash: tokenHash(token),
       person_id: person.id,
-      device_id: null,
+      device_id: place.device?.id ?? null,
       created_at: now,
       last_used_at: now,
       expires_at: plus(now, ABSOLUTE_MS),
@@ -181,7 +197,10 @@ export function logIn(db: Db, request: LoginRequest, place: LoginPlace): LoggedI
         : [{ action: 'person.update' as const, patientId: null, subjectId: person.id, detail: { changed: ['pin'] } }]),
       { action: 'session.create', patientId: null, subjectId: session.id },
     ]);
-    return { session: presentSession({ session, person: loggedIn }), token };
+    return {
+      session: presentSession({ session, person: loggedIn, ...(place.device === undefined ? {} : { device: place.device }) }),
+      token,
+    };
   });
 }
 
@@ -225,8 +244,9 @@ function endOf(session: SessionRow, now: string): 'idle' | 'expired' | SessionRo
 
 /**
  * The open session of `token`, used now (its idle end moves on unless `touch` is false: whoami and
- * GET /sessions/current look without using it). Undefined for a token no session has; 401
- * SESSION_ENDED for an ended one, PERSON_DISABLED for a disabled person.
+ * GET /sessions/current look without using it; the server moves it through its commit groups,
+ * markSessionUsed). Undefined for a token no session has; 401 SESSION_ENDED for an ended one,
+ * PERSON_DISABLED for a disabled person.
  */
 export function useSession(db: Db, token: string, { touch = true }: { touch?: boolean } = {}): OpenSession | undefined {
   const session = findSessionByTokenHash(db, tokenHash(token));
@@ -241,10 +261,26 @@ export function useSession(db: Db, token: string, { touch = true }: { touch?: bo
   return { session: { ...session, last_used_at: now }, person };
 }
 
+/**
+ * Moves a session's idle end on to now, unless it was used within the last second (a burst of
+ * requests writes once; a second is nothing against 30 minutes); the work to run, or null when none.
+ */
+export function markSessionUsed(db: Db, open: OpenSession): (() => void) | null {
+  const now = nowIso();
+  if (Date.parse(now) - Date.parse(open.session.last_used_at) < 1000) return null;
+  open.session = { ...open.session, last_used_at: now };
+  return () => touchSession(db, open.session.id, now);
+}
+
 /** Ends the session of `token` (logout, or replaced by a new login), recording `session.end`; whether one was open. */
 function endByToken(db: Db, token: string, now: string, reason: 'logged_out' | 'replaced', source: string): boolean {
   const session = findSessionByTokenHash(db, tokenHash(token));
-  if (session === undefined || endOf(session, now) !== null) return false;
+  return session !== undefined && endSession(db, session, now, reason, source);
+}
+
+/** Ends `session` unless it has ended, recording `session.end` by its person; whether it was open. */
+function endSession(db: Db, session: SessionRow, now: string, reason: 'logged_out' | 'replaced', source: string): boolean {
+  if (endOf(session, now) !== null) return false;
   if (!endSessionRow(db, session.id, now, reason)) return false;
   const person = findPersonById(db, session.person_id)!;
   appendAuditEvents(db, personActor(person, source), [{ action: 'session.end', patientId: null, subjectId: session.id }]);

@@ -136,3 +136,12 @@ export async function writeTlsFile(path: string, text: string, mode: number): Pr
 
 /** A certificate's mode: for the server's user and the desk staff's group, as every file of the data directory. */
 export const CERTIFICATE_FILE_MODE = SHARED_FILE_MODE;
+
+/** The SHA-256 fingerprint (colon hex) of the data directory's CA, or undefined without a readable `tls/ca.pem`. */
+export function readCaFingerprint(dataDir: string): string | undefined {
+  try {
+    return new X509Certificate(readFileSync(tlsPaths(dataDir).ca)).fingerprint256;
+  } catch {
+    return undefined;
+  }
+}

@@ -277,6 +277,18 @@ export function structFor(spec: FieldSpec): Structure {
         everyItemAccepted(item),
       );
     }
+    case 'string_list': {
+      const item = structFor({ name: 'item', kind: 'string', required: true, maxLength: spec.maxItemLength });
+      return container(
+        spec.name,
+        spec,
+        isListCheck(spec.maxItems),
+        function* (value) {
+          for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
+        },
+        everyItemAccepted(item),
+      );
+    }
     case 'object_list': {
       const item = objectStruct('item', spec.fields);
       return container(

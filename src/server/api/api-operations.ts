@@ -9,6 +9,8 @@ import { lookupOperations } from '../routes/lookups.js';
 import { openApiOperations } from '../routes/openapi.js';
 import { patientOperations } from '../routes/patients.js';
 import { paymentOperations } from '../routes/payments.js';
+import { sessionOperations } from '../routes/sessions.js';
+import { deskOperations } from '../routes/desk.js';
 
 /**
  * Every operation the server answers, in the order of the specification: the routes are mounted
@@ -23,6 +25,8 @@ export const OPERATIONS: readonly Operation[] = [
   ...documentOperations,
   ...auditOperations,
   ...eventOperations,
+  ...sessionOperations,
+  ...deskOperations,
   ...healthOperations,
   ...openApiOperations,
 ];

@@ -1,3 +1,4 @@
+import { checkDeskVersion } from '../middleware/check-desk-version.js';
 import Koa from 'koa';
 import type { Db } from '../../db/open-database.js';
 import { ChangeWatch } from '../writes/change-watch.js';
@@ -54,6 +55,7 @@ export function createApp(
       new FailedKeyThrottle(config.clinicFailedKeysAllowed === undefined ? {} : { clinicAllowed: config.clinicFailedKeysAllowed }),
     ),
   );
+  app.use(checkDeskVersion());
   app.use(answerPreflight(router, operations));
   app.use(router.routes());
   app.use(routeFallback([router]));

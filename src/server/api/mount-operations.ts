@@ -38,7 +38,13 @@ const routePath = (template: string) => template.replace(/\{(\w+)\}/g, ':$1');
 function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicState>[] {
   const { db, config, commits, keyLimits } = deps;
   const chain: RouterMiddleware<ClinicState>[] = [];
-  if (op.scope) chain.push(noStore, authorize(db, op.scope, keyLimits));
+  // A desk PC's join answers its token: stored by no cache, as every keyed answer.
+  if (op.operationId === 'joinDesk') chain.push(noStore);
+  if (op.scope !== undefined || op.credentials !== undefined)
+    chain.push(
+      noStore,
+      authorize(db, commits, op.credentials ?? 'key-or-session', op.scope, keyLimits, op.roles, op.touchesSession ?? true),
+    );
   if (op.module) chain.push(requireModule(db, op.module));
   if (op.body?.kind === 'json') chain.push(jsonBody(config.jsonBodyLimitBytes));
   // The one multipart form of the API is the document upload.
@@ -47,6 +53,7 @@ function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicSta
   const result = op.result;
   chain.push(async function answer(ctx) {
     const body = await handle(ctx);
+    if (result.kind === 'empty') ctx.status = 204;
     if (result.kind !== 'model') return;
     ctx.status = result.unavailable?.when(body) === true ? 503 : result.status;
     if (!result.paged) {

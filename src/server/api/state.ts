@@ -1,6 +1,11 @@
 import type { ParameterizedContext } from 'koa';
 import type { ApiPrincipal } from '../../domain/api-keys.js';
 import type { DocumentUpload } from '../../domain/documents/upload-document.js';
+import type { DeviceRow } from '../../db/devices.js';
+import type { OpenSession } from '../../domain/people/sessions.js';
+
+/** A session in use over HTTP: always through the desk PC it was made on. */
+export type DeskSession = OpenSession & { device: DeviceRow };
 
 /** What middleware leaves for the handlers on `ctx.state`. */
 export interface ClinicState {
@@ -9,6 +14,10 @@ export interface ClinicState {
   crossOrigin?: string;
   /** Set by `authorize` on endpoints that need a key (and by GET /health for a valid key sent to it). */
   principal?: ApiPrincipal;
+  /** Set by `authorize` for a person's session from a desk PC (interface 1.3.0): its person and device. */
+  session?: DeskSession;
+  /** Set by `authorize` on an operation a desk PC calls before its person logs in (POST /sessions). */
+  device?: DeviceRow;
   /** A key was sent that is not valid, on an endpoint that answers without one (GET /health): it counts as a failed key. */
   keyRefused?: boolean;
   /** The parsed JSON body, set by `jsonBody`. */

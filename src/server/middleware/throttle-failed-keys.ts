@@ -38,7 +38,7 @@ export function throttleFailedKeys(throttle: FailedKeyThrottle) {
       throw thrown;
     } finally {
       if (status === 401 || ctx.state.keyRefused === true) throttle.recordFailure(address);
-      else if (ctx.state.principal !== undefined) throttle.recordValidKey(address);
+      else if (ctx.state.principal !== undefined || ctx.state.session !== undefined) throttle.recordValidKey(address);
     }
   };
 }

@@ -49,6 +49,9 @@ export function curlExample(op: OperationSpec): string {
   const output = op.result.kind === 'download' ? ' -o scan-copy.pdf' : '';
   const lines = [`curl -s${method}${output} ${url}`];
   if (op.scope) lines.push('-H "Authorization: Bearer $KEY"');
+  // A desk PC's requests (interface 1.3.0): its device token, and for a session the person's token.
+  if (op.credentials === 'session') lines.push('-H "Authorization: Bearer $SESSION"');
+  if (op.credentials !== undefined) lines.push('-H "Clinic-Device: $DEVICE"');
   for (const spec of op.headerFields ?? []) {
     const value = exampleText(op, spec.name);
     if (value !== undefined) lines.push(`-H ${quoted(`${headerName(spec.name)}: ${value}`)}`);

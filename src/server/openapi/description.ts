@@ -47,7 +47,7 @@ function parameters(op: OperationSpec): JsonSchema[] {
     ...from('path', op.pathFields),
     ...from('query', op.queryFields),
     ...from('header', op.headerFields),
-    ...(op.scope === undefined ? [] : [AUTHORIZATION_PARAMETER]),
+    ...(op.scope === undefined && op.credentials !== 'session' ? [] : [AUTHORIZATION_PARAMETER]),
   ];
 }
 
@@ -113,6 +113,7 @@ function successResponse(op: OperationSpec): [string, JsonSchema][] {
       ['304', { description: 'Not modified since the ETag sent as If-None-Match', headers: headersObject(['ETag']) }],
     ];
   }
+  if (result.kind === 'empty') return [['204', { description: result.description }]];
   if (result.kind === 'download') {
     const file = { schema: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' } };
     return [
@@ -154,15 +155,22 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
   const refusals = op.refusals ?? [];
   const byStatus = (status: number) => refusals.filter((error) => error.status === status);
   const out: Record<string, JsonSchema> = Object.fromEntries(successResponse(op));
-  if (op.scope) out['401'] = ref('responses', 'Unauthenticated');
+  if (op.credentials !== undefined) out['401'] = codedResponse([errors.unauthenticated(), ...byStatus(401)]);
+  else if (op.scope) out['401'] = ref('responses', 'Unauthenticated');
+  else if (byStatus(401).length > 0) out['401'] = codedResponse(byStatus(401));
   // Any request may name another host or come from another web page (clinic-api-1.2.md, "Network").
   out['403'] = codedResponse([
     ...(op.scope ? [errors.forbidden(op.scope)] : []),
+    // A person's session is checked by the operation's roles (1.3.0).
+    ...(op.scope || op.credentials === 'session' ? [errors.roleForbidden(['admin', 'billing'], ['reception'])] : []),
     ...(op.module ? [errors.moduleDisabled(op.module)] : []),
+    ...byStatus(403),
     errors.hostNotAllowed(),
     errors.originNotAllowed(),
   ]);
-  for (const status of [404, 409, 412]) if (byStatus(status).length > 0) out[String(status)] = codedResponse(byStatus(status));
+  // A desk PC sending a version this server does not serve (1.3.0, Clinic-Version), on any operation.
+  out['400'] = codedResponse([errors.versionUnsupported('1.5.0', '1.3.0', ['1.2', '1.3', '1.4']), ...byStatus(400)]);
+  for (const status of [404, 409, 412, 423]) if (byStatus(status).length > 0) out[String(status)] = codedResponse(byStatus(status));
   if (op.body?.kind === 'json') {
     out['413'] = codedResponse([errors.payloadTooLarge(limits.jsonBodyLimitBytes)]);
     out['415'] = codedResponse([errors.unsupportedMediaType('application/json')]);
@@ -186,6 +194,13 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
   return out;
 }
 
+/** Who may call `op`: a key of its scope; a desk PC's session (bearer and Clinic-Device); a desk PC alone; or anyone. */
+function securityOf(op: OperationSpec): Record<string, string[]>[] {
+  if (op.credentials === 'session') return [{ bearer: [], clinicDevice: [] }];
+  if (op.credentials === 'device') return [{ clinicDevice: [] }];
+  return op.scope ? [{ bearer: [op.scope] }] : [];
+}
+
 function operation(op: OperationSpec, limits: DescriptionLimits): JsonSchema {
   const body = requestBody(op);
   const params = parameters(op);
@@ -196,7 +211,7 @@ function operation(op: OperationSpec, limits: DescriptionLimits): JsonSchema {
     description: [op.description, example].filter((part) => part !== undefined).join('\n\n'),
     tags: [op.tag],
     // OpenAPI 3.1 lets a non-OAuth scheme name the roles an operation needs: here the key's scope.
-    security: op.scope ? [{ bearer: [op.scope] }] : [],
+    security: securityOf(op),
     // Interface 1.3.0: the roles a person's session needs, from the same row the use case checks.
     'x-clinic-roles': [...op.roles],
     ...(params.length === 0 ? {} : { parameters: params }),
@@ -208,7 +223,16 @@ function operation(op: OperationSpec, limits: DescriptionLimits): JsonSchema {
 /** Shared responses: the ones every authenticated operation (or every request) may get. */
 function responseComponents(): Record<string, JsonSchema> {
   return {
-    Unauthenticated: codedResponse([errors.unauthenticated()], 'UNAUTHENTICATED: no valid `Authorization: Bearer <key>`'),
+    Unauthenticated: codedResponse(
+      [
+        errors.unauthenticated(),
+        errors.sessionEnded('idle'),
+        errors.personDisabled(),
+        errors.deviceUnknown(),
+        errors.deviceRevoked('Reception 2'),
+      ],
+      "UNAUTHENTICATED: no valid `Authorization: Bearer <key>`; a desk PC's person (1.3.0): SESSION_ENDED, PERSON_DISABLED, DEVICE_UNKNOWN, DEVICE_REVOKED",
+    ),
     DatabaseBusy: codedResponse([errors.databaseBusy()], 'DATABASE_BUSY: another process held the database; nothing was changed'),
     InternalError: codedResponse(
       [errors.internal(), errors.storageFailed()],
@@ -263,7 +287,16 @@ export function buildApiDescription(
       schemas: { ...Object.fromEntries(models), ...errorSchemas() },
       responses: responseComponents(),
       headers: headerComponents(),
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key from `clinic api-key create`' } },
+      securitySchemes: {
+        bearer: { type: 'http', scheme: 'bearer', description: 'An API key from `clinic api-key create`' },
+        clinicDevice: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Clinic-Device',
+          description:
+            "A desk PC's token (`cld_…`, from POST /desk/join), sent with its person's session (`Bearer cls_…`, from POST /sessions)",
+        },
+      },
     },
   };
 }

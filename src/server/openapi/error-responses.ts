@@ -101,6 +101,26 @@ function codedSchema(code: JsonSchema): JsonSchema {
             enum: CONTACT_RULES.filter((rule) => rule !== 'none'),
             description: "PATIENT_CONTACT_REQUIRED only: the clinic's contact rule in force (`clinic settings set-contact-rule`)",
           },
+          reason: {
+            type: 'string',
+            description:
+              'LOGIN_FAILED (`unknown_person`, `wrong_pin`, `wrong_code`), SESSION_ENDED (`idle`, `expired`, `logged_out`, `replaced`, `pin_reset`, `device_revoked`), PIN_INVALID (`length`, `not_digits`, `one_digit`, `sequence`, `repeated`) (1.3.0)',
+          },
+          attempts_left: {
+            type: 'integer',
+            minimum: 0,
+            description: 'LOGIN_FAILED with `wrong_pin` only (1.3.0): wrong PINs left before the lock',
+          },
+          locked_until: { type: 'string', format: 'date-time', description: 'PERSON_LOCKED only (1.3.0): when the lock ends, UTC' },
+          allowed_roles: { type: 'array', items: { type: 'string' }, description: 'ROLE_FORBIDDEN only (1.3.0): the roles that may' },
+          roles: { type: 'array', items: { type: 'string' }, description: "ROLE_FORBIDDEN only (1.3.0): the person's roles" },
+          desk_version: { type: 'string', description: "VERSION_UNSUPPORTED only (1.3.0): the desk's version as sent" },
+          server_version: { type: 'string', description: "VERSION_UNSUPPORTED only (1.3.0): the server's version" },
+          accepted: {
+            type: 'array',
+            items: { type: 'string' },
+            description: 'VERSION_UNSUPPORTED only (1.3.0): the MAJOR.MINOR a desk may run',
+          },
         },
       },
     },

@@ -60,6 +60,8 @@ function kindSchema(spec: FieldSpec, direction: Direction): JsonSchema {
         items: { type: 'string', format: 'uuid' },
         ...(spec.maxItems === undefined ? {} : { maxItems: spec.maxItems }),
       };
+    case 'string_list':
+      return { type: 'array', items: { type: 'string', maxLength: spec.maxItemLength }, maxItems: spec.maxItems };
     case 'boolean':
       return { type: 'boolean' };
     case 'integer':

@@ -14,7 +14,8 @@ needs \`Authorization: Bearer <key>\` with the scope the operation names. Keys a
 **Roles (1.3.0).** Each operation's \`x-clinic-roles\` lists the roles of the clinic's people (\`admin\`, \`reception\`,
 \`practitioner\`, \`billing\`, \`scheduler\`) who may perform it, as a person logged in at the desk performs it; \`[]\` needs no
 one. A person lacking them is refused with 403 \`ROLE_FORBIDDEN\` (\`detail.allowed_roles\`, \`detail.roles\`). API keys are
-checked by their scopes only.
+checked by their scopes only. A person at a desk PC sends their session as \`Authorization: Bearer cls_…\` with the PC's
+\`Clinic-Device\` (security scheme \`clinicDevice\`); the operations tagged \`desk\` take no API key (403 \`SESSION_REQUIRED\`).
 
 **Errors.** A 422 whose \`detail\` is a list reports every failing value at once (pydantic v2 shape: \`type\`, \`loc\`,
 \`msg\`, \`input\`, \`ctx\`). Every other refusal is \`{"detail": {"code", "message"}}\` with a stable code (\`ErrorCode\`);
@@ -41,7 +42,9 @@ its refusals included, \`Cache-Control: no-store\` (patient data stays in no cac
 \`API\` is this server's base URL (\`API=http://127.0.0.1:8080/api/public/v1\`) and \`KEY\` an API key
 (\`KEY=clinic_…\`). The records an example names are shell variables, each to be set to an id of your own:
 ${EXAMPLE_IDS.map(({ variable, what }) => `\`${variable}\` ${what}`).join('; ')}. The upload sends \`scan.pdf\` from the
-current folder; the download saves \`scan-copy.pdf\` there.`;
+current folder; the download saves \`scan-copy.pdf\` there. A desk PC's requests (1.3.0) also send \`DEVICE\`, its token
+from POST /desk/join (\`cld_…\`), and \`SESSION\`, a person's token from POST /sessions (\`cls_…\`); the join's code and the
+login's name and PIN are the clinic's own.`;
 
 /** The `info` object of the interface description. */
 export const VERSION_INFO = {

@@ -1,4 +1,13 @@
 import { HEALTH_FIELDS } from '../../fields/health-fields.js';
+import {
+  DESK_COMMAND_FIELDS,
+  DESK_COMMAND_RESULT_FIELDS,
+  DESK_JOIN_FIELDS,
+  JOINED_DESK_FIELDS,
+  LOGIN_INPUT_FIELDS,
+  NEW_SESSION_FIELDS,
+  SESSION_FIELDS,
+} from '../../fields/session-fields.js';
 import { CHANGE_EVENT_FIELDS } from '../../fields/change-event-fields.js';
 import { APPOINTMENT_INPUT_FIELDS, APPOINTMENT_PATCH_FIELDS, APPOINTMENT_RESPONSE_FIELDS } from '../../fields/appointment-fields.js';
 import {
@@ -118,6 +127,41 @@ export const MODELS = {
     direction: 'response',
     fields: HEALTH_FIELDS,
     description: 'Whether the server can serve (1.2.0): for monitoring, no patient data.',
+  },
+  LoginInput: {
+    direction: 'request',
+    fields: LOGIN_INPUT_FIELDS,
+    description: "A person's login at a desk PC (1.3.0): their name or id and PIN; with `new_pin`, the PIN set first.",
+  },
+  Session: {
+    direction: 'response',
+    fields: SESSION_FIELDS,
+    description: 'A person logged in at a PC (1.3.0): ends 30 minutes after its last request, 12 hours after login, on logout.',
+  },
+  NewSession: {
+    direction: 'response',
+    fields: NEW_SESSION_FIELDS,
+    description: 'A session begun (1.3.0), with its token, given once.',
+  },
+  DeskJoinInput: {
+    direction: 'request',
+    fields: DESK_JOIN_FIELDS,
+    description: 'A new desk PC joining (1.3.0) with the code `clinic desk pair` printed on the server PC.',
+  },
+  JoinedDesk: {
+    direction: 'response',
+    fields: JOINED_DESK_FIELDS,
+    description: 'A desk PC joined (1.3.0): its id, name and token, given once.',
+  },
+  DeskCommandInput: {
+    direction: 'request',
+    fields: DESK_COMMAND_FIELDS,
+    description: "A desk command (1.3.0), run on the server as the session's person from its desk PC.",
+  },
+  DeskCommandResult: {
+    direction: 'response',
+    fields: DESK_COMMAND_RESULT_FIELDS,
+    description: 'What the desk command printed and its exit code (1.3.0); a refused command is exit 1 or 2 in a 200.',
   },
   ChangeEvent: {
     direction: 'response',

@@ -1,3 +1,4 @@
+import type { Credentials } from '../middleware/authorize.js';
 import type { Scope } from '../../domain/api-keys.js';
 import type { AppError } from '../../errors.js';
 import type { ModuleName } from '../../domain/settings.js';
@@ -25,6 +26,12 @@ export interface ModelResult {
   unavailable?: { description: string; example: unknown; when(body: unknown): boolean };
 }
 
+/** An answer without a body (DELETE /sessions/current): 204. The handler sets the status. */
+export interface EmptyResult {
+  kind: 'empty';
+  description: string;
+}
+
 /** A file the program serves as it is (the interface description itself, the docs page): 200, or 304 to a matching If-None-Match. */
 interface StaticResult {
   kind: 'static';
@@ -50,7 +57,7 @@ export type RequestBody =
  * one declaration (src/server/api/operation.ts), from which the route is mounted too.
  */
 export interface OperationSpec {
-  method: 'get' | 'post' | 'patch';
+  method: 'get' | 'post' | 'patch' | 'delete';
   /** OpenAPI path template below the API prefix. */
   path: string;
   operationId: string;
@@ -59,6 +66,13 @@ export interface OperationSpec {
   tag: string;
   /** The scope a key needs (→ bearer security, 401, 403 FORBIDDEN, 503); none for a public operation. */
   scope?: Scope;
+  /**
+   * Who may call it besides a key of `scope` (authorize.ts, Credentials): by default a key or a
+   * person's session; `session` a session only, `device` a desk PC's Clinic-Device alone.
+   */
+  credentials?: Credentials;
+  /** False for an operation that looks at a session without using it (GET /sessions/current): its idle end stays. */
+  touchesSession?: false;
   /** The clinic module that must be on (→ 403 MODULE_DISABLED). */
   module?: ModuleName;
   /** Who may do it when a person asks (its use case's row of the role matrix, ROLE_ROWS): `x-clinic-roles`. */
@@ -71,7 +85,7 @@ export interface OperationSpec {
   body?: RequestBody;
   /** Coded refusals after the schema: unknown ids in the path (404) and behavioural rules (422). */
   refusals?: readonly AppError[];
-  result: ModelResult | StaticResult | DownloadResult;
+  result: ModelResult | StaticResult | DownloadResult | EmptyResult;
 }
 
 /** The tags operations are grouped under, in the order the docs page shows them. */
@@ -83,5 +97,6 @@ export const TAGS = [
   { name: 'lookups', description: 'Lookup lists' },
   { name: 'audit', description: 'The audit trail: who saw or changed whose data' },
   { name: 'events', description: 'The change feed: every committed change, in order, for integrations to follow' },
+  { name: 'desk', description: 'People at desk PCs (1.3.0): pairing a PC, logging in, running desk commands' },
   { name: 'interface', description: 'This description and its docs page' },
 ] as const;

@@ -38,7 +38,7 @@ export class AuditedReadGuard {
   }
 
   /** Admits a read of `principal` that records `events` audit events, or throws its refusal. */
-  admit(principal: ApiPrincipal, events: number): void {
+  admit(principal: Pick<ApiPrincipal, 'keyId' | 'rateLimitPerMinute'>, events: number): void {
     if (events === 0) return;
     const disk = this.disk();
     if (disk !== undefined && belowReserve(disk)) throw errors.auditedReadsPaused(disk.free, reserveOf(disk));

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BUSY_TIMEOUT_MS, type Db } from '../../db/open-database.js';
 import { isDatabaseBusy } from '../../db/storage-errors.js';
-import type { Access, WorkRunner } from '../../domain/use-case.js';
+import { closeOpenTransactionsWith, type Access, type WorkRunner } from '../../domain/use-case.js';
 
 /**
  * Pauses between attempts while another process holds the write lock, as SQLite's own busy
@@ -77,11 +77,19 @@ class CommitGroup {
 export class CommitGroups implements WorkRunner {
   private group: CommitGroup | undefined;
   private readonly committedListeners: (() => void)[] = [];
+  /** How many members' works are running now (inside the group's transaction; one may run another's). */
+  private working = 0;
 
   constructor(
     private readonly db: Db,
     private readonly busyWaitMs = BUSY_TIMEOUT_MS,
-  ) {}
+  ) {
+    // Work outside the groups that runs its own transaction (a login, a desk PC's command) commits
+    // the open group first, so that it commits alone and durably before it answers.
+    closeOpenTransactionsWith(db, () => {
+      if (this.working === 0) this.flush();
+    });
+  }
 
   async run<T>(access: Access, work: () => T): Promise<T> {
     const deadline = performance.now() + this.busyWaitMs;
@@ -107,7 +115,7 @@ export class CommitGroups implements WorkRunner {
   }
 
   private read<T>(work: () => T): T | Promise<T> {
-    const outcome = attempt(work);
+    const outcome = this.attemptWork(work);
     const group = this.group;
     if (group === undefined) {
       if ('error' in outcome) throw outcome.error;
@@ -120,10 +128,20 @@ export class CommitGroups implements WorkRunner {
   private write<T>(work: () => T): Promise<T> {
     const group = this.joinGroup();
     // Inside the group's BEGIN, the driver makes this a SAVEPOINT (better-sqlite3's semantics).
-    const outcome = attempt(this.db.transaction(work));
+    const outcome = this.attemptWork(this.db.transaction(work));
     // An error that ended the group's transaction (SQLITE_FULL, an I/O error) is every member's.
     if ('error' in outcome && !this.db.inTransaction) group.ended(outcome.error);
     return group.answer(outcome);
+  }
+
+  /** `work` run as a member's (attempt), known to be inside the group's transaction meanwhile. */
+  private attemptWork<T>(work: () => T): { value: T } | { error: unknown } {
+    this.working++;
+    try {
+      return attempt(work);
+    } finally {
+      this.working--;
+    }
   }
 
   /** The open group, or a new one; a group SQLite rolled back is failed first. */

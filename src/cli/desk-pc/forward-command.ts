@@ -1,0 +1,133 @@
+import type { DeskCommandAnswer } from '../../server/config.js';
+import { deskPcRefusal, deskRowOf } from '../desk-roles.js';
+import { existsSync } from 'node:fs';
+import { errors } from '../../errors.js';
+import { EXIT } from '../report-error.js';
+import { parseTargetPath } from '../target-path.js';
+import { downloadTo } from './download.js';
+import type { CliIo } from '../io.js';
+import { isDeskPc, readDeskFile } from './desk-file.js';
+import { DeskConnection, newDeskKey } from './desk-connection.js';
+
+/**
+ * A command typed at a desk PC (interface 1.3.0, "Commands on a desk PC"): run on the server as
+ * the person logged in here, printing what the server printed, with its exit code. The desk's
+ * own commands (its version, help, login, logout, whoami, set-pin, desk join and status) run here.
+ */
+
+/** Commands that only read: sent again after a lost answer as they are, without a key. */
+const READS = new Set([
+  'doctor list',
+  'service list',
+  'module list',
+  'settings show',
+  'patient find',
+  'patient show',
+  'appointment list',
+  'appointment show',
+  'document list',
+  'invoice list',
+  'invoice show',
+  'report day',
+  'notifications list',
+  'audit list',
+  'audit verify',
+  'api-key list',
+  'webhook list',
+  'staff list',
+  'desk list',
+]);
+
+/** Commands whose own --idempotency-key keeps a payment's key for ever (1.0.0's rule): the key goes in their command line too. */
+const KEYED = new Set(['record-payment', 'refund', 'invoice credit']);
+
+/** Commands that print a secret once: never answered twice, so no key (api-key create, webhook add, staff add, reset-pin). */
+const PRINTS_A_SECRET = new Set(['api-key create', 'webhook add', 'staff add', 'staff reset-pin']);
+
+/** `--idempotency-key K` taken out of the command line: it goes as the request's header. */
+function takeIdempotencyKey(argv: readonly string[]): { line: string[]; key: string | undefined } {
+  const line: string[] = [];
+  let key: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i]!;
+    if (word === '--') {
+      line.push(...argv.slice(i));
+      break;
+    }
+    if (word === '--idempotency-key' && i + 1 < argv.length) key = argv[++i];
+    else if (word.startsWith('--idempotency-key=')) key = word.slice('--idempotency-key='.length);
+    else if (word === '--data') i++;
+    else if (!word.startsWith('--data=')) line.push(word);
+  }
+  return { line, key };
+}
+
+/**
+ * Runs `argv` for this desk PC: undefined when it is not one (or the command is the desk's own,
+ * which then runs here as usual), else the exit code of the command run on the server.
+ */
+export async function runAtDeskPc(argv: readonly string[], io: CliIo, commandPath: () => string): Promise<number | undefined> {
+  if (!isDeskPc()) return undefined;
+  const path = commandPath();
+  const refusal = deskPcRefusal(path);
+  if (path === '' || deskRowOf(path) === 'no-login' || path === 'desk join' || path === 'desk status') return undefined;
+  if (refusal === 'server-pc') throw errors.serverPcOnly(path, readDeskFile().server_url);
+  if (refusal === 'local') throw errors.runOnDeskPc(path);
+  const { line, key } = takeIdempotencyKey(argv);
+  const saving = path === 'document save' ? savedFile(line) : undefined;
+  if (saving !== undefined && 'usage' in saving) {
+    io.stderr(`error: ${saving.usage}\nsee \`clinic document save --help\`\n`);
+    return EXIT.usage;
+  }
+  const changes = !READS.has(path) && !PRINTS_A_SECRET.has(path) && !line.includes('--help') && !line.includes('-h');
+  const connection = new DeskConnection();
+  const idempotencyKey = changes ? (key ?? newDeskKey()) : undefined;
+  const sent = saving?.line ?? line;
+  const answer = await connection.sendAsPerson({
+    method: 'POST',
+    path: '/desk/commands',
+    body: { argv: KEYED.has(path) && idempotencyKey !== undefined ? withOption(sent, '--idempotency-key', idempotencyKey) : sent },
+    ...(idempotencyKey === undefined ? { repeatable: READS.has(path) } : { idempotencyKey }),
+  });
+  const printed = answer.body as DeskCommandAnswer;
+  if (printed.download !== null && saving !== undefined) {
+    // The file first, then what the server printed about it (which says it was saved).
+    await downloadTo(
+      { url: connection.desk.server_url, caPem: connection.desk.ca_pem },
+      printed.download,
+      { 'clinic-device': connection.desk.device_token, authorization: `Bearer ${connection.sessionToken() ?? ''}` },
+      saving.target,
+      saving.replace,
+    );
+  }
+  io.stdout(printed.stdout);
+  io.stderr(printed.stderr);
+  return printed.exit_code;
+}
+
+/** `line` with `option value` added before any `--` (after which words are no options). */
+function withOption(line: readonly string[], option: string, value: string): string[] {
+  const end = line.indexOf('--');
+  return end === -1 ? [...line, option, value] : [...line.slice(0, end), option, value, ...line.slice(end)];
+}
+
+/**
+ * `document save REF FILE` at a desk PC: FILE is this PC's, checked here before anything is sent
+ * (its folder must exist: a usage error; there already without --force: FILE_EXISTS) and sent
+ * absolute. Undefined when the command line names no FILE (the server says what is missing).
+ */
+function savedFile(line: readonly string[]): { line: string[]; target: string; replace: boolean } | { usage: string } | undefined {
+  const words = line.slice(2);
+  const positions = words.flatMap((word, index) => (word.startsWith('-') ? [] : [index + 2]));
+  const at = positions[1];
+  if (at === undefined) return undefined;
+  let target: string;
+  try {
+    target = parseTargetPath(line[at]!);
+  } catch (error) {
+    return { usage: error instanceof Error ? error.message : String(error) };
+  }
+  const replace = line.includes('--force');
+  if (!replace && existsSync(target)) throw errors.fileExists(target);
+  return { line: line.map((word, index) => (index === at ? target : word)), target, replace };
+}
