@@ -16,7 +16,14 @@ const SUBJECT_TYPES = [
   'session',
   'key',
   'webhook',
+  'device',
 ] as const;
+
+/** Every action's first word is a subject above: a new word in AUDIT_ACTIONS without its subject does not compile. */
+type FirstWord<A> = A extends `${infer W}.${string}` ? W : never;
+type MissingSubject = Exclude<FirstWord<(typeof AUDIT_ACTIONS)[number]>, (typeof SUBJECT_TYPES)[number]>;
+const everySubjectListed: [MissingSubject] extends [never] ? true : MissingSubject = true;
+void everySubjectListed;
 
 /** An event of the audit trail, as GET /audit-events and `clinic audit list --json` give it (clinic-api-1.2.md). */
 export const AUDIT_EVENT_FIELDS = [

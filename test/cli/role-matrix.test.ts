@@ -8,7 +8,12 @@ import { buildProgram } from '../../src/cli/program.js';
 import { DESK_COMMAND_ROWS } from '../../src/cli/desk-roles.js';
 import { OPERATIONS } from '../../src/server/api/api-operations.js';
 import { apiDescription } from '../helpers/contract.js';
-import { useTestDatabase } from '../helpers/fixtures.js';
+import { useTestDatabase, useTestServer } from '../helpers/fixtures.js';
+import { updatePersonRow } from '../../src/db/persons.js';
+import { PAIR_DEVICE } from '../../src/domain/people/devices.js';
+import { ADD_PERSON, findPerson } from '../../src/domain/people/persons.js';
+import { hashPin } from '../../src/domain/people/pin.js';
+import { connectionRunner, runUseCase } from '../../src/domain/use-case.js';
 import { runClinic } from '../helpers/run-cli.js';
 
 /**
@@ -272,5 +277,48 @@ describe('the role matrix of interface 1.3.0: every desk command and every API o
         assert.deepEqual(wrong, []);
       });
     }
+  });
+
+  describe('over the API, a person of each one role at a desk PC', () => {
+    const server = useTestServer();
+    const sessions: Partial<Record<string, { authorization: string; 'clinic-device': string }>> = {};
+    const osUser = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'it', name: 'it', source: 'server-pc', requestId: null } };
+    before(async () => {
+      for (const role of ROLES) {
+        const name = `Api ${role}`;
+        runUseCase(ADD_PERSON, server.db, { body: { name, roles: role } }, osUser, connectionRunner(server.db));
+        updatePersonRow(server.db, { ...findPerson(server.db, name)!, pin_hash: hashPin('482913') });
+        const { code } = runUseCase(PAIR_DEVICE, server.db, { body: { name: `PC of ${role}` } }, osUser, connectionRunner(server.db));
+        const joined = await server.request('POST', '/desk/join', { key: null, body: { code, host_name: role } });
+        const device = String(joined.body.device_token);
+        const login = await server.request('POST', '/sessions', {
+          key: null,
+          headers: { 'clinic-device': device },
+          body: { person: name, pin: '482913' },
+        });
+        assert.equal(login.status, 201, login.text);
+        sessions[role] = { authorization: `Bearer ${String(login.body.token)}`, 'clinic-device': device };
+      }
+    });
+
+    it("refuses with ROLE_FORBIDDEN exactly the operations the specification's row does not give the role", async () => {
+      const wrong: string[] = [];
+      for (const op of OPERATIONS) {
+        // Rows 1-2 need no person; POST /sessions is the login itself; ending one's session is tried last.
+        if (op.roles.length === 0 || op.credentials === 'device' || op.operationId === 'endCurrentSession') continue;
+        const path = op.path.replace(/\{(\w+)\}/g, () => '00000000-0000-4000-8000-000000000000');
+        for (const role of ROLES) {
+          const answer = await server.request(op.method.toUpperCase(), path, {
+            key: null,
+            headers: sessions[role]!,
+            ...(op.method === 'get' ? {} : { body: {} }),
+          });
+          const refused = answer.status === 403 && answer.body?.detail?.code === 'ROLE_FORBIDDEN';
+          const allowed = rolesOf(SPEC_API_ROWS[op.operationId]!).includes(role);
+          if (refused === allowed) wrong.push(`${op.operationId} as ${role}: ${answer.status} ${answer.text.slice(0, 80)}`);
+        }
+      }
+      assert.deepEqual(wrong, []);
+    });
   });
 });
