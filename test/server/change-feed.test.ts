@@ -10,6 +10,17 @@ import type { ChangeEvent } from '../helpers/change-feed.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { runClinic } from '../helpers/run-cli.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { openDatabase } from '../../src/db/open-database.js';
+import { createPatient } from '../../src/domain/patients/create-patient.js';
+import { silentLogger } from '../../src/logger.js';
+import { createApp } from '../../src/server/api/app.js';
+import { OPERATIONS } from '../../src/server/api/api-operations.js';
+import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES } from '../../src/server/config.js';
+import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../src/domain/documents/document-limit.js';
+import { ChangeWatch } from '../../src/server/writes/change-watch.js';
+import { CommitGroups } from '../../src/server/writes/commit-groups.js';
 import type { ApiResponse, RequestOptions } from '../helpers/test-server.js';
 
 // The change feed of interface 1.2.0 (clinic-api-1.2.md, "Change feed"; the decisions of
@@ -963,6 +974,53 @@ describe('the change feed over HTTP', () => {
         value.body.map((e) => [e.type, e.patient_id, e.data]),
         [['patient.created', patient.id, { patient_number: patient.patient_number }]],
       );
+    });
+
+    it("ends with another connection's commit that lands between its read and the feed's last seq", async () => {
+      // The interleaving a CLI process makes by chance under load, made on purpose: the server's
+      // watch, asked for the feed's last seq while a held request reads again, first lets a
+      // second connection commit a patient.
+      const writer = openDatabase(server.dataDir);
+      let commitOnNextRead = false;
+      class InterleavedWatch extends ChangeWatch {
+        override lastSeq(): number {
+          if (commitOnNextRead) {
+            commitOnNextRead = false;
+            createPatient(writer, buildPatient({ last_name: 'Interleaved' }));
+          }
+          return super.lastSeq();
+        }
+      }
+      const config = {
+        dataDir: server.dataDir,
+        jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
+        documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
+        logger: silentLogger,
+      };
+      const served = openDatabase(server.dataDir);
+      const handle = createApp(served, new CommitGroups(served), config, OPERATIONS, new InterleavedWatch(served)).callback();
+      const http = createServer((request, response) => void handle(request, response));
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+      try {
+        const mark = await lastSeq();
+        commitOnNextRead = true;
+        const started = Date.now();
+        const answer = await fetch(`http://127.0.0.1:${(http.address() as AddressInfo).port}${API_PREFIX}/events?after=${mark}&wait=5`, {
+          headers: { authorization: `Bearer ${server.key}` },
+        });
+        const events = (await answer.json()) as ChangeEvent[];
+        assert.equal(answer.status, 200);
+        assert.equal(commitOnNextRead, false, 'the commit was made during the request');
+        assert.deepEqual(
+          events.map((e) => e.type),
+          ['patient.created'],
+        );
+        assert.ok(Date.now() - started < 1000, `answered after ${Date.now() - started} ms`);
+      } finally {
+        http.close();
+        served.close();
+        writer.close();
+      }
     });
 
     it('with types, a commit of another type does not end it; one of its types does', async () => {

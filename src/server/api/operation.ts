@@ -163,8 +163,10 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
         { path: ctx.params, query: ctx.query, header: ctx.headers, body: ctx.state.body },
         caller,
       );
-      // The feed's last seq is read in the same turn as the result: a change committed after it
-      // ends the wait below, one before it is in the result.
+      // The feed's last seq is read just before the result: another process's commit between the
+      // two reads is then after that seq, so it ends the wait below (or is in the result and
+      // costs one more read). Read after the result, a commit landing in between was in neither
+      // and the request was held to its end.
       let lastSeq = 0;
       const runner: WorkRunner =
         holdWhileEmpty === undefined
@@ -172,8 +174,9 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
           : {
               run: (access, work) =>
                 commits.run(access, () => {
+                  const seen = changes.lastSeq();
                   const done = work();
-                  lastSeq = changes.lastSeq();
+                  lastSeq = seen;
                   return done;
                 }),
             };
