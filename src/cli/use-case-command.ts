@@ -1,5 +1,6 @@
 import type { Db } from '../db/open-database.js';
 import { connectionRunner, runUseCase, type RawRequest, type UseCase, type UseCaseInput } from '../domain/use-case.js';
+import { wasReplayed } from '../domain/idempotent-answers.js';
 import { withDatabase } from './database.js';
 import { deskCaller } from './desk-identity.js';
 import type { CliIo } from './io.js';
@@ -52,6 +53,11 @@ export async function runUseCaseCommand<I extends UseCaseInput, R, Patch extends
     desk.check?.(result, db);
     // Without a delivery, what is shown is the result itself (S defaults to R).
     const shown = desk.deliver === undefined ? (result as unknown as S) : await desk.deliver(result, db);
-    emit(io, options, desk.json === undefined ? shown : desk.json(shown), () => desk.print(shown, db));
+    // A replay (the same --idempotency-key and command again) shows what was recorded the first time, and says so.
+    const replayed = useCase.answersOnce !== undefined && wasReplayed(result) ? replayNote(useCase.answersOnce.what) : '';
+    emit(io, options, desk.json === undefined ? shown : desk.json(shown), () => replayed + desk.print(shown, db));
   });
 }
+
+/** The line a replay starts with: the command's --idempotency-key answered before. */
+export const replayNote = (what: string) => `This key was already used for this ${what}: nothing new was recorded.\n\n`;

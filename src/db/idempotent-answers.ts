@@ -22,6 +22,7 @@ const statements = preparedFor((db) => ({
   byKey: db.prepare<[string], IdempotentAnswerRow>(`SELECT ${COLUMNS} FROM idempotent_answers WHERE idempotency_key = ?`),
   // A range of idempotent_answers_by_expiry: the answers whose time is over, however many others are kept.
   removeExpired: db.prepare<[string]>('DELETE FROM idempotent_answers WHERE expires_at <= ?'),
+  remove: db.prepare<[string]>('DELETE FROM idempotent_answers WHERE idempotency_key = ?'),
 }));
 
 /** The answer stored under this key, expired or not, or undefined. */
@@ -37,4 +38,9 @@ export function insertIdempotentAnswer(db: Db, row: IdempotentAnswerRow): void {
 /** Removes every answer whose `expires_at` is `now` or earlier. */
 export function removeExpiredAnswers(db: Db, now: string): void {
   statements(db).removeExpired.run(now);
+}
+
+/** Removes the answer under this key: what it answered did not last (an upload whose file could not be put in place). */
+export function removeIdempotentAnswer(db: Db, key: string): void {
+  statements(db).remove.run(key);
 }

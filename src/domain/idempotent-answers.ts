@@ -21,16 +21,20 @@ import { errors } from '../errors.js';
 /** How long an answer is replayed: 24 hours, then its key may be used again. */
 export const ANSWER_KEPT_MS = 24 * 60 * 60 * 1000;
 
-/** What a POST answered, or replays: the result, and whether it is the replay of an earlier request. */
-export interface Answered<R> {
-  result: R;
-  replayed: boolean;
+/** The results that are replays of an earlier request's answer: parsed from its stored body, so each is a new object. */
+const replays = new WeakSet<object>();
+
+/** Whether `result` replays the answer of an earlier request with the same key (the API's `Idempotent-Replayed: true`). */
+export function wasReplayed(result: unknown): boolean {
+  return typeof result === 'object' && result !== null && replays.has(result);
 }
 
-/** An operation that answers a key once: its name (the interface's operationId) and the status of its answer. */
+/** An operation that answers a key once: its name (the interface's operationId), the status of its answer, and what it makes. */
 export interface IdempotentOperation {
   operation: string;
   status: number;
+  /** What the request makes, for people: the desk says a replay is "this key was already used for this <what>". */
+  what: string;
 }
 
 /**
@@ -54,11 +58,11 @@ export function heldByStoredAnswer(db: Db, key: string, now = nowIso()): boolean
  * `work`'s result, answered once per key: without a key, `work` runs; with one that a payment or
  * refund holds, or an answer of another request, 422 IDEMPOTENCY_KEY_REUSED, before anything the
  * request names is looked up; with one an answer of this request holds, that answer again
- * (`replayed`); else `work` runs and its result is stored under the key for ANSWER_KEPT_MS.
- * Answers whose time is over are removed as new ones are stored.
+ * (wasReplayed says so); else `work` runs and its result is stored under the key for
+ * ANSWER_KEPT_MS. Answers whose time is over are removed as new ones are stored.
  */
-export function answerOnce<R>(db: Db, operation: IdempotentOperation, key: string | null, fingerprint: string, work: () => R): Answered<R> {
-  if (key === null) return { result: work(), replayed: false };
+export function answerOnce<R>(db: Db, operation: IdempotentOperation, key: string | null, fingerprint: string, work: () => R): R {
+  if (key === null) return work();
   if (findPaymentByIdempotencyKey(db, key) !== undefined || findRefundByIdempotencyKey(db, key) !== undefined) {
     throw errors.idempotencyKeyReused();
   }
@@ -66,7 +70,9 @@ export function answerOnce<R>(db: Db, operation: IdempotentOperation, key: strin
   const stored = findIdempotentAnswer(db, key);
   if (stored !== undefined && stored.expires_at > now) {
     if (stored.operation !== operation.operation || stored.fingerprint !== fingerprint) throw errors.idempotencyKeyReused();
-    return { result: JSON.parse(stored.body) as R, replayed: true };
+    const replay = JSON.parse(stored.body) as R;
+    replays.add(replay as object);
+    return replay;
   }
   const result = work();
   // An expired answer under this key goes too, so the key can be stored again.
@@ -80,5 +86,5 @@ export function answerOnce<R>(db: Db, operation: IdempotentOperation, key: strin
     created_at: now,
     expires_at: new Date(Date.parse(now) + ANSWER_KEPT_MS).toISOString(),
   });
-  return { result, replayed: false };
+  return result;
 }

@@ -9,6 +9,7 @@ import { unrecordedReadError } from './classify-error.js';
 import { clinicTimeZone, requireModuleEnabled, type ModuleName } from './settings.js';
 import { requireRoles, type Role } from './people/roles.js';
 import { normalizePresent, type NormalizeContext } from './validation/values.js';
+import { answerOnce, requestFingerprint, type IdempotentOperation } from './idempotent-answers.js';
 import { fieldsValidator, throwIfIssues } from './validation/validate.js';
 
 /**
@@ -90,6 +91,14 @@ export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boo
    * keys too, and an absent field stays as stored (declare the body with mergePatchFields).
    */
   mergePatch?: Patch;
+  /**
+   * It answers once per Idempotency-Key (clinic-api-1.3.md, "Versions, failures, retries"): its
+   * input's `header` declares `idempotency-key` (IDEMPOTENCY_HEADER_FIELDS), and a run given one
+   * is answerOnce's: the same key and request replays the first result and records nothing
+   * (wasReplayed tells a front end so), the key with another request is 422
+   * IDEMPOTENCY_KEY_REUSED, a refusal keeps no key. Its operation names the request for the key.
+   */
+  answersOnce?: IdempotentOperation;
   /** The coded refusals it can give after its input is valid: unknown ids (404) and rules (422). */
   refusals: readonly AppError[];
   access: Access;
@@ -159,7 +168,9 @@ export function defineUseCase<const I extends UseCaseInput, R, const Patch exten
   });
   return {
     ...declaration,
-    valuesOf(db, request) {
+    valuesOf(db, given) {
+      // No headers given (a caller in process, with no request) is an empty set of them: each is optional.
+      const request = given.header === undefined ? { ...given, header: {} } : given;
       const context = lazyTimeZone(db);
       const fieldIssues = parts.flatMap(({ part, validator }) => validator.issues(request[part]));
       throwIfIssues(fieldIssues, declaration.moreIssues?.(request, fieldIssues, context) ?? []);
@@ -208,7 +219,7 @@ export function runOnValues<I extends UseCaseInput, R, Patch extends boolean>(
   runner: WorkRunner,
 ): R | Promise<R> {
   return unrecordedWhen(useCase.access === 'read' && recordsOnRun(useCase, caller), () =>
-    runner.run(accessOf(useCase, caller), () => runRecorded(useCase, db, values, caller)),
+    runner.run(accessOf(useCase, caller, values), () => runRecorded(useCase, db, values, caller)),
   );
 }
 
@@ -303,8 +314,15 @@ function recordsOnRun(useCase: AnyUseCase, caller: Caller): boolean {
  * trail's last event before appending: then BEGIN IMMEDIATE, so no other connection appends in
  * between (and a read becomes a write).
  */
-function accessOf(useCase: AnyUseCase, caller: Caller): Access {
-  return recordsOnRun(useCase, caller) ? 'read-then-write' : useCase.access;
+function accessOf(useCase: AnyUseCase, caller: Caller, values: object): Access {
+  return recordsOnRun(useCase, caller) || idempotencyKeyOf(useCase, values) !== null ? 'read-then-write' : useCase.access;
+}
+
+/** The Idempotency-Key a run of a use case that answers once was given, or null. */
+function idempotencyKeyOf(useCase: AnyUseCase, values: object): string | null {
+  if (useCase.answersOnce === undefined) return null;
+  const header = (values as { header?: { 'idempotency-key'?: string } }).header;
+  return header?.['idempotency-key'] ?? null;
 }
 
 /**
@@ -312,6 +330,21 @@ function accessOf(useCase: AnyUseCase, caller: Caller): Access {
  * transaction: its changes to the change feed, and what it showed or changed to the audit trail.
  */
 function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
+  useCase: UseCase<I, R, Patch>,
+  db: Db,
+  values: InputValues<I, Patch>,
+  caller: Caller,
+): R {
+  const key = idempotencyKeyOf(useCase, values);
+  if (key === null) return runAndRecord(useCase, db, values, caller);
+  // The request as the use case reads it: its path's ids and its body's values (money in cents).
+  const { path, body } = values as { path?: Readonly<Record<string, unknown>>; body?: unknown };
+  const fingerprint = requestFingerprint(useCase.answersOnce!.operation, path ?? {}, body ?? {});
+  return answerOnce(db, useCase.answersOnce!, key, fingerprint, () => runAndRecord(useCase, db, values, caller));
+}
+
+/** runRecorded's work: the run, then its change and audit events. */
+function runAndRecord<I extends UseCaseInput, R, Patch extends boolean>(
   useCase: UseCase<I, R, Patch>,
   db: Db,
   values: InputValues<I, Patch>,

@@ -127,19 +127,6 @@ export const INVOICE_QUERY_FIELDS = [
 /** Path of POST /invoices/{invoice_id}/payments. */
 export const PAYMENT_PATH_FIELDS = [field.uuid('invoice_id', { required: true })] as const satisfies readonly FieldSpec[];
 
-/**
- * Headers of POST /invoices/{invoice_id}/payments, named as HTTP names them (lowercase).
- * An Idempotency-Key is 1–255 visible ASCII characters (decisions.md §7).
- */
-export const PAYMENT_HEADER_FIELDS = [
-  field.string('idempotency-key', {
-    minLength: 1,
-    maxLength: 255,
-    pattern: '^[\\x21-\\x7e]+$',
-    description: 'Visible ASCII characters, no spaces: the same request sent again with the same key records nothing twice',
-  }),
-] as const satisfies readonly FieldSpec[];
-
 /** The Payment request of spec 2.9. */
 export const PAYMENT_INPUT_FIELDS = [
   field.money('amount', { required: true, ...MONEY_LIMITS, description: 'Amount paid, at most the invoice balance' }),

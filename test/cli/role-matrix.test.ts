@@ -53,6 +53,7 @@ const SPEC_API_ROWS: Readonly<Record<string, Expected>> = {
   uploadDocument: 'a r p',
   listInvoices: 'a r p b',
   getInvoice: 'a r p b',
+  createInvoice: 'a r b',
   recordPayment: 'a r b',
   voidInvoice: 'a b',
   createCreditNote: 'a b',

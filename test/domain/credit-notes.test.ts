@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { wasReplayed } from '../../src/domain/idempotent-answers.js';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, it, mock } from 'node:test';
 import { AppError } from '../../src/errors.js';
@@ -29,7 +30,7 @@ describe('credit notes (domain)', () => {
       { path: { invoice_id: invoiceId }, header: key === undefined ? {} : { 'idempotency-key': key }, body },
       { source: 'cli', actor: null },
     );
-  const numberOf = (answer: ReturnType<typeof credit>) => answer.result.credit_notes.at(-1)!.credit_note_number;
+  const numberOf = (answer: ReturnType<typeof credit>) => answer.credit_notes.at(-1)!.credit_note_number;
   const refusedAs = (code: string) => (error: unknown) => error instanceof AppError && error.code === code;
 
   it('numbers credit notes CN-<year>-NNNNNN, a series per calendar year in clinic time', () => {
@@ -50,19 +51,20 @@ describe('credit notes (domain)', () => {
     const key = `day-${randomUUID()}`;
     at('2026-11-30T09:00:00.000Z');
     const first = credit(invoice.id, { amount: 5, reason: 'discount' }, key);
-    assert.equal(first.replayed, false);
+    assert.equal(wasReplayed(first), false);
 
     at('2026-12-01T08:59:59.999Z');
     const replay = credit(invoice.id, { amount: '5.00', reason: 'discount' }, key);
-    assert.deepEqual(replay, { result: first.result, replayed: true });
+    assert.deepEqual(replay, first);
+    assert.equal(wasReplayed(replay), true);
     assert.throws(() => credit(invoice.id, { amount: 6, reason: 'discount' }, key), refusedAs('IDEMPOTENCY_KEY_REUSED'));
     const paying = { path: { invoice_id: invoice.id }, headers: { 'idempotency-key': key }, body: buildPayment({ amount: '1.00' }) };
     assert.throws(() => recordPayment(data.db, paying), refusedAs('IDEMPOTENCY_KEY_REUSED'));
 
     at('2026-12-01T09:00:00.000Z');
     const anew = credit(invoice.id, { amount: 6, reason: 'discount' }, key);
-    assert.equal(anew.replayed, false);
-    assert.equal(anew.result.credit_notes.length, 2);
+    assert.equal(wasReplayed(anew), false);
+    assert.equal(anew.credit_notes.length, 2);
 
     at('2026-12-02T09:00:00.000Z');
     assert.equal(recordPayment(data.db, paying).replayed, false, 'a payment takes a key whose stored answer is over');

@@ -46,6 +46,7 @@ describe('invoices (domain)', () => {
   it('issues an invoice with status issued, nothing paid, the clinic currency and now', () => {
     const before = new Date().toISOString();
     const invoice = createInvoice(data.db, buildInvoice(patientId, { total: '120.50' }));
+    // As GET /invoices/{invoice_id} gives it (POST /invoices answers so, 1.3.0).
     assert.deepEqual(Object.keys(invoice), [
       'id',
       'invoice_number',
@@ -56,7 +57,15 @@ describe('invoices (domain)', () => {
       'amount_paid',
       'balance',
       'issued_at',
+      'patient_number',
+      'patient_first_name',
+      'patient_last_name',
+      'payments',
+      'refunds',
+      'voided_at',
+      'void_reason',
       'amount_credited',
+      'credit_notes',
     ]);
     assert.equal(invoice.status, 'issued');
     assert.equal(invoice.currency, 'EUR');

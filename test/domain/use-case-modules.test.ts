@@ -84,7 +84,12 @@ describe('a use case of a module that is off', () => {
       },
       { useCase: LIST_INVOICES, api: { method: 'GET', path: '/invoices' }, cli: ['invoice', 'list'] },
       { useCase: READ_INVOICE, api: { method: 'GET', path: `/invoices/${invoice.id}` }, cli: ['invoice', 'show', invoice.invoice_number] },
-      { useCase: CREATE_INVOICE, cli: ['invoice', 'create', '--patient-id', patient.patient_number, '--total', '20'], writes: true },
+      {
+        useCase: CREATE_INVOICE,
+        api: { method: 'POST', path: '/invoices', body: { patient_id: patient.id, total: '20.00' } },
+        cli: ['invoice', 'create', '--patient-id', patient.patient_number, '--total', '20'],
+        writes: true,
+      },
       {
         useCase: VOID_INVOICE,
         api: { method: 'POST', path: `/invoices/${invoice.id}/void`, body: { reason: 'issued in error' } },
@@ -155,7 +160,7 @@ describe('a use case of a module that is off', () => {
     }
     assert.deepEqual(
       OPERATIONS.filter((operation) => operation.module !== undefined).map((operation) => operation.operationId),
-      ['listInvoices', 'getInvoice', 'voidInvoice', 'createCreditNote', 'recordPayment', 'refundPayment'],
+      ['listInvoices', 'createInvoice', 'getInvoice', 'voidInvoice', 'createCreditNote', 'recordPayment', 'refundPayment'],
     );
   });
 });

@@ -361,11 +361,12 @@ describe('GET /openapi.json', () => {
       'SERVICE_NOT_FOUND',
       'DOCTOR_RETIRED',
       'SERVICE_RETIRED',
+      'IDEMPOTENCY_KEY_REUSED',
     ]);
     const upload = document.paths['/patients/{patient_id}/documents'].post.responses;
     assert.deepEqual(codes(upload['404']), ['PATIENT_NOT_FOUND']);
     assert.deepEqual(codes(upload['413']), ['DOCUMENT_TOO_LARGE']);
-    assert.deepEqual(codes(upload['422']), ['DOCUMENT_TYPE_INVALID', 'DOCUMENT_EMPTY']);
+    assert.deepEqual(codes(upload['422']), ['DOCUMENT_TYPE_INVALID', 'DOCUMENT_EMPTY', 'IDEMPOTENCY_KEY_REUSED']);
     const invoices = document.paths['/invoices'].get.responses;
     assert.deepEqual(codes(invoices['403']), ['FORBIDDEN', 'ROLE_FORBIDDEN', 'MODULE_DISABLED', 'HOST_NOT_ALLOWED', 'ORIGIN_NOT_ALLOWED']);
     assert.deepEqual(invoices['422'].content['application/json'].schema, { $ref: '#/components/schemas/HTTPValidationError' });

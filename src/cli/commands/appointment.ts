@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import type { Command } from 'commander';
 import { BOOK_APPOINTMENT_AT_DESK } from '../../domain/appointments/book-appointment.js';
 import { READ_APPOINTMENT } from '../../domain/appointments/list-appointments.js';
@@ -219,6 +220,7 @@ export function registerAppointmentCommands(program: Command, io: CliIo): void {
       service_id: 'the service: the name or the id, as --service',
     },
   });
+  addFieldOptions(command, IDEMPOTENCY_HEADER_FIELDS);
   command.action(
     async (options: CommonOptions & BookingNames & { allowOverlap?: boolean } & Record<string, unknown>, actionCommand: Command) => {
       const usage = (message: string): never => actionCommand.error(message, { exitCode: 2 });
@@ -226,7 +228,7 @@ export function registerAppointmentCommands(program: Command, io: CliIo): void {
         request(db) {
           const body = withBookingNames(db, readFieldOptions(options, BOOKING_OPTION_FIELDS, db), options, usage);
           if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
-          return { body: { ...body, overlap: overlapOf(options) } };
+          return { header: readFieldOptions(options, IDEMPOTENCY_HEADER_FIELDS, db), body: { ...body, overlap: overlapOf(options) } };
         },
         // For people: the printout of `appointment show`, so the booking reads as it will be found again.
         print: (appointment, db) => formatAppointment(appointment, readDeskContext(db)),

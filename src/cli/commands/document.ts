@@ -1,3 +1,6 @@
+import { replayNote } from '../use-case-command.js';
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
+import { wasReplayed } from '../../domain/idempotent-answers.js';
 import { basename, resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/documents/media-type.js';
@@ -136,6 +139,7 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
       `largest document accepted in MiB, as for serve (env CLINIC_DOCUMENT_LIMIT_MB, default ${DEFAULT_DOCUMENT_LIMIT_BYTES / 1024 / 1024})`,
       parseMegabytes,
     );
+  addFieldOptions(command, IDEMPOTENCY_HEADER_FIELDS);
   addFieldOptions(command, DOCUMENT_FORM_FIELDS).action(async (options: UploadOptions, actionCommand: Command) => {
     const limitBytes = resolveDocumentLimitBytes(actionCommand, options.documentLimitMb);
     await withDatabase(options, async (db) => {
@@ -157,10 +161,12 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
           },
         },
         actor,
+        readFieldOptions(options, IDEMPOTENCY_HEADER_FIELDS, db),
       ).finally(() => source.close());
       emit(io, options, document, () => {
         const patient = readPatient(db, patientId);
         return (
+          (wasReplayed(document) ? replayNote('document') : '') +
           heading(`Stored for ${patientLabel(patient.patient_number, String(patient.first_name), String(patient.last_name))}`) +
           deskRecord([
             ['Number', document.document_number],

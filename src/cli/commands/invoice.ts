@@ -1,3 +1,4 @@
+import { invoiceItemOf } from '../../domain/invoices/present-invoice.js';
 import type { Command } from 'commander';
 import { patientNames, readDeskInvoice } from '../../domain/desk/desk-records.js';
 import { readDeskContext } from '../../domain/desk/desk-context.js';
@@ -8,7 +9,8 @@ import { READ_INVOICE } from '../../domain/invoices/read-invoice.js';
 import { VOID_INVOICE } from '../../domain/invoices/void-invoice.js';
 import { resolveInvoiceReference, resolvePatientReference } from '../../domain/references.js';
 import { readPatient } from '../../domain/patients/read-patient.js';
-import { CREDIT_NOTE_INPUT_FIELDS, INVOICE_INPUT_FIELDS, PAYMENT_HEADER_FIELDS, VOID_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { CREDIT_NOTE_INPUT_FIELDS, INVOICE_INPUT_FIELDS, VOID_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { deskTable, money, patientLabel, statusText } from '../desk-format.js';
 import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import { formatInvoice, issuedOn } from '../invoice-printout.js';
@@ -25,13 +27,16 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
   addFieldOptions(create, INVOICE_INPUT_FIELDS, {
     descriptions: { patient_id: 'the patient the invoice is for: its number (P-000042, P-42) or its id' },
   });
+  addFieldOptions(create, IDEMPOTENCY_HEADER_FIELDS);
   create.action(async (options: CommonOptions & Record<string, unknown>) => {
     await runUseCaseCommand(io, options, CREATE_INVOICE, {
       request(db) {
         const body = readFieldOptions(options, INVOICE_INPUT_FIELDS, db);
         if (typeof body.patient_id === 'string') body.patient_id = resolvePatientReference(db, body.patient_id);
-        return { body: withIssuedDateAsMidnight(body) };
+        return { header: readFieldOptions(options, IDEMPOTENCY_HEADER_FIELDS, db), body: withIssuedDateAsMidnight(body) };
       },
+      // --json: the new invoice as GET /invoices lists it (1.1.0's shape of this command).
+      json: invoiceItemOf,
       // For people: the printout of `invoice show`, with the patient's number and name.
       print(invoice, db) {
         const shown = readDeskInvoice(db, invoice.id);
@@ -106,13 +111,20 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
     'the invoice: its number (INV-2026-000002, INV-2026-2) or its id; nothing may be paid on it',
     'invoice_id',
   );
-  addFieldOptions(voiding, VOID_INPUT_FIELDS).action(async (reference: string, options: CommonOptions & { reason?: string }) => {
-    await runUseCaseCommand(io, options, VOID_INVOICE, {
-      request: (db) => ({ path: { invoice_id: resolveInvoiceReference(db, reference) }, body: { reason: options.reason } }),
-      json: ({ invoice }) => invoice,
-      print: ({ invoice }, db) => `Invoice ${invoice.invoice_number} is void.\n\n${formatInvoice(invoice, readDeskContext(db))}`,
-    });
-  });
+  addFieldOptions(voiding, IDEMPOTENCY_HEADER_FIELDS);
+  addFieldOptions(voiding, VOID_INPUT_FIELDS).action(
+    async (reference: string, options: CommonOptions & { reason?: string } & Record<string, unknown>) => {
+      await runUseCaseCommand(io, options, VOID_INVOICE, {
+        request: (db) => ({
+          path: { invoice_id: resolveInvoiceReference(db, reference) },
+          header: readFieldOptions(options, IDEMPOTENCY_HEADER_FIELDS, db),
+          body: { reason: options.reason },
+        }),
+        json: ({ invoice }) => invoice,
+        print: ({ invoice }, db) => `Invoice ${invoice.invoice_number} is void.\n\n${formatInvoice(invoice, readDeskContext(db))}`,
+      });
+    },
+  );
 
   const credit = fieldArgument(
     subcommand(group, 'credit', 'lower what an invoice asks with a credit note (as POST /invoices/{invoice_id}/credit-notes)'),
@@ -120,22 +132,19 @@ export function registerInvoiceCommands(program: Command, io: CliIo): void {
     'the invoice: its number (INV-2026-000002, INV-2026-2) or its id',
     'invoice_id',
   );
-  addFieldOptions(credit, PAYMENT_HEADER_FIELDS);
+  addFieldOptions(credit, IDEMPOTENCY_HEADER_FIELDS);
   addFieldOptions(credit, CREDIT_NOTE_INPUT_FIELDS, {
     descriptions: { amount: 'how much less the invoice asks, at most its balance; digits and a dot, e.g. 15.00' },
   }).action(async (reference: string, options: CommonOptions & Record<string, unknown>) => {
     await runUseCaseCommand(io, options, CREATE_CREDIT_NOTE, {
       request: (db) => ({
         path: { invoice_id: resolveInvoiceReference(db, reference) },
-        header: readFieldOptions(options, PAYMENT_HEADER_FIELDS, db),
+        header: readFieldOptions(options, IDEMPOTENCY_HEADER_FIELDS, db),
         body: readFieldOptions(options, CREDIT_NOTE_INPUT_FIELDS, db),
       }),
-      json: ({ result }) => result,
-      print({ result: invoice, replayed }, db) {
+      print(invoice, db) {
         const note = invoice.credit_notes.at(-1)!;
-        const said = replayed
-          ? 'This key was already used for this credit note: nothing new was recorded.'
-          : `Credit note ${note.credit_note_number}: ${invoice.invoice_number} asks ${money(note.amount, invoice.currency)} less.`;
+        const said = `Credit note ${note.credit_note_number}: ${invoice.invoice_number} asks ${money(note.amount, invoice.currency)} less.`;
         return `${said}\n\n${formatInvoice(invoice, readDeskContext(db))}`;
       },
     });

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PATIENT_OVERVIEW, type PatientOverviewResult } from '../../domain/desk/patient-overview.js';
@@ -263,21 +264,27 @@ export function registerCreatePatientCommand(program: Command, io: CliIo): void 
       mobile: 'Mobile; up to 32 characters (required as the contact rule says: clinic settings show)',
     },
     groups: PATIENT_OPTION_GROUPS,
-  }).action(async (options: CommonOptions & { file?: string; allowDuplicate?: boolean } & Record<string, unknown>) => {
-    const base = options.file === undefined ? {} : readBodyFile(options.file);
-    // The desk's rule on a second patient of one name and date of birth (desk-rules.ts), waived by --allow-duplicate alone.
-    const duplicate = options.allowDuplicate === true ? 'allow' : 'reject';
-    await runUseCaseCommand(io, options, CREATE_PATIENT_AT_DESK, {
-      request: (db) => ({ body: { ...readFieldOptions(options, PATIENT_INPUT_FIELDS, db, { base }), duplicate } }),
-      print: (patient) =>
-        heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
-        deskRecord([
-          ['Born', text(patient.date_of_birth) === null ? null : shortDate(patient.date_of_birth as string)],
-          ['Mobile', text(patient.mobile)],
-          ['Email', text(patient.email)],
-        ]),
-    });
   });
+  addFieldOptions(command, IDEMPOTENCY_HEADER_FIELDS).action(
+    async (options: CommonOptions & { file?: string; allowDuplicate?: boolean } & Record<string, unknown>) => {
+      const base = options.file === undefined ? {} : readBodyFile(options.file);
+      // The desk's rule on a second patient of one name and date of birth (desk-rules.ts), waived by --allow-duplicate alone.
+      const duplicate = options.allowDuplicate === true ? 'allow' : 'reject';
+      await runUseCaseCommand(io, options, CREATE_PATIENT_AT_DESK, {
+        request: (db) => ({
+          header: readFieldOptions(options, IDEMPOTENCY_HEADER_FIELDS, db),
+          body: { ...readFieldOptions(options, PATIENT_INPUT_FIELDS, db, { base }), duplicate },
+        }),
+        print: (patient) =>
+          heading(`Patient ${patientLabel(patient.patient_number, text(patient.first_name), text(patient.last_name))} created`) +
+          deskRecord([
+            ['Born', text(patient.date_of_birth) === null ? null : shortDate(patient.date_of_birth as string)],
+            ['Mobile', text(patient.mobile)],
+            ['Email', text(patient.email)],
+          ]),
+      });
+    },
+  );
 }
 
 /** `--if-version 3`: a positive whole number. */

@@ -3,7 +3,8 @@ import { RECORD_PAYMENT } from '../../domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../domain/payments/refund-payment.js';
 import { paymentsOfInvoiceReference, resolveInvoiceReference } from '../../domain/references.js';
 import { errors } from '../../errors.js';
-import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, REFUND_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { PAYMENT_INPUT_FIELDS, REFUND_INPUT_FIELDS } from '../../fields/billing-fields.js';
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { centsToNumber } from '../../domain/validation/decimal.js';
 import { InvalidArgumentError } from 'commander';
 import { clockTime, localShortDate } from '../desk-format.js';
@@ -31,7 +32,7 @@ export function registerPaymentCommands(program: Command, io: CliIo): void {
   const command = subcommand(program, 'record-payment', 'record a payment against an invoice (same rules as the API)')
     .option('--invoice <ref>', 'the invoice paid: its number (INV-2026-000002, INV-2026-2) or its id (required: this or --invoice-id)')
     .option('--invoice-id <ref>', 'the same as --invoice');
-  addFieldOptions(command, PAYMENT_HEADER_FIELDS);
+  addFieldOptions(command, IDEMPOTENCY_HEADER_FIELDS);
   addFieldOptions(command, PAYMENT_INPUT_FIELDS).action(async (options: RecordPaymentOptions, actionCommand: Command) => {
     // Two names for one option: given both, a payment could go to the invoice the person did not mean.
     if (options.invoice !== undefined && options.invoiceId !== undefined) {
@@ -43,7 +44,7 @@ export function registerPaymentCommands(program: Command, io: CliIo): void {
     await runUseCaseCommand(io, options, RECORD_PAYMENT, {
       request: (db) => ({
         path: { invoice_id: resolveInvoiceReference(db, reference) },
-        header: readFieldOptions(options, PAYMENT_HEADER_FIELDS, db),
+        header: readFieldOptions(options, IDEMPOTENCY_HEADER_FIELDS, db),
         body: readFieldOptions(options, PAYMENT_INPUT_FIELDS, db),
       }),
       json: ({ payment }) => payment,
@@ -89,7 +90,7 @@ function registerRefundCommand(program: Command, io: CliIo): void {
       'which of its payments, numbered as `invoice show` lists them (needed when it has more than one)',
       parsePosition,
     );
-  addFieldOptions(command, PAYMENT_HEADER_FIELDS);
+  addFieldOptions(command, IDEMPOTENCY_HEADER_FIELDS);
   addFieldOptions(command, REFUND_VALUE_FIELDS)
     .option('--goodwill', 'goodwill: a credit note of the same amount and reason comes with it, so a paid invoice stays paid')
     .action(async (options: RefundOptions, actionCommand: Command) => {
@@ -120,7 +121,7 @@ function registerRefundCommand(program: Command, io: CliIo): void {
           }
           return {
             path: { payment_id: payment.id },
-            header: readFieldOptions(options, PAYMENT_HEADER_FIELDS, db),
+            header: readFieldOptions(options, IDEMPOTENCY_HEADER_FIELDS, db),
             body: { ...readFieldOptions(options, REFUND_VALUE_FIELDS, db), ...(options.goodwill ? { goodwill: true } : {}) },
           };
         },

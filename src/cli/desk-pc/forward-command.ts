@@ -38,8 +38,13 @@ const READS = new Set([
   'desk list',
 ]);
 
-/** Commands whose own --idempotency-key keeps a payment's key for ever (1.0.0's rule): the key goes in their command line too. */
-const KEYED = new Set(['record-payment', 'refund', 'invoice credit']);
+/**
+ * Commands whose own --idempotency-key keeps a payment's key for ever (1.0.0's rule): the key goes
+ * in their command line too. Only these: the other commands that take a key keep its answer 24
+ * hours, as the desk command's own answer under that key does, which a key stored by the command
+ * itself would displace (the resend would then be IDEMPOTENCY_KEY_REUSED).
+ */
+const KEYED = new Set(['record-payment', 'refund']);
 
 /** Commands that print a secret once: never answered twice, so no key (api-key create, webhook add, staff add, reset-pin). */
 const PRINTS_A_SECRET = new Set(['api-key create', 'webhook add', 'staff add', 'staff reset-pin']);

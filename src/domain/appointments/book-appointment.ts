@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import {
   findAppointment,
   findOverlappingAppointments,
@@ -116,7 +117,8 @@ const bookingRecords = (appointment: Appointment): AuditRecord[] =>
 export const BOOK_APPOINTMENT = defineUseCase({
   roles: ROLE_ROWS.writeAppointments,
   summary: 'Book an appointment for an existing patient',
-  input: { body: APPOINTMENT_INPUT_FIELDS },
+  input: { header: IDEMPOTENCY_HEADER_FIELDS, body: APPOINTMENT_INPUT_FIELDS },
+  answersOnce: { operation: 'bookAppointment', status: 201, what: 'booking' },
   refusals: [
     errors.appointmentOverlap(['A-000041']),
     errors.patientNotFound(422),
@@ -124,6 +126,7 @@ export const BOOK_APPOINTMENT = defineUseCase({
     errors.serviceNotFound(),
     errors.doctorRetired('3f6c2a9e-8d1b-4c57-9e0a-2b4d6f8a1c3e'),
     errors.serviceRetired('5b8d0f2a-4c6e-4a81-b3d5-7e9f1a2c4b6d'),
+    errors.idempotencyKeyReused(),
   ],
   access: 'read-then-write',
   moreIssues: ({ body }, fieldIssues, { timeZone }) => crossFieldIssues(body, fieldIssues, timeZone),
@@ -187,16 +190,17 @@ function endOfServices(db: Db, startAt: string, serviceIds: readonly string[]): 
 export const BOOK_APPOINTMENT_AT_DESK = defineUseCase({
   roles: ROLE_ROWS.writeAppointments,
   summary: 'Book an appointment; without an end it lasts as long as its services',
-  input: { body: DESK_BOOKING_FIELDS },
+  input: { header: IDEMPOTENCY_HEADER_FIELDS, body: DESK_BOOKING_FIELDS },
+  answersOnce: BOOK_APPOINTMENT.answersOnce!,
   refusals: BOOK_APPOINTMENT.refusals,
   access: BOOK_APPOINTMENT.access,
   moreIssues: ({ body }, fieldIssues, { timeZone }) => [
     ...deskEndIssues(body, fieldIssues),
     ...crossFieldIssues(body, fieldIssues, timeZone),
   ],
-  run(db, { body }, caller): Appointment {
+  run(db, { header, body }, caller): Appointment {
     const endAt = body.end_at ?? endOfServices(db, body.start_at, serviceList(body));
-    return BOOK_APPOINTMENT.run(db, { body: { ...body, end_at: endAt } }, caller);
+    return BOOK_APPOINTMENT.run(db, { header, body: { ...body, end_at: endAt } }, caller);
   },
   changes: (appointment) => bookingChanges(appointment),
   audit: (appointment) => bookingRecords(appointment),

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { findAppointment } from '../../db/appointments.js';
 import { findPatientsWithTerm } from '../../db/patient-search.js';
 import { APPOINTMENT_PATH_FIELDS } from '../../fields/appointment-fields.js';
@@ -50,10 +51,12 @@ const sameName = (a: string, b: string) => foldForSearch(a.trim().replace(/\s+/g
 export const CREATE_PATIENT_AT_DESK = defineUseCase({
   roles: ROLE_ROWS.createPatients,
   summary: 'Create a patient, unless an active patient has the same name and date of birth',
-  input: { body: DESK_PATIENT_FIELDS },
+  input: { header: IDEMPOTENCY_HEADER_FIELDS, body: DESK_PATIENT_FIELDS },
+  // One key space with POST /patients: the same key answers the desk's command and the API alike.
+  answersOnce: CREATE_PATIENT.answersOnce!,
   refusals: [...CREATE_PATIENT.refusals, errors.patientDuplicate([{ patient_number: 'P-000003', name: 'Maria Müller' }], '02.03.1985')],
   access: 'read-then-write',
-  run(db, { body }, caller): Patient {
+  run(db, { header, body }, caller): Patient {
     const born = body.date_of_birth;
     if (body.duplicate === 'reject' && born !== null) {
       const existing = findPatientsWithTerm(db, dateOfBirthTerm(born)).filter(
@@ -68,7 +71,7 @@ export const CREATE_PATIENT_AT_DESK = defineUseCase({
         throw errors.patientDuplicate(named, dottedDate(born));
       }
     }
-    return CREATE_PATIENT.run(db, { body }, caller);
+    return CREATE_PATIENT.run(db, { header, body }, caller);
   },
   changes: (patient, values) => CREATE_PATIENT.changes!(patient, values),
   audit: (patient, values, db) => CREATE_PATIENT.audit!(patient, values, db),

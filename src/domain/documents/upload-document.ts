@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createTempFile, moveIntoPlace, persistTempFile, removeFile, writeChunk, type TempFile } from '../../db/document-files.js';
 import { deleteDocument, insertDocument, type DocumentRow, type NewDocumentRow } from '../../db/documents.js';
 import type { Db } from '../../db/open-database.js';
+import { removeIdempotentAnswer } from '../../db/idempotent-answers.js';
 import { patientExists } from '../../db/patients.js';
 import { presentColumns } from '../../fields/columns.js';
 import { canonicalId } from '../../fields/human-numbers.js';
@@ -18,6 +19,8 @@ import { connectionRunner, type WorkRunner } from '../use-case.js';
 import type { Actor } from '../audit/audit-event.js';
 import { appendAuditEvents } from '../audit/record-audit.js';
 import { appendChangeEvents } from '../changes/record-changes.js';
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
+import { answerOnce, requestFingerprint, wasReplayed, type IdempotentOperation } from '../idempotent-answers.js';
 
 /** Where documents are kept and how large one may be. */
 export interface DocumentStorage {
@@ -55,6 +58,13 @@ type DocumentTypeKey = (typeof DOCUMENT_TYPE_KEYS)[number];
 
 const pathInput = fieldsValidator(DOCUMENT_PATH_FIELDS, 'path');
 const formInput = fieldsValidator(DOCUMENT_FORM_FIELDS, 'body');
+const headerInput = fieldsValidator(IDEMPOTENCY_HEADER_FIELDS, 'header');
+
+/**
+ * POST /patients/{patient_id}/documents answers once per Idempotency-Key (clinic-api-1.3.md): the
+ * same request is the same patient, form fields and file (its SHA-256, name and declared type).
+ */
+const UPLOAD_DOCUMENT_OPERATION: IdempotentOperation = { operation: 'uploadDocument', status: 201, what: 'document' };
 const NO_TIME_FIELDS = { timeZone: 'UTC' };
 
 const isDocumentType = (value: unknown): value is DocumentTypeKey => (DOCUMENT_TYPE_KEYS as readonly unknown[]).includes(value);
@@ -112,6 +122,9 @@ function presentDocument(row: DocumentRow): Document {
  */
 export class DocumentUpload {
   private readonly pathIssues: ValidationIssue[];
+  private readonly headerIssues: ValidationIssue[];
+  /** The request's Idempotency-Key once valid, or null. */
+  private readonly idempotencyKey: string | null;
   /** The lower-case id of an existing patient, or undefined when the path names none. */
   private readonly patientId: string | undefined;
   private received: ReceivedFile | undefined;
@@ -130,8 +143,14 @@ export class DocumentUpload {
     patientIdInput: unknown,
     /** Who uploads, as the audit trail names them (document.create). */
     private readonly actor: Actor,
+    /** The request's headers the upload reads (`idempotency-key`), as they arrived. */
+    headers: Readonly<Record<string, unknown>> = {},
   ) {
     this.pathIssues = pathInput.issues({ patient_id: patientIdInput });
+    const header = { 'idempotency-key': headers['idempotency-key'] };
+    this.headerIssues = headerInput.issues(header);
+    this.idempotencyKey =
+      this.headerIssues.length === 0 ? (headerInput.normalize(header, NO_TIME_FIELDS)['idempotency-key'] ?? null) : null;
     const id = this.pathIssues.length === 0 ? canonicalId(patientIdInput as string) : undefined;
     this.patientId = id !== undefined && patientExists(db, id) ? id : undefined;
   }
@@ -215,7 +234,7 @@ export class DocumentUpload {
 
   private async commit(fields: Readonly<Record<string, unknown>>): Promise<Document> {
     const given = givenFields(fields);
-    throwIfIssues(this.pathIssues, formInput.issues(given), this.fileIssues(fields));
+    throwIfIssues(this.pathIssues, this.headerIssues, formInput.issues(given), this.fileIssues(fields));
     if (this.patientId === undefined) throw errors.patientNotFound(404);
     const values = formInput.normalize(given, NO_TIME_FIELDS);
     if (!isDocumentType(values.type)) throw errors.documentTypeInvalid(DOCUMENT_TYPE_KEYS);
@@ -237,14 +256,27 @@ export class DocumentUpload {
     // The row, its change event and its audit event in one transaction (clinic-api-1.2.md).
     // Should the move below fail, the row is removed but the events stay: the trail keeps that the
     // upload was made, and a reader of the feed finds the document gone (404), as after any removal.
-    const stored = await this.runner.run('read-then-write', () => {
-      const inserted = insertDocument(this.db, row);
-      appendChangeEvents(this.db, [
-        { type: 'document.created', patientId: row.patient_id, data: { document_id: row.id, type: row.type, size: row.size } },
-      ]);
-      appendAuditEvents(this.db, this.actor, [{ action: 'document.create', patientId: row.patient_id, subjectId: row.id }]);
-      return inserted;
-    });
+    // With an Idempotency-Key, the same upload again is answered with the first document, and its
+    // bytes, received a second time, are dropped.
+    const fingerprint = requestFingerprint(
+      UPLOAD_DOCUMENT_OPERATION.operation,
+      { patient_id: row.patient_id },
+      { type: row.type, title: row.title, filename: row.filename, content_type: row.content_type, sha256: row.sha256 },
+    );
+    const answered = await this.runner.run('read-then-write', () =>
+      answerOnce(this.db, UPLOAD_DOCUMENT_OPERATION, this.idempotencyKey, fingerprint, () => {
+        const inserted = insertDocument(this.db, row);
+        appendChangeEvents(this.db, [
+          { type: 'document.created', patientId: row.patient_id, data: { document_id: row.id, type: row.type, size: row.size } },
+        ]);
+        appendAuditEvents(this.db, this.actor, [{ action: 'document.create', patientId: row.patient_id, subjectId: row.id }]);
+        return presentDocument(inserted);
+      }),
+    );
+    if (wasReplayed(answered)) {
+      await this.discard();
+      return answered;
+    }
     // A crash from here until the rename is done leaves the row and its file in tmp/: the next
     // `clinic serve` finishes the move (recover-uploads.ts).
     try {
@@ -252,11 +284,16 @@ export class DocumentUpload {
     } catch (error) {
       // Committed first so that a file in documents/ always has its row; a row whose file
       // never arrived must not remain either.
-      await this.runner.run('write', () => deleteDocument(this.db, row.id));
+      // Its key goes with it: the upload sent again is stored anew, not answered with a document that is gone.
+      const key = this.idempotencyKey;
+      await this.runner.run('write', () => {
+        deleteDocument(this.db, row.id);
+        if (key !== null) removeIdempotentAnswer(this.db, key);
+      });
       throw error;
     }
     this.received = undefined;
-    return presentDocument(stored);
+    return answered;
   }
 
   /**
@@ -283,8 +320,10 @@ export async function uploadDocument(
   storage: DocumentStorage,
   input: { patientId: unknown; fields: Readonly<Record<string, unknown>>; file: IncomingFile },
   actor: Actor,
+  /** The request's headers: `idempotency-key` (`--idempotency-key`). */
+  headers: Readonly<Record<string, unknown>> = {},
 ): Promise<Document> {
-  const upload = new DocumentUpload(db, connectionRunner(db), storage, input.patientId, actor);
+  const upload = new DocumentUpload(db, connectionRunner(db), storage, input.patientId, actor, headers);
   await upload.receiveFile(input.file, input.fields);
   return upload.complete(input.fields);
 }

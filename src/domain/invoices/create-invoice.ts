@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { insertInvoice, sumOpenBalances, takeInvoiceNumber, type NewInvoiceRow } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { patientExists } from '../../db/patients.js';
@@ -9,7 +10,7 @@ import { clinicCurrency, clinicTimeZone } from '../settings.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { dateError } from '../validation/calendar.js';
 import { isPlainObject } from '../validation/structs.js';
-import { presentInvoice, type Invoice } from './present-invoice.js';
+import { invoiceDetail, type InvoiceDetail } from './read-invoice.js';
 import { invoiceData } from '../changes/change-event.js';
 import { ROLE_ROWS } from '../people/roles.js';
 
@@ -37,10 +38,11 @@ export const CREATE_INVOICE = defineUseCase({
   roles: ROLE_ROWS.takeMoney,
   summary: 'Issue an invoice',
   module: 'billing',
-  input: { body: INVOICE_INPUT_FIELDS },
-  refusals: [errors.patientNotFound(422), errors.invoiceCurrencyMismatch('EUR')],
+  input: { header: IDEMPOTENCY_HEADER_FIELDS, body: INVOICE_INPUT_FIELDS },
+  answersOnce: { operation: 'createInvoice', status: 201, what: 'invoice' },
+  refusals: [errors.patientNotFound(422), errors.invoiceCurrencyMismatch('EUR'), errors.idempotencyKeyReused()],
   access: 'read-then-write',
-  run(db, { body: values }): Invoice {
+  run(db, { body: values }): InvoiceDetail {
     const timeZone = clinicTimeZone(db);
     const patientId = values.patient_id;
     const currency = values.currency ?? clinicCurrency(db);
@@ -67,13 +69,14 @@ export const CREATE_INVOICE = defineUseCase({
       updated_at: now,
     };
     insertInvoice(db, row);
-    return presentInvoice({ ...row, amount_credited_cents: 0 });
+    // As GET /invoices/{invoice_id} gives it (POST /invoices answers so, clinic-api-1.3.md).
+    return invoiceDetail(db, row.id);
   },
   changes: (invoice) => [{ type: 'invoice.created', patientId: invoice.patient_id, data: invoiceData(invoice) }],
   audit: (invoice) => [{ action: 'invoice.create', patientId: invoice.patient_id, subjectId: invoice.id }],
 });
 
 /** CREATE_INVOICE on a connection of its own; a bare `issued_at` date is midnight, clinic time. */
-export function createInvoice(db: Db, body: unknown): Invoice {
+export function createInvoice(db: Db, body: unknown): InvoiceDetail {
   return performUseCase(CREATE_INVOICE, db, { body: withIssuedDateAsMidnight(body) }, { source: 'cli', actor: null });
 }

@@ -1,13 +1,13 @@
 import { insertCreditNote, takeCreditNoteNumber, type CreditNoteRow } from '../../db/credit-notes.js';
 import { findInvoice, updateInvoiceAfterCredit, type InvoiceRow } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
-import { CREDIT_NOTE_INPUT_FIELDS, INVOICE_PATH_FIELDS, PAYMENT_HEADER_FIELDS, type InvoiceStatus } from '../../fields/billing-fields.js';
+import { CREDIT_NOTE_INPUT_FIELDS, INVOICE_PATH_FIELDS, type InvoiceStatus } from '../../fields/billing-fields.js';
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { creditNoteNumber } from '../../fields/human-numbers.js';
 import type { AuditRecord } from '../audit/audit-event.js';
 import type { ChangeRecord } from '../changes/change-event.js';
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../../errors.js';
-import { answerOnce, requestFingerprint, type Answered, type IdempotentOperation } from '../idempotent-answers.js';
 import { queuePaidInvoiceNotification } from '../notifications/queue-notification.js';
 import { clinicTimeZone } from '../settings.js';
 import { defineUseCase } from '../use-case.js';
@@ -120,13 +120,10 @@ export const creditRecord = (patientId: string, invoiceId: string): AuditRecord 
   subjectId: invoiceId,
 });
 
-/** POST /invoices/{invoice_id}/credit-notes answers once per Idempotency-Key, 201. */
-const CREATE_CREDIT_NOTE_OPERATION: IdempotentOperation = { operation: 'createCreditNote', status: 201 };
-
 /**
  * Lowers what an invoice asks (POST /invoices/{invoice_id}/credit-notes, `clinic invoice credit`):
- * in one IMMEDIATE transaction the Idempotency-Key (a replay of the first answer, or 422
- * IDEMPOTENCY_KEY_REUSED), the invoice (404 INVOICE_NOT_FOUND; void: 409 INVOICE_VOID), then
+ * in one IMMEDIATE transaction the Idempotency-Key (answersOnce: a replay of the first answer, or
+ * 422 IDEMPOTENCY_KEY_REUSED), the invoice (404 INVOICE_NOT_FOUND; void: 409 INVOICE_VOID), then
  * applyCreditNote's rules and writes. Answers the invoice as GET /invoices/{invoice_id} gives it,
  * its new credit note the last of `credit_notes`.
  */
@@ -134,7 +131,8 @@ export const CREATE_CREDIT_NOTE = defineUseCase({
   roles: ROLE_ROWS.giveMoneyBack,
   summary: 'Lower what an invoice asks with a credit note',
   module: 'billing',
-  input: { path: INVOICE_PATH_FIELDS, header: PAYMENT_HEADER_FIELDS, body: CREDIT_NOTE_INPUT_FIELDS },
+  input: { path: INVOICE_PATH_FIELDS, header: IDEMPOTENCY_HEADER_FIELDS, body: CREDIT_NOTE_INPUT_FIELDS },
+  answersOnce: { operation: 'createCreditNote', status: 201, what: 'credit note' },
   refusals: [
     errors.invoiceNotFound(),
     errors.invoiceVoid(),
@@ -144,19 +142,15 @@ export const CREATE_CREDIT_NOTE = defineUseCase({
   ],
   access: 'read-then-write',
   moreIssues: ({ body }, fieldIssues) => blankReasonIssues(body, fieldIssues),
-  run(db, { path, header, body }): Answered<InvoiceDetail> {
-    const fingerprint = requestFingerprint(CREATE_CREDIT_NOTE_OPERATION.operation, path, body);
-    return answerOnce(db, CREATE_CREDIT_NOTE_OPERATION, header['idempotency-key'] ?? null, fingerprint, () => {
-      const invoice = findInvoice(db, path.invoice_id);
-      if (invoice === undefined) throw errors.invoiceNotFound();
-      // 409 before the coded 422s (clinic-api-1.2.md, "Conflicts"): a void invoice asks nothing.
-      if (invoice.status === 'void') throw errors.invoiceVoid();
-      const credit = { amountCents: body.amount, reason: body.reason, refundId: null, amountPaidCents: invoice.amount_paid_cents };
-      applyCreditNote(db, invoice, credit, nowIso());
-      return invoiceDetail(db, invoice.id);
-    });
+  run(db, { path, body }): InvoiceDetail {
+    const invoice = findInvoice(db, path.invoice_id);
+    if (invoice === undefined) throw errors.invoiceNotFound();
+    // 409 before the coded 422s (clinic-api-1.2.md, "Conflicts"): a void invoice asks nothing.
+    if (invoice.status === 'void') throw errors.invoiceVoid();
+    const credit = { amountCents: body.amount, reason: body.reason, refundId: null, amountPaidCents: invoice.amount_paid_cents };
+    applyCreditNote(db, invoice, credit, nowIso());
+    return invoiceDetail(db, invoice.id);
   },
-  // A replay shows what was recorded before and records nothing new.
-  changes: ({ result: invoice, replayed }) => (replayed ? [] : [creditedChange(invoice.patient_id, invoice.credit_notes.at(-1)!, invoice)]),
-  audit: ({ result: invoice, replayed }) => (replayed ? [] : [creditRecord(invoice.patient_id, invoice.id)]),
+  changes: (invoice) => [creditedChange(invoice.patient_id, invoice.credit_notes.at(-1)!, invoice)],
+  audit: (invoice) => [creditRecord(invoice.patient_id, invoice.id)],
 });

@@ -26,6 +26,12 @@ export function presentInvoice(row: PresentedInvoiceRow): Invoice {
   };
 }
 
+/** The Invoice item of an invoice as GET /invoices/{invoice_id} gives it: what GET /invoices lists of it. */
+export function invoiceItemOf(detail: Invoice): Invoice {
+  const { id, invoice_number, patient_id, status, currency, total, amount_paid, balance, issued_at, amount_credited } = detail;
+  return { id, invoice_number, patient_id, status, currency, total, amount_paid, balance, issued_at, amount_credited };
+}
+
 /** A credit note as an invoice lists it and a goodwill refund answers it (1.3.0). */
 export type CreditNote = ResponseOf<typeof CREDIT_NOTE_FIELDS>;
 

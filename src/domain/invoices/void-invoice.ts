@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { findInvoice, voidInvoiceRow } from '../../db/invoices.js';
 import { INVOICE_PATH_FIELDS, VOID_INPUT_FIELDS } from '../../fields/billing-fields.js';
 import { nowIso } from '../clock.js';
@@ -25,8 +26,9 @@ export const VOID_INVOICE = defineUseCase({
   roles: ROLE_ROWS.giveMoneyBack,
   summary: 'Void an invoice issued in error',
   module: 'billing',
-  input: { path: INVOICE_PATH_FIELDS, body: VOID_INPUT_FIELDS },
-  refusals: [errors.invoiceNotFound(), errors.invoiceHasPayments()],
+  input: { path: INVOICE_PATH_FIELDS, header: IDEMPOTENCY_HEADER_FIELDS, body: VOID_INPUT_FIELDS },
+  answersOnce: { operation: 'voidInvoice', status: 200, what: 'void' },
+  refusals: [errors.invoiceNotFound(), errors.invoiceHasPayments(), errors.idempotencyKeyReused()],
   access: 'read-then-write',
   moreIssues: ({ body }, fieldIssues) => blankReasonIssues(body, fieldIssues),
   run(db, { path, body }): VoidedInvoice {

@@ -1,3 +1,4 @@
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import type { Db } from '../../db/open-database.js';
 import { insertPatientSearchTerms } from '../../db/patient-search.js';
 import { insertPatient } from '../../db/patients.js';
@@ -21,8 +22,9 @@ import { ROLE_ROWS } from '../people/roles.js';
 export const CREATE_PATIENT = defineUseCase({
   roles: ROLE_ROWS.createPatients,
   summary: 'Create a patient',
-  input: { body: PATIENT_INPUT_FIELDS },
-  refusals: [errors.patientContactRequired()],
+  input: { header: IDEMPOTENCY_HEADER_FIELDS, body: PATIENT_INPUT_FIELDS },
+  answersOnce: { operation: 'createPatient', status: 201, what: 'patient' },
+  refusals: [errors.patientContactRequired(), errors.idempotencyKeyReused()],
   access: 'write',
   run(db, { body: values }): Patient {
     requireContactByRule(db, values);

@@ -3,7 +3,8 @@ import { findInvoice, updateInvoiceAfterPayment } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { insertPayment, type PaymentRow } from '../../db/payments.js';
 import { earlierUseOfKey } from './idempotency-keys.js';
-import { PAYMENT_HEADER_FIELDS, PAYMENT_INPUT_FIELDS, PAYMENT_PATH_FIELDS, type PaymentMethodKey } from '../../fields/billing-fields.js';
+import { PAYMENT_INPUT_FIELDS, PAYMENT_PATH_FIELDS, type PaymentMethodKey } from '../../fields/billing-fields.js';
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../../errors.js';
 import { queuePaidInvoiceNotification } from '../notifications/queue-notification.js';
@@ -107,7 +108,7 @@ export const RECORD_PAYMENT = defineUseCase({
   roles: ROLE_ROWS.takeMoney,
   summary: 'Record a payment against an invoice',
   module: 'payments',
-  input: { path: PAYMENT_PATH_FIELDS, header: PAYMENT_HEADER_FIELDS, body: PAYMENT_INPUT_FIELDS },
+  input: { path: PAYMENT_PATH_FIELDS, header: IDEMPOTENCY_HEADER_FIELDS, body: PAYMENT_INPUT_FIELDS },
   refusals: [errors.invoiceNotFound(), errors.invoiceVoid(), errors.paymentExceedsBalance(), errors.idempotencyKeyReused()],
   access: 'read-then-write',
   run(db, { path, header, body }): RecordedPayment {

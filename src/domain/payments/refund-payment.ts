@@ -5,7 +5,8 @@ import { findPayment } from '../../db/payments.js';
 import { insertRefund, refundedCents, type RefundRow } from '../../db/refunds.js';
 import { earlierUseOfKey } from './idempotency-keys.js';
 import type { REFUND_RESULT_FIELDS } from '../../fields/billing-fields.js';
-import { PAYMENT_HEADER_FIELDS, REFUND_INPUT_FIELDS, REFUND_PATH_FIELDS } from '../../fields/billing-fields.js';
+import { REFUND_INPUT_FIELDS, REFUND_PATH_FIELDS } from '../../fields/billing-fields.js';
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import type { ResponseOf } from '../../fields/field-spec.js';
 import { newId, nowIso } from '../clock.js';
 import { errors } from '../../errors.js';
@@ -74,7 +75,7 @@ export const REFUND_PAYMENT = defineUseCase({
   roles: ROLE_ROWS.giveMoneyBack,
   summary: 'Refund a payment, in part or in full',
   module: 'payments',
-  input: { path: REFUND_PATH_FIELDS, header: PAYMENT_HEADER_FIELDS, body: REFUND_INPUT_FIELDS },
+  input: { path: REFUND_PATH_FIELDS, header: IDEMPOTENCY_HEADER_FIELDS, body: REFUND_INPUT_FIELDS },
   refusals: [errors.paymentNotFound(), errors.invoiceFullyCredited(), errors.refundExceedsPayment(), errors.idempotencyKeyReused()],
   access: 'read-then-write',
   moreIssues: ({ body }: RawRequest, fieldIssues) => blankReasonIssues(body, fieldIssues),

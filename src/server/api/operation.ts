@@ -14,6 +14,7 @@ import {
   type WorkRunner,
 } from '../../domain/use-case.js';
 import { apiCaller } from './api-caller.js';
+import { wasReplayed } from '../../domain/idempotent-answers.js';
 import type { ChangeWatch } from '../writes/change-watch.js';
 import type { CommitGroups } from '../writes/commit-groups.js';
 import type { ServerConfig } from '../config.js';
@@ -61,6 +62,14 @@ export interface Operation extends OperationSpec {
   /** Makes the handler, once per app: anything a request need not repeat happens here. */
   handler(deps: OperationDeps): OperationHandler;
 }
+
+/** A replay of an earlier request with the same Idempotency-Key is marked so. */
+export const REPLAYED_HEADER = {
+  'Idempotent-Replayed': {
+    description: 'Present, and `true`, when this answer replays an earlier request with the same Idempotency-Key',
+    schema: { type: 'string', enum: ['true'] },
+  },
+};
 
 /** What a use case's operation answers with: a JSON model (or a list or page of it), or a stored file. */
 type UseCaseResult = ModelResult | DownloadResult;
@@ -154,6 +163,10 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
     ...(input.header === undefined ? {} : { headerFields: input.header }),
     ...(input.body === undefined ? {} : { body: { kind: 'json', model: requestModelOf(input.body), example: bodyExample } }),
     ...(useCase.refusals.length === 0 ? {} : { refusals: useCase.refusals }),
+    // A use case that answers once per Idempotency-Key says so on its answer.
+    ...(useCase.answersOnce === undefined
+      ? {}
+      : { result: { ...spec.result, headers: { ...REPLAYED_HEADER, ...('headers' in spec.result ? spec.result.headers : {}) } } }),
     handler: (deps) => async (ctx) => {
       const { db, commits, changes } = deps;
       const caller = apiCaller(ctx, deps.auditedReads);
@@ -199,6 +212,7 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
           release();
         }
       }
+      if (wasReplayed(result)) ctx.set('Idempotent-Replayed', 'true');
       return answer === undefined
         ? result
         : answer(ctx, result, deps, () => recordDelivery(useCase, db, { result, values }, caller, commits));

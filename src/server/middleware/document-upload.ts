@@ -157,7 +157,7 @@ export function receiveDocumentUpload(db: Db, commits: CommitGroups, config: Ser
       throw errors.documentTooLarge(storage.limitBytes);
     }
     // authorize ran first: the caller is the key's.
-    const upload = new DocumentUpload(db, commits, storage, ctx.params.patient_id, apiCaller(ctx).actor!);
+    const upload = new DocumentUpload(db, commits, storage, ctx.params.patient_id, apiCaller(ctx).actor!, ctx.headers);
     let refuse: (error: AppError) => void = () => undefined;
     const refused = new Promise<never>((_resolve, reject) => (refuse = reject));
     const entry: PendingUpload = { upload, fileStreams: [], refuse };

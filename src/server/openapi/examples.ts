@@ -177,6 +177,19 @@ export const invoiceDetailExample = exampleOf('InvoiceDetail', {
   credit_notes: [],
 });
 
+/** POST /invoices (1.3.0): an invoice for the patient of the other examples. */
+export const invoiceRequestExample = { patient_id: PATIENT_ID, total: '120.50', currency: 'EUR', issued_at: '2026-11-02T09:00:00Z' };
+
+/** The invoice POST /invoices answers: as GET /invoices/{invoice_id} gives it, nothing paid yet. */
+export const newInvoiceExample = exampleOf('InvoiceDetail', {
+  ...invoiceDetailExample,
+  invoice_number: 'INV-2026-000016',
+  status: 'issued',
+  amount_paid: 0,
+  balance: 120.5,
+  payments: [],
+});
+
 export const creditNoteRequestExample = { amount: '15.00', reason: 'X-ray billed twice' };
 
 /** The invoice of invoiceDetailExample once credited 15.00. */
@@ -241,13 +254,18 @@ export const parameterExamples: Readonly<Record<string, string>> = {
 };
 
 /**
- * Parameters whose example differs by operation: a refund's and a credit note's Idempotency-Key
- * are not the payment's (the three share one key space), and `after` is a `seq` on the audit trail and the change feed
+ * Parameters whose example differs by operation: each POST's Idempotency-Key is its own (they
+ * share one key space), and `after` is a `seq` on the audit trail and the change feed
  * but an opaque cursor elsewhere, which has no example (it comes from a `Link`).
  */
 const operationParameterExamples: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   refundPayment: { 'idempotency-key': 'refund-0815' },
   createCreditNote: { 'idempotency-key': 'credit-0815' },
+  createPatient: { 'idempotency-key': 'reception-new-patient-0815' },
+  bookAppointment: { 'idempotency-key': 'reception-booking-0815' },
+  createInvoice: { 'idempotency-key': 'till-2-invoice-0815' },
+  voidInvoice: { 'idempotency-key': 'till-2-void-0815' },
+  uploadDocument: { 'idempotency-key': 'scanner-upload-0815' },
   listAuditEvents: { action: 'patient.read,patient.update', after: '0', from: '2026-11-30', to: '2026-12-31' },
   listEvents: { after: '0', types: 'patient.created,patient.updated', wait: '30' },
 };

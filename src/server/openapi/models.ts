@@ -19,6 +19,7 @@ import {
   REFUND_INPUT_FIELDS,
   REFUND_RESULT_FIELDS,
   VOID_INPUT_FIELDS,
+  INVOICE_INPUT_FIELDS,
 } from '../../fields/billing-fields.js';
 import { AUDIT_EVENT_FIELDS } from '../../fields/audit-fields.js';
 import { DOCTOR_FIELDS, SERVICE_FIELDS } from '../../fields/catalog-fields.js';
@@ -97,6 +98,11 @@ export const MODELS = {
     direction: 'response',
     fields: PAYMENT_RESULT_FIELDS,
     description: 'Payment result (spec 2.10): the invoice state as this payment left it, also on a replay.',
+  },
+  InvoiceRequest: {
+    direction: 'request',
+    fields: INVOICE_INPUT_FIELDS,
+    description: 'An invoice to issue (1.3.0): for whom, how much, in which currency, when.',
   },
   VoidRequest: { direction: 'request', fields: VOID_INPUT_FIELDS, description: 'Why an invoice is void (1.2.0).' },
   CreditNoteRequest: {

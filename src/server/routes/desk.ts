@@ -7,16 +7,15 @@ import { personActor } from '../../domain/people/sessions.js';
 import { clinicTimeZone } from '../../domain/settings.js';
 import { fieldsValidator } from '../../domain/validation/validate.js';
 import { errors } from '../../errors.js';
-import { PAYMENT_HEADER_FIELDS } from '../../fields/billing-fields.js';
+import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { DESK_COMMAND_FIELDS, DESK_JOIN_FIELDS } from '../../fields/session-fields.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { clientAddress, deskSource } from '../api/api-caller.js';
-import type { Operation } from '../api/operation.js';
-import { REPLAYED_HEADER } from './payments.js';
+import { REPLAYED_HEADER, type Operation } from '../api/operation.js';
 
 const join = fieldsValidator(DESK_JOIN_FIELDS, 'body');
 const deskCommand = fieldsValidator(DESK_COMMAND_FIELDS, 'body');
-const keyHeader = fieldsValidator(PAYMENT_HEADER_FIELDS, 'header');
+const keyHeader = fieldsValidator(IDEMPOTENCY_HEADER_FIELDS, 'header');
 
 /** The URL a desk PC reaches this server by, as a refusal names it: the request's own origin. */
 const serverUrl = (ctx: { protocol: string; host: string }) => `${ctx.protocol}://${ctx.host}`;

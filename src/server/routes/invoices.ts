@@ -1,13 +1,13 @@
+import { CREATE_INVOICE } from '../../domain/invoices/create-invoice.js';
 import { CREATE_CREDIT_NOTE } from '../../domain/invoices/credit-invoice.js';
 import { LIST_INVOICES } from '../../domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../domain/invoices/read-invoice.js';
 import { VOID_INVOICE } from '../../domain/invoices/void-invoice.js';
 import * as examples from '../openapi/examples.js';
 import { useCaseOperation, type Operation } from '../api/operation.js';
-import { REPLAYED_HEADER } from './payments.js';
 
 /**
- * GET /invoices and GET /invoices/{invoice_id} (1.1.0), POST /invoices/{invoice_id}/void (1.2.0),
+ * POST /invoices (1.3.0), GET /invoices and GET /invoices/{invoice_id} (1.1.0), POST /invoices/{invoice_id}/void (1.2.0),
  * POST /invoices/{invoice_id}/credit-notes (1.3.0): billing module.
  */
 export const invoiceOperations: readonly Operation[] = [
@@ -26,6 +26,27 @@ export const invoiceOperations: readonly Operation[] = [
       paged: true,
       description: 'The matching invoices',
       example: examples.invoiceListExample,
+    },
+  }),
+  useCaseOperation(CREATE_INVOICE, {
+    method: 'post',
+    path: '/invoices',
+    operationId: 'createInvoice',
+    description:
+      'Issues an invoice (status `issued`, nothing paid), numbered INV-<year of issue, clinic time>-NNNNNN, as `clinic invoice create`. ' +
+      '`issued_at` is a date-time, or a date meaning midnight clinic time; without it, now. A patient owes in one currency: an invoice ' +
+      'in another while one is open is 422 `INVOICE_CURRENCY_MISMATCH`. Repeating an `Idempotency-Key` with the same request within ' +
+      '24 hours answers the first status and body with `Idempotent-Replayed: true` and records nothing. Requires the billing module.',
+    tag: 'billing',
+    scope: 'invoices:write',
+    bodyExample: examples.invoiceRequestExample,
+    result: {
+      kind: 'model',
+      status: 201,
+      model: 'InvoiceDetail',
+      description:
+        'The invoice was issued, or an earlier one with this Idempotency-Key is replayed: as GET /invoices/{invoice_id} gives it',
+      example: examples.newInvoiceExample,
     },
   }),
   useCaseOperation(READ_INVOICE, {
@@ -84,11 +105,6 @@ export const invoiceOperations: readonly Operation[] = [
       description:
         'The credit note was made, or an earlier one with this Idempotency-Key is replayed: the invoice as GET /invoices/{invoice_id} gives it',
       example: examples.creditedInvoiceExample,
-      headers: REPLAYED_HEADER,
-    },
-    answer(ctx, { result, replayed }) {
-      if (replayed) ctx.set('Idempotent-Replayed', 'true');
-      return result;
     },
   }),
 ];

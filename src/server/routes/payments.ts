@@ -1,15 +1,7 @@
 import { RECORD_PAYMENT } from '../../domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../domain/payments/refund-payment.js';
 import * as examples from '../openapi/examples.js';
-import { useCaseOperation, type Operation } from '../api/operation.js';
-
-/** A replay of an earlier request with the same Idempotency-Key is marked so. */
-export const REPLAYED_HEADER = {
-  'Idempotent-Replayed': {
-    description: 'Present, and `true`, when this answer replays an earlier request with the same Idempotency-Key',
-    schema: { type: 'string', enum: ['true'] },
-  },
-};
+import { REPLAYED_HEADER, useCaseOperation, type Operation } from '../api/operation.js';
 
 /** POST /invoices/{invoice_id}/payments: 200, not 201 (spec 4); POST /payments/{payment_id}/refunds (1.2.0): payments module. */
 export const paymentOperations: readonly Operation[] = [
