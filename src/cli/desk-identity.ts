@@ -1,7 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, isAbsolute, join, resolve } from 'node:path';
 import type { Db } from '../db/open-database.js';
 import { systemUserActor } from '../domain/audit/system-user.js';
 import { clinicHasPersons, noAdminCanLogIn, rolesOf } from '../domain/people/persons.js';
@@ -80,6 +80,8 @@ export interface DeskPcRun {
   caller: Caller & { roles: readonly Role[] };
   /** The operation that streams the file the command would have written (`document save`), which the desk PC GETs itself. */
   download?: string;
+  /** The server's copies of the files the desk PC sent with the command, by path: their names on the desk PC. */
+  files?: ReadonlyMap<string, string>;
 }
 
 /** One run of the program: the command it executes (`patient show`) and who it acts as, once known. */
@@ -96,6 +98,21 @@ interface CommandRun {
 const runs = new AsyncLocalStorage<CommandRun>();
 const processRun: CommandRun = { command: '' };
 const currentRun = () => runs.getStore() ?? processRun;
+
+/**
+ * A file path a command was given, as the command may read it: on the server for a desk PC only
+ * the copy of a file the desk PC sent with the command (else undefined: the path names a file of
+ * the desk PC, never one of the server's); anywhere else, the path itself.
+ */
+export function readableFilePath(path: string): string | undefined {
+  const deskPc = currentRun().deskPc;
+  return deskPc === undefined || deskPc.files?.has(path) === true ? path : undefined;
+}
+
+/** The name of a file a command read, as the person knows it: on the server for a desk PC, its name there. */
+export function fileNameOf(path: string): string {
+  return currentRun().deskPc?.files?.get(path) ?? basename(path);
+}
 
 /** Runs `work` (a whole command) for a person at a desk PC: its database and caller are the server's (DeskPcRun). */
 export function runForDeskPc<T>(deskPc: DeskPcRun, work: () => Promise<T>): Promise<T> {

@@ -36,11 +36,11 @@ function withoutDataOption(argv: readonly string[]): string[] {
  * DeskCommandRunner, which `clinic serve` gives it): refused before it runs when it is the server
  * PC's own or the desk's, else what it printed.
  */
-export const runDeskPcCommand: DeskCommandRunner = async (argv, server, caller) => {
+export const runDeskPcCommand: DeskCommandRunner = async (argv, server, caller, files) => {
   const command = commandPathOf(argv);
   const refused = deskPcRefusal(command);
   if (refused !== null) return { refused, command };
-  return { answer: await runOnServerDatabase(argv, server, caller) };
+  return { answer: await runOnServerDatabase(argv, server, caller, new Map(files.map((file) => [file.path, file.name]))) };
 };
 
 /** Runs `argv` on the server's database, its output captured. */
@@ -48,6 +48,7 @@ async function runOnServerDatabase(
   argv: readonly string[],
   server: { db: Db; dataDir: string },
   caller: Caller & { roles: readonly Role[] },
+  files: ReadonlyMap<string, string>,
 ): Promise<DeskPcAnswer> {
   const stdout: string[] = [];
   const stderr: string[] = [];
@@ -60,7 +61,7 @@ async function runOnServerDatabase(
   const line = [...withoutDataOption(argv)];
   const end = line.indexOf('--');
   line.splice(end === -1 ? line.length : end, 0, '--data', server.dataDir);
-  const run: DeskPcRun = { db: server.db, caller };
+  const run: DeskPcRun = { db: server.db, caller, files };
   const exitCode = await runForDeskPc(run, () => runCli(line, io));
   // A file offered for download only when the command succeeded; the operation then records the read.
   const download = exitCode === 0 && run.download !== undefined ? run.download : null;

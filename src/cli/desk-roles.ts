@@ -114,18 +114,7 @@ export function runsWithoutLogin(path: string, canResetPins: () => boolean): boo
  * The commands a desk PC runs by their own operations or on its own (login, whoami, desk join,
  * version), and those whose files would have to cross the network: never run here.
  */
-const NOT_RUN_FOR_A_DESK_PC = new Set([
-  'login',
-  'logout',
-  'whoami',
-  'staff set-pin',
-  'desk join',
-  'desk status',
-  'desk pair',
-  'version',
-  'upload-document',
-  'audit export',
-]);
+const NOT_RUN_FOR_A_DESK_PC = new Set(['login', 'logout', 'whoami', 'staff set-pin', 'desk join', 'desk status', 'desk pair', 'version']);
 
 /** Why `path` is not run for a desk PC: `server-pc` (row 20, desk pair), `local` (run by the desk itself or its files), or null. */
 export function deskPcRefusal(path: string): 'server-pc' | 'local' | null {

@@ -1,4 +1,4 @@
-import { deskPcRun } from './desk-identity.js';
+import { readableFilePath } from './desk-identity.js';
 import { statSync } from 'node:fs';
 import { InvalidArgumentError } from 'commander';
 import { fileFailure } from '../file-failure.js';
@@ -9,9 +9,9 @@ import { fileFailure } from '../file-failure.js';
  * it is known only by opening it, which the command does (FILE_UNREADABLE, named-files.ts).
  */
 export function parseFilePath(text: string): string {
-  // On the server for a desk PC, a path names the desk PC's file, never one of the server's.
-  if (deskPcRun() !== undefined)
-    throw new InvalidArgumentError('a file on a desk PC is not sent to the server yet: run this command on the server PC');
+  // On the server for a desk PC, a path names the desk PC's file (sent with the command), never one of the server's.
+  if (readableFilePath(text) === undefined)
+    throw new InvalidArgumentError('the file was not sent with the command: a desk PC sends the file its --file names');
   let info;
   try {
     info = statSync(text);

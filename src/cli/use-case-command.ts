@@ -2,7 +2,7 @@ import type { Db } from '../db/open-database.js';
 import { connectionRunner, runUseCase, type RawRequest, type UseCase, type UseCaseInput } from '../domain/use-case.js';
 import { wasReplayed } from '../domain/idempotent-answers.js';
 import { withDatabase } from './database.js';
-import { deskCaller } from './desk-identity.js';
+import { deskCaller, deskPcRun } from './desk-identity.js';
 import type { CliIo } from './io.js';
 import { emit, type CommonOptions } from './output.js';
 
@@ -24,12 +24,17 @@ export interface DeskBinding<R, S = R> {
    * Where the result goes besides the screen, as the API's download sends a document's bytes: a
    * file written (`document save`, `audit export`). What it gives back is what is shown.
    */
-  deliver?(result: R, db: Db): Promise<S>;
+  deliver?(result: R, db: Db): Promise<S | undefined>;
   /**
    * Whether the command records nothing itself: on the server for a desk PC, `document save`'s
    * file is fetched by the desk PC from the download operation, which records the read.
    */
   recordsNothing?: boolean;
+  /**
+   * The desk PC shows the result itself (`audit export`: it writes the file from the pages it
+   * fetches): on the server for a desk PC, `deliver` gives undefined and nothing is printed here.
+   */
+  shownByDeskPc?: boolean;
   /** What --json prints: the API's shape for the same request (what is shown by default). */
   json?(shown: S): unknown;
   /** The printout for people. */
@@ -53,6 +58,8 @@ export async function runUseCaseCommand<I extends UseCaseInput, R, Patch extends
     desk.check?.(result, db);
     // Without a delivery, what is shown is the result itself (S defaults to R).
     const shown = desk.deliver === undefined ? (result as unknown as S) : await desk.deliver(result, db);
+    if (shown === undefined && desk.shownByDeskPc === true && deskPcRun() !== undefined) return;
+    if (shown === undefined) throw new Error('a delivery gave nothing to show');
     // A replay (the same --idempotency-key and command again) shows what was recorded the first time, and says so.
     const replayed = useCase.answersOnce !== undefined && wasReplayed(result) ? replayNote(useCase.answersOnce.what) : '';
     emit(io, options, desk.json === undefined ? shown : desk.json(shown), () => replayed + desk.print(shown, db));

@@ -1,3 +1,4 @@
+import type { DeskCommandFile } from '../domain/desk/desk-command-files.js';
 import type { Db } from '../db/open-database.js';
 import type { Caller } from '../domain/use-case.js';
 import type { Role } from '../domain/people/roles.js';
@@ -41,6 +42,8 @@ export type DeskCommandRunner = (
   argv: readonly string[],
   server: { db: Db; dataDir: string },
   caller: Caller & { roles: readonly Role[] },
+  /** The files the desk PC sent with it: `argv` names the server's copies; the command shows their desk PC names. */
+  files: readonly DeskCommandFile[],
 ) => Promise<{ refused: 'server-pc' | 'local'; command: string } | { answer: DeskCommandAnswer }>;
 
 /** What a desk PC's command printed, and its exit code (POST /desk/commands' answer). */

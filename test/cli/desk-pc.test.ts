@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer, request as httpsRequest, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,7 +15,7 @@ import { runClinic, startServeProcess, STOP_SIGNAL, unwrapped, type CliResult, t
  * configuration folder on this machine, joined over TLS on a loopback address to a real `clinic
  * serve`; every command there is a real process, run on the server as its person.
  */
-describe('clinic on a desk PC: join, log in, the desk day over HTTPS (interface 1.3.0)', { timeout: 240_000 }, () => {
+describe('clinic on a desk PC: join, log in, the desk day over HTTPS (interface 1.3.0)', { timeout: 600_000 }, () => {
   const data = useTestDatabase();
   const folders: string[] = [];
   const folder = (name: string) => {
@@ -159,6 +159,7 @@ describe('clinic on a desk PC: join, log in, the desk day over HTTPS (interface 
         'Check',
       ]),
     );
+    assert.match(ok(await atDesk(['appointment', 'reschedule', 'A-1', '--start-at', '01.12.2026 10:00'])), /10:00/);
     const invoice = JSON.parse(ok(await atDesk(['invoice', 'create', '--patient-id', number, '--total', '120.50', '--json'])));
     ok(await atDesk(['record-payment', '--invoice', invoice.invoice_number, '--amount', '50', '--method', 'cash']));
     ok(await atDesk(['refund', '--invoice', invoice.invoice_number, '--payment', '1', '--amount', '10', '--reason', 'charged twice']));
@@ -177,10 +178,38 @@ describe('clinic on a desk PC: join, log in, the desk day over HTTPS (interface 
       const [desk, server] = [await atDesk(command), await atServer(command)];
       assert.deepEqual([desk.code, desk.stdout, desk.stderr], [server.code, server.stdout, server.stderr], command.join(' '));
     }
-    // document save: the file is written on the desk PC, fetched from the server and checked.
+    // upload-document: the desk PC's file goes with the command; the server stores it under the desk PC's name and removes its copy.
     const scan = Buffer.from('%PDF-1.4\n% a referral\n%%EOF\n');
-    writeFileSync(join(serverPc, 'referral.pdf'), scan);
-    ok(await atServer(['upload-document', '--patient-id', number, '--file', join(serverPc, 'referral.pdf'), '--title', 'Referral']));
+    writeFileSync(join(deskPc, 'Überweisung Lena.pdf'), scan);
+    const uploaded = JSON.parse(
+      ok(
+        await atDesk([
+          'upload-document',
+          '--patient-id',
+          number,
+          '--file',
+          join(deskPc, 'Überweisung Lena.pdf'),
+          '--title',
+          'Referral',
+          '--json',
+        ]),
+      ),
+    );
+    assert.deepEqual(
+      [uploaded.document_number, uploaded.filename, uploaded.content_type, uploaded.size],
+      ['D-000001', 'Überweisung Lena.pdf', 'application/pdf', 28],
+    );
+    assert.deepEqual(readdirSync(join(data.dataDir, 'tmp')), [], "no copy of the desk PC's file is left on the server");
+    const missing = await atDesk(['upload-document', '--patient-id', number, '--file', join(deskPc, 'no-such.pdf')]);
+    assert.equal(missing.code, 2, 'a file the desk PC does not have is a usage error there');
+    // create-patient --file: the JSON file of the desk PC, its fields as the server PC reads them.
+    writeFileSync(
+      join(deskPc, 'patient.json'),
+      JSON.stringify({ first_name: 'Fritz', last_name: 'Filed', email: 'f@f.at', mobile: '+43 660 5' }),
+    );
+    const filed = JSON.parse(ok(await atDesk(['create-patient', '--file', join(deskPc, 'patient.json'), '--json'])));
+    assert.deepEqual([filed.first_name, filed.last_name], ['Fritz', 'Filed']);
+    // document save: the file is written on the desk PC, fetched from the server and checked.
     const copy = join(deskPc, 'copy.pdf');
     assert.match(ok(await atDesk(['document', 'save', 'D-1', copy])), /Saved 28 B to .*copy\.pdf; its SHA-256 is the upload's/);
     assert.deepEqual(readFileSync(copy), scan);
@@ -194,6 +223,19 @@ describe('clinic on a desk PC: join, log in, the desk day over HTTPS (interface 
       ['Reception 2 (127.0.0.1)'],
       'the download recorded the read once; the command nothing',
     );
+    // audit export: the desk PC pages GET /audit-events itself and writes what the server PC writes.
+    const window = ['--from', '01.01.2020', '--to', '31.12.2030'];
+    const [atDeskFile, atServerFile] = [join(deskPc, 'trail.ndjson'), join(serverPc, 'trail.ndjson')];
+    const deskExport = await atDesk(['audit', 'export', '--fhir', atDeskFile, ...window]);
+    const serverExport = await atServer(['audit', 'export', '--fhir', atServerFile, ...window]);
+    assert.equal(deskExport.code, 0, deskExport.stderr);
+    assert.equal(deskExport.stdout.replace(atDeskFile, 'FILE'), serverExport.stdout.replace(atServerFile, 'FILE'));
+    assert.match(deskExport.stdout, /^Wrote \d+ events \(#1 to #\d+\) as FHIR AuditEvent resources to /);
+    assert.equal(readFileSync(atDeskFile, 'utf8'), readFileSync(atServerFile, 'utf8'));
+    const exportedJson = JSON.parse(ok(await atDesk(['audit', 'export', '--fhir', atDeskFile, ...window, '--force', '--json'])));
+    assert.equal(exportedJson.file, atDeskFile);
+    const again = await atDesk(['audit', 'export', '--fhir', atDeskFile]);
+    assert.deepEqual([again.code, again.stderr.split(':')[1]], [1, ' FILE_EXISTS']);
     const made = trail.find((event: Record<string, unknown>) => event.action === 'patient.create' && event.patient_id === created.id);
     assert.deepEqual([made.actor_type, made.actor_name, made.source], ['person', 'Anna Admin', 'Reception 2 (127.0.0.1)']);
     const backup = await atDesk(['backup', join(deskPc, 'x.clinic-backup')]);

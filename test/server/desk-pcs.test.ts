@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { updatePersonRow } from '../../src/db/persons.js';
 import { LIST_DEVICES, PAIR_DEVICE, REVOKE_DEVICE, type PairedDevice } from '../../src/domain/people/devices.js';
@@ -210,6 +212,57 @@ describe('desk PCs over the API: pairing, sessions, desk commands (interface 1.3
     assert.equal(patients.body.length, 1);
     const other = await send({ argv: ['patient', 'find', 'Twice'] });
     assert.deepEqual([other.status, other.body.detail.code], [422, 'IDEMPOTENCY_KEY_REUSED']);
+  });
+
+  it("takes a command with the desk PC's file as a form: part `command` and the file named by its option", async () => {
+    const pc = await joinedPc(server, 'Reception 7');
+    const rita = await logIn(server, pc.token, 'Rita Reception', '573920');
+    const patient = await server.request('POST', '/patients', { body: buildPatient({ last_name: 'Formed' }) });
+    const argv = ['upload-document', '--patient-id', patient.body.patient_number, '--file', '/home/rita/Befund März.pdf', '--json'];
+    const send = (parts: Parameters<typeof multipartBody>[0], key?: string) => {
+      const { body, contentType } = multipartBody(parts);
+      const person = asPerson(pc.token, rita);
+      return server.request('POST', '/desk/commands', {
+        ...person,
+        rawBody: body,
+        headers: { ...person.headers, 'content-type': contentType, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      });
+    };
+    const command = (line: string[]) => ({ name: 'command', contentType: 'application/json', data: JSON.stringify({ argv: line }) });
+    const file = (data: string) => ({
+      name: 'file',
+      filenameStar: "utf-8''Befund%20M%C3%A4rz.pdf",
+      contentType: 'application/octet-stream',
+      data,
+    });
+    const tmp = () => readdirSync(join(server.dataDir, 'tmp'));
+
+    const stored = await send([command(argv), file('%PDF-1.4 findings')], 'desk-form-1');
+    assert.equal(stored.status, 200, stored.text);
+    assert.equal(stored.body.exit_code, 0, stored.body.stderr);
+    const document = JSON.parse(stored.body.stdout);
+    assert.deepEqual([document.filename, document.content_type, document.size], ['Befund März.pdf', 'application/pdf', 17]);
+    assert.deepEqual(tmp(), [], "the server's copy is removed once the command ends");
+    // The same key, command line and bytes: the first answer; other bytes are another request.
+    const again = await send([command(argv), file('%PDF-1.4 findings')], 'desk-form-1');
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.equal(again.body.stdout, stored.body.stdout);
+    const otherBytes = await send([command(argv), file('%PDF-1.4 other findings')], 'desk-form-1');
+    assert.deepEqual([otherBytes.status, otherBytes.body.detail.code], [422, 'IDEMPOTENCY_KEY_REUSED']);
+    // Without its file, the command names a file of the desk PC, which the server never reads.
+    const without = await send([command(argv)]);
+    assert.equal(without.body.exit_code, 2);
+    assert.match(without.body.stderr.replace(/\s+/g, ' '), /--file .*was not sent with the command/);
+    for (const refused of [
+      await send([file('no command part')]),
+      await send([command(argv), { name: 'etc-passwd', filename: 'x', data: 'x' }]),
+      await send([{ name: 'command', data: '{not json' }, file('x')]),
+    ]) {
+      assert.equal(refused.status, 422, refused.text);
+    }
+    assert.deepEqual(tmp(), [], 'a refused form leaves no file behind');
+    const documents = await server.request('GET', `/patients/${patient.body.id}/documents`);
+    assert.equal(documents.body.length, 1);
   });
 
   it('refuses a revoked PC at once, its sessions with it, while the server runs', async () => {

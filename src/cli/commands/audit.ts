@@ -1,3 +1,6 @@
+import { auditExportPrintout } from '../audit-export-printout.js';
+import { deskPcRun, offerDownload } from '../desk-identity.js';
+import { auditPagesQuery } from '../../domain/audit/audit-pages.js';
 import type { Command } from 'commander';
 import type { Db } from '../../db/open-database.js';
 import type { AuditEvent } from '../../domain/audit/audit-event.js';
@@ -173,11 +176,15 @@ export function registerAuditCommands(program: Command, io: CliIo): void {
     .action(async (options: WindowOptions & { fhir: string; force?: boolean }) => {
       await runUseCaseCommand(io, options, EXPORT_AUDIT_TRAIL, {
         request: () => ({ query: { from: options.from, to: options.to } }),
-        deliver: (window, db) => exportFhirAuditEvents(db, options.fhir, window, { replace: options.force === true }),
-        print: (exported) =>
-          exported.events === 0
-            ? `No events in that window; ${exported.file} holds none.\n`
-            : `Wrote ${exported.events} events (#${exported.first_seq} to #${exported.last_seq}) as FHIR AuditEvent resources to ${exported.file}\n`,
+        // For a desk PC the file is its own: it pages GET /audit-events over this window itself,
+        // writes the same lines and says the same (desk-pc/audit-export.ts); nothing is written here.
+        deliver: async (window, db) => {
+          if (deskPcRun() === undefined) return exportFhirAuditEvents(db, options.fhir, window, { replace: options.force === true });
+          offerDownload(`/audit-events?${auditPagesQuery(window)}`);
+          return undefined;
+        },
+        shownByDeskPc: true,
+        print: auditExportPrintout,
       });
     });
 }

@@ -1,7 +1,7 @@
 import { replayNote } from '../use-case-command.js';
 import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { wasReplayed } from '../../domain/idempotent-answers.js';
-import { basename, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import { documentMediaType, MEDIA_TYPE_RULE, OCTET_STREAM } from '../../domain/documents/media-type.js';
 import { presentDocumentItem, READ_DOCUMENT } from '../../domain/documents/read-documents.js';
@@ -24,7 +24,7 @@ import { subcommand } from '../subcommand.js';
 import { parseTargetPath } from '../target-path.js';
 import { parseFilePath } from '../input-file.js';
 import { chunksOfNamedFile, openNamedFile } from '../../domain/named-files.js';
-import { deskCaller, deskPcRun, offerDownload } from '../desk-identity.js';
+import { deskCaller, deskPcRun, fileNameOf, offerDownload } from '../desk-identity.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 
 interface UploadOptions extends CommonOptions, Record<string, unknown> {
@@ -156,8 +156,8 @@ export function registerDocumentCommands(program: Command, io: CliIo): void {
           fields: readFieldOptions(options, DOCUMENT_FORM_FIELDS, db),
           file: {
             stream: chunksOfNamedFile(source, options.file),
-            filename: basename(options.file),
-            contentType: options.contentType ?? (await typeOfFileName(basename(options.file))),
+            filename: fileNameOf(options.file),
+            contentType: options.contentType ?? (await typeOfFileName(fileNameOf(options.file))),
           },
         },
         actor,

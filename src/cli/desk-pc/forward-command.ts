@@ -1,6 +1,13 @@
 import type { DeskCommandAnswer } from '../../server/config.js';
 import { deskPcRefusal, deskRowOf } from '../desk-roles.js';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { DESK_COMMAND_FILE_OPTIONS } from '../../domain/desk/desk-command-files.js';
+import { readFailure } from '../../domain/named-files.js';
+import { parseFilePath } from '../input-file.js';
+import { auditExportPrintout } from '../audit-export-printout.js';
+import { emit } from '../output.js';
+import { exportAuditPages } from './audit-export.js';
 import { errors } from '../../errors.js';
 import { EXIT } from '../report-error.js';
 import { parseTargetPath } from '../target-path.js';
@@ -32,6 +39,8 @@ const READS = new Set([
   'notifications list',
   'audit list',
   'audit verify',
+  // It writes a file here, from pages the desk PC reads itself; on the server it changes nothing.
+  'audit export',
   'api-key list',
   'webhook list',
   'staff list',
@@ -84,14 +93,25 @@ export async function runAtDeskPc(argv: readonly string[], io: CliIo, commandPat
     io.stderr(`error: ${saving.usage}\nsee \`clinic document save --help\`\n`);
     return EXIT.usage;
   }
+  const exporting = path === 'audit export' ? exportFile(line) : undefined;
+  if (exporting !== undefined && 'usage' in exporting) {
+    io.stderr(`error: ${exporting.usage}\nsee \`clinic audit export --help\`\n`);
+    return EXIT.usage;
+  }
+  const sending = filesToSend(saving?.line ?? exporting?.line ?? line);
+  if ('usage' in sending) {
+    io.stderr(`error: ${sending.usage}\nsee \`clinic ${path} --help\`\n`);
+    return EXIT.usage;
+  }
   const changes = !READS.has(path) && !PRINTS_A_SECRET.has(path) && !line.includes('--help') && !line.includes('-h');
   const connection = new DeskConnection();
   const idempotencyKey = changes ? (key ?? newDeskKey()) : undefined;
-  const sent = saving?.line ?? line;
+  const sent = sending.line;
   const answer = await connection.sendAsPerson({
     method: 'POST',
     path: '/desk/commands',
     body: { argv: KEYED.has(path) && idempotencyKey !== undefined ? withOption(sent, '--idempotency-key', idempotencyKey) : sent },
+    files: sending.files,
     ...(idempotencyKey === undefined ? { repeatable: READS.has(path) } : { idempotencyKey }),
   });
   const printed = answer.body as DeskCommandAnswer;
@@ -105,9 +125,35 @@ export async function runAtDeskPc(argv: readonly string[], io: CliIo, commandPat
       saving.replace,
     );
   }
+  if (printed.download !== null && exporting !== undefined) {
+    // The server checked the command and named the window; the file is written here from its pages.
+    const exported = await exportAuditPages(connection, printed.download, exporting.target, exporting.replace);
+    emit(io, { json: line.includes('--json') }, exported, () => auditExportPrintout(exported));
+    return 0;
+  }
   io.stdout(printed.stdout);
   io.stderr(printed.stderr);
   return printed.exit_code;
+}
+
+/** `audit export --fhir FILE` at a desk PC: FILE is this PC's, checked here as `document save`'s FILE is, and sent absolute. */
+function exportFile(line: readonly string[]): { line: string[]; target: string; replace: boolean } | { usage: string } | undefined {
+  const at = line.findIndex((word) => word === '--fhir' || word.startsWith('--fhir='));
+  if (at === -1 || (line[at] === '--fhir' && at + 1 >= line.length)) return undefined;
+  const inline = line[at] !== '--fhir';
+  const given = inline ? line[at]!.slice('--fhir='.length) : line[at + 1]!;
+  let target: string;
+  try {
+    target = parseTargetPath(given);
+  } catch (error) {
+    return { usage: `option '--fhir <file>' argument '${given}' is invalid. ${error instanceof Error ? error.message : String(error)}` };
+  }
+  const replace = line.includes('--force');
+  if (!replace && existsSync(target)) throw errors.fileExists(target);
+  const sent = [...line];
+  if (inline) sent[at] = `--fhir=${target}`;
+  else sent[at + 1] = target;
+  return { line: sent, target, replace };
 }
 
 /** `line` with `option value` added before any `--` (after which words are no options). */
@@ -135,4 +181,42 @@ function savedFile(line: readonly string[]): { line: string[]; target: string; r
   const replace = line.includes('--force');
   if (!replace && existsSync(target)) throw errors.fileExists(target);
   return { line: line.map((word, index) => (index === at ? target : word)), target, replace };
+}
+
+/**
+ * The files of this PC a command reads (`--file PATH`, `--token-file PATH`): each checked here as
+ * the server PC's desk checks it (a regular file: else a usage error; readable: else
+ * FILE_UNREADABLE), named absolute in the command line, and sent with it as a form part of the
+ * option's name. The line as sent, and the files; or the usage error.
+ */
+function filesToSend(line: readonly string[]): { line: string[]; files: { part: string; path: string }[] } | { usage: string } {
+  const sent = [...line];
+  const files: { part: string; path: string }[] = [];
+  const end = sent.indexOf('--');
+  for (let i = 0; i < (end === -1 ? sent.length : end); i++) {
+    const word = sent[i]!;
+    const option = DESK_COMMAND_FILE_OPTIONS.find((name) => word === `--${name}` || word.startsWith(`--${name}=`));
+    if (option === undefined) continue;
+    const inline = word !== `--${option}`;
+    const given = inline ? word.slice(option.length + 3) : sent[i + 1];
+    if (given === undefined) continue; // commander on the server says the value is missing
+    let path: string;
+    try {
+      path = resolve(parseFilePath(given));
+    } catch (error) {
+      return {
+        usage: `option '--${option} <path>' argument '${given}' is invalid. ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    // Opened here as the command would open it: a file this user may not read is refused by name.
+    try {
+      accessSync(path, constants.R_OK);
+    } catch (error) {
+      throw errors.fileUnreadable(path, readFailure(error));
+    }
+    if (inline) sent[i] = `--${option}=${path}`;
+    else sent[++i] = path;
+    files.push({ part: option, path });
+  }
+  return { line: sent, files };
 }

@@ -1,6 +1,10 @@
 import { request as httpsRequest } from 'node:https';
-import type { IncomingHttpHeaders } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { createReadStream, statSync } from 'node:fs';
+import type { ClientRequest, IncomingHttpHeaders } from 'node:http';
 import { isIP } from 'node:net';
+import { basename } from 'node:path';
 import { AppError, errors } from '../../errors.js';
 import { PROGRAM_VERSION } from '../../version.js';
 
@@ -30,6 +34,12 @@ export interface ServerRequest {
   path: string;
   headers?: Record<string, string>;
   body?: unknown;
+  /**
+   * Files of this PC sent with `body` (POST /desk/commands): the request is then a
+   * multipart/form-data form, part `command` the JSON body and each file streamed from disk as a
+   * part of its name, read anew for each sending. While bytes move, a sending has no deadline.
+   */
+  files?: readonly { part: string; path: string }[];
   /** Sent as Idempotency-Key: the request is sent once more after a lost answer, and named in SERVER_NO_ANSWER. */
   idempotencyKey?: string;
   /**
@@ -74,7 +84,8 @@ const UNTRUSTED = new Set([
 /** One attempt: connect within CONNECT_MS, then the answer with no IDLE_MS pause. */
 function attempt(server: ServerAddress, req: ServerRequest): Promise<ServerAnswer> {
   const url = new URL(`${API_PATH}${req.path}`, server.url);
-  const payload = req.body === undefined ? undefined : Buffer.from(JSON.stringify(req.body));
+  const form = req.files === undefined || req.files.length === 0 ? undefined : formOf(req.body, req.files);
+  const payload = req.body === undefined || form !== undefined ? undefined : Buffer.from(JSON.stringify(req.body));
   const host = url.hostname.replace(/^\[|\]$/g, '');
   return new Promise((resolve, reject) => {
     let connected = false;
@@ -90,13 +101,15 @@ function attempt(server: ServerAddress, req: ServerRequest): Promise<ServerAnswe
         accept: 'application/json',
         'clinic-version': PROGRAM_VERSION,
         ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(payload.length) }),
+        ...(form === undefined ? {} : { 'content-type': form.contentType, 'content-length': String(form.length) }),
         ...(req.idempotencyKey === undefined ? {} : { 'idempotency-key': req.idempotencyKey }),
         ...req.headers,
       },
     });
     const connectTimer = setTimeout(() => outgoing.destroy(new Error('connect timeout')), CONNECT_MS);
     // However bytes trickle, one sending ends within its 3 s to connect and 10 s to answer: a command within 26 s.
-    const deadline = setTimeout(() => outgoing.destroy(new Error('no answer')), CONNECT_MS + IDLE_MS);
+    // A transfer has no such end: it lasts while bytes move (its idle timer).
+    const deadline = setTimeout(() => form === undefined && outgoing.destroy(new Error('no answer')), CONNECT_MS + IDLE_MS);
     outgoing.once('close', () => clearTimeout(deadline));
     outgoing.on('socket', (socket) => {
       socket.once('secureConnect', () => {
@@ -128,8 +141,52 @@ function attempt(server: ServerAddress, req: ServerRequest): Promise<ServerAnswe
         resolve({ status: response.statusCode ?? 0, headers: response.headers, body });
       });
     });
-    outgoing.end(payload);
+    if (form === undefined) outgoing.end(payload);
+    else form.writeTo(outgoing).catch((error: unknown) => outgoing.destroy(error as Error));
   });
+}
+
+/**
+ * The multipart/form-data body of `body` with `files`: its Content-Type, its length (known from
+ * the files' sizes, so it is sent with a Content-Length), and how to write it, the files streamed.
+ */
+function formOf(body: unknown, files: readonly { part: string; path: string }[]) {
+  const boundary = `clinic-desk-${randomUUID()}`;
+  const command = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="command"\r\nContent-Type: application/json\r\n\r\n${JSON.stringify(body)}\r\n`,
+  );
+  const heads = files.map((file) =>
+    Buffer.from(
+      `--${boundary}\r\nContent-Disposition: form-data; name="${file.part}"; filename*=utf-8''${encodeURIComponent(basename(file.path))}\r\n` +
+        'Content-Type: application/octet-stream\r\n\r\n',
+    ),
+  );
+  const end = Buffer.from(`--${boundary}--\r\n`);
+  const sizes = files.map((file) => statSync(file.path).size);
+  const length = command.length + heads.reduce((sum, head, i) => sum + head.length + sizes[i]! + 2, 0) + end.length;
+  return {
+    contentType: `multipart/form-data; boundary=${boundary}`,
+    length,
+    async writeTo(outgoing: ClientRequest): Promise<void> {
+      const write = async (chunk: Uint8Array | string) => {
+        if (!outgoing.write(chunk)) await once(outgoing, 'drain');
+      };
+      await write(command);
+      for (const [i, file] of files.entries()) {
+        await write(heads[i]!);
+        // Exactly the bytes measured, so the body fits its Content-Length even if the file grows meanwhile.
+        let sent = 0;
+        if (sizes[i]! > 0)
+          for await (const chunk of createReadStream(file.path, { start: 0, end: sizes[i]! - 1 })) {
+            sent += (chunk as Buffer).length;
+            await write(chunk as Buffer);
+          }
+        if (sent < sizes[i]!) throw new Error(`${file.path} became shorter while it was sent`);
+        await write('\r\n');
+      }
+      outgoing.end(end);
+    },
+  };
 }
 
 /** The desk's and the server's versions agree: the same major, minors at most one apart; else VERSION_UNSUPPORTED. */

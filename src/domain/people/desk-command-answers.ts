@@ -1,3 +1,4 @@
+import type { DeskCommandFile } from '../desk/desk-command-files.js';
 import { findIdempotentAnswer, insertIdempotentAnswer, removeExpiredAnswers } from '../../db/idempotent-answers.js';
 import type { Db } from '../../db/open-database.js';
 import { findPaymentByIdempotencyKey } from '../../db/payments.js';
@@ -18,9 +19,10 @@ import { inTransaction } from '../use-case.js';
 
 const OPERATION = 'runDeskCommand';
 
-/** What makes two desk commands the same: the command line and the person who sent it. */
-export function deskCommandFingerprint(argv: readonly string[], personId: string): string {
-  return requestFingerprint(OPERATION, {}, { argv, person: personId });
+/** What makes two desk commands the same: the command line, the files sent with it (their options and bytes) and the person who sent it. */
+export function deskCommandFingerprint(argv: readonly string[], personId: string, files: readonly DeskCommandFile[] = []): string {
+  const sent = files.map((file) => [file.option, file.sha256]).sort();
+  return requestFingerprint(OPERATION, {}, { argv, person: personId, ...(sent.length === 0 ? {} : { files: sent }) });
 }
 
 /**

@@ -4,6 +4,7 @@ import { authorize } from '../middleware/authorize.js';
 import { noStore } from '../middleware/no-store.js';
 import { receiveDocumentUpload } from '../middleware/document-upload.js';
 import { jsonBody } from '../middleware/json-body.js';
+import { receiveDeskCommand } from '../middleware/desk-command-body.js';
 import { requireModule } from '../middleware/require-module.js';
 import type { Operation, OperationDeps } from './operation.js';
 import type { ClinicState } from './state.js';
@@ -46,7 +47,8 @@ function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicSta
       authorize(db, commits, op.credentials ?? 'key-or-session', op.scope, keyLimits, op.roles, op.touchesSession ?? true),
     );
   if (op.module) chain.push(requireModule(db, op.module));
-  if (op.body?.kind === 'json') chain.push(jsonBody(config.jsonBodyLimitBytes));
+  // A JSON body that may come with files (a desk PC's command) may come as a form instead.
+  if (op.body?.kind === 'json') chain.push(op.body.files === undefined ? jsonBody(config.jsonBodyLimitBytes) : receiveDeskCommand(config));
   // The one multipart form of the API is the document upload.
   if (op.body?.kind === 'multipart') chain.push(receiveDocumentUpload(db, commits, config));
   const handle = op.handler(deps);

@@ -1,3 +1,4 @@
+import type { DeskCommandFile } from '../../domain/desk/desk-command-files.js';
 import type { ParameterizedContext } from 'koa';
 import type { ApiPrincipal } from '../../domain/api-keys.js';
 import type { DocumentUpload } from '../../domain/documents/upload-document.js';
@@ -26,6 +27,8 @@ export interface ClinicState {
   upload?: DocumentUpload;
   /** The text fields of that form. */
   form?: Record<string, unknown>;
+  /** The files a desk PC sent with its command (POST /desk/commands as a form), set by `receiveDeskCommand`. */
+  deskFiles?: DeskCommandFile[];
 }
 
 export type ClinicContext = ParameterizedContext<ClinicState>;

@@ -9,7 +9,7 @@ import { VERSION_INFO } from './info.js';
 import { AUDITED_READS_PER_MINUTE } from '../throttles/audited-read-guard.js';
 import { codedResponse, errorSchemas, headerComponents, headersObject, ref, unprocessableResponse } from './error-responses.js';
 import { fieldSchema, objectSchema, type JsonSchema } from './field-schemas.js';
-import { MODELS } from './models.js';
+import { MODELS, type ModelName } from './models.js';
 import { TAGS, type OperationSpec } from './operation-spec.js';
 import { curlExample, headerName } from './curl-example.js';
 import { parameterExample } from './examples.js';
@@ -72,7 +72,18 @@ function requestBody(op: OperationSpec): JsonSchema | undefined {
     // A PATCH body is a JSON merge patch (RFC 7396), sent as such or as plain JSON.
     return {
       required: true,
-      content: { 'application/json': media, ...(op.method === 'patch' ? { 'application/merge-patch+json': media } : {}) },
+      content: {
+        'application/json': media,
+        ...(op.method === 'patch' ? { 'application/merge-patch+json': media } : {}),
+        ...(body.files === undefined
+          ? {}
+          : {
+              'multipart/form-data': {
+                schema: jsonWithFiles(body.model, body.files),
+                examples: { example: { value: { command: JSON.stringify(body.example), [body.files[0]!]: '(the bytes of the file)' } } },
+              },
+            }),
+      },
     };
   }
   const form = objectSchema(body.fields, 'request');
@@ -84,6 +95,24 @@ function requestBody(op: OperationSpec): JsonSchema | undefined {
   };
   const schema = { ...form, properties: { [body.file]: file, ...(form.properties as object) }, required: [body.file] };
   return { required: true, content: { 'multipart/form-data': { schema, examples: { example: { value: body.example } } } } };
+}
+
+/** The form of a JSON body sent with files: part `command` the JSON, each file a part of its own name. */
+function jsonWithFiles(model: ModelName, files: readonly string[]): JsonSchema {
+  const file = {
+    type: 'string',
+    format: 'binary',
+    contentMediaType: 'application/octet-stream',
+    description: 'A file, as a form part with a file name',
+  };
+  return {
+    type: 'object',
+    properties: {
+      command: { type: 'string', contentMediaType: 'application/json', contentSchema: ref('schemas', model), description: 'The JSON body' },
+      ...Object.fromEntries(files.map((name) => [name, file])),
+    },
+    required: ['command'],
+  };
 }
 
 /** The issues the real validators report for a typical mistake, as the 422 example. */
@@ -174,6 +203,8 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
   if (op.body?.kind === 'json') {
     out['413'] = codedResponse([errors.payloadTooLarge(limits.jsonBodyLimitBytes)]);
     out['415'] = codedResponse([errors.unsupportedMediaType('application/json')]);
+    if (op.body.files !== undefined)
+      out['413'] = codedResponse([errors.payloadTooLarge(limits.jsonBodyLimitBytes), errors.documentTooLarge(limits.documentLimitBytes)]);
   }
   if (op.body?.kind === 'multipart') {
     out['413'] = codedResponse([errors.documentTooLarge(limits.documentLimitBytes)]);

@@ -47,7 +47,16 @@ export interface DownloadResult {
 }
 
 export type RequestBody =
-  | { kind: 'json'; model: ModelName; example: unknown }
+  | {
+      kind: 'json';
+      model: ModelName;
+      example: unknown;
+      /**
+       * The form parts (by name) that may come with the JSON instead: then the body is a
+       * multipart/form-data form, its part `command` the JSON and these its files (POST /desk/commands).
+       */
+      files?: readonly string[];
+    }
   /** A multipart form: the text fields of `fields` and the binary part `file`. */
   | { kind: 'multipart'; fields: readonly FieldSpec[]; file: string; example: Record<string, string> };
 

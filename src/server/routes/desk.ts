@@ -1,3 +1,7 @@
+import type { RouterContext } from '@koa/router';
+import type { ClinicState } from '../api/state.js';
+import { DESK_COMMAND_FILE_OPTIONS, withServerCopies, type DeskCommandFile } from '../../domain/desk/desk-command-files.js';
+import { removeFile } from '../../db/document-files.js';
 import { API_PREFIX, type DeskCommandAnswer } from '../config.js';
 import { keyInFlight, keyState, rememberAnswer, deskCommandFingerprint } from '../../domain/people/desk-command-answers.js';
 import { joinDevice } from '../../domain/people/devices.js';
@@ -77,9 +81,12 @@ export const deskOperations: readonly Operation[] = [
       'the server PC only (init, serve, backup, restore, upgrade, check, tls, autostart, desk pair) are 403 `SERVER_PC_ONLY`. ' +
       'An `Idempotency-Key` header (1–255 visible ASCII characters) with the same command line from the same person answers the first answer again ' +
       '(`Idempotent-Replayed: true`); another command line: 422 `IDEMPOTENCY_KEY_REUSED`; a command that exited other than 0 ' +
-      'keeps no key.',
+      'keeps no key. A command that reads a file of the desk PC (`upload-document --file`, `create-patient --file`) comes as a ' +
+      'multipart/form-data form: part `command` the JSON, and the file as a part named by its option (`file`), as large as a ' +
+      "document may be; the server runs the command on its copy, which it removes afterwards, and the file's bytes are part of the " +
+      'request an Idempotency-Key answers.',
     tag: 'desk',
-    body: { kind: 'json', model: 'DeskCommandInput', example: { argv: ['patient', 'find', 'Berger'] } },
+    body: { kind: 'json', model: 'DeskCommandInput', example: { argv: ['patient', 'find', 'Berger'] }, files: DESK_COMMAND_FILE_OPTIONS },
     refusals: [
       errors.sessionRequired(),
       errors.serverPcOnly('backup', 'https://clinic-pc:8080'),
@@ -98,9 +105,8 @@ export const deskOperations: readonly Operation[] = [
       example: { exit_code: 0, stdout: 'P-000042  Anna Berger  1985-03-14\n', stderr: '', download: null },
       headers: REPLAYED_HEADER,
     },
-    handler:
-      ({ db, config }) =>
-      async (ctx): Promise<DeskCommandAnswer> => {
+    handler: ({ db, config }) => {
+      const answerDeskCommand = async (ctx: RouterContext<ClinicState>, files: readonly DeskCommandFile[]): Promise<DeskCommandAnswer> => {
         const logger = config.logger;
         const session = ctx.state.session!;
         const timeZone = clinicTimeZone(db);
@@ -109,7 +115,7 @@ export const deskOperations: readonly Operation[] = [
         const runDeskCommand = config.deskCommands;
         if (runDeskCommand === undefined) throw errors.deskCommandsUnavailable();
         const key = header['idempotency-key'] ?? null;
-        const fingerprint = deskCommandFingerprint(argv, session.person.id);
+        const fingerprint = deskCommandFingerprint(argv, session.person.id, files);
         const run = async (): Promise<{ answer: DeskCommandAnswer; replayed: boolean }> => {
           const held = key === null ? 'free' : keyState<DeskCommandAnswer>(db, key, fingerprint);
           if (typeof held === 'object') return { answer: held.replay, replayed: true };
@@ -118,7 +124,7 @@ export const deskOperations: readonly Operation[] = [
             actor: personActor(session.person, deskSource(ctx, session.device), ctx.state.requestId),
             roles: rolesOf(session.person),
           };
-          const outcome = await runDeskCommand(argv, { db, dataDir: config.dataDir }, caller);
+          const outcome = await runDeskCommand(withServerCopies(argv, files), { db, dataDir: config.dataDir }, caller, files);
           if ('refused' in outcome)
             throw outcome.refused === 'server-pc'
               ? errors.serverPcOnly(outcome.command, serverUrl(ctx))
@@ -142,6 +148,16 @@ export const deskOperations: readonly Operation[] = [
         const { answer, replayed } = key === null ? await run() : await keyInFlight(key, run);
         if (replayed) ctx.set('Idempotent-Replayed', 'true');
         return answer;
-      },
+      };
+      return async (ctx): Promise<DeskCommandAnswer> => {
+        // The files sent with the command are the server's for as long as it runs, refused or not.
+        const files = ctx.state.deskFiles ?? [];
+        try {
+          return await answerDeskCommand(ctx, files);
+        } finally {
+          await Promise.all(files.map((file) => removeFile(file.path)));
+        }
+      };
+    },
   },
 ];
