@@ -36,9 +36,14 @@ export class ChangeWatch {
     private readonly pollMs = CHANGE_POLL_MS,
   ) {}
 
-  /** The feed's last committed seq as of now (read outside any transaction: never an uncommitted one). */
+  /**
+   * The feed's last committed seq as of now (read outside any transaction: never an uncommitted
+   * one). Growth it finds wakes the waiters, as check's does: a reader (the webhook worker's pass,
+   * every second) that saw another process's commit first would otherwise leave nothing for the
+   * next check to find, and a held request would sleep to its end.
+   */
   lastSeq(): number {
-    this.#refresh();
+    if (this.#refresh()) this.#wakeAll();
     return this.#last;
   }
 
@@ -48,7 +53,11 @@ export class ChangeWatch {
    * server costs no probe.
    */
   check(): void {
-    if (this.#waiters.size > 0 && this.#refresh()) for (const wake of [...this.#waiters]) wake();
+    if (this.#waiters.size > 0 && this.#refresh()) this.#wakeAll();
+  }
+
+  #wakeAll(): void {
+    for (const wake of [...this.#waiters]) wake();
   }
 
   /**
@@ -122,7 +131,7 @@ export class ChangeWatch {
   /** Answers every waiter now and stops polling; for the server's stop. */
   close(): void {
     this.#closed = true;
-    for (const wake of [...this.#waiters]) wake();
+    this.#wakeAll();
     this.#stopPollingIfIdle();
   }
 
