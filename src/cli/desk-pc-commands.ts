@@ -1,4 +1,5 @@
 import type { Db } from '../db/open-database.js';
+import { rewriteOptions, withOption } from '../domain/desk/command-line-options.js';
 import type { Caller } from '../domain/use-case.js';
 import type { Role } from '../domain/people/roles.js';
 import { commandPathOf, runCli } from './program.js';
@@ -17,19 +18,7 @@ import type { DeskCommandAnswer, DeskCommandRunner } from '../server/config.js';
 export type DeskPcAnswer = DeskCommandAnswer;
 
 /** `argv` without `--data`: on the server, the data directory is its own. */
-function withoutDataOption(argv: readonly string[]): string[] {
-  const kept: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === '--') {
-      kept.push(...argv.slice(i));
-      break;
-    }
-    if (word === '--data') i++;
-    else if (!word.startsWith('--data=')) kept.push(word);
-  }
-  return kept;
-}
+const withoutDataOption = (argv: readonly string[]): string[] => rewriteOptions(argv, ['data'], () => []);
 
 /**
  * Runs a desk PC's command line on the server's `db` in `dataDir`, as `caller` (the server's
@@ -58,9 +47,7 @@ async function runOnServerDatabase(
     isTty: false,
     stderrColumns: async () => undefined,
   };
-  const line = [...withoutDataOption(argv)];
-  const end = line.indexOf('--');
-  line.splice(end === -1 ? line.length : end, 0, '--data', server.dataDir);
+  const line = withOption(withoutDataOption(argv), '--data', server.dataDir);
   const run: DeskPcRun = { db: server.db, caller, files };
   const exitCode = await runForDeskPc(run, () => runCli(line, io));
   // A file offered for download only when the command succeeded; the operation then records the read.

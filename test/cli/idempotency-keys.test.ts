@@ -58,6 +58,8 @@ describe('--idempotency-key on the desk commands that create', () => {
       assert.equal(ok(await clinic(...args, '--idempotency-key', key, '--json')).stdout, first.stdout, what);
       assert.deepEqual(recorded(), after, `${what}: the replays recorded nothing`);
     }
+    const newInvoiceWithKey = (key: string) =>
+      clinic('invoice', 'create', '--patient-id', patient.patient_number, '--total', '5', '--idempotency-key', key);
     // The key with another request: another patient, or an invoice (one key space).
     const otherPatient = await clinic(
       ...commands[0]![1].map((word) => (word === 'Otto' ? 'Anna' : word)),
@@ -66,30 +68,12 @@ describe('--idempotency-key on the desk commands that create', () => {
     );
     assert.equal(otherPatient.code, 1);
     assert.match(otherPatient.stderr, /IDEMPOTENCY_KEY_REUSED/);
-    const reused = await clinic(
-      'invoice',
-      'create',
-      '--patient-id',
-      patient.patient_number,
-      '--total',
-      '5',
-      '--idempotency-key',
-      'desk-patient-1',
-    );
+    const reused = await newInvoiceWithKey('desk-patient-1');
     assert.equal(reused.code, 1);
     assert.match(reused.stderr, /IDEMPOTENCY_KEY_REUSED/);
     // A malformed key is a usage error of its own field, and records nothing.
     const before = recorded();
-    const malformed = await clinic(
-      'invoice',
-      'create',
-      '--patient-id',
-      patient.patient_number,
-      '--total',
-      '5',
-      '--idempotency-key',
-      'has space',
-    );
+    const malformed = await newInvoiceWithKey('has space');
     assert.notEqual(malformed.code, 0);
     assert.match(malformed.stderr, /idempotency-key/i);
     assert.deepEqual(recorded(), before);

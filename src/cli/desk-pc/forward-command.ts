@@ -3,6 +3,7 @@ import { deskPcRefusal, deskRowOf } from '../desk-roles.js';
 import { accessSync, constants, existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { DESK_COMMAND_FILE_OPTIONS } from '../../domain/desk/desk-command-files.js';
+import { rewriteOptions, withOption, type TypedOption } from '../../domain/desk/command-line-options.js';
 import { readFailure } from '../../domain/named-files.js';
 import { parseFilePath } from '../input-file.js';
 import { auditExportPrintout } from '../audit-export-printout.js';
@@ -58,21 +59,15 @@ const KEYED = new Set(['record-payment', 'refund']);
 /** Commands that print a secret once: never answered twice, so no key (api-key create, webhook add, staff add, reset-pin). */
 const PRINTS_A_SECRET = new Set(['api-key create', 'webhook add', 'staff add', 'staff reset-pin']);
 
-/** `--idempotency-key K` taken out of the command line: it goes as the request's header. */
+/** `--idempotency-key K` taken out of the command line (it goes as the request's header), and `--data` (the server's is its own). */
 function takeIdempotencyKey(argv: readonly string[]): { line: string[]; key: string | undefined } {
-  const line: string[] = [];
   let key: string | undefined;
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === '--') {
-      line.push(...argv.slice(i));
-      break;
-    }
-    if (word === '--idempotency-key' && i + 1 < argv.length) key = argv[++i];
-    else if (word.startsWith('--idempotency-key=')) key = word.slice('--idempotency-key='.length);
-    else if (word === '--data') i++;
-    else if (!word.startsWith('--data=')) line.push(word);
-  }
+  const line = rewriteOptions(argv, ['idempotency-key', 'data'], (option) => {
+    if (option.name === 'data') return [];
+    if (option.value === undefined) return option.words;
+    key = option.value;
+    return [];
+  });
   return { line, key };
 }
 
@@ -138,28 +133,34 @@ export async function runAtDeskPc(argv: readonly string[], io: CliIo, commandPat
 
 /** `audit export --fhir FILE` at a desk PC: FILE is this PC's, checked here as `document save`'s FILE is, and sent absolute. */
 function exportFile(line: readonly string[]): { line: string[]; target: string; replace: boolean } | { usage: string } | undefined {
-  const at = line.findIndex((word) => word === '--fhir' || word.startsWith('--fhir='));
-  if (at === -1 || (line[at] === '--fhir' && at + 1 >= line.length)) return undefined;
-  const inline = line[at] !== '--fhir';
-  const given = inline ? line[at]!.slice('--fhir='.length) : line[at + 1]!;
-  let target: string;
+  let target: string | undefined;
   try {
-    target = parseTargetPath(given);
+    const sent = rewriteOptions(line, ['fhir'], (option) => {
+      if (option.value === undefined) return option.words;
+      target = checkedOptionValue(option, '<file>', parseTargetPath);
+      return option.withValue(target);
+    });
+    if (target === undefined) return undefined;
+    const replace = line.includes('--force');
+    if (!replace && existsSync(target)) throw errors.fileExists(target);
+    return { line: sent, target, replace };
   } catch (error) {
-    return { usage: `option '--fhir <file>' argument '${given}' is invalid. ${error instanceof Error ? error.message : String(error)}` };
+    if (error instanceof OptionUsage) return { usage: error.message };
+    throw error;
   }
-  const replace = line.includes('--force');
-  if (!replace && existsSync(target)) throw errors.fileExists(target);
-  const sent = [...line];
-  if (inline) sent[at] = `--fhir=${target}`;
-  else sent[at + 1] = target;
-  return { line: sent, target, replace };
 }
 
-/** `line` with `option value` added before any `--` (after which words are no options). */
-function withOption(line: readonly string[], option: string, value: string): string[] {
-  const end = line.indexOf('--');
-  return end === -1 ? [...line, option, value] : [...line.slice(0, end), option, value, ...line.slice(end)];
+/** A value of an option this PC checks that commander on the server would refuse: a usage error (exit 2), said as commander says it. */
+class OptionUsage extends Error {}
+
+/** `option`'s value as `parse` makes it, or OptionUsage naming the option and why. */
+function checkedOptionValue(option: TypedOption, placeholder: string, parse: (text: string) => string): string {
+  try {
+    return parse(option.value!);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    throw new OptionUsage(`option '--${option.name} ${placeholder}' argument '${option.value}' is invalid. ${why}`);
+  }
 }
 
 /**
@@ -190,33 +191,24 @@ function savedFile(line: readonly string[]): { line: string[]; target: string; r
  * option's name. The line as sent, and the files; or the usage error.
  */
 function filesToSend(line: readonly string[]): { line: string[]; files: { part: string; path: string }[] } | { usage: string } {
-  const sent = [...line];
   const files: { part: string; path: string }[] = [];
-  const end = sent.indexOf('--');
-  for (let i = 0; i < (end === -1 ? sent.length : end); i++) {
-    const word = sent[i]!;
-    const option = DESK_COMMAND_FILE_OPTIONS.find((name) => word === `--${name}` || word.startsWith(`--${name}=`));
-    if (option === undefined) continue;
-    const inline = word !== `--${option}`;
-    const given = inline ? word.slice(option.length + 3) : sent[i + 1];
-    if (given === undefined) continue; // commander on the server says the value is missing
-    let path: string;
-    try {
-      path = resolve(parseFilePath(given));
-    } catch (error) {
-      return {
-        usage: `option '--${option} <path>' argument '${given}' is invalid. ${error instanceof Error ? error.message : String(error)}`,
-      };
-    }
-    // Opened here as the command would open it: a file this user may not read is refused by name.
-    try {
-      accessSync(path, constants.R_OK);
-    } catch (error) {
-      throw errors.fileUnreadable(path, readFailure(error));
-    }
-    if (inline) sent[i] = `--${option}=${path}`;
-    else sent[++i] = path;
-    files.push({ part: option, path });
+  try {
+    const sent = rewriteOptions(line, DESK_COMMAND_FILE_OPTIONS, (option) => {
+      // Without a value, commander on the server says it is missing.
+      if (option.value === undefined) return option.words;
+      const path = checkedOptionValue(option, '<path>', (text) => resolve(parseFilePath(text)));
+      // Opened here as the command would open it: a file this user may not read is refused by name.
+      try {
+        accessSync(path, constants.R_OK);
+      } catch (error) {
+        throw errors.fileUnreadable(path, readFailure(error));
+      }
+      files.push({ part: option.name, path });
+      return option.withValue(path);
+    });
+    return { line: sent, files };
+  } catch (error) {
+    if (error instanceof OptionUsage) return { usage: error.message };
+    throw error;
   }
-  return { line: sent, files };
 }

@@ -1,3 +1,4 @@
+import { rewriteOptions } from './command-line-options.js';
 /**
  * The options by which a desk command reads a file of the PC it was typed on (interface 1.3.0,
  * "Commands on a desk PC"): `upload-document --file`, `create-patient --file`, `sms-gateway set
@@ -31,21 +32,8 @@ export const isDeskCommandFileOption = (name: string): name is DeskCommandFileOp
  */
 export function withServerCopies(argv: readonly string[], files: readonly DeskCommandFile[]): string[] {
   const copyOf = new Map(files.map((file) => [file.option as string, file.path]));
-  const line: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i]!;
-    if (word === '--') {
-      line.push(...argv.slice(i));
-      break;
-    }
-    const [flag, inline] = word.startsWith('--') && word.includes('=') ? [word.slice(0, word.indexOf('=')), true] : [word, false];
-    const copy = flag.startsWith('--') ? copyOf.get(flag.slice(2)) : undefined;
-    if (copy === undefined) line.push(word);
-    else if (inline) line.push(`${flag}=${copy}`);
-    else if (i + 1 < argv.length) {
-      line.push(word, copy);
-      i++;
-    } else line.push(word);
-  }
-  return line;
+  return rewriteOptions(argv, DESK_COMMAND_FILE_OPTIONS, (option) => {
+    const copy = copyOf.get(option.name);
+    return copy === undefined || option.value === undefined ? option.words : option.withValue(copy);
+  });
 }
