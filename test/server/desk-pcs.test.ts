@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { updatePersonRow } from '../../src/db/persons.js';
 import { LIST_DEVICES, PAIR_DEVICE, REVOKE_DEVICE, type PairedDevice } from '../../src/domain/people/devices.js';
-import { ADD_PERSON, findPerson } from '../../src/domain/people/persons.js';
+import { ADD_PERSON, DISABLE_PERSON, ENABLE_PERSON, findPerson } from '../../src/domain/people/persons.js';
 import { hashPin } from '../../src/domain/people/pin.js';
 import { connectionRunner, runUseCase, type AnyUseCase } from '../../src/domain/use-case.js';
 import { buildPatient } from '../helpers/builders.js';
@@ -263,6 +263,25 @@ describe('desk PCs over the API: pairing, sessions, desk commands (interface 1.3
     assert.deepEqual(tmp(), [], 'a refused form leaves no file behind');
     const documents = await server.request('GET', `/patients/${patient.body.id}/documents`);
     assert.equal(documents.body.length, 1);
+  });
+
+  it("refuses a disabled person's next request at once (401 PERSON_DISABLED), their login too, until enabled again", async () => {
+    addPerson(server, 'Dora Doktor', 'practitioner', '640281');
+    const pc = await joinedPc(server, 'Room 5');
+    const dora = await logIn(server, pc.token, 'Dora Doktor', '640281');
+    assert.equal((await server.request('GET', '/patients', asPerson(pc.token, dora))).status, 200);
+    run(server, DISABLE_PERSON, { path: { person: 'dora doktor' } });
+    const refused = await server.request('GET', '/patients', asPerson(pc.token, dora));
+    assert.deepEqual([refused.status, refused.body.detail.code], [401, 'PERSON_DISABLED']);
+    const login = await server.request('POST', '/sessions', {
+      key: null,
+      headers: { 'clinic-device': pc.token },
+      body: { person: 'Dora Doktor', pin: '640281' },
+    });
+    assert.deepEqual([login.status, login.body.detail.code], [401, 'PERSON_DISABLED']);
+    run(server, ENABLE_PERSON, { path: { person: 'dora doktor' } });
+    const again = await logIn(server, pc.token, 'Dora Doktor', '640281');
+    assert.equal((await server.request('GET', '/patients', asPerson(pc.token, again))).status, 200);
   });
 
   it('refuses a revoked PC at once, its sessions with it, while the server runs', async () => {
