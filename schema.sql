@@ -141,7 +141,9 @@ CREATE TABLE patients (
   insurer_code                   TEXT,
   last_panoramic_date            TEXT,
   -- 1 at creation, +1 for each change (PATCH, clinic-api-1.2.md): the ETag of If-Match.
-  version                        INTEGER NOT NULL DEFAULT 1
+  version                        INTEGER NOT NULL DEFAULT 1,
+  -- 1.3.0: the patient asked for no reminders; a reminder due is skipped (opted_out).
+  reminders_opt_out              INTEGER NOT NULL DEFAULT 0 CHECK (reminders_opt_out IN (0, 1))
 ) STRICT;
 
 -- Patient search (GET /patients?q, `clinic patient find`): the words a patient is found by, folded
@@ -200,7 +202,8 @@ CREATE TABLE appointments (
   reschedule_by_role            TEXT,
   confirmation_reminder_sent_at TEXT,
   status_reason                 TEXT,
-  status_changed_at             TEXT   -- when the status last changed (1.2.0); null while it never did
+  status_changed_at             TEXT,  -- when the status last changed (1.2.0); null while it never did
+  patient_declined_at           TEXT   -- 1.3.0: the patient said they will not come; patient_confirmed_at is then null
 ) STRICT;
 
 -- A patient's appointments in time order: the lookup behind the foreign key and any patient calendar.
@@ -726,3 +729,40 @@ CREATE TABLE sessions (
 ) STRICT;
 CREATE INDEX open_sessions_by_person ON sessions (person_id) WHERE ended_at IS NULL;
 CREATE INDEX open_sessions_by_device ON sessions (device_id) WHERE ended_at IS NULL AND device_id IS NOT NULL;
+
+-- Appointment reminders (interface 1.3.0): one row per rule for each future appointment of a
+-- patient, planned in the booking's transaction and moved by the changes of the appointment and of
+-- the rules. state: scheduled, then one final state (sent, failed, withdrawn, expired, skipped)
+-- with its reason. rule_ms: how long before the start it is due (the rule it was planned for).
+-- channel, recipient, subject and text are what was sent (null until a sending decides them);
+-- lease_until holds a row while one server sends it, so no two send it; attempts counts tries
+-- whose outcome is known or unknown, next_attempt_at the next try after a transient failure.
+CREATE TABLE reminders (
+  seq                 INTEGER PRIMARY KEY AUTOINCREMENT,
+  id                  TEXT NOT NULL UNIQUE,
+  appointment_id      TEXT NOT NULL REFERENCES appointments (id),
+  patient_id          TEXT NOT NULL REFERENCES patients (id),
+  rule_ms             INTEGER NOT NULL CHECK (rule_ms > 0),
+  due_at              TEXT NOT NULL,
+  state               TEXT NOT NULL CHECK (state IN ('scheduled', 'sent', 'failed', 'withdrawn', 'expired', 'skipped')),
+  reason              TEXT,
+  channel             TEXT CHECK (channel IN ('sms', 'email')),
+  recipient           TEXT,
+  subject             TEXT,
+  text                TEXT,
+  attempts            INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+  next_attempt_at     TEXT,
+  lease_until         TEXT,
+  sent_at             TEXT,
+  provider_message_id TEXT,
+  error               TEXT,
+  created_at          TEXT NOT NULL,
+  updated_at          TEXT NOT NULL
+) STRICT;
+-- GET /reminders in its order (due_at, id), whole or of one clinic day; the sender's scan of what
+-- is due reads the scheduled ones only.
+CREATE INDEX reminders_by_due ON reminders (due_at, id);
+CREATE INDEX scheduled_reminders_by_due ON reminders (due_at) WHERE state = 'scheduled';
+-- An appointment's reminders (withdrawn with it, listed with ?appointment_id=); a patient's.
+CREATE INDEX reminders_by_appointment ON reminders (appointment_id, due_at, id);
+CREATE INDEX reminders_by_patient ON reminders (patient_id, due_at, id);

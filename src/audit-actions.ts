@@ -41,6 +41,11 @@ export const AUDIT_ACTIONS = [
   'device.pair',
   'device.join',
   'device.revoke',
+  // Interface 1.3.0's reminders: a list of them shown (one event per patient on it).
+  'reminder.read',
+  // Interface 1.3.0's confirmations: the patient's yes or no, given by a reply (actor system) or at the desk or API.
+  'appointment.confirm',
+  'appointment.decline',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

@@ -12,6 +12,9 @@ export const CHANGE_TYPES = [
   'payment.created',
   'refund.created',
   'invoice.credited',
+  // 1.3.0: the patient confirmed or declined (a reply to a reminder, or told the desk or an integration).
+  'appointment.confirmed',
+  'appointment.declined',
 ] as const;
 
 export type ChangeType = (typeof CHANGE_TYPES)[number];

@@ -54,6 +54,13 @@ function tooManyRequests(waitMs: number, message: (seconds: number) => string): 
   return new AppError(429, 'TOO_MANY_REQUESTS', message(seconds), { 'Retry-After': String(seconds) });
 }
 
+/** The reminder templates by their request field, as a refusal names them. */
+const TEMPLATE_LABELS: Readonly<Record<string, string>> = {
+  sms_template: 'The SMS template',
+  email_subject: "The e-mail's subject",
+  email_template: 'The e-mail template',
+};
+
 /** The error factories, one per code of decisions.md §1, so a code is spelt in one place. */
 export const errors = {
   unauthenticated: (message = 'A valid API key is required: send "Authorization: Bearer <key>".') =>
@@ -666,6 +673,29 @@ export const errors = {
     ),
   deskCommandsUnavailable: () =>
     new AppError(503, 'DESK_COMMANDS_UNAVAILABLE', "This server was started without the desk's commands; start it with `clinic serve`."),
+  /**
+   * A setting something else needs is not set (1.3.0): a reminder rule needs the clinic's name,
+   * an erasure the retention preset. `detail.setting` names it.
+   */
+  settingRequired: (setting: 'name' | 'retention') =>
+    new AppError(
+      422,
+      'SETTING_REQUIRED',
+      setting === 'name'
+        ? "A reminder says which clinic it comes from: set the clinic's name first, with `clinic settings set-name TEXT`."
+        : "What is kept, and how long, follows the law of the clinic's country: set it first, with `clinic settings set-retention --country AT|DE`.",
+      {},
+      { setting },
+    ),
+  /** A reminder template with a `{…}` that is no placeholder (1.3.0): `detail.placeholder` is what was written, `detail.template` which one. */
+  templateInvalid: (placeholder: string, template: string, known: readonly string[]) =>
+    new AppError(
+      422,
+      'TEMPLATE_INVALID',
+      `${TEMPLATE_LABELS[template] ?? template}: ${placeholder} is not a placeholder; use ${known.map((name) => `{${name}}`).join(', ')}, or {{ and }} for braces.`,
+      {},
+      { placeholder, template },
+    ),
   /** The desk's, where a command needs a person and no one is logged in (interface 1.3.0, "Sessions"). */
   loginRequired: () => new AppError(401, 'LOGIN_REQUIRED', 'this command needs a person; log in with: clinic login --as NAME'),
   checkFailed: (findings: number) => new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),

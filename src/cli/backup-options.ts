@@ -1,6 +1,7 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { InvalidArgumentError, type Command } from 'commander';
 import type { BackupScheduleConfig } from '../server/workers/backup-schedule.js';
+import { DURATION_FORM, durationMsOf } from '../domain/durations.js';
 import { optionOrEnv } from './env-options.js';
 
 /** `serve`'s backup options as commander parsed them. */
@@ -14,15 +15,14 @@ export interface BackupOptions {
 export const DEFAULT_BACKUP_EVERY = '24h';
 export const DEFAULT_BACKUP_KEEP = 7;
 
-const UNIT_MS: Readonly<Record<string, number>> = { d: 86_400_000, h: 3_600_000, m: 60_000, s: 1000 };
-const LONGEST_INTERVAL_MS = 366 * UNIT_MS.d!;
+const DAY_MS = 86_400_000;
+const LONGEST_INTERVAL_MS = 366 * DAY_MS;
 const MOST_KEPT = 10_000;
 
-/** A `--backup-every` value: whole numbers with units d, h, m, s (`24h`, `30m`, `1h30m`, `3s`), from 1s to 366d. */
+/** A `--backup-every` value: a duration (durationMsOf: `24h`, `30m`, `1h30m`, `3s`) from 1s to 366d. */
 export function parseInterval(text: string): number {
-  if (!/^(\d+[dhms])+$/.test(text)) throw new InvalidArgumentError('expected a duration such as 24h, 30m, 1h30m or 3s (units d, h, m, s)');
-  let ms = 0;
-  for (const [, amount, unit] of text.matchAll(/(\d+)([dhms])/g)) ms += Number(amount) * UNIT_MS[unit!]!;
+  const ms = durationMsOf(text);
+  if (ms === undefined) throw new InvalidArgumentError(`expected ${DURATION_FORM}`);
   if (ms < 1000) throw new InvalidArgumentError('the interval must be at least 1s');
   if (ms > LONGEST_INTERVAL_MS) throw new InvalidArgumentError('the interval may be at most 366d');
   return ms;

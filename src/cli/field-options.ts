@@ -46,8 +46,9 @@ function placeholder(spec: FieldSpec): string {
       return '<time>';
     case 'uuid':
       return '<id>';
+    // Bare, the option says true (`--reminders-opt-out`); a value says which.
     case 'boolean':
-      return '<true|false>';
+      return '[true|false]';
     case 'integer':
       return '<n>';
     case 'decimal':
@@ -184,6 +185,7 @@ export function readFieldOptions(
   for (const spec of fields) {
     const text = options[attributeName(names[spec.name] ?? spec.name)];
     if (typeof text === 'string') body[spec.name] = fromOptionText(spec, text, today);
+    else if (text === true) body[spec.name] = true;
   }
   return body;
 }

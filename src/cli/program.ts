@@ -15,6 +15,7 @@ import { registerModuleCommands } from './commands/module.js';
 import { registerCreatePatientCommand, registerPatientCommands } from './commands/patient.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerSettingsCommands } from './commands/settings.js';
+import { registerReminderCommands } from './commands/reminders.js';
 import { registerInvoiceCommands } from './commands/invoice.js';
 import { registerPaymentCommands } from './commands/payment.js';
 import { registerAutostartCommands } from './commands/autostart.js';
@@ -53,6 +54,7 @@ const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (p
   [['create-patient'], registerCreatePatientCommand],
   [['patient'], registerPatientCommands],
   [['book-appointment', 'appointment'], registerAppointmentCommands],
+  [['reminders'], registerReminderCommands],
   [['document', 'upload-document'], registerDocumentCommands],
   [['invoice'], registerInvoiceCommands],
   [['record-payment', 'refund'], registerPaymentCommands],

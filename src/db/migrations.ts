@@ -522,6 +522,52 @@ const DEVICES: Migration = {
   `,
 };
 
+const REMINDERS: Migration = {
+  version: 13,
+  sql: `
+    -- Interface 1.3.0, "Appointment reminders and confirmations": a patient may opt out; an
+    -- appointment may be declined by the patient; the reminders themselves, as schema.sql says.
+    ALTER TABLE patients ADD COLUMN reminders_opt_out INTEGER NOT NULL DEFAULT 0 CHECK (reminders_opt_out IN (0, 1));
+    ALTER TABLE appointments ADD COLUMN patient_declined_at TEXT;
+    -- Appointment reminders (interface 1.3.0): one row per rule for each future appointment of a
+    -- patient, planned in the booking's transaction and moved by the changes of the appointment and of
+    -- the rules. state: scheduled, then one final state (sent, failed, withdrawn, expired, skipped)
+    -- with its reason. rule_ms: how long before the start it is due (the rule it was planned for).
+    -- channel, recipient, subject and text are what was sent (null until a sending decides them);
+    -- lease_until holds a row while one server sends it, so no two send it; attempts counts tries
+    -- whose outcome is known or unknown, next_attempt_at the next try after a transient failure.
+    CREATE TABLE reminders (
+      seq                 INTEGER PRIMARY KEY AUTOINCREMENT,
+      id                  TEXT NOT NULL UNIQUE,
+      appointment_id      TEXT NOT NULL REFERENCES appointments (id),
+      patient_id          TEXT NOT NULL REFERENCES patients (id),
+      rule_ms             INTEGER NOT NULL CHECK (rule_ms > 0),
+      due_at              TEXT NOT NULL,
+      state               TEXT NOT NULL CHECK (state IN ('scheduled', 'sent', 'failed', 'withdrawn', 'expired', 'skipped')),
+      reason              TEXT,
+      channel             TEXT CHECK (channel IN ('sms', 'email')),
+      recipient           TEXT,
+      subject             TEXT,
+      text                TEXT,
+      attempts            INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+      next_attempt_at     TEXT,
+      lease_until         TEXT,
+      sent_at             TEXT,
+      provider_message_id TEXT,
+      error               TEXT,
+      created_at          TEXT NOT NULL,
+      updated_at          TEXT NOT NULL
+    ) STRICT;
+    -- GET /reminders in its order (due_at, id), whole or of one clinic day; the sender's scan of what
+    -- is due reads the scheduled ones only.
+    CREATE INDEX reminders_by_due ON reminders (due_at, id);
+    CREATE INDEX scheduled_reminders_by_due ON reminders (due_at) WHERE state = 'scheduled';
+    -- An appointment's reminders (withdrawn with it, listed with ?appointment_id=); a patient's.
+    CREATE INDEX reminders_by_appointment ON reminders (appointment_id, due_at, id);
+    CREATE INDEX reminders_by_patient ON reminders (patient_id, due_at, id);
+  `,
+};
+
 /**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
@@ -539,6 +585,7 @@ export const MIGRATIONS: readonly Migration[] = [
   DOCUMENT_NUMBERS,
   PEOPLE,
   DEVICES,
+  REMINDERS,
 ];
 
 /** The user_version of a database that is fully up to date. */

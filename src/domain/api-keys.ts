@@ -23,6 +23,8 @@ export const SCOPES = [
   'payments:write',
   'audit:read',
   'events:read',
+  // 1.3.0
+  'reminders:read',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

@@ -140,3 +140,54 @@ export function setClinicContactRule(db: Db, rule: ContactRule): { contact_rule:
   writeSetting(db, 'contact_rule', rule);
   return { contact_rule: rule, changed: before !== rule };
 }
+
+/**
+ * The clinic's name (interface 1.3.0, `clinic settings set-name`): what a reminder says it comes
+ * from (`{clinic_name}`), so a reminder rule needs it. Null until set.
+ */
+export function clinicName(db: Db): string | null {
+  return readSetting(db, 'clinic_name') ?? null;
+}
+
+/** Sets the clinic's name (1..100 characters, checked by its field); `changed` says whether it is another now. */
+export function setClinicName(db: Db, name: string): { name: string; changed: boolean } {
+  const before = clinicName(db);
+  writeSetting(db, 'clinic_name', name);
+  return { name, changed: before !== name };
+}
+
+/** The clinic's country (ISO 3166-1 alpha-2, capitals), or null until set. */
+export function clinicCountry(db: Db): string | null {
+  return readSetting(db, 'country') ?? null;
+}
+
+let regionNames: Intl.DisplayNames | undefined;
+
+/**
+ * Codes that look like countries but are none: ICU names them (`ZZ` the unknown region, `EU`, `EZ`,
+ * `UN`, `QO`), ISO 3166-1 does not assign them.
+ */
+const NOT_COUNTRIES: ReadonlySet<string> = new Set(['ZZ', 'EU', 'EZ', 'UN', 'QO']);
+
+/**
+ * Sets the clinic's country: two letters in any case, stored in capitals, that ISO 3166-1 assigns
+ * (the runtime's region names know it: `XY` is not a country). It chooses the language of the
+ * default reminder templates and how a mobile number with a leading trunk 0 is read.
+ */
+export function setClinicCountry(db: Db, typed: string): { country: string; name: string; changed: boolean } {
+  regionNames ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'code' });
+  const country = typed.trim().toUpperCase();
+  const name = /^[A-Z]{2}$/.test(country) && !NOT_COUNTRIES.has(country) ? regionNames.of(country) : undefined;
+  if (name === undefined || name === country) {
+    throw new ValidationError([
+      issue(
+        ['body', 'country'],
+        problems.valueError(`${quoted(typed)} is not an ISO 3166-1 country code (two letters, e.g. AT or DE)`),
+        typed,
+      ),
+    ]);
+  }
+  const before = clinicCountry(db);
+  writeSetting(db, 'country', country);
+  return { country, name, changed: before !== country };
+}

@@ -111,10 +111,14 @@ export const APPOINTMENT_READ_ONLY_FIELDS = [
 export const APPOINTMENT_STATUS_DETAIL_FIELDS = [
   STATUS_REASON,
   field.datetime('status_changed_at', { nullable: true, description: 'When the status last changed (1.2.0); null while it never did' }),
+  field.datetime('patient_declined_at', {
+    nullable: true,
+    description: 'When the patient said they will not come (1.3.0, a reply to a reminder); the status stays until the desk cancels',
+  }),
 ] as const satisfies readonly FieldSpec[];
 
 /** Who still owes a confirmation of an appointment (spec 2.5, decisions.md §5). */
-export const CONFIRMATION_STATES = ['awaiting_patient', 'awaiting_clinic', 'confirmed', 'n_a'] as const;
+export const CONFIRMATION_STATES = ['awaiting_patient', 'awaiting_clinic', 'confirmed', 'n_a', 'declined'] as const;
 
 /** AppointmentServiceBrief of spec 2.5. */
 export const APPOINTMENT_SERVICE_BRIEF_FIELDS = [

@@ -17,6 +17,7 @@ const SUBJECT_TYPES = [
   'key',
   'webhook',
   'device',
+  'reminder',
 ] as const;
 
 /** Every action's first word is a subject above: a new word in AUDIT_ACTIONS without its subject does not compile. */

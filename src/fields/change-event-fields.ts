@@ -25,7 +25,8 @@ export const CHANGE_EVENT_FIELDS = [
       '(updated: also changed); document.created: document_id, type, size; invoice.*: invoice_id, invoice_number, total, status; ' +
       'payment.created: payment_id, invoice_id, amount, method, invoice_status, invoice_balance; refund.created: refund_id, ' +
       'payment_id, invoice_id, amount, invoice_status, invoice_balance; invoice.credited (1.3.0): invoice_id, credit_note_id, ' +
-      'credit_note_number, amount, invoice_status, invoice_balance',
+      'credit_note_number, amount, invoice_status, invoice_balance; appointment.confirmed, appointment.declined (1.3.0): as ' +
+      'appointment.*, and via (sms, desk or api)',
     schema: {
       type: 'object',
       properties: {
@@ -51,6 +52,7 @@ export const CHANGE_EVENT_FIELDS = [
         method: text,
         invoice_status: text,
         invoice_balance: money,
+        via: { type: 'string', enum: ['sms', 'desk', 'api'] },
       },
       additionalProperties: false,
     },

@@ -103,6 +103,8 @@ export const PATIENT_INPUT_FIELDS = [
       'Channel → preferences: at most 32 keys of at most 64 characters, each a list of at most 32 strings of at most 200 characters',
   }),
   field.object('portal_access', { fields: PORTAL_ACCESS_FIELDS }),
+  // 1.3.0, "Rules and templates": a reminder due for this patient is skipped (`opted_out`).
+  field.boolean('reminders_opt_out', { default: false, description: 'true: the patient gets no appointment reminders (1.3.0)' }),
   // Accepted for compatibility; this program has no patient portal accounts to link, so it is
   // validated and otherwise has no effect (docs/design-choices.md).
   field.boolean('link_existing_portal_user', { default: false, requestOnly: true }),

@@ -261,7 +261,7 @@ describe('the desk on its second day (issue 42)', () => {
 
     it('names the fields of the help as people write them', async () => {
       const help = ok(await clinic('create-patient', '--help'));
-      assert.match(help, /--gdpr-consent <true\|false>\s+GDPR consent/);
+      assert.match(help, /--gdpr-consent \[true\|false\]\s+GDPR consent/);
       assert.match(help, /--tin <text>\s+TIN \(tax identification number\)/);
       assert.doesNotMatch(help, /Gdpr|\bTin\b/);
     });

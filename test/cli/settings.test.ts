@@ -26,6 +26,9 @@ describe('clinic settings: the time zone', () => {
       currency_source: 'default',
       contact_rule: 'email-and-mobile',
       contact_rule_source: 'default',
+      name: null,
+      country: null,
+      retention: null,
     });
     const text = (await clinic('settings', 'show')).stdout;
     assert.match(text, /^Time zone {2}UTC \(this machine's zone; clinic settings set-timezone ZONE sets the clinic's\)$/m);
@@ -50,6 +53,9 @@ describe('clinic settings: the time zone', () => {
         currency_source: 'default',
         contact_rule: 'email-and-mobile',
         contact_rule_source: 'default',
+        name: null,
+        country: null,
+        retention: null,
       });
     });
   }
@@ -175,5 +181,44 @@ describe('clinic settings set-currency', () => {
       '  <code>: Value error, "euro" is not an ISO 4217 currency code (value_error)',
     ]);
     assert.equal(JSON.parse((await clinic('settings', 'show', '--json')).stdout).currency, 'EUR');
+  });
+});
+
+describe("clinic settings: the clinic's name and country (interface 1.3.0)", () => {
+  const data = useTestDatabase({ each: true });
+  const clinic = (...args: string[]) => runClinic([...args, '--data', data.dataDir], { env: { TZ: 'UTC' } });
+  const shown = async () => JSON.parse((await clinic('settings', 'show', '--json')).stdout) as Record<string, unknown>;
+
+  it('sets the name and the country, in any case, shows them and records each change once', async () => {
+    const named = await clinic('settings', 'set-name', 'Ordination Dr. Huber');
+    assert.equal(named.stdout, 'Clinic name set to Ordination Dr. Huber.\n', named.stderr);
+    const country = await clinic('settings', 'set-country', ' at ');
+    assert.equal(country.stdout, 'Country set to AT (Austria).\n', country.stderr);
+    assert.equal((await clinic('settings', 'set-country', 'AT')).stdout, 'Country stays AT (Austria).\n');
+    const settings = await shown();
+    assert.deepEqual([settings.name, settings.country, settings.retention], ['Ordination Dr. Huber', 'AT', null]);
+    const text = (await clinic('settings', 'show')).stdout;
+    assert.match(text, /^Name {7}Ordination Dr\. Huber$/m);
+    assert.match(text, /^Country {4}AT$/m);
+    const trail = JSON.parse((await clinic('audit', 'list', '--json')).stdout) as { action: string; detail: { changed: string[] } }[];
+    const changes = trail.filter((event) => event.action === 'setting.update').map((event) => event.detail.changed);
+    assert.deepEqual(changes, [['name'], ['country'], []]);
+  });
+
+  it('says what is not set yet and how to set it', async () => {
+    const text = (await clinic('settings', 'show')).stdout;
+    assert.match(text, /^Name {7}not set \(clinic settings set-name TEXT sets it; reminders need it\)$/m);
+    assert.match(text, /^Country {4}not set \(clinic settings set-country CC sets it\)$/m);
+  });
+
+  it('refuses a country ISO 3166-1 does not assign, and a name of nothing or over 100 characters, changing nothing', async () => {
+    for (const typed of ['XY', 'Austria', 'EU', 'A']) {
+      const lines = refusalLines(await clinic('settings', 'set-country', typed));
+      assert.match(lines[1]!, /is not an ISO 3166-1 country code \(two letters, e\.g\. AT or DE\)/, typed);
+    }
+    assert.match(refusalLines(await clinic('settings', 'set-name', '   '))[1]!, /at least 1 character/);
+    assert.match(refusalLines(await clinic('settings', 'set-name', 'x'.repeat(101)))[1]!, /at most 100 characters/);
+    const settings = await shown();
+    assert.deepEqual([settings.name, settings.country], [null, null]);
   });
 });

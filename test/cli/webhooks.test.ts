@@ -15,7 +15,9 @@ import { runClinic, startServeProcess, STOP_SIGNAL, type CliResult, type ServePr
 // the signatures checked by the Standard Webhooks library, not by the program's own code.
 
 const ALL_TYPES = [
+  'appointment.confirmed',
   'appointment.created',
+  'appointment.declined',
   'appointment.updated',
   'document.created',
   'invoice.created',

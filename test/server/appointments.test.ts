@@ -46,6 +46,8 @@ const APPOINTMENT_KEYS = [
   'confirmation_state',
   'status_reason',
   'status_changed_at',
+  // 1.3.0, after the fields of 1.2.0.
+  'patient_declined_at',
 ];
 
 const countAppointments = (server: TestServer) => (server.db.prepare('SELECT count(*) AS n FROM appointments').get() as { n: number }).n;

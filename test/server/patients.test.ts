@@ -153,6 +153,7 @@ describe('POST /patients', () => {
       contact_consent: true,
       communication_prefs: { email: ['invoices', 'recalls'], sms: [] },
       portal_access: Object.fromEntries(PORTAL_KEYS.map((k) => [k, true])),
+      reminders_opt_out: true,
     };
     const sent = PATIENT_INPUT_FIELDS.filter((s: FieldSpec) => !s.requestOnly).map((s) => s.name);
     assert.deepEqual(Object.keys(body).sort(), [...sent].sort(), 'the test sends every field');

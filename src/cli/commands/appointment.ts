@@ -1,8 +1,9 @@
 import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
+import { CONFIRM_APPOINTMENT } from '../../domain/appointments/confirm-appointment.js';
 import type { Command } from 'commander';
 import { BOOK_APPOINTMENT_AT_DESK } from '../../domain/appointments/book-appointment.js';
 import { READ_APPOINTMENT } from '../../domain/appointments/list-appointments.js';
-import { RESCHEDULE_APPOINTMENT, UPDATE_APPOINTMENT, type UpdatedAppointment } from '../../domain/appointments/update-appointment.js';
+import { RESCHEDULE_APPOINTMENT, UPDATE_APPOINTMENT } from '../../domain/appointments/update-appointment.js';
 import type { Db } from '../../db/open-database.js';
 import type { RawRequest, UseCase, UseCaseInput } from '../../domain/use-case.js';
 import type { Appointment } from '../../domain/appointments/present-appointment.js';
@@ -120,7 +121,7 @@ const STATUS_COMMANDS = [
 function registerCorrectionCommands(group: Command, io: CliIo): void {
   const change = <I extends UseCaseInput, P extends boolean>(
     command: Command,
-    useCase: UseCase<I, UpdatedAppointment, P>,
+    useCase: UseCase<I, { appointment: Appointment }, P>,
     request: (db: Db, options: CommonOptions & Record<string, unknown>) => RawRequest['body'],
     says: string,
   ) =>
@@ -159,6 +160,12 @@ function registerCorrectionCommands(group: Command, io: CliIo): void {
     UPDATE_APPOINTMENT,
     (db, options) => ({ status: 'cancelled', ...readFieldOptions(options, CANCEL_OPTION_FIELDS, db, { names: CANCEL_OPTION_NAMES }) }),
     'is cancelled',
+  );
+  change(
+    subcommand(group, 'confirm', 'record that the patient confirmed (as POST /appointments/{id}/confirm)'),
+    CONFIRM_APPOINTMENT,
+    () => undefined,
+    'is confirmed by the patient',
   );
   // Each refused before the appointment's time unless --force (desk-rules.ts: APPOINTMENT_NOT_STARTED).
   for (const { name, status, says, description } of STATUS_COMMANDS) {

@@ -1,5 +1,12 @@
 import type { Command } from 'commander';
-import { SET_CONTACT_RULE, SET_CURRENCY, SET_TIME_ZONE, SHOW_SETTINGS } from '../../domain/desk/clinic-settings.js';
+import {
+  SET_CLINIC_COUNTRY,
+  SET_CLINIC_NAME,
+  SET_CONTACT_RULE,
+  SET_CURRENCY,
+  SET_TIME_ZONE,
+  SHOW_SETTINGS,
+} from '../../domain/desk/clinic-settings.js';
 import { CONTACT_RULES, type ContactRule, type CurrencyChange, type SettingSource } from '../../domain/settings.js';
 import { deskRecord } from '../desk-format.js';
 import { fieldArgument } from '../field-options.js';
@@ -30,7 +37,7 @@ function currencyNote({ currency, open_in_other_currencies: open }: CurrencyChan
   return `${lines.join('\n')}\n`;
 }
 
-/** `clinic settings show`, `set-timezone ZONE`, `set-currency CODE` and `set-contact-rule RULE`. */
+/** `clinic settings show`, `set-timezone ZONE`, `set-currency CODE`, `set-contact-rule RULE`, `set-name TEXT` and `set-country CC`. */
 export function registerSettingsCommands(program: Command, io: CliIo): void {
   const group = program.command('settings').description('clinic settings');
   subcommand(group, 'show', 'show the clinic settings and where each comes from').action(async (options: CommonOptions) => {
@@ -42,6 +49,8 @@ export function registerSettingsCommands(program: Command, io: CliIo): void {
           ['Currency', `${settings.currency} (${sourceNote(settings.currency_source, 'set-currency CODE')})`],
           // No label longer than 'Time zone': the lines before keep their layout.
           ['Contact', `${settings.contact_rule} (${sourceNote(settings.contact_rule_source, 'set-contact-rule RULE')})`],
+          ['Name', settings.name ?? 'not set (clinic settings set-name TEXT sets it; reminders need it)'],
+          ['Country', settings.country ?? 'not set (clinic settings set-country CC sets it)'],
         ]),
     });
   });
@@ -77,6 +86,28 @@ export function registerSettingsCommands(program: Command, io: CliIo): void {
       request: () => ({ body: { contact_rule: rule } }),
       print: ({ contact_rule, changed }) =>
         `Contact rule ${changed ? 'set to' : 'stays'} ${contact_rule}: ${CONTACT_RULE_MEANINGS[contact_rule]}.\n`,
+    });
+  });
+  fieldArgument(
+    subcommand(group, 'set-name', "set the clinic's name, as reminders give it"),
+    '<text>',
+    '1 to 100 characters',
+    'name',
+  ).action(async (text: string, options: CommonOptions) => {
+    await runUseCaseCommand(io, options, SET_CLINIC_NAME, {
+      request: () => ({ body: { name: text } }),
+      print: ({ name, changed }) => `Clinic name ${changed ? 'set to' : 'stays'} ${name}.\n`,
+    });
+  });
+  fieldArgument(
+    subcommand(group, 'set-country', "set the clinic's country: the reminders' language and how mobile numbers are read"),
+    '<cc>',
+    'two letters (ISO 3166-1), e.g. AT or DE, in any case',
+    'country',
+  ).action(async (code: string, options: CommonOptions) => {
+    await runUseCaseCommand(io, options, SET_CLINIC_COUNTRY, {
+      request: () => ({ body: { country: code } }),
+      print: ({ country, name, changed }) => `Country ${changed ? 'set to' : 'stays'} ${country} (${name}).\n`,
     });
   });
 }

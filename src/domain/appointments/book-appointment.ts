@@ -31,6 +31,7 @@ import { onRecordOf } from '../audit/record-audit.js';
 import { appointmentData, type ChangeRecord } from '../changes/change-event.js';
 import type { AuditRecord } from '../audit/audit-event.js';
 import { ROLE_ROWS } from '../people/roles.js';
+import { planBookingReminders } from '../reminders/plan-reminders.js';
 
 type AppointmentValues = ValuesOf<typeof APPOINTMENT_INPUT_FIELDS>;
 
@@ -158,6 +159,7 @@ export const BOOK_APPOINTMENT = defineUseCase({
     recordAppointmentLength(db, Date.parse(values.end_at) - Date.parse(values.start_at));
     const stored = findAppointment(db, id);
     if (!stored) throw new Error(`appointment ${id} vanished after it was written`);
+    planBookingReminders(db, stored);
     return presentStoredAppointment(db, stored);
   },
   changes: (appointment) => bookingChanges(appointment),

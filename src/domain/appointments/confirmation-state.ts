@@ -7,6 +7,8 @@ export type ConfirmationState = (typeof CONFIRMATION_STATES)[number];
 export interface ConfirmationFacts {
   clinic_confirmed_at: string | null;
   patient_confirmed_at: string | null;
+  /** 1.3.0: the patient declined (a reply); null otherwise. */
+  patient_declined_at?: string | null;
   booking_source: string;
 }
 
@@ -19,9 +21,11 @@ const PATIENT_BOOKING_SOURCES: ReadonlySet<string> = new Set(['online', 'portal'
 /**
  * The confirmation state of decisions.md §5: both timestamps → confirmed; only the clinic's →
  * awaiting_patient; only the patient's → awaiting_clinic; neither (a legacy row) →
- * awaiting_clinic for online or portal bookings, else n_a.
+ * awaiting_clinic for online or portal bookings, else n_a. A patient who declined (1.3.0) is
+ * `declined`, whatever else holds.
  */
 export function confirmationState(facts: ConfirmationFacts): ConfirmationState {
+  if (facts.patient_declined_at !== null && facts.patient_declined_at !== undefined) return 'declined';
   const clinic = facts.clinic_confirmed_at !== null;
   const patient = facts.patient_confirmed_at !== null;
   if (clinic && patient) return 'confirmed';

@@ -65,6 +65,7 @@ export function presentAppointment(
     confirmation_state: confirmationState(row),
     status_reason: text(row.status_reason),
     status_changed_at: text(row.status_changed_at),
+    patient_declined_at: text(row.patient_declined_at),
   };
 }
 

@@ -27,6 +27,7 @@ import { presentStoredAppointment, type Appointment } from './present-appointmen
 import { appointmentData, type ChangeRecord } from '../changes/change-event.js';
 import type { AuditRecord } from '../audit/audit-event.js';
 import { ROLE_ROWS } from '../people/roles.js';
+import { followAppointmentChange } from '../reminders/plan-reminders.js';
 
 /** An appointment after a patch, and the request's fields whose stored value changed (sorted). */
 export interface UpdatedAppointment {
@@ -138,6 +139,8 @@ export const UPDATE_APPOINTMENT = defineUseCase({
       set('reschedule_by_role', 'clinic');
       set('clinic_confirmed_at', now);
       set('patient_confirmed_at', null);
+      // A decline was of the old time: the patient is asked again.
+      set('patient_declined_at', null);
     }
     for (const name of ['resource_id', 'service_id', 'title', 'appointment_type', 'color', 'notes', 'status_reason'] as const) {
       if (body[name] !== undefined) set(name, body[name]);
@@ -172,7 +175,9 @@ export const UPDATE_APPOINTMENT = defineUseCase({
     updateAppointment(db, { ...columns, id: row.id, updated_at: now });
     if (servicesChanged) replaceAppointmentServices(db, row.id, services);
     if (rescheduled) recordAppointmentLength(db, Date.parse(endAt) - Date.parse(startAt));
-    return { appointment: presentStoredAppointment(db, findAppointment(db, row.id)!), changed: changedNames };
+    const stored = findAppointment(db, row.id)!;
+    followAppointmentChange(db, stored, { rescheduled, statusChanged: changed.has('status') });
+    return { appointment: presentStoredAppointment(db, stored), changed: changedNames };
   },
   changes: (updated) => updateChanges(updated),
   audit: (updated) => updateRecords(updated),

@@ -1,4 +1,5 @@
 import { PROGRAM_VERSION } from '../../version.js';
+import type { AuditAction } from '../../audit-actions.js';
 import type { AuditEvent } from './audit-event.js';
 
 /**
@@ -9,7 +10,7 @@ import type { AuditEvent } from './audit-event.js';
  */
 
 /** The AuditEvent action code: Create, Read, Update, Execute (a search, an export, an import). */
-const ACTION_CODES: Record<string, 'C' | 'R' | 'U' | 'D' | 'E'> = {
+const ACTION_CODES: Record<AuditAction, 'C' | 'R' | 'U' | 'D' | 'E'> = {
   'patient.read': 'R',
   'patient.search': 'E',
   'patient.create': 'C',
@@ -45,6 +46,10 @@ const ACTION_CODES: Record<string, 'C' | 'R' | 'U' | 'D' | 'E'> = {
   'device.pair': 'C',
   'device.join': 'C',
   'device.revoke': 'U',
+  // 1.3.0: reminders read; the patient's yes or no recorded.
+  'reminder.read': 'R',
+  'appointment.confirm': 'U',
+  'appointment.decline': 'U',
 };
 
 /** FHIR's RESTful interaction of each action over the API; data.* are DICOM's Export and Import events. */

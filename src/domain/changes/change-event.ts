@@ -23,6 +23,9 @@ interface InvoiceData {
   status: string;
 }
 
+/** How a patient's confirmation or decline reached the clinic (1.3.0). */
+export type ConfirmationVia = 'sms' | 'desk' | 'api';
+
 /** The data of each type, as the specification's table has it. */
 export interface ChangeData {
   'patient.created': { patient_number: string };
@@ -48,6 +51,9 @@ export interface ChangeData {
     invoice_status: string;
     invoice_balance: number;
   };
+  /** The patient's yes or no (1.3.0), and how it came: a reply to an SMS, the desk, an integration. */
+  'appointment.confirmed': AppointmentData & { via: ConfirmationVia };
+  'appointment.declined': AppointmentData & { via: ConfirmationVia };
   /** A credit note (1.3.0), and the invoice as it left it. */
   'invoice.credited': {
     invoice_id: string;

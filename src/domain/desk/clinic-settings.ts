@@ -1,13 +1,17 @@
 import { field } from '../../fields/field-spec.js';
 import {
   clinicContactRuleSetting,
+  clinicCountry,
   clinicCurrencySetting,
+  clinicName,
   clinicTimeZoneSetting,
   CONTACT_RULES,
   isModuleEnabled,
   MODULES,
   setClinicContactRule,
+  setClinicCountry,
   setClinicCurrency,
+  setClinicName,
   setClinicTimeZone,
   setModuleEnabled,
   type ContactRule,
@@ -18,6 +22,7 @@ import {
 import { defineUseCase } from '../use-case.js';
 import type { AuditRecord } from '../audit/audit-event.js';
 import { ROLE_ROWS } from '../people/roles.js';
+import { blankNameIssues } from '../validation/blank-name.js';
 
 /**
  * The clinic's settings at the desk (`clinic module …`, `clinic settings …`): what IT sets once
@@ -67,6 +72,11 @@ export interface ClinicSettings {
   currency_source: SettingSource;
   contact_rule: ContactRule;
   contact_rule_source: SettingSource;
+  /** The clinic's name and country (1.3.0), null until set. */
+  name: string | null;
+  country: string | null;
+  /** The retention preset (1.3.0, `settings set-retention`), null until set. */
+  retention: null;
 }
 
 /** `clinic settings show`: the clinic settings and where each comes from (set, the machine's, the default). */
@@ -87,6 +97,9 @@ export const SHOW_SETTINGS = defineUseCase({
       currency_source: money.source,
       contact_rule: contact.contact_rule,
       contact_rule_source: contact.source,
+      name: clinicName(db),
+      country: clinicCountry(db),
+      retention: null,
     };
   },
 });
@@ -138,4 +151,41 @@ export const SET_CONTACT_RULE = defineUseCase({
   audit: ({ changed }) => [
     { action: 'setting.update', patientId: null, subjectId: null, detail: { changed: changed ? ['contact_rule'] : [] } },
   ],
+});
+
+/** What a change of one setting records: `setting.update` naming it, or nothing named when it stays. */
+const changedSetting = (name: string, changed: boolean): AuditRecord => ({
+  action: 'setting.update',
+  patientId: null,
+  subjectId: null,
+  detail: { changed: changed ? [name] : [] },
+});
+
+/** `clinic settings set-name TEXT` (1.3.0): the clinic's name, which reminders say they come from. */
+export const SET_CLINIC_NAME = defineUseCase({
+  roles: ROLE_ROWS.administer,
+  summary: "Set the clinic's name, as reminders give it ({clinic_name})",
+  input: {
+    body: [field.string('name', { required: true, minLength: 1, maxLength: 100, description: "the clinic's name, 1 to 100 characters" })],
+  },
+  refusals: [],
+  access: 'write',
+  moreIssues: ({ body }, fieldIssues) => blankNameIssues(body, fieldIssues),
+  run: (db, { body }) => setClinicName(db, body.name.trim()),
+  audit: ({ changed }) => [changedSetting('name', changed)],
+});
+
+/**
+ * `clinic settings set-country CC` (1.3.0): the clinic's country, ISO 3166-1 alpha-2 in any case.
+ * It chooses the default reminder templates' language (German for AT and DE) and how a mobile
+ * number with a leading trunk 0 is read.
+ */
+export const SET_CLINIC_COUNTRY = defineUseCase({
+  roles: ROLE_ROWS.administer,
+  summary: "Set the clinic's country (ISO 3166-1 alpha-2, e.g. AT or DE)",
+  input: { body: [field.string('country', { required: true, description: 'two letters, e.g. AT or DE, in any case' })] },
+  refusals: [],
+  access: 'write',
+  run: (db, { body }) => setClinicCountry(db, body.country),
+  audit: ({ changed }) => [changedSetting('country', changed)],
 });

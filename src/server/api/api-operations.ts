@@ -11,6 +11,7 @@ import { patientOperations } from '../routes/patients.js';
 import { paymentOperations } from '../routes/payments.js';
 import { sessionOperations } from '../routes/sessions.js';
 import { deskOperations } from '../routes/desk.js';
+import { reminderOperations } from '../routes/reminders.js';
 
 /**
  * Every operation the server answers, in the order of the specification: the routes are mounted
@@ -22,6 +23,7 @@ export const OPERATIONS: readonly Operation[] = [
   ...paymentOperations,
   ...patientOperations,
   ...appointmentOperations,
+  ...reminderOperations,
   ...documentOperations,
   ...auditOperations,
   ...eventOperations,

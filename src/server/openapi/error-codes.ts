@@ -106,6 +106,8 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   personDisabled: [],
   personLocked: ['2026-11-30T09:15:00.000Z', 900_000, '10:15'],
   sessionEnded: ['idle'],
+  settingRequired: ['name'],
+  templateInvalid: ['{doctor_name}', 'sms_template', ['first_name', 'date']],
   loginRequired: [],
   deviceNameTaken: ['Reception 2'],
   deviceNotFound: ['Reception 2'],

@@ -22,6 +22,7 @@ import {
   INVOICE_INPUT_FIELDS,
 } from '../../fields/billing-fields.js';
 import { AUDIT_EVENT_FIELDS } from '../../fields/audit-fields.js';
+import { REMINDER_FIELDS } from '../../fields/reminder-fields.js';
 import { DOCTOR_FIELDS, SERVICE_FIELDS } from '../../fields/catalog-fields.js';
 import { DOCUMENT_FIELDS, DOCUMENT_ITEM_FIELDS } from '../../fields/document-fields.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
@@ -124,6 +125,12 @@ export const MODELS = {
   Doctor: { direction: 'response', fields: DOCTOR_FIELDS, description: 'Doctor (spec 2.7).' },
   DocumentType: { direction: 'response', fields: DOCUMENT_TYPE_FIELDS, description: 'Document type (spec 2.12).' },
   PaymentMethod: { direction: 'response', fields: PAYMENT_METHOD_FIELDS, description: 'Payment method (spec 2.12).' },
+  Reminder: {
+    direction: 'response',
+    fields: REMINDER_FIELDS,
+    description:
+      'A reminder of an appointment (1.3.0): one per rule of `clinic reminders set`, planned with the booking; `scheduled`, then one final state with its reason. `channel`, `to`, `subject` and `text` are what was sent.',
+  },
   AuditEvent: {
     direction: 'response',
     fields: AUDIT_EVENT_FIELDS,

@@ -101,6 +101,7 @@ export interface OperationSpec {
 export const TAGS = [
   { name: 'patients', description: 'Patient records' },
   { name: 'appointments', description: 'Booking appointments' },
+  { name: 'reminders', description: 'Appointment reminders (1.3.0): planned with each booking, sent by clinic serve' },
   { name: 'documents', description: 'Patient documents' },
   { name: 'billing', description: 'Invoices (billing module) and payments (payments module)' },
   { name: 'lookups', description: 'Lookup lists' },

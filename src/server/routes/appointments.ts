@@ -1,10 +1,11 @@
 import { BOOK_APPOINTMENT } from '../../domain/appointments/book-appointment.js';
 import { LIST_APPOINTMENTS, READ_APPOINTMENT } from '../../domain/appointments/list-appointments.js';
 import { UPDATE_APPOINTMENT } from '../../domain/appointments/update-appointment.js';
+import { CONFIRM_APPOINTMENT } from '../../domain/appointments/confirm-appointment.js';
 import * as examples from '../openapi/examples.js';
 import { useCaseOperation, type Operation } from '../api/operation.js';
 
-/** POST /appointments; GET /appointments and GET /appointments/{appointment_id} (1.1.0); PATCH /appointments/{appointment_id} (1.2.0). */
+/** POST /appointments; GET /appointments and GET /appointments/{appointment_id} (1.1.0); PATCH /appointments/{appointment_id} (1.2.0); POST /appointments/{appointment_id}/confirm (1.3.0). */
 export const appointmentOperations: readonly Operation[] = [
   useCaseOperation(BOOK_APPOINTMENT, {
     method: 'post',
@@ -59,6 +60,26 @@ export const appointmentOperations: readonly Operation[] = [
     tag: 'appointments',
     scope: 'appointments:write',
     bodyExample: examples.appointmentPatchExample,
+    result: {
+      kind: 'model',
+      status: 200,
+      model: 'Appointment',
+      description: 'The appointment as it now stands',
+      example: examples.appointmentExample,
+    },
+    answer: (_ctx, { appointment }) => appointment,
+  }),
+  useCaseOperation(CONFIRM_APPOINTMENT, {
+    method: 'post',
+    path: '/appointments/{appointment_id}/confirm',
+    operationId: 'confirmAppointment',
+    description:
+      'The patient confirmed the appointment otherwise than by replying to a reminder (on the phone, in an app): `patient_confirmed_at` ' +
+      'is set and a decline cleared, recorded as `appointment.confirm` and `appointment.confirmed` with `via` `api`. No body. ' +
+      'Confirming a confirmed appointment changes and records nothing. Only an appointment that is booked (or a 1.0.0 free status) ' +
+      'takes it: else 409 `APPOINTMENT_TRANSITION_INVALID`.',
+    tag: 'appointments',
+    scope: 'appointments:write',
     result: {
       kind: 'model',
       status: 200,

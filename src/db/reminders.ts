@@ -1,0 +1,166 @@
+import { preparedFor, type Db } from './open-database.js';
+
+/** A `reminders` row (schema.sql). */
+export interface ReminderRow {
+  seq: number;
+  id: string;
+  appointment_id: string;
+  patient_id: string;
+  rule_ms: number;
+  due_at: string;
+  state: string;
+  reason: string | null;
+  channel: string | null;
+  recipient: string | null;
+  subject: string | null;
+  text: string | null;
+  attempts: number;
+  next_attempt_at: string | null;
+  lease_until: string | null;
+  sent_at: string | null;
+  provider_message_id: string | null;
+  error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** A reminder as planned: the columns a new row is given. */
+export type PlannedReminder = Pick<
+  ReminderRow,
+  'id' | 'appointment_id' | 'patient_id' | 'rule_ms' | 'due_at' | 'state' | 'reason' | 'created_at'
+>;
+
+/** A future appointment reminders may be planned for: a patient's, neither held nor ended. */
+export interface PlannableAppointment {
+  id: string;
+  patient_id: string;
+  start_at: string;
+}
+
+/** The statuses after which no reminder is due; every other (booked, a 1.0.0 free string) has them. */
+export const ENDED_STATUSES = ['cancelled', 'no_show', 'arrived', 'completed'] as const;
+const ENDED_LIST = ENDED_STATUSES.map((status) => `'${status}'`).join(', ');
+
+const statements = preparedFor((db) => ({
+  insert: db.prepare<PlannedReminder>(
+    `INSERT INTO reminders (id, appointment_id, patient_id, rule_ms, due_at, state, reason, created_at, updated_at)
+     VALUES (@id, @appointment_id, @patient_id, @rule_ms, @due_at, @state, @reason, @created_at, @created_at)`,
+  ),
+  withdrawOfAppointment: db.prepare<[string, string, string]>(
+    `UPDATE reminders SET state = 'withdrawn', reason = ?, updated_at = ? WHERE appointment_id = ? AND state = 'scheduled'`,
+  ),
+  withdrawOfRule: db.prepare<[string, number]>(
+    `UPDATE reminders SET state = 'withdrawn', reason = 'rules_changed', updated_at = ? WHERE state = 'scheduled' AND rule_ms = ?`,
+  ),
+  scheduledWithStart: db.prepare<[], { id: string; rule_ms: number; start_at: string; due_at: string }>(
+    `SELECT r.id, r.rule_ms, a.start_at, r.due_at FROM reminders r JOIN appointments a ON a.id = r.appointment_id
+     WHERE r.state = 'scheduled'`,
+  ),
+  moveDue: db.prepare<[string, string, string]>(`UPDATE reminders SET due_at = ?, updated_at = ? WHERE id = ? AND state = 'scheduled'`),
+  plannable: db.prepare<[string], PlannableAppointment>(
+    `SELECT id, patient_id, start_at FROM appointments
+     WHERE start_at > ? AND patient_id IS NOT NULL AND status NOT IN (${ENDED_LIST})
+     ORDER BY start_at`,
+  ),
+}));
+
+export function insertReminder(db: Db, reminder: PlannedReminder): void {
+  statements(db).insert.run(reminder);
+}
+
+/** Withdraws an appointment's scheduled reminders with `reason`; how many there were. */
+export function withdrawScheduledReminders(db: Db, appointmentId: string, reason: string, now: string): number {
+  return statements(db).withdrawOfAppointment.run(reason, now, appointmentId).changes;
+}
+
+/** Withdraws every scheduled reminder of a rule the clinic removed (`rules_changed`). */
+export function withdrawScheduledOfRule(db: Db, ruleMs: number, now: string): number {
+  return statements(db).withdrawOfRule.run(now, ruleMs).changes;
+}
+
+/** Every scheduled reminder with its appointment's start: what new quiet hours move. */
+export function scheduledRemindersWithStart(db: Db): { id: string; rule_ms: number; start_at: string; due_at: string }[] {
+  return statements(db).scheduledWithStart.all();
+}
+
+export function moveReminderDue(db: Db, id: string, dueAt: string, now: string): void {
+  statements(db).moveDue.run(dueAt, now, id);
+}
+
+/** The appointments starting after `now` that reminders are planned for (a patient's, not ended), by start. */
+export function plannableAppointments(db: Db, now: string): PlannableAppointment[] {
+  return statements(db).plannable.all(now);
+}
+
+/** A reminder with the numbers its response names. */
+export interface ListedReminderRow extends ReminderRow {
+  appointment_number: string;
+  patient_number: string;
+}
+
+/** Which reminders to list: each filter null when not given. */
+export interface ReminderFilter {
+  /** [from, to) of due_at (a clinic day), or null. */
+  from: string | null;
+  to: string | null;
+  /** A JSON array of states, or null for all. */
+  states: string | null;
+  patientId: string | null;
+  appointmentId: string | null;
+}
+
+/** Where a page starts: strictly after this (due_at, id). */
+export interface ReminderCursor {
+  due_at: string;
+  id: string;
+}
+
+export const BEFORE_FIRST_REMINDER: ReminderCursor = { due_at: '', id: '' };
+
+type ReminderListParams = {
+  from: string | null;
+  to: string | null;
+  states: string | null;
+  patient_id: string | null;
+  appointment_id: string | null;
+  after_due_at: string;
+  after_id: string;
+  limit: number;
+};
+
+/** One statement per index a filter can range over: the appointment's, the patient's, or due_at. */
+const REMINDER_LIST_FILTERS = {
+  all: '',
+  patient: 'AND r.patient_id = @patient_id',
+  appointment: 'AND r.appointment_id = @appointment_id AND (@patient_id IS NULL OR r.patient_id = @patient_id)',
+} as const;
+
+const reminderListSql = (filter: keyof typeof REMINDER_LIST_FILTERS) => `
+  SELECT r.*, a.appointment_number, p.patient_number
+    FROM reminders r JOIN appointments a ON a.id = r.appointment_id JOIN patients p ON p.id = r.patient_id
+   WHERE (@from IS NULL OR r.due_at >= @from) AND (@to IS NULL OR r.due_at < @to)
+     ${REMINDER_LIST_FILTERS[filter]}
+     AND (@states IS NULL OR r.state IN (SELECT value FROM json_each(@states)))
+     AND (r.due_at, r.id) > (@after_due_at, @after_id)
+   ORDER BY r.due_at, r.id LIMIT @limit`;
+
+const listStatements = preparedFor((db) => ({
+  all: db.prepare<ReminderListParams, ListedReminderRow>(reminderListSql('all')),
+  patient: db.prepare<ReminderListParams, ListedReminderRow>(reminderListSql('patient')),
+  appointment: db.prepare<ReminderListParams, ListedReminderRow>(reminderListSql('appointment')),
+}));
+
+/** Reminders matching `filter` in (due_at, id) order, after `after`, at most `limit`. */
+export function listReminderRows(db: Db, filter: ReminderFilter, after: ReminderCursor, limit: number): ListedReminderRow[] {
+  const which = filter.appointmentId !== null ? 'appointment' : filter.patientId !== null ? 'patient' : 'all';
+  return listStatements(db)[which].all({
+    from: filter.from,
+    to: filter.to,
+    states: filter.states,
+    patient_id: filter.patientId,
+    appointment_id: filter.appointmentId,
+    after_due_at: after.due_at,
+    after_id: after.id,
+    limit,
+  });
+}

@@ -1,0 +1,78 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { useTestDatabase } from '../helpers/fixtures.js';
+import { runClinic } from '../helpers/run-cli.js';
+
+/** `clinic reminders set|show|list` and `settings set-name` at the desk (interface 1.3.0), as real processes. */
+describe('clinic reminders at the desk', () => {
+  const data = useTestDatabase({ each: true });
+  const clinic = (...args: string[]) => runClinic([...args, '--data', data.dataDir], { env: { TZ: 'UTC' } });
+
+  it('shows the settings in the documented shape, and refuses a rule until the clinic has a name', async () => {
+    const shown = JSON.parse((await clinic('reminders', 'show', '--json')).stdout);
+    assert.deepEqual(Object.keys(shown), ['rules', 'channel', 'quiet_hours', 'templates']);
+    assert.deepEqual(Object.keys(shown.templates), ['sms', 'email_subject', 'email']);
+    const refused = await clinic('reminders', 'set', '--before', '1d');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /^error: SETTING_REQUIRED: .*clinic settings set-name TEXT/s);
+    assert.equal(JSON.parse((await clinic('reminders', 'set', '--before', '1d', '--json')).stderr).detail.setting, 'name');
+  });
+
+  it('sets rules, channel, quiet hours and a template, says what changed, and names the option a refusal is about', async () => {
+    assert.equal((await clinic('settings', 'set-name', 'Praxis am Ring')).code, 0);
+    const set = await clinic('reminders', 'set', '--before', '2h', '--before', '1d', '--channel', 'email', '--quiet-hours', '21:00-07:30');
+    assert.equal(set.code, 0, set.stderr);
+    assert.match(set.stdout, /^Changed: reminder_rules, reminder_channel, quiet_hours\.$/m);
+    assert.match(set.stdout, /^Rules {11}1d, 2h before the start$/m);
+    const json = JSON.parse((await clinic('reminders', 'set', '--sms-template', 'Termin {date} {time}, {clinic_name}', '--json')).stdout);
+    assert.deepEqual(
+      [json.rules, json.channel, json.quiet_hours, json.templates.sms],
+      [['1d', '2h'], 'email', '21:00-07:30', 'Termin {date} {time}, {clinic_name}'],
+    );
+    const again = await clinic('reminders', 'set', '--channel', 'email');
+    assert.match(again.stdout, /^Nothing changed\.$/m);
+    const refused = await clinic('reminders', 'set', '--before', '10m', '--sms-template', '{vorname}');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /--before "10m": Value error, a rule is 15m to 30d before the start/);
+    const template = await clinic('reminders', 'set', '--sms-template', 'Hallo {vorname}');
+    assert.match(template.stderr, /^error: TEMPLATE_INVALID: The SMS template: \{vorname\} is not a placeholder/);
+  });
+
+  it('lists the reminders of a booking with their due times in clinic time, by day and patient', async () => {
+    await clinic('settings', 'set-name', 'Praxis am Ring');
+    await clinic('reminders', 'set', '--before', '1d', '--quiet-hours', 'off');
+    const patient = JSON.parse(
+      (
+        await clinic(
+          'create-patient',
+          '--first-name',
+          'Lena',
+          '--last-name',
+          'Gruber',
+          '--email',
+          'l@example.org',
+          '--mobile',
+          '+436641234567',
+          '--json',
+        )
+      ).stdout,
+    );
+    const booked = await clinic(
+      'book-appointment',
+      '--patient-id',
+      patient.patient_number,
+      '--start-at',
+      '2030-03-05 10:00',
+      '--end-at',
+      '2030-03-05 10:30',
+    );
+    assert.equal(booked.code, 0, booked.stderr);
+    const listed = await clinic('reminders', 'list', '--patient', patient.patient_number);
+    assert.match(listed.stdout, /^Mon 04\.03\.2030 10:00 {2}1d {4}A-000001 {5}P-000001 {2}scheduled$/m);
+    assert.deepEqual(
+      JSON.parse((await clinic('reminders', 'list', '--date', '04.03.2030', '--json')).stdout).map((r: { rule: string }) => r.rule),
+      ['1d'],
+    );
+    assert.equal((await clinic('reminders', 'list', '--date', '05.03.2030')).stdout, 'No reminders match.\n');
+  });
+});
