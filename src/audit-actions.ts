@@ -43,6 +43,8 @@ export const AUDIT_ACTIONS = [
   'device.revoke',
   // Interface 1.3.0's reminders: a list of them shown (one event per patient on it).
   'reminder.read',
+  // ... and one sent by clinic serve (actor system).
+  'reminder.send',
   // Interface 1.3.0's confirmations: the patient's yes or no, given by a reply (actor system) or at the desk or API.
   'appointment.confirm',
   'appointment.decline',

@@ -15,6 +15,8 @@ export const CHANGE_TYPES = [
   // 1.3.0: the patient confirmed or declined (a reply to a reminder, or told the desk or an integration).
   'appointment.confirmed',
   'appointment.declined',
+  // 1.3.0: a reminder's move to sent, failed, expired or skipped by the sender.
+  'reminder.updated',
 ] as const;
 
 export type ChangeType = (typeof CHANGE_TYPES)[number];

@@ -20,7 +20,13 @@ export function createSmtpMailer(url: string, from: string): SmtpMailer {
   });
   return {
     async send(message: EmailMessage): Promise<void> {
-      await transport.sendMail({ from, to: message.to, subject: message.subject, text: message.text });
+      await transport.sendMail({
+        from,
+        to: message.to,
+        subject: message.subject,
+        text: message.text,
+        ...(message.messageId === undefined ? {} : { messageId: message.messageId }),
+      });
     },
     close: () => transport.close(),
   };

@@ -72,6 +72,7 @@ export const DESK_COMMAND_ROWS: Readonly<Record<string, DeskRow>> = {
   'reminders set': ROLE_ROWS.administer,
   'reminders show': ROLE_ROWS.readReminders,
   'reminders list': ROLE_ROWS.readReminders,
+  'reminders preview': ROLE_ROWS.readReminders,
   'appointment show': ROLE_ROWS.readAppointments,
   'document list': ROLE_ROWS.listDocuments,
   'document save': ROLE_ROWS.documents,

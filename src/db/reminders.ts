@@ -164,3 +164,100 @@ export function listReminderRows(db: Db, filter: ReminderFilter, after: Reminder
     limit,
   });
 }
+
+/** What the sender needs of a due reminder: the row, its appointment and its patient. */
+export interface DueReminderRow extends ReminderRow {
+  appointment_number: string;
+  start_at: string;
+  status: string;
+  doctor_name: string | null;
+  patient_number: string;
+  first_name: string;
+  email: string | null;
+  mobile: string | null;
+  reminders_opt_out: number;
+}
+
+/** A reminder with what its message is made of: the appointment, its doctor, the patient. */
+const WITH_MESSAGE_PARTS = `SELECT r.*, a.appointment_number, a.start_at, a.status, d.name AS doctor_name,
+            p.patient_number, p.first_name, p.email, p.mobile, p.reminders_opt_out
+       FROM reminders r JOIN appointments a ON a.id = r.appointment_id JOIN patients p ON p.id = r.patient_id
+       LEFT JOIN doctors d ON d.id = a.resource_id`;
+
+const sendStatements = preparedFor((db) => ({
+  dueBetween: db.prepare<{ from: string; to: string }, DueReminderRow>(
+    `${WITH_MESSAGE_PARTS} WHERE r.due_at >= @from AND r.due_at < @to ORDER BY r.due_at, r.id`,
+  ),
+  due: db.prepare<{ now: string }, DueReminderRow>(
+    `${WITH_MESSAGE_PARTS}
+      WHERE r.state = 'scheduled' AND r.due_at <= @now
+        AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= @now) AND (r.lease_until IS NULL OR r.lease_until <= @now)
+      ORDER BY r.due_at, r.id LIMIT 1`,
+  ),
+  lease: db.prepare<{
+    id: string;
+    lease_until: string;
+    channel: string;
+    recipient: string;
+    subject: string | null;
+    text: string;
+    now: string;
+  }>(
+    `UPDATE reminders SET lease_until = @lease_until, attempts = attempts + 1, channel = @channel, recipient = @recipient,
+            subject = @subject, text = @text, next_attempt_at = NULL, updated_at = @now
+      WHERE id = @id`,
+  ),
+  end: db.prepare<{ id: string; state: string; reason: string | null; error: string | null; now: string }>(
+    `UPDATE reminders SET state = @state, reason = @reason, error = COALESCE(@error, error), lease_until = NULL,
+            next_attempt_at = NULL, updated_at = @now
+      WHERE id = @id`,
+  ),
+  sent: db.prepare<{ id: string; provider_message_id: string | null; now: string }>(
+    `UPDATE reminders SET state = 'sent', reason = NULL, sent_at = @now, provider_message_id = @provider_message_id,
+            lease_until = NULL, error = NULL, updated_at = @now
+      WHERE id = @id`,
+  ),
+  retry: db.prepare<{ id: string; next_attempt_at: string; error: string; now: string }>(
+    `UPDATE reminders SET lease_until = NULL, next_attempt_at = @next_attempt_at, error = @error, updated_at = @now WHERE id = @id`,
+  ),
+  firstSent: db.prepare<{ appointment_id: string; now: string }>(
+    `UPDATE appointments SET confirmation_reminder_sent_at = @now WHERE id = @appointment_id AND confirmation_reminder_sent_at IS NULL`,
+  ),
+}));
+
+/** Every reminder due in [from, to), in any state, with what its message is made of. */
+export function remindersDueBetween(db: Db, from: string, to: string): DueReminderRow[] {
+  return sendStatements(db).dueBetween.all({ from, to });
+}
+
+/** The scheduled reminder due first at `now`, not held by a lease nor waiting for its next try. */
+export function findDueReminder(db: Db, now: string): DueReminderRow | undefined {
+  return sendStatements(db).due.get({ now });
+}
+
+/** Holds a reminder while it is sent: its lease, one more attempt, and what is sent (kept as sent). */
+export function leaseReminder(
+  db: Db,
+  lease: { id: string; lease_until: string; channel: string; recipient: string; subject: string | null; text: string; now: string },
+): void {
+  sendStatements(db).lease.run(lease);
+}
+
+/** A reminder's final state other than sent (skipped, expired, failed, withdrawn), with its reason. */
+export function endReminder(db: Db, end: { id: string; state: string; reason: string | null; error: string | null; now: string }): void {
+  sendStatements(db).end.run(end);
+}
+
+/** A reminder the provider took; the appointment's first reminder is its confirmation_reminder_sent_at. */
+export function markReminderSent(
+  db: Db,
+  sent: { id: string; appointment_id: string; provider_message_id: string | null; now: string },
+): void {
+  sendStatements(db).sent.run({ id: sent.id, provider_message_id: sent.provider_message_id, now: sent.now });
+  sendStatements(db).firstSent.run({ appointment_id: sent.appointment_id, now: sent.now });
+}
+
+/** A transient failure: the lease let go, the next try at `next_attempt_at`. */
+export function retryReminder(db: Db, retry: { id: string; next_attempt_at: string; error: string; now: string }): void {
+  sendStatements(db).retry.run(retry);
+}

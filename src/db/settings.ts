@@ -16,3 +16,8 @@ export function readSetting(db: Db, key: string): string | undefined {
 export function writeSetting(db: Db, key: string, value: string): void {
   statements(db).set.run(key, value);
 }
+
+/** Forgets a setting: it reads as never set. */
+export function removeSetting(db: Db, key: string): void {
+  db.prepare<[string]>('DELETE FROM settings WHERE key = ?').run(key);
+}

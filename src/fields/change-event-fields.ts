@@ -26,7 +26,8 @@ export const CHANGE_EVENT_FIELDS = [
       'payment.created: payment_id, invoice_id, amount, method, invoice_status, invoice_balance; refund.created: refund_id, ' +
       'payment_id, invoice_id, amount, invoice_status, invoice_balance; invoice.credited (1.3.0): invoice_id, credit_note_id, ' +
       'credit_note_number, amount, invoice_status, invoice_balance; appointment.confirmed, appointment.declined (1.3.0): as ' +
-      'appointment.*, and via (sms, desk or api)',
+      'appointment.*, and via (sms, desk or api); reminder.updated (1.3.0): reminder_id, appointment_id, appointment_number, ' +
+      'state, reason, channel',
     schema: {
       type: 'object',
       properties: {
@@ -53,6 +54,10 @@ export const CHANGE_EVENT_FIELDS = [
         invoice_status: text,
         invoice_balance: money,
         via: { type: 'string', enum: ['sms', 'desk', 'api'] },
+        reminder_id: id,
+        state: text,
+        reason: { ...text, type: ['string', 'null'] },
+        channel: { type: ['string', 'null'], enum: ['sms', 'email', null] },
       },
       additionalProperties: false,
     },

@@ -17,6 +17,9 @@ import { firstKeyFileFindings, permissionFindings } from '../domain/maintenance/
 import { describeFailure } from '../domain/maintenance/failure-text.js';
 import { upgradeOpenDatabase } from '../domain/maintenance/upgrade.js';
 import { startDeliveryWorker, type DeliveryWorker } from './workers/notification-worker.js';
+import { startReminderWorker } from './workers/reminder-worker.js';
+import { recordServerChannels } from '../domain/reminders/reminder-channels.js';
+import type { PassLoop } from './workers/pass-loop.js';
 import { createSmtpMailer } from '../adapters/smtp-mailer.js';
 import { httpWebhookSender } from '../adapters/http-webhook-sender.js';
 import { startWebhookWorker, type WebhookWorker } from './workers/webhook-worker.js';
@@ -61,6 +64,8 @@ export interface ClinicServerConfig {
   /** How the server runs a desk PC's commands (ServerConfig.deskCommands): `clinic serve` gives the program's command line. */
   deskCommands?: DeskCommandRunner;
   auditCheckpointEveryMs?: number;
+  /** The pause between the reminder sender's passes; 15 s unless a test says otherwise. */
+  reminderPassMs?: number;
 }
 
 /** A started server. */
@@ -216,6 +221,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   const created = !existsSync(join(dataDir, DATABASE_FILE));
   let db: Db | undefined;
   let worker: DeliveryWorker | undefined;
+  let reminders: PassLoop | undefined;
   let webhooks: WebhookWorker | undefined;
   let backups: BackupSchedule | undefined;
   try {
@@ -264,10 +270,15 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     const firstKey = hasApiKeys(db) ? undefined : await commits.run('write', () => createApiKey(openDb, { name: 'first key' }));
     const host = running.host.includes(':') ? `[${running.host}]` : running.host;
     const address = `${tls === undefined ? 'http' : 'https'}://${host}:${running.port}${API_PREFIX}`;
+    await commits.run('write', () => recordServerChannels(openDb, config.smtp === undefined ? null : new URL(config.smtp.url).host));
     webhooks = startWebhookWorker(db, commits, running.changes, httpWebhookSender(), { logger });
     const webhookWorker = webhooks;
     if (config.smtp !== undefined)
       worker = startDeliveryWorker(db, commits, createSmtpMailer(config.smtp.url, config.smtp.from), { logger });
+    reminders = startReminderWorker(db, commits, config.smtp === undefined ? null : createSmtpMailer(config.smtp.url, config.smtp.from), {
+      logger,
+      ...(config.reminderPassMs === undefined ? {} : { intervalMs: config.reminderPassMs }),
+    });
     if (config.backups !== undefined) {
       // The schedule's backups are the server's own: the audit trail names the user it runs as.
       const record = () => recordDataExport(commits, openDb, systemUserActor());
@@ -293,7 +304,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
             await Promise.all([running.close(config.shutdownGraceMs), schedule?.stop(), webhookWorker.stop()]);
             // After the server, whose last requests may have queued notifications; before the
             // database, which a pass in progress still writes to.
-            await worker?.stop();
+            await Promise.all([worker?.stop(), reminders?.stop()]);
             // The trail as the server leaves it, once nothing more is recorded.
             await checkpoints.stop();
           } finally {
@@ -312,6 +323,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     await backups?.stop();
     await webhooks?.stop();
     await worker?.stop();
+    await reminders?.stop();
     db?.close();
     lock.release();
     throw error;

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useTestDatabase } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
+import { recordServerChannels } from '../../src/domain/reminders/reminder-channels.js';
 
 /** `clinic reminders set|show|list` and `settings set-name` at the desk (interface 1.3.0), as real processes. */
 describe('clinic reminders at the desk', () => {
@@ -74,5 +75,63 @@ describe('clinic reminders at the desk', () => {
       ['1d'],
     );
     assert.equal((await clinic('reminders', 'list', '--date', '05.03.2030')).stdout, 'No reminders match.\n');
+  });
+
+  it('previews a day: each scheduled reminder as it would go out by the channels of the last serve, the others as they are', async () => {
+    await clinic('settings', 'set-name', 'Praxis am Ring');
+    await clinic('reminders', 'set', '--before', '1d', '--before', '2h', '--quiet-hours', 'off');
+    const lena = JSON.parse(
+      (
+        await clinic(
+          'create-patient',
+          '--first-name',
+          'Lena',
+          '--last-name',
+          'Gruber',
+          '--email',
+          'l@example.org',
+          '--mobile',
+          '+436641234567',
+          '--json',
+        )
+      ).stdout,
+    );
+    const max = JSON.parse(
+      (
+        await clinic(
+          'create-patient',
+          '--first-name',
+          'Max',
+          '--last-name',
+          'Huber',
+          '--email',
+          'm@example.org',
+          '--mobile',
+          '+436641234568',
+          '--reminders-opt-out',
+          '--json',
+        )
+      ).stdout,
+    );
+    await clinic('book-appointment', '--patient-id', lena.patient_number, '--start-at', '2030-03-05 10:00', '--end-at', '2030-03-05 10:30');
+    await clinic('book-appointment', '--patient-id', max.patient_number, '--start-at', '2030-03-05 12:00', '--end-at', '2030-03-05 12:30');
+    const without = await clinic('reminders', 'preview', '--date', '04.03.2030');
+    assert.match(without.stdout, /^E-mail: none \(clinic serve last ran without --smtp-url\)/);
+    assert.match(without.stdout, /^Mon 04\.03\.2030 10:00 {2}1d {4}A-000001 {5}P-000001 {2}would skip \(no_channel\)$/m);
+    recordServerChannels(data.db, 'mail.praxis.lan:587');
+    const preview = JSON.parse((await clinic('reminders', 'preview', '--date', '04.03.2030', '--json')).stdout) as Record<
+      string,
+      unknown
+    >[];
+    assert.deepEqual(
+      preview.map((r) => [r.appointment_number, r.would, r.would_reason, r.to]),
+      [
+        ['A-000001', 'send', null, 'l@example.org'],
+        ['A-000002', 'skip', 'opted_out', null],
+      ],
+    );
+    assert.match(preview[0]!.subject as string, /^Your appointment on 05\.03\.2030 at 10:00 at Praxis am Ring$/);
+    assert.equal(preview[0]!.state, 'scheduled', 'nothing changed');
+    assert.match((await clinic('reminders', 'preview', '--date', '04.03.2030')).stdout, /^E-mail: through mail\.praxis\.lan:587/);
   });
 });

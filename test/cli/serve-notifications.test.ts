@@ -7,6 +7,10 @@ import { openDatabase, type Db } from '../../src/db/open-database.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
+import { bookAppointment } from '../../src/domain/appointments/book-appointment.js';
+import { SET_CLINIC_NAME } from '../../src/domain/desk/clinic-settings.js';
+import { SET_REMINDERS } from '../../src/domain/reminders/set-reminders.js';
+import { performUseCase } from '../../src/domain/use-case.js';
 import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
 import { runClinic, STOP_SIGNAL } from '../helpers/run-cli.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
@@ -119,6 +123,39 @@ describe('clinic serve delivers notifications', () => {
     assert.ok(serve.events.some((e) => e.event === 'stopped'));
     // Only ids reach the log, never the address or the error text.
     assert.ok(!JSON.stringify(serve.events).includes('payer@example.org'));
+  });
+
+  it('sends a reminder due while it runs by e-mail (interface 1.3.0), once, with only ids in the log', async () => {
+    const desk = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'it', name: 'it', source: 'pc', requestId: null } };
+    performUseCase(SET_CLINIC_NAME, db, { body: { name: 'Praxis am Ring' } }, desk);
+    performUseCase(SET_REMINDERS, db, { body: { before: ['1d'], quiet_hours: 'off' } }, desk);
+    const patient = createPatient(db, buildPatient({ first_name: 'Lena', email: 'lena@example.org' }));
+    const start = new Date(Date.now() + 2 * 86_400_000).toISOString();
+    const booked = bookAppointment(
+      db,
+      { patient_id: patient.id, start_at: start, end_at: new Date(Date.parse(start) + 1_800_000).toISOString() },
+      'cli',
+    );
+    // Due half a minute ago: the pass at start sends it (not missed: it is within its minute).
+    db.prepare('UPDATE reminders SET due_at = ? WHERE appointment_id = ?').run(new Date(Date.now() - 30_000).toISOString(), booked.id);
+    smtp.messages.length = 0;
+    const serve = await startServe(dataDir, ['--smtp-url', smtp.url, '--smtp-from', 'front-desk@example.org']);
+    try {
+      const [mail] = await smtp.waitFor(1, 15_000);
+      assert.deepEqual(mail?.to, ['lena@example.org']);
+      assert.match(mail?.raw ?? '', /Hello Lena, this is a reminder|Dear Lena/);
+      const sent = await eventually(() => {
+        const row = db
+          .prepare<[string], { state: string; id: string }>('SELECT state, id FROM reminders WHERE appointment_id = ?')
+          .get(booked.id);
+        return row?.state === 'sent' ? row : undefined;
+      });
+      await eventually(() => serve.events.find((e) => e.event === 'reminder_sent' && e.reminder_id === sent.id));
+    } finally {
+      assert.equal(await serve.stop(), 0);
+    }
+    assert.equal(smtp.messages.length, 1);
+    assert.ok(!JSON.stringify(serve.events).includes('lena@example.org'));
   });
 
   it('leaves notifications pending without --smtp-url', async () => {

@@ -27,6 +27,7 @@ const ALL_TYPES = [
   'patient.updated',
   'payment.created',
   'refund.created',
+  'reminder.updated',
 ];
 const LIST_FIELDS = ['id', 'lag', 'last_delivered_seq', 'last_error', 'name', 'state', 'types', 'url'];
 

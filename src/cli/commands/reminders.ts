@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { REMINDERS_AT_DESK } from '../../domain/reminders/reminders-at-desk.js';
+import { PREVIEW_REMINDERS, type ReminderPreview } from '../../domain/reminders/preview-reminders.js';
 import type { Reminder } from '../../domain/reminders/list-reminders.js';
 import type { ShownReminderSettings } from '../../domain/reminders/reminder-settings.js';
 import { SET_REMINDERS, SHOW_REMINDERS } from '../../domain/reminders/set-reminders.js';
@@ -52,7 +53,39 @@ type SetOptions = CommonOptions & {
 /** A reminder's state for people: the state, and why when it ended otherwise than sent. */
 const stateText = (reminder: Reminder) => (reminder.reason === null ? reminder.state : `${reminder.state} (${reminder.reason})`);
 
-/** `clinic reminders set|show|list`. */
+/** A day's preview for people: what would go out, to whom, or why not. */
+function previewText(preview: ReminderPreview, timeZone: string): string {
+  const email =
+    preview.email_host === null
+      ? 'E-mail: none (clinic serve last ran without --smtp-url), so e-mail reminders would be skipped.'
+      : `E-mail: through ${preview.email_host}, as clinic serve was last started.`;
+  const table = deskTable(
+    [
+      { header: 'Due' },
+      { header: 'Rule' },
+      { header: 'Appointment' },
+      { header: 'Patient' },
+      { header: 'Now' },
+      { header: 'To', shrink: true },
+    ],
+    preview.reminders.map((reminder) => [
+      localDateTime(reminder.due_at, timeZone),
+      reminder.rule,
+      reminder.appointment_number,
+      reminder.patient_number,
+      reminder.would === null
+        ? stateText(reminder)
+        : reminder.would === 'send'
+          ? `would send (${reminder.channel})`
+          : `would skip (${reminder.would_reason})`,
+      reminder.to ?? '',
+    ]),
+    `No reminders are due on ${preview.date}.`,
+  );
+  return `${email}\n${table}`;
+}
+
+/** `clinic reminders set|show|list|preview`. */
 export function registerReminderCommands(program: Command, io: CliIo): void {
   const group = program.command('reminders').description('appointment reminders: the rules, and what was planned and sent');
   subcommand(group, 'set', 'set the reminder rules, channel, quiet hours and templates (what is not given stays)')
@@ -122,6 +155,15 @@ export function registerReminderCommands(program: Command, io: CliIo): void {
             'No reminders match.',
           );
         },
+      });
+    });
+  subcommand(group, 'preview', "a day's reminders as they would go out now: sent, or skipped and why")
+    .option('--date <day>', `the clinic day they are due: ${DESK_DATE_FORMS} (default: today)`)
+    .action(async (options: CommonOptions & { date?: string }) => {
+      await runUseCaseCommand(io, options, PREVIEW_REMINDERS, {
+        request: () => ({ query: { date: options.date } }),
+        json: (preview) => preview.reminders,
+        print: (preview, db) => previewText(preview, clinicTimeZone(db)),
       });
     });
 }

@@ -48,6 +48,7 @@ const ACTION_CODES: Record<AuditAction, 'C' | 'R' | 'U' | 'D' | 'E'> = {
   'device.revoke': 'U',
   // 1.3.0: reminders read; the patient's yes or no recorded.
   'reminder.read': 'R',
+  'reminder.send': 'E',
   'appointment.confirm': 'U',
   'appointment.decline': 'U',
 };

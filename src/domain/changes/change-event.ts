@@ -54,6 +54,15 @@ export interface ChangeData {
   /** The patient's yes or no (1.3.0), and how it came: a reply to an SMS, the desk, an integration. */
   'appointment.confirmed': AppointmentData & { via: ConfirmationVia };
   'appointment.declined': AppointmentData & { via: ConfirmationVia };
+  /** A reminder's move to a final state by the sender (1.3.0). */
+  'reminder.updated': {
+    reminder_id: string;
+    appointment_id: string;
+    appointment_number: string;
+    state: string;
+    reason: string | null;
+    channel: string | null;
+  };
   /** A credit note (1.3.0), and the invoice as it left it. */
   'invoice.credited': {
     invoice_id: string;

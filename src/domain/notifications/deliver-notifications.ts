@@ -14,6 +14,8 @@ export interface EmailMessage {
   to: string;
   subject: string;
   text: string;
+  /** The Message-ID header, `<id@host>`, where the sender keeps it (a reminder's provider_message_id). */
+  messageId?: string;
 }
 
 /** Sends email; rejects when the message was not accepted. The SMTP mailer is one. */

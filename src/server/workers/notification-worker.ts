@@ -7,6 +7,7 @@ import {
   type RetryPolicy,
 } from '../../domain/notifications/deliver-notifications.js';
 import type { Logger } from '../../logger.js';
+import { repeatPasses } from './pass-loop.js';
 
 /** A running delivery loop. */
 export interface DeliveryWorker {
@@ -34,10 +35,6 @@ export function startDeliveryWorker(
   options: DeliveryWorkerOptions,
 ): DeliveryWorker {
   const { logger, intervalMs = 2000, policy = DEFAULT_RETRY_POLICY } = options;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let pass: Promise<void> = Promise.resolve();
-
   const runPass = async () => {
     try {
       for (const { error: _reason, ...outcome } of await deliverDueNotifications(db, runner, mailer, policy)) {
@@ -51,19 +48,10 @@ export function startDeliveryWorker(
       logger.error({ event: 'notification_pass_failed', error: error instanceof Error ? error.message : String(error) });
     }
   };
-  const schedule = () => {
-    if (stopped) return;
-    timer = setTimeout(() => {
-      pass = runPass().then(schedule);
-    }, intervalMs);
-  };
-
-  pass = runPass().then(schedule);
+  const loop = repeatPasses(runPass, intervalMs);
   return {
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await pass;
+      await loop.stop();
       mailer.close?.();
     },
   };

@@ -1,0 +1,202 @@
+import { hostname } from 'node:os';
+import type { Db } from '../../db/open-database.js';
+import { endReminder, findDueReminder, leaseReminder, markReminderSent, retryReminder, type DueReminderRow } from '../../db/reminders.js';
+import { appendAuditEvents } from '../audit/record-audit.js';
+import type { Actor } from '../audit/audit-event.js';
+import { appendChangeEvents } from '../changes/record-changes.js';
+import type { ChangeRecord } from '../changes/change-event.js';
+import type { Mailer } from '../notifications/deliver-notifications.js';
+import { clinicCountry, clinicName, clinicTimeZone } from '../settings.js';
+import type { WorkRunner } from '../use-case.js';
+import { wallClockAt } from '../validation/calendar.js';
+import { e164Mobile } from './mobile-numbers.js';
+import { reminderSettings, templatesInForce } from './reminder-settings.js';
+import { renderTemplate } from './reminder-templates.js';
+
+/**
+ * Sending the reminders that are due (interface 1.3.0, "Sending: clinic serve, nothing else"):
+ * `clinic serve` alone, in passes a few seconds apart. Each reminder is decided and held in one
+ * transaction (what is sent, to whom, by which channel, recorded before it leaves), sent outside
+ * any transaction, and its outcome written in another. A reminder is never sent twice: it is
+ * held (`lease_until`) while it is sent, and one whose lease ran out (the server stopped
+ * mid-send) has an outcome nobody knows, so it is not sent again by e-mail (`outcome_unknown`).
+ */
+
+const MINUTE = 60_000;
+/** How long a reminder is held while it is sent. */
+export const LEASE_MS = 2 * MINUTE;
+/** A reminder found this long after it was due, never tried, was missed (no server ran). */
+const MISSED_AFTER_MS = 2 * MINUTE;
+/** A missed reminder still goes while its appointment is at least this far away; so do retries. */
+const STILL_WORTH_MS = 60 * MINUTE;
+/** Waits after the 1st, 2nd, … failed try; then hourly. */
+const RETRY_WAITS_MIN = [1, 2, 4, 8, 16, 32, 60];
+const MAX_ERROR_LENGTH = 500;
+
+/** How a reminder can go: the e-mail of `serve --smtp-url`, or none. */
+export interface ReminderChannels {
+  mailer: Mailer | null;
+}
+
+/** What a pass did to one reminder (ids and states only: fit for the log). */
+export interface ReminderOutcome {
+  reminder_id: string;
+  state: 'sent' | 'retry' | 'failed' | 'expired' | 'skipped';
+  reason: string | null;
+}
+
+/** `clinic serve` itself, as the audit trail names it for what it does on its own. */
+export const serverActor = (): Actor => ({ type: 'system', id: 'clinic-serve', name: 'clinic serve', source: hostname(), requestId: null });
+
+/** The feed's reminder.updated for a reminder's move to a final state. */
+const movedRecord = (row: DueReminderRow, state: string, reason: string | null, channel: string | null): ChangeRecord => ({
+  type: 'reminder.updated',
+  patientId: row.patient_id,
+  data: { reminder_id: row.id, appointment_id: row.appointment_id, appointment_number: row.appointment_number, state, reason, channel },
+});
+
+/** What to send for a reminder, or the final state it ends in without being sent. */
+export type Decision =
+  { end: 'skipped' | 'expired' | 'failed'; reason: string } | { channel: 'email'; to: string; subject: string; text: string };
+
+/** `DD.MM.YYYY` and `HH:MM` of an instant in the clinic's zone. */
+function localDateAndTime(iso: string, timeZone: string): { date: string; time: string } {
+  const clock = wallClockAt(timeZone, Date.parse(iso));
+  const two = (n: number) => String(n).padStart(2, '0');
+  return { date: `${two(clock.day)}.${two(clock.month)}.${clock.year}`, time: `${two(clock.hour)}:${two(clock.minute)}` };
+}
+
+/**
+ * What becomes of a due reminder now: expired when missed and its appointment is less than an
+ * hour away; skipped for a patient who opted out, without an address, or with an address whose
+ * channel the clinic has not set up; else the message, rendered from the templates in force.
+ */
+export function decide(db: Db, row: DueReminderRow, channels: { email: boolean }, now: number): Decision {
+  if (row.lease_until !== null) return { end: 'failed', reason: 'outcome_unknown' };
+  const away = Date.parse(row.start_at) - now;
+  if (row.attempts === 0 && now - Date.parse(row.due_at) > MISSED_AFTER_MS && away < STILL_WORTH_MS)
+    return { end: 'expired', reason: 'missed' };
+  if (row.reminders_opt_out === 1) return { end: 'skipped', reason: 'opted_out' };
+  const settings = reminderSettings(db);
+  const mobile = settings.channel === 'email' ? null : e164Mobile(row.mobile, clinicCountry(db));
+  const email = settings.channel === 'sms' ? null : row.email;
+  // No SMS gateway yet: a usable mobile number alone has no channel set up.
+  if (email === null || email === '') return { end: 'skipped', reason: mobile === null ? 'no_address' : 'no_channel' };
+  if (!channels.email) return { end: 'skipped', reason: 'no_channel' };
+  const timeZone = clinicTimeZone(db);
+  const templates = templatesInForce(db, settings);
+  const values = {
+    first_name: row.first_name,
+    ...localDateAndTime(row.start_at, timeZone),
+    clinic_name: clinicName(db) ?? '',
+    doctor: row.doctor_name ?? '',
+    code: row.appointment_number,
+  };
+  return {
+    channel: 'email',
+    to: email,
+    subject: renderTemplate(templates.email_subject, values),
+    text: renderTemplate(templates.email, values),
+  };
+}
+
+/** An SMTP refusal (5xx) is final; a 4xx reply, no connection or no answer may pass on a later try. */
+function isTransient(error: unknown): boolean {
+  const code = (error as { responseCode?: unknown } | null)?.responseCode;
+  if (typeof code === 'number') return code < 500;
+  return (error as { code?: unknown } | null)?.code !== 'EENVELOPE';
+}
+
+const errorText = (error: unknown) => {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
+};
+
+/**
+ * Takes the reminder due first and decides it, in one transaction: a final state is written at
+ * once (with its feed event); a message is held for sending. Undefined when nothing is due.
+ */
+function claim(db: Db, channels: ReminderChannels, now: number): { row: DueReminderRow; decision: Decision } | undefined {
+  const at = new Date(now).toISOString();
+  const row = findDueReminder(db, at);
+  if (row === undefined) return undefined;
+  const decision = decide(db, row, { email: channels.mailer !== null }, now);
+  if ('end' in decision) {
+    endReminder(db, { id: row.id, state: decision.end, reason: decision.reason, error: null, now: at });
+    appendChangeEvents(db, [movedRecord(row, decision.end, decision.reason, row.channel)]);
+  } else {
+    leaseReminder(db, {
+      id: row.id,
+      lease_until: new Date(now + LEASE_MS).toISOString(),
+      channel: decision.channel,
+      recipient: decision.to,
+      subject: decision.subject,
+      text: decision.text,
+      now: at,
+    });
+  }
+  return { row, decision };
+}
+
+/** Sends one held reminder and writes what came of it. */
+async function send(
+  db: Db,
+  runner: WorkRunner,
+  mailer: Mailer,
+  row: DueReminderRow,
+  message: { to: string; subject: string; text: string },
+  now: () => number,
+): Promise<ReminderOutcome> {
+  const messageId = `<${row.id}@${hostname()}>`;
+  try {
+    await mailer.send({ ...message, messageId });
+  } catch (error) {
+    const failedAt = now();
+    const error500 = errorText(error);
+    const wait = (RETRY_WAITS_MIN[row.attempts] ?? 60) * MINUTE;
+    const retry = isTransient(error) && Date.parse(row.start_at) - (failedAt + wait) >= STILL_WORTH_MS;
+    const at = new Date(failedAt).toISOString();
+    if (retry) {
+      await runner.run('write', () =>
+        retryReminder(db, { id: row.id, next_attempt_at: new Date(failedAt + wait).toISOString(), error: error500, now: at }),
+      );
+      return { reminder_id: row.id, state: 'retry', reason: null };
+    }
+    const reason = isTransient(error) ? 'retries_exhausted' : 'rejected';
+    await runner.run('write', () => {
+      endReminder(db, { id: row.id, state: 'failed', reason, error: error500, now: at });
+      appendChangeEvents(db, [movedRecord(row, 'failed', reason, 'email')]);
+    });
+    return { reminder_id: row.id, state: 'failed', reason };
+  }
+  const sentAt = new Date(now()).toISOString();
+  // Waits out another process's lock: a sent reminder left unmarked would end as outcome_unknown.
+  await runner.run('write', () => {
+    markReminderSent(db, { id: row.id, appointment_id: row.appointment_id, provider_message_id: messageId, now: sentAt });
+    appendChangeEvents(db, [movedRecord(row, 'sent', null, 'email')]);
+    appendAuditEvents(db, serverActor(), [{ action: 'reminder.send', patientId: row.patient_id, subjectId: row.id, detail: null }]);
+  });
+  return { reminder_id: row.id, state: 'sent', reason: null };
+}
+
+/** One pass: every reminder due now, each decided, sent or ended; at most `batch` of them. */
+export async function sendDueReminders(
+  db: Db,
+  runner: WorkRunner,
+  channels: ReminderChannels,
+  { batch = 50, now = Date.now }: { batch?: number; now?: () => number } = {},
+): Promise<ReminderOutcome[]> {
+  const outcomes: ReminderOutcome[] = [];
+  while (outcomes.length < batch) {
+    // A look first, without the write lock: most passes find nothing due.
+    if ((await runner.run('read', () => findDueReminder(db, new Date(now()).toISOString()))) === undefined) break;
+    // What it reads (the due row) decides what it writes (the row's lease or end): no other
+    // writer may come between, so two servers never take one reminder.
+    const claimed = await runner.run('read-then-write', () => claim(db, channels, now()));
+    if (claimed === undefined) break;
+    const { row, decision } = claimed;
+    if ('end' in decision) outcomes.push({ reminder_id: row.id, state: decision.end, reason: decision.reason });
+    else outcomes.push(await send(db, runner, channels.mailer!, row, decision, now));
+  }
+  return outcomes;
+}
