@@ -696,6 +696,15 @@ export const errors = {
       {},
       { placeholder, template },
     ),
+  /** A generic SMS gateway's body template that leaves no JSON object once filled (1.3.0). */
+  gatewayTemplateInvalid: (reason: string) =>
+    new AppError(
+      422,
+      'TEMPLATE_INVALID',
+      `The gateway's body template is ${reason} once {to}, {from}, {text} and {reference} are filled in; it must be a JSON object with the placeholders inside its strings.`,
+      {},
+      { template: 'body_template' },
+    ),
   /** The desk's, where a command needs a person and no one is logged in (interface 1.3.0, "Sessions"). */
   loginRequired: () => new AppError(401, 'LOGIN_REQUIRED', 'this command needs a person; log in with: clinic login --as NAME'),
   checkFailed: (findings: number) => new AppError(500, 'CHECK_FAILED', `clinic check found ${findings} problem(s); each is listed above.`),

@@ -16,6 +16,7 @@ import { registerCreatePatientCommand, registerPatientCommands } from './command
 import { registerServeCommand } from './commands/serve.js';
 import { registerSettingsCommands } from './commands/settings.js';
 import { registerReminderCommands } from './commands/reminders.js';
+import { registerSmsGatewayCommands } from './commands/sms-gateway.js';
 import { registerInvoiceCommands } from './commands/invoice.js';
 import { registerPaymentCommands } from './commands/payment.js';
 import { registerAutostartCommands } from './commands/autostart.js';
@@ -55,6 +56,7 @@ const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (p
   [['patient'], registerPatientCommands],
   [['book-appointment', 'appointment'], registerAppointmentCommands],
   [['reminders'], registerReminderCommands],
+  [['sms-gateway'], registerSmsGatewayCommands],
   [['document', 'upload-document'], registerDocumentCommands],
   [['invoice'], registerInvoiceCommands],
   [['record-payment', 'refund'], registerPaymentCommands],

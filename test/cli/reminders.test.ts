@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { useTestDatabase } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
@@ -133,5 +135,64 @@ describe('clinic reminders at the desk', () => {
     assert.match(preview[0]!.subject as string, /^Your appointment on 05\.03\.2030 at 10:00 at Praxis am Ring$/);
     assert.equal(preview[0]!.state, 'scheduled', 'nothing changed');
     assert.match((await clinic('reminders', 'preview', '--date', '04.03.2030')).stdout, /^E-mail: through mail\.praxis\.lan:587/);
+  });
+
+  it('sets an SMS gateway with its token from a file, shows it without secrets, and removes it', async () => {
+    const tokenFile = join(data.dataDir, '..', `twilio-token-${process.pid}.txt`);
+    writeFileSync(tokenFile, 'tok-secret-123\n', { mode: 0o600 });
+    try {
+      const set = await clinic(
+        'sms-gateway',
+        'set',
+        '--preset',
+        'twilio',
+        '--account',
+        'AC0123456789',
+        '--token-file',
+        tokenFile,
+        '--from',
+        '+43720123456',
+      );
+      assert.equal(set.code, 0, set.stderr);
+      assert.match(set.stdout, /^Sends to {2}https:\/\/api\.twilio\.com\/2010-04-01\/Accounts\/AC0123456789\/Messages\.json$/m);
+      const shown = await clinic('sms-gateway', 'show', '--json');
+      assert.deepEqual(JSON.parse(shown.stdout), {
+        preset: 'twilio',
+        url: 'https://api.twilio.com/2010-04-01/Accounts/AC0123456789/Messages.json',
+        from: '+43720123456',
+        headers: ['Authorization'],
+        inbound: 'https://api.twilio.com/2010-04-01/Accounts/AC0123456789/Messages.json',
+      });
+      assert.ok(!`${shown.stdout}${(await clinic('sms-gateway', 'show')).stdout}`.includes('tok-secret-123'));
+      const missing = await clinic(
+        'sms-gateway',
+        'set',
+        '--preset',
+        'twilio',
+        '--account',
+        'AC1',
+        '--token-file',
+        `${tokenFile}.nothing`,
+        '--from',
+        '+43720123456',
+      );
+      assert.equal(missing.code, 2);
+      const generic = await clinic(
+        'sms-gateway',
+        'set',
+        '--preset',
+        'generic',
+        '--url',
+        'https://sms.example.org/send',
+        '--body-template',
+        '{"to": {to}}',
+      );
+      assert.equal(generic.code, 1);
+      assert.match(generic.stderr, /^error: TEMPLATE_INVALID: The gateway's body template is not JSON/);
+      assert.equal((await clinic('sms-gateway', 'remove')).stdout, 'SMS gateway removed: reminders go by e-mail, or are skipped.\n');
+      assert.equal(JSON.parse((await clinic('sms-gateway', 'show', '--json')).stdout), null);
+    } finally {
+      rmSync(tokenFile, { force: true });
+    }
   });
 });

@@ -35,7 +35,8 @@ describe('reminders: sending by e-mail (domain)', () => {
   const desk = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'it', name: 'it', source: 'pc', requestId: null } };
   const run = <R>(useCase: AnyUseCase, request: object) => performUseCase(useCase as never, data.db, request, desk) as R;
   const mailer = () => createSmtpMailer(sink.url, 'praxis@example.org');
-  const pass = (channels: ReminderChannels = { mailer: mailer() }) => sendDueReminders(data.db, connectionRunner(data.db), channels);
+  const pass = (channels: ReminderChannels = { mailer: mailer(), sendSms: null }) =>
+    sendDueReminders(data.db, connectionRunner(data.db), channels);
   const row = (appointmentId: string) =>
     data.db.prepare('SELECT * FROM reminders WHERE appointment_id = ? ORDER BY seq').get(appointmentId) as Record<string, unknown>;
   /** A clinic in Vienna, country AT, with one rule of a day and no quiet hours; an appointment on 02.12.2026 at 14:00. */
@@ -111,7 +112,7 @@ describe('reminders: sending by e-mail (domain)', () => {
     const mobileOnly = book({ email: null, mobile: '0664 1234567' });
     const withEmail = book({});
     at('2026-12-01T13:00:10Z');
-    await pass({ mailer: mailer() }).then(() => undefined);
+    await pass({ mailer: mailer(), sendSms: null }).then(() => undefined);
     assert.deepEqual([row(optedOut.id).state, row(optedOut.id).reason], ['skipped', 'opted_out']);
     assert.deepEqual([row(noAddress.id).state, row(noAddress.id).reason], ['skipped', 'no_address']);
     assert.deepEqual([row(mobileOnly.id).state, row(mobileOnly.id).reason], ['skipped', 'no_channel']);
@@ -123,7 +124,7 @@ describe('reminders: sending by e-mail (domain)', () => {
     });
     at('2026-12-02T13:00:10Z');
     assert.deepEqual(
-      (await pass({ mailer: null })).map((o) => [o.state, o.reason]),
+      (await pass({ mailer: null, sendSms: null })).map((o) => [o.state, o.reason]),
       [['skipped', 'no_channel']],
     );
     assert.equal(row(withoutMailer.id).reason, 'no_channel');
@@ -164,7 +165,7 @@ describe('reminders: sending by e-mail (domain)', () => {
 
   it('retries after 1, 2, 4 … minutes while the server cannot be reached, then gives up within an hour of the start', async () => {
     const appointment = setUp();
-    const unreachable = { mailer: createSmtpMailer(`smtp://127.0.0.1:${await closedPort()}`, 'praxis@example.org') };
+    const unreachable = { mailer: createSmtpMailer(`smtp://127.0.0.1:${await closedPort()}`, 'praxis@example.org'), sendSms: null };
     at('2026-12-01T13:00:00Z');
     assert.deepEqual(
       (await pass(unreachable)).map((o) => o.state),
@@ -201,7 +202,7 @@ describe('reminders: sending by e-mail (domain)', () => {
       const appointment = setUp();
       at('2026-12-01T13:00:00Z');
       const port = (refusing.server.address() as { port: number }).port;
-      const outcomes = await pass({ mailer: createSmtpMailer(`smtp://127.0.0.1:${port}`, 'praxis@example.org') });
+      const outcomes = await pass({ mailer: createSmtpMailer(`smtp://127.0.0.1:${port}`, 'praxis@example.org'), sendSms: null });
       assert.deepEqual(
         outcomes.map((o) => [o.state, o.reason]),
         [['failed', 'rejected']],

@@ -10,6 +10,7 @@ import { nextDay, parseDate, startOfDay } from '../validation/calendar.js';
 import { presentReminder, type Reminder } from './list-reminders.js';
 import { serverEmailHost } from './reminder-channels.js';
 import { decide } from './send-reminders.js';
+import { smsGateway } from './sms-gateway.js';
 
 /** A reminder of the day previewed: as it stands, and for a scheduled one what would be done with it now. */
 export interface PreviewedReminder extends Reminder {
@@ -44,11 +45,12 @@ export const PREVIEW_REMINDERS = defineUseCase({
     const date = deskDate(query.date, timeZone, now);
     const day = parseDate(date);
     const emailHost = serverEmailHost(db);
+    const gateway = smsGateway(db);
     const reminders = remindersDueBetween(db, startOfDay(day, timeZone), startOfDay(nextDay(day), timeZone)).map(
       (row): PreviewedReminder => {
         const shown = presentReminder(row);
         if (row.state !== 'scheduled') return { ...shown, would: null, would_reason: null };
-        const decision = decide(db, row, { email: emailHost !== null }, now);
+        const decision = decide(db, row, { email: emailHost !== null, sms: gateway }, now);
         if ('end' in decision) return { ...shown, would: 'skip', would_reason: decision.reason };
         return {
           ...shown,

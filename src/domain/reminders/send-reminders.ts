@@ -12,6 +12,7 @@ import { wallClockAt } from '../validation/calendar.js';
 import { e164Mobile } from './mobile-numbers.js';
 import { reminderSettings, templatesInForce } from './reminder-settings.js';
 import { renderTemplate } from './reminder-templates.js';
+import { dropsRepeats, smsGateway, SmsSendError, type SmsGateway, type SmsSender } from './sms-gateway.js';
 
 /**
  * Sending the reminders that are due (interface 1.3.0, "Sending: clinic serve, nothing else"):
@@ -33,9 +34,17 @@ const STILL_WORTH_MS = 60 * MINUTE;
 const RETRY_WAITS_MIN = [1, 2, 4, 8, 16, 32, 60];
 const MAX_ERROR_LENGTH = 500;
 
-/** How a reminder can go: the e-mail of `serve --smtp-url`, or none. */
+/** How a reminder can go: the e-mail of `serve --smtp-url`, and SMS through the clinic's gateway (`sms-gateway set`) by `sendSms`. */
 export interface ReminderChannels {
   mailer: Mailer | null;
+  sendSms: SmsSender | null;
+}
+
+/** Which channels are set up now, as decide() weighs them. */
+export interface ChannelsSetUp {
+  email: boolean;
+  /** The clinic's gateway, when SMS can be sent. */
+  sms: SmsGateway | null;
 }
 
 /** What a pass did to one reminder (ids and states only: fit for the log). */
@@ -56,8 +65,10 @@ const movedRecord = (row: DueReminderRow, state: string, reason: string | null, 
 });
 
 /** What to send for a reminder, or the final state it ends in without being sent. */
-export type Decision =
-  { end: 'skipped' | 'expired' | 'failed'; reason: string } | { channel: 'email'; to: string; subject: string; text: string };
+type Decision =
+  | { end: 'skipped' | 'expired' | 'failed'; reason: string }
+  | { channel: 'email'; to: string; subject: string; text: string }
+  | { channel: 'sms'; to: string; subject: null; text: string };
 
 /** `DD.MM.YYYY` and `HH:MM` of an instant in the clinic's zone. */
 function localDateAndTime(iso: string, timeZone: string): { date: string; time: string } {
@@ -71,18 +82,19 @@ function localDateAndTime(iso: string, timeZone: string): { date: string; time: 
  * hour away; skipped for a patient who opted out, without an address, or with an address whose
  * channel the clinic has not set up; else the message, rendered from the templates in force.
  */
-export function decide(db: Db, row: DueReminderRow, channels: { email: boolean }, now: number): Decision {
-  if (row.lease_until !== null) return { end: 'failed', reason: 'outcome_unknown' };
+export function decide(db: Db, row: DueReminderRow, channels: ChannelsSetUp, now: number): Decision {
+  // Its lease ran out mid-send: only a gateway told the reminder's id drops a repeat, so only there it is tried again.
+  if (row.lease_until !== null && !(row.channel === 'sms' && dropsRepeats(channels.sms)))
+    return { end: 'failed', reason: 'outcome_unknown' };
   const away = Date.parse(row.start_at) - now;
   if (row.attempts === 0 && now - Date.parse(row.due_at) > MISSED_AFTER_MS && away < STILL_WORTH_MS)
     return { end: 'expired', reason: 'missed' };
   if (row.reminders_opt_out === 1) return { end: 'skipped', reason: 'opted_out' };
   const settings = reminderSettings(db);
   const mobile = settings.channel === 'email' ? null : e164Mobile(row.mobile, clinicCountry(db));
-  const email = settings.channel === 'sms' ? null : row.email;
-  // No SMS gateway yet: a usable mobile number alone has no channel set up.
-  if (email === null || email === '') return { end: 'skipped', reason: mobile === null ? 'no_address' : 'no_channel' };
-  if (!channels.email) return { end: 'skipped', reason: 'no_channel' };
+  const email = settings.channel === 'sms' || row.email === '' ? null : row.email;
+  const channel = mobile !== null && channels.sms !== null ? 'sms' : email !== null && channels.email ? 'email' : undefined;
+  if (channel === undefined) return { end: 'skipped', reason: mobile === null && email === null ? 'no_address' : 'no_channel' };
   const timeZone = clinicTimeZone(db);
   const templates = templatesInForce(db, settings);
   const values = {
@@ -92,16 +104,13 @@ export function decide(db: Db, row: DueReminderRow, channels: { email: boolean }
     doctor: row.doctor_name ?? '',
     code: row.appointment_number,
   };
-  return {
-    channel: 'email',
-    to: email,
-    subject: renderTemplate(templates.email_subject, values),
-    text: renderTemplate(templates.email, values),
-  };
+  if (channel === 'sms') return { channel, to: mobile!, subject: null, text: renderTemplate(templates.sms, values) };
+  return { channel, to: email!, subject: renderTemplate(templates.email_subject, values), text: renderTemplate(templates.email, values) };
 }
 
 /** An SMTP refusal (5xx) is final; a 4xx reply, no connection or no answer may pass on a later try. */
 function isTransient(error: unknown): boolean {
+  if (error instanceof SmsSendError) return error.transient;
   const code = (error as { responseCode?: unknown } | null)?.responseCode;
   if (typeof code === 'number') return code < 500;
   return (error as { code?: unknown } | null)?.code !== 'EENVELOPE';
@@ -116,11 +125,12 @@ const errorText = (error: unknown) => {
  * Takes the reminder due first and decides it, in one transaction: a final state is written at
  * once (with its feed event); a message is held for sending. Undefined when nothing is due.
  */
-function claim(db: Db, channels: ReminderChannels, now: number): { row: DueReminderRow; decision: Decision } | undefined {
+function claim(db: Db, channels: ReminderChannels, now: number): Claimed | undefined {
   const at = new Date(now).toISOString();
   const row = findDueReminder(db, at);
   if (row === undefined) return undefined;
-  const decision = decide(db, row, { email: channels.mailer !== null }, now);
+  const gateway = channels.sendSms === null ? null : smsGateway(db);
+  const decision = decide(db, row, { email: channels.mailer !== null, sms: gateway }, now);
   if ('end' in decision) {
     endReminder(db, { id: row.id, state: decision.end, reason: decision.reason, error: null, now: at });
     appendChangeEvents(db, [movedRecord(row, decision.end, decision.reason, row.channel)]);
@@ -135,21 +145,32 @@ function claim(db: Db, channels: ReminderChannels, now: number): { row: DueRemin
       now: at,
     });
   }
-  return { row, decision };
+  return { row, decision, gateway };
+}
+
+/** A reminder taken: what was decided, and the gateway of the moment for an SMS. */
+interface Claimed {
+  row: DueReminderRow;
+  decision: Decision;
+  gateway: SmsGateway | null;
+}
+
+/** Sends one held reminder by its channel: the provider's id of it. */
+async function deliver(channels: ReminderChannels, claimed: Claimed, message: Exclude<Decision, { end: string }>): Promise<string | null> {
+  if (message.channel === 'sms')
+    return channels.sendSms!(claimed.gateway!, { to: message.to, text: message.text, reference: claimed.row.id });
+  const messageId = `<${claimed.row.id}@${hostname()}>`;
+  await channels.mailer!.send({ to: message.to, subject: message.subject, text: message.text, messageId });
+  return messageId;
 }
 
 /** Sends one held reminder and writes what came of it. */
-async function send(
-  db: Db,
-  runner: WorkRunner,
-  mailer: Mailer,
-  row: DueReminderRow,
-  message: { to: string; subject: string; text: string },
-  now: () => number,
-): Promise<ReminderOutcome> {
-  const messageId = `<${row.id}@${hostname()}>`;
+async function send(db: Db, runner: WorkRunner, channels: ReminderChannels, claimed: Claimed, now: () => number): Promise<ReminderOutcome> {
+  const { row } = claimed;
+  const message = claimed.decision as Exclude<Decision, { end: string }>;
+  let providerId: string | null;
   try {
-    await mailer.send({ ...message, messageId });
+    providerId = await deliver(channels, claimed, message);
   } catch (error) {
     const failedAt = now();
     const error500 = errorText(error);
@@ -165,15 +186,15 @@ async function send(
     const reason = isTransient(error) ? 'retries_exhausted' : 'rejected';
     await runner.run('write', () => {
       endReminder(db, { id: row.id, state: 'failed', reason, error: error500, now: at });
-      appendChangeEvents(db, [movedRecord(row, 'failed', reason, 'email')]);
+      appendChangeEvents(db, [movedRecord(row, 'failed', reason, message.channel)]);
     });
     return { reminder_id: row.id, state: 'failed', reason };
   }
   const sentAt = new Date(now()).toISOString();
   // Waits out another process's lock: a sent reminder left unmarked would end as outcome_unknown.
   await runner.run('write', () => {
-    markReminderSent(db, { id: row.id, appointment_id: row.appointment_id, provider_message_id: messageId, now: sentAt });
-    appendChangeEvents(db, [movedRecord(row, 'sent', null, 'email')]);
+    markReminderSent(db, { id: row.id, appointment_id: row.appointment_id, provider_message_id: providerId, now: sentAt });
+    appendChangeEvents(db, [movedRecord(row, 'sent', null, message.channel)]);
     appendAuditEvents(db, serverActor(), [{ action: 'reminder.send', patientId: row.patient_id, subjectId: row.id, detail: null }]);
   });
   return { reminder_id: row.id, state: 'sent', reason: null };
@@ -196,7 +217,7 @@ export async function sendDueReminders(
     if (claimed === undefined) break;
     const { row, decision } = claimed;
     if ('end' in decision) outcomes.push({ reminder_id: row.id, state: decision.end, reason: decision.reason });
-    else outcomes.push(await send(db, runner, channels.mailer!, row, decision, now));
+    else outcomes.push(await send(db, runner, channels, claimed, now));
   }
   return outcomes;
 }

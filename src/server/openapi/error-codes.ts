@@ -108,6 +108,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   sessionEnded: ['idle'],
   settingRequired: ['name'],
   templateInvalid: ['{doctor_name}', 'sms_template', ['first_name', 'date']],
+  gatewayTemplateInvalid: ['not JSON'],
   loginRequired: [],
   deviceNameTaken: ['Reception 2'],
   deviceNotFound: ['Reception 2'],

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/open-database.js';
 import type { Mailer } from '../../domain/notifications/deliver-notifications.js';
 import { sendDueReminders } from '../../domain/reminders/send-reminders.js';
+import { sendSms } from '../../adapters/sms-gateway-client.js';
 import type { WorkRunner } from '../../domain/use-case.js';
 import type { Logger } from '../../logger.js';
 import { repeatPasses, type PassLoop } from './pass-loop.js';
@@ -19,7 +20,7 @@ export function startReminderWorker(
 ): PassLoop {
   const loop = repeatPasses(async () => {
     try {
-      for (const outcome of await sendDueReminders(db, runner, { mailer })) {
+      for (const outcome of await sendDueReminders(db, runner, { mailer, sendSms })) {
         const event = { event: `reminder_${outcome.state}`, ...outcome };
         if (outcome.state === 'failed') logger.error(event);
         else logger.info(event);
