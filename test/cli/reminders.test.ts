@@ -43,6 +43,8 @@ describe('clinic reminders at the desk', () => {
 
   it('lists the reminders of a booking with their due times in clinic time, by day and patient', async () => {
     await clinic('settings', 'set-name', 'Praxis am Ring');
+    // The clinic's zone said, not the machine's: the due times below are read in it.
+    await clinic('settings', 'set-timezone', 'UTC');
     await clinic('reminders', 'set', '--before', '1d', '--quiet-hours', 'off');
     const patient = JSON.parse(
       (
@@ -81,6 +83,7 @@ describe('clinic reminders at the desk', () => {
 
   it('previews a day: each scheduled reminder as it would go out by the channels of the last serve, the others as they are', async () => {
     await clinic('settings', 'set-name', 'Praxis am Ring');
+    await clinic('settings', 'set-timezone', 'UTC');
     await clinic('reminders', 'set', '--before', '1d', '--before', '2h', '--quiet-hours', 'off');
     const lena = JSON.parse(
       (
