@@ -766,3 +766,23 @@ CREATE INDEX scheduled_reminders_by_due ON reminders (due_at) WHERE state = 'sch
 -- An appointment's reminders (withdrawn with it, listed with ?appointment_id=); a patient's.
 CREATE INDEX reminders_by_appointment ON reminders (appointment_id, due_at, id);
 CREATE INDEX reminders_by_patient ON reminders (patient_id, due_at, id);
+
+-- Replies to SMS reminders (interface 1.3.0, "Channels and replies"), read by clinic serve from
+-- the gateway: each message once (provider_id, the gateway's id of it), kept 90 days. outcome:
+-- confirm or decline (the appointment's patient_confirmed_at / patient_declined_at set, when
+-- that changed it), unknown (no word the clinic reads), unmatched (no appointment to come with
+-- an SMS reminder sent to that number). The sender's number is kept as E.164 when it is one.
+CREATE TABLE reminder_replies (
+  id             TEXT PRIMARY KEY,
+  provider_id    TEXT NOT NULL UNIQUE,
+  received_at    TEXT NOT NULL,
+  from_number    TEXT NOT NULL,
+  text           TEXT NOT NULL,
+  outcome        TEXT NOT NULL CHECK (outcome IN ('confirm', 'decline', 'unknown', 'unmatched')),
+  appointment_id TEXT REFERENCES appointments (id),
+  patient_id     TEXT REFERENCES patients (id)
+) STRICT;
+-- reminders replies, newest first; the purge of those older than 90 days.
+CREATE INDEX reminder_replies_by_time ON reminder_replies (received_at);
+-- The reminders an answer from a number may concern: those sent to it by SMS.
+CREATE INDEX sent_sms_reminders_by_recipient ON reminders (recipient) WHERE state = 'sent' AND channel = 'sms';

@@ -12,6 +12,7 @@ import type { DeskLatencyResult } from './desk-latency.js';
 import type { SwitchPersonResult } from './switch-person.js';
 import type { DeskPcResult } from './desk-pc.js';
 import type { SessionCostResult } from './session-cost.js';
+import type { ReminderCostResult } from './reminder-cost.js';
 
 /** The targets of issue 6 that are not per scenario. */
 export const RSS_AFTER_RUN_MAX_MB = 150;
@@ -34,6 +35,7 @@ export interface RunResults {
   switchPerson: SwitchPersonResult | undefined;
   deskPc: DeskPcResult | undefined;
   sessionCost: SessionCostResult | undefined;
+  reminderCost: ReminderCostResult | undefined;
   bigUploadMb: number;
 }
 
@@ -210,8 +212,21 @@ export function verdicts(results: RunResults): Verdict[] {
       });
     }
   }
+  if (results.reminderCost) {
+    const [none, two] = results.reminderCost.figures;
+    const latency = spread(two!.latencyMs).median / spread(none!.latencyMs).median;
+    const cpu = two!.cpuMsPerRequest / none!.cpuMsPerRequest;
+    found.push({
+      target: `POST /appointments with two reminder rules ≤ ${REMINDER_COST_MAX_RATIO}× without rules (median latency and server CPU per booking, same run)`,
+      measured: `latency ${latency.toFixed(2)}× (${spread(two!.latencyMs).median.toFixed(2)} against ${spread(none!.latencyMs).median.toFixed(2)} ms), CPU ${cpu.toFixed(2)}× (${two!.cpuMsPerRequest.toFixed(2)} against ${none!.cpuMsPerRequest.toFixed(2)} ms)`,
+      met: latency <= REMINDER_COST_MAX_RATIO && cpu <= REMINDER_COST_MAX_RATIO,
+    });
+  }
   return found;
 }
+
+/** Issue 46: planning a booking's reminders adds no more than 10 % to it. */
+const REMINDER_COST_MAX_RATIO = 1.1;
 
 /**
  * Issue 44: a session costs no more than a key. Two indexed lookups (the PC and the session) stand
@@ -327,6 +342,12 @@ export function formatFigures(results: RunResults): string {
     for (const { request, credential, latencyMs, cpuMsPerRequest } of results.sessionCost.figures)
       lines.push(
         `- ${request} with ${credential === 'key' ? 'an API key' : "a desk PC's session"}: ${show(latencyMs, 2)} ms; server CPU ${cpuMsPerRequest.toFixed(2)} ms per request`,
+      );
+  }
+  if (results.reminderCost) {
+    for (const { rules, latencyMs, cpuMsPerRequest } of results.reminderCost.figures)
+      lines.push(
+        `- POST /appointments ${rules === 'none' ? 'without reminder rules' : 'with two reminder rules (two rows planned)'}: ${show(latencyMs, 2)} ms; server CPU ${cpuMsPerRequest.toFixed(2)} ms per booking`,
       );
   }
   if (results.startup) {

@@ -37,6 +37,7 @@ import { measureDeskLatency } from './desk-latency.js';
 import { measureSwitchPerson } from './switch-person.js';
 import { measureDeskPc } from './desk-pc.js';
 import { measureSessionCost } from './session-cost.js';
+import { measureReminderCost } from './reminder-cost.js';
 import { EVENTS, formatChangeEventCost, measureChangeEventCost, type ChangeEventCost } from './change-event-cost.js';
 import {
   formatSearchFigures,
@@ -105,6 +106,7 @@ const EXTRA_PARTS = [
   'switch-person',
   'desk-pc',
   'session-cost',
+  'reminder-cost',
   'patient-search',
   'change-event',
 ];
@@ -183,6 +185,7 @@ try {
     switchPerson: undefined,
     deskPc: undefined,
     sessionCost: undefined,
+    reminderCost: undefined,
     bigUploadMb: BIG_UPLOAD_MB,
   };
   // The same server with node:sqlite, the driver of clinic.exe (docs/benchmarks.md, "SQLite drivers"): on
@@ -245,6 +248,12 @@ try {
     log('\naudited reads and writes with a session from a desk PC against the same with an API key');
     if (!sea) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     results.sessionCost = await measureSessionCost(join(root, 'dist/clinic'), workDir, quick ? 2 : 6);
+  }
+
+  if (wanted('reminder-cost')) {
+    log('\na booking (POST /appointments) with two reminder rules against the same without rules');
+    if (!sea) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    results.reminderCost = await measureReminderCost(join(root, 'dist/clinic'), workDir, quick ? 2 : 6);
   }
 
   let search: SearchFigure[] = [];

@@ -75,3 +75,66 @@ async function sendByGeneric(gateway: Extract<SmsGateway, { preset: 'generic' }>
 export function sendSms(gateway: SmsGateway, message: SmsMessage): Promise<string | null> {
   return gateway.preset === 'twilio' ? sendByTwilio(gateway, message) : sendByGeneric(gateway, message);
 }
+
+/** One message the gateway received for the clinic, as replies.ts takes it. */
+export interface GatewayReply {
+  providerId: string;
+  from: string;
+  text: string;
+  receivedAt: string;
+}
+
+/** GETs a page of replies: its JSON, or throws (a failure waits for the next pass). */
+async function getJson(url: string, headers: Record<string, string>): Promise<unknown> {
+  const response = await fetch(url, {
+    headers: { accept: 'application/json', ...headers },
+    redirect: 'error',
+    signal: AbortSignal.timeout(ANSWER_TIMEOUT_MS),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`HTTP ${response.status}: ${printable(text)}`);
+  return parsed(text);
+}
+
+/** Twilio lists at most this many pages a pass (100 messages each). */
+const MOST_TWILIO_PAGES = 10;
+
+/** The UTC day `YYYY-MM-DD` of an instant. */
+const utcDay = (instant: number) => new Date(instant).toISOString().slice(0, 10);
+
+/**
+ * The replies a gateway holds since `since`: Twilio's inbound messages to the clinic's number
+ * sent from the UTC day before it on (Messages.json, `next_page_uri`, up to 10 pages); a generic
+ * gateway's `--inbound-url` with `{since}` (since less 10 minutes, RFC 3339 UTC), a JSON array or
+ * an object whose `messages` is one, of `{id, from, text}`.
+ */
+export async function fetchReplies(gateway: SmsGateway, since: Date, now: number): Promise<GatewayReply[]> {
+  if (gateway.preset === 'twilio') {
+    const authorization = `Basic ${Buffer.from(`${gateway.account}:${gateway.token}`).toString('base64')}`;
+    const day = utcDay(since.getTime() - 86_400_000);
+    let url: string | null = `${twilioMessagesUrl(gateway)}?To=${encodeURIComponent(gateway.from)}&DateSent%3E%3D${day}&PageSize=100`;
+    const replies: GatewayReply[] = [];
+    for (let page = 0; url !== null && page < MOST_TWILIO_PAGES; page += 1) {
+      const answer = (await getJson(url, { authorization })) as { messages?: unknown[]; next_page_uri?: string | null } | undefined;
+      for (const message of answer?.messages ?? []) {
+        const { sid, from, body, direction, date_sent } = message as Record<string, unknown>;
+        if (direction !== 'inbound' || typeof sid !== 'string' || typeof from !== 'string' || typeof body !== 'string') continue;
+        const sent = typeof date_sent === 'string' ? Date.parse(date_sent) : NaN;
+        replies.push({ providerId: sid, from, text: body, receivedAt: new Date(Number.isNaN(sent) ? now : sent).toISOString() });
+      }
+      url = typeof answer?.next_page_uri === 'string' ? new URL(answer.next_page_uri, gateway.baseUrl).toString() : null;
+    }
+    return replies;
+  }
+  if (gateway.inboundUrl === null) return [];
+  const from = new Date(since.getTime() - 10 * 60_000).toISOString();
+  const headers = Object.fromEntries(gateway.headers.map(([name, value]) => [name.toLowerCase(), value.replaceAll('{reference}', '')]));
+  const answer = await getJson(gateway.inboundUrl.replaceAll('{since}', encodeURIComponent(from)), headers);
+  const messages = Array.isArray(answer) ? answer : ((answer as { messages?: unknown } | undefined)?.messages ?? []);
+  if (!Array.isArray(messages)) return [];
+  return messages.flatMap((message) => {
+    const { id, from: sender, text } = (message ?? {}) as Record<string, unknown>;
+    if ((typeof id !== 'string' && typeof id !== 'number') || typeof sender !== 'string' || typeof text !== 'string') return [];
+    return [{ providerId: String(id), from: sender, text, receivedAt: new Date(now).toISOString() }];
+  });
+}

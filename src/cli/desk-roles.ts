@@ -76,6 +76,7 @@ export const DESK_COMMAND_ROWS: Readonly<Record<string, DeskRow>> = {
   'reminders show': ROLE_ROWS.readReminders,
   'reminders list': ROLE_ROWS.readReminders,
   'reminders preview': ROLE_ROWS.readReminders,
+  'reminders replies': ROLE_ROWS.readReminders,
   'appointment show': ROLE_ROWS.readAppointments,
   'document list': ROLE_ROWS.listDocuments,
   'document save': ROLE_ROWS.documents,

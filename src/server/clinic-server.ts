@@ -18,6 +18,7 @@ import { describeFailure } from '../domain/maintenance/failure-text.js';
 import { upgradeOpenDatabase } from '../domain/maintenance/upgrade.js';
 import { startDeliveryWorker, type DeliveryWorker } from './workers/notification-worker.js';
 import { startReminderWorker } from './workers/reminder-worker.js';
+import { startReplyWorker } from './workers/reply-worker.js';
 import { recordServerChannels } from '../domain/reminders/reminder-channels.js';
 import type { PassLoop } from './workers/pass-loop.js';
 import { createSmtpMailer } from '../adapters/smtp-mailer.js';
@@ -222,6 +223,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   let db: Db | undefined;
   let worker: DeliveryWorker | undefined;
   let reminders: PassLoop | undefined;
+  let replies: PassLoop | undefined;
   let webhooks: WebhookWorker | undefined;
   let backups: BackupSchedule | undefined;
   try {
@@ -279,6 +281,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
       logger,
       ...(config.reminderPassMs === undefined ? {} : { intervalMs: config.reminderPassMs }),
     });
+    replies = startReplyWorker(db, commits, { logger });
     if (config.backups !== undefined) {
       // The schedule's backups are the server's own: the audit trail names the user it runs as.
       const record = () => recordDataExport(commits, openDb, systemUserActor());
@@ -304,7 +307,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
             await Promise.all([running.close(config.shutdownGraceMs), schedule?.stop(), webhookWorker.stop()]);
             // After the server, whose last requests may have queued notifications; before the
             // database, which a pass in progress still writes to.
-            await Promise.all([worker?.stop(), reminders?.stop()]);
+            await Promise.all([worker?.stop(), reminders?.stop(), replies?.stop()]);
             // The trail as the server leaves it, once nothing more is recorded.
             await checkpoints.stop();
           } finally {
@@ -324,6 +327,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     await webhooks?.stop();
     await worker?.stop();
     await reminders?.stop();
+    await replies?.stop();
     db?.close();
     lock.release();
     throw error;

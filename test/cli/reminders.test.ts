@@ -198,4 +198,60 @@ describe('clinic reminders at the desk', () => {
       rmSync(tokenFile, { force: true });
     }
   });
+
+  it('lists the replies the desk must read, newest first, and every one with --all', async () => {
+    await clinic('settings', 'set-timezone', 'UTC');
+    const now = Date.now();
+    const reply = data.db.prepare(
+      'INSERT INTO reminder_replies (id, provider_id, received_at, from_number, text, outcome) VALUES (?, ?, ?, ?, ?, ?)',
+    );
+    reply.run(
+      '9b2f3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d',
+      'twilio:SM1',
+      new Date(now - 3_600_000).toISOString(),
+      '+436641234567',
+      'Wann?',
+      'unmatched',
+    );
+    reply.run(
+      '8a1e2b3c-4d5e-4f6a-9b7c-8d9e0f1a2b3c',
+      'twilio:SM2',
+      new Date(now - 1_800_000).toISOString(),
+      '+436641234568',
+      'ja',
+      'confirm',
+    );
+    reply.run(
+      '7f0d1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b',
+      'twilio:SM0',
+      new Date(now - 40 * 86_400_000).toISOString(),
+      '+436641234569',
+      '?',
+      'unknown',
+    );
+    const shown = await clinic('reminders', 'replies');
+    assert.equal(shown.code, 0, shown.stderr);
+    assert.match(shown.stdout, /^Received {14}From {11}Outcome {4}Appointment {2}Patient {2}Text$/m);
+    assert.match(shown.stdout, /\+436641234567 {2}unmatched/);
+    assert.doesNotMatch(shown.stdout, /confirm|\+436641234569/);
+    const all = JSON.parse((await clinic('reminders', 'replies', '--all', '--json')).stdout) as Record<string, unknown>[];
+    assert.deepEqual(
+      all.map((r) => [r.outcome, r.from, r.text]),
+      [
+        ['confirm', '+436641234568', 'ja'],
+        ['unmatched', '+436641234567', 'Wann?'],
+      ],
+    );
+    assert.deepEqual(Object.keys(all[0]!), [
+      'id',
+      'received_at',
+      'from',
+      'text',
+      'outcome',
+      'appointment_id',
+      'appointment_number',
+      'patient_id',
+      'patient_number',
+    ]);
+  });
 });

@@ -96,6 +96,7 @@ const SPEC_DESK_ROWS: Readonly<Record<string, Expected>> = {
   'reminders list': 'a r p s',
   'reminders show': 'a r p s',
   'reminders preview': 'a r p s',
+  'reminders replies': 'a r p s',
   'document list': 'a r p b',
   'document save': 'a r p',
   'upload-document': 'a r p',

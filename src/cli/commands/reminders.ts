@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { REMINDERS_AT_DESK } from '../../domain/reminders/reminders-at-desk.js';
 import { PREVIEW_REMINDERS, type ReminderPreview } from '../../domain/reminders/preview-reminders.js';
+import { LIST_REPLIES } from '../../domain/reminders/replies.js';
 import type { Reminder } from '../../domain/reminders/list-reminders.js';
 import type { ShownReminderSettings } from '../../domain/reminders/reminder-settings.js';
 import { SET_REMINDERS, SHOW_REMINDERS } from '../../domain/reminders/set-reminders.js';
@@ -164,6 +165,41 @@ export function registerReminderCommands(program: Command, io: CliIo): void {
         request: () => ({ query: { date: options.date } }),
         json: (preview) => preview.reminders,
         print: (preview, db) => previewText(preview, clinicTimeZone(db)),
+      });
+    });
+  subcommand(
+    group,
+    'replies',
+    'the replies to SMS reminders the desk must read: words the program does not know, numbers it does not match',
+  )
+    .option('--all', 'every reply of the last 30 days, confirmations and declines too')
+    .action(async (options: CommonOptions & { all?: boolean }) => {
+      await runUseCaseCommand(io, options, LIST_REPLIES, {
+        request: () => ({ query: { all: options.all === true } }),
+        print: (replies, db) => {
+          const timeZone = clinicTimeZone(db);
+          return deskTable(
+            [
+              { header: 'Received' },
+              { header: 'From' },
+              { header: 'Outcome' },
+              { header: 'Appointment' },
+              { header: 'Patient' },
+              { header: 'Text', shrink: true },
+            ],
+            replies.map((reply) => [
+              localDateTime(reply.received_at, timeZone),
+              reply.from,
+              reply.outcome,
+              reply.appointment_number ?? '',
+              reply.patient_number ?? '',
+              reply.text,
+            ]),
+            options.all === true
+              ? 'No replies in the last 30 days.'
+              : 'No replies to read: every reply of the last 30 days confirmed or declined an appointment.',
+          );
+        },
       });
     });
 }
