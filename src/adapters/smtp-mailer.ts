@@ -16,7 +16,8 @@ export function createSmtpMailer(url: string, from: string): SmtpMailer {
     url,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
-    socketTimeout: 30_000,
+    // 15 s without an answer is a transient failure (interface 1.3.0, "Sending").
+    socketTimeout: 15_000,
   });
   return {
     async send(message: EmailMessage): Promise<void> {

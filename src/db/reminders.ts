@@ -83,6 +83,11 @@ export function scheduledRemindersWithStart(db: Db): { id: string; rule_ms: numb
   return statements(db).scheduledWithStart.all();
 }
 
+/** Ends a scheduled reminder without sending it (planning's own ends: skipped too_late). */
+export function endScheduledReminder(db: Db, id: string, state: string, reason: string, now: string): void {
+  endReminder(db, { id, state, reason, error: null, now });
+}
+
 export function moveReminderDue(db: Db, id: string, dueAt: string, now: string): void {
   statements(db).moveDue.run(dueAt, now, id);
 }
@@ -210,15 +215,16 @@ const sendStatements = preparedFor((db) => ({
   end: db.prepare<{ id: string; state: string; reason: string | null; error: string | null; now: string }>(
     `UPDATE reminders SET state = @state, reason = @reason, error = COALESCE(@error, error), lease_until = NULL,
             next_attempt_at = NULL, updated_at = @now
-      WHERE id = @id`,
+      WHERE id = @id AND state = 'scheduled'`,
   ),
   sent: db.prepare<{ id: string; provider_message_id: string | null; now: string }>(
     `UPDATE reminders SET state = 'sent', reason = NULL, sent_at = @now, provider_message_id = @provider_message_id,
             lease_until = NULL, error = NULL, updated_at = @now
-      WHERE id = @id`,
+      WHERE id = @id AND state = 'scheduled'`,
   ),
   retry: db.prepare<{ id: string; next_attempt_at: string; error: string; now: string }>(
-    `UPDATE reminders SET lease_until = NULL, next_attempt_at = @next_attempt_at, error = @error, updated_at = @now WHERE id = @id`,
+    `UPDATE reminders SET lease_until = NULL, next_attempt_at = @next_attempt_at, error = @error, updated_at = @now
+      WHERE id = @id AND state = 'scheduled'`,
   ),
   firstSent: db.prepare<{ appointment_id: string; now: string }>(
     `UPDATE appointments SET confirmation_reminder_sent_at = @now WHERE id = @appointment_id AND confirmation_reminder_sent_at IS NULL`,
@@ -243,18 +249,23 @@ export function leaseReminder(
   sendStatements(db).lease.run(lease);
 }
 
-/** A reminder's final state other than sent (skipped, expired, failed, withdrawn), with its reason. */
-export function endReminder(db: Db, end: { id: string; state: string; reason: string | null; error: string | null; now: string }): void {
-  sendStatements(db).end.run(end);
+/**
+ * A reminder's final state other than sent (skipped, expired, failed), with its reason; false when
+ * it had ended meanwhile (withdrawn while it was sent): a reminder has one final state.
+ */
+export function endReminder(db: Db, end: { id: string; state: string; reason: string | null; error: string | null; now: string }): boolean {
+  return sendStatements(db).end.run(end).changes === 1;
 }
 
 /** A reminder the provider took; the appointment's first reminder is its confirmation_reminder_sent_at. */
 export function markReminderSent(
   db: Db,
   sent: { id: string; appointment_id: string; provider_message_id: string | null; now: string },
-): void {
-  sendStatements(db).sent.run({ id: sent.id, provider_message_id: sent.provider_message_id, now: sent.now });
+): boolean {
+  if (sendStatements(db).sent.run({ id: sent.id, provider_message_id: sent.provider_message_id, now: sent.now }).changes === 0)
+    return false;
   sendStatements(db).firstSent.run({ appointment_id: sent.appointment_id, now: sent.now });
+  return true;
 }
 
 /** A transient failure: the lease let go, the next try at `next_attempt_at`. */

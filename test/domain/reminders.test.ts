@@ -216,6 +216,10 @@ describe('reminders: rules, templates and planning (domain)', () => {
     assert.equal(reminders(appointment.id)[1]!.due_at, '2026-11-29T18:59:00.000Z');
     setReminders({ quiet_hours: 'off' });
     assert.equal(reminders(appointment.id)[1]!.due_at, '2026-11-30T04:30:00.000Z');
+    // At 21:00 Vienna on the 29th, quiet hours from 20:00 would move it to 19:59, already past: too late.
+    at('2026-11-29T20:00:00Z');
+    setReminders({ quiet_hours: '20:00-08:00' });
+    assert.deepEqual([reminders(appointment.id)[1]!.state, reminders(appointment.id)[1]!.reason], ['skipped', 'too_late']);
   });
 
   it('moves a due time out of quiet hours to a minute before they begin, across midnight and daylight saving', () => {

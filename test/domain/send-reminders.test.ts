@@ -3,6 +3,7 @@ import { SMTPServer } from 'smtp-server';
 import { after, afterEach, before, describe, it, mock } from 'node:test';
 import { createSmtpMailer } from '../../src/adapters/smtp-mailer.js';
 import { BOOK_APPOINTMENT } from '../../src/domain/appointments/book-appointment.js';
+import { UPDATE_APPOINTMENT } from '../../src/domain/appointments/update-appointment.js';
 import { SET_CLINIC_NAME } from '../../src/domain/desk/clinic-settings.js';
 import { sendDueReminders, type ReminderChannels } from '../../src/domain/reminders/send-reminders.js';
 import { SET_REMINDERS } from '../../src/domain/reminders/set-reminders.js';
@@ -185,7 +186,8 @@ describe('reminders: sending by e-mail (domain)', () => {
       [['failed', 'retries_exhausted']],
     );
     reminder = row(appointment.id);
-    assert.deepEqual([reminder.state, reminder.attempts], ['failed', 3]);
+    // Not tried a third time: within the hour nothing is sent.
+    assert.deepEqual([reminder.state, reminder.attempts], ['failed', 2]);
   });
 
   it('ends a reminder the mail server refuses (5xx) as failed, rejected, with its answer', async () => {
@@ -211,5 +213,35 @@ describe('reminders: sending by e-mail (domain)', () => {
     } finally {
       await new Promise<void>((resolve) => refusing.close(() => resolve()));
     }
+  });
+
+  it('tries a retry again only while the appointment is an hour away, also after the server was down', async () => {
+    const appointment = setUp();
+    data.db
+      .prepare("UPDATE reminders SET attempts = 1, next_attempt_at = '2026-12-01T13:01:00.000Z' WHERE appointment_id = ?")
+      .run(appointment.id);
+    at('2026-12-02T12:30:00Z');
+    assert.deepEqual(
+      (await pass()).map((o) => [o.state, o.reason]),
+      [['failed', 'retries_exhausted']],
+    );
+    assert.equal(sink.messages.length, 0);
+  });
+
+  it('keeps one final state for a reminder withdrawn while it was sent, and the trail still says it went out', async () => {
+    const appointment = setUp();
+    at('2026-12-01T13:00:10Z');
+    const real = mailer();
+    const cancelling = {
+      async send(message: Parameters<typeof real.send>[0]) {
+        await real.send(message);
+        run(UPDATE_APPOINTMENT, { path: { appointment_id: appointment.id }, body: { status: 'cancelled' } });
+      },
+    };
+    await pass({ mailer: cancelling, sendSms: null });
+    const reminder = row(appointment.id);
+    assert.deepEqual([reminder.state, reminder.reason], ['withdrawn', 'cancelled']);
+    assert.equal((data.db.prepare("SELECT count(*) AS n FROM change_events WHERE type = 'reminder.updated'").get() as { n: number }).n, 0);
+    assert.equal((data.db.prepare("SELECT count(*) AS n FROM audit_events WHERE action = 'reminder.send'").get() as { n: number }).n, 1);
   });
 });

@@ -181,7 +181,9 @@ describe('reminders: sending by SMS through a gateway (domain)', () => {
   it('repeats a send of unknown outcome only through a generic gateway told the reference, which drops a repeat', async () => {
     const withReference = setUp({ preset: 'generic', url: gateway.url, body_template: '{"to":"{to}","text":"{text}","id":"{reference}"}' });
     data.db
-      .prepare("UPDATE reminders SET lease_until = '2026-12-01T13:00:00.000Z', attempts = 1, channel = 'sms' WHERE appointment_id = ?")
+      .prepare(
+        "UPDATE reminders SET lease_until = '2026-12-01T13:00:00.000Z', attempts = 1, channel = 'sms', recipient = '+436641234567' WHERE appointment_id = ?",
+      )
       .run(withReference.id);
     gateway.answer(200, { id: 'm-1' });
     assert.deepEqual(
@@ -204,6 +206,20 @@ describe('reminders: sending by SMS through a gateway (domain)', () => {
       [['failed', 'outcome_unknown']],
     );
     assert.equal(gateway.received.length, 1, 'not sent again');
+  });
+
+  it('does not repeat a lost send to another number, even through a gateway that drops repeats', async () => {
+    const appointment = setUp({ preset: 'generic', url: gateway.url, body_template: '{"to":"{to}","text":"{text}","id":"{reference}"}' });
+    data.db
+      .prepare(
+        "UPDATE reminders SET lease_until = '2026-12-01T13:00:00.000Z', attempts = 1, channel = 'sms', recipient = '+436640000000' WHERE appointment_id = ?",
+      )
+      .run(appointment.id);
+    assert.deepEqual(
+      (await pass()).map((o) => [o.state, o.reason]),
+      [['failed', 'outcome_unknown']],
+    );
+    assert.equal(gateway.received.length, 0);
   });
 
   it('keeps the token and header values, shows neither, and refuses what a preset does not take', () => {

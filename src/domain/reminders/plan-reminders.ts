@@ -3,6 +3,7 @@ import {
   ENDED_STATUSES,
   insertReminder,
   moveReminderDue,
+  endScheduledReminder,
   plannableAppointments,
   scheduledRemindersWithStart,
   withdrawScheduledOfRule,
@@ -141,7 +142,10 @@ export function replanForSettings(db: Db, before: ReminderSettings, after: Remin
   if (JSON.stringify(before.quietHours) !== JSON.stringify(after.quietHours)) {
     for (const row of scheduledRemindersWithStart(db)) {
       const dueAt = dueAtOf(row.start_at, row.rule_ms, after.quietHours, timeZone);
-      if (dueAt !== row.due_at) moveReminderDue(db, row.id, dueAt, now);
+      if (dueAt === row.due_at) continue;
+      // Moved to a time already past (into quiet hours that began): too late, as a booking's would be.
+      if (Date.parse(dueAt) <= Date.parse(now)) endScheduledReminder(db, row.id, 'skipped', 'too_late', now);
+      else moveReminderDue(db, row.id, dueAt, now);
     }
   }
   const added = after.rules.filter((rule) => !before.rules.includes(rule));

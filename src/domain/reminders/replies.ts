@@ -108,12 +108,19 @@ export async function readReplies(
   const started = now();
   const since = await runner.run('read', () => repliesSince(db, started));
   const handled: ReplyRow[] = [];
+  let failure: unknown;
   for (const reply of await fetchReplies(gateway, since, started)) {
-    const row = await runner.run('read-then-write', () =>
-      handleReply(db, { ...reply, providerId: `${gateway.preset}:${reply.providerId}` }, new Date(now()).toISOString()),
-    );
-    if (row !== undefined) handled.push(row);
+    try {
+      const row = await runner.run('read-then-write', () =>
+        handleReply(db, { ...reply, providerId: `${gateway.preset}:${reply.providerId}` }, new Date(now()).toISOString()),
+      );
+      if (row !== undefined) handled.push(row);
+    } catch (error) {
+      // The others are handled; this one is asked for again next pass (it was not remembered).
+      failure ??= error;
+    }
   }
+  if (failure !== undefined) throw failure;
   await runner.run('write', () => purgeOldReplies(db, started));
   return handled;
 }

@@ -89,6 +89,8 @@ export function decide(db: Db, row: DueReminderRow, channels: ChannelsSetUp, now
   const away = Date.parse(row.start_at) - now;
   if (row.attempts === 0 && now - Date.parse(row.due_at) > MISSED_AFTER_MS && away < STILL_WORTH_MS)
     return { end: 'expired', reason: 'missed' };
+  // A retry (or a repeat after a lost lease) goes only while the appointment is an hour away, also after a stop.
+  if (row.attempts > 0 && away < STILL_WORTH_MS) return { end: 'failed', reason: 'retries_exhausted' };
   if (row.reminders_opt_out === 1) return { end: 'skipped', reason: 'opted_out' };
   const settings = reminderSettings(db);
   const mobile = settings.channel === 'email' ? null : e164Mobile(row.mobile, clinicCountry(db));
@@ -104,6 +106,8 @@ export function decide(db: Db, row: DueReminderRow, channels: ChannelsSetUp, now
     doctor: row.doctor_name ?? '',
     code: row.appointment_number,
   };
+  // A repeat after a lost lease goes only as it went before (the gateway drops it by its reference): same channel, same number.
+  if (row.lease_until !== null && (channel !== 'sms' || mobile !== row.recipient)) return { end: 'failed', reason: 'outcome_unknown' };
   if (channel === 'sms') return { channel, to: mobile!, subject: null, text: renderTemplate(templates.sms, values) };
   return { channel, to: email!, subject: renderTemplate(templates.email_subject, values), text: renderTemplate(templates.email, values) };
 }
@@ -185,16 +189,20 @@ async function send(db: Db, runner: WorkRunner, channels: ReminderChannels, clai
     }
     const reason = isTransient(error) ? 'retries_exhausted' : 'rejected';
     await runner.run('write', () => {
-      endReminder(db, { id: row.id, state: 'failed', reason, error: error500, now: at });
-      appendChangeEvents(db, [movedRecord(row, 'failed', reason, message.channel)]);
+      // Withdrawn while it was tried (a cancel meanwhile): it keeps that one final state.
+      if (endReminder(db, { id: row.id, state: 'failed', reason, error: error500, now: at })) {
+        appendChangeEvents(db, [movedRecord(row, 'failed', reason, message.channel)]);
+      }
     });
     return { reminder_id: row.id, state: 'failed', reason };
   }
   const sentAt = new Date(now()).toISOString();
   // Waits out another process's lock: a sent reminder left unmarked would end as outcome_unknown.
   await runner.run('write', () => {
-    markReminderSent(db, { id: row.id, appointment_id: row.appointment_id, provider_message_id: providerId, now: sentAt });
-    appendChangeEvents(db, [movedRecord(row, 'sent', null, message.channel)]);
+    // Withdrawn while it was sent: the row keeps its one final state, but the message went out, so the trail says so.
+    if (markReminderSent(db, { id: row.id, appointment_id: row.appointment_id, provider_message_id: providerId, now: sentAt })) {
+      appendChangeEvents(db, [movedRecord(row, 'sent', null, message.channel)]);
+    }
     appendAuditEvents(db, serverActor(), [{ action: 'reminder.send', patientId: row.patient_id, subjectId: row.id, detail: null }]);
   });
   return { reminder_id: row.id, state: 'sent', reason: null };
