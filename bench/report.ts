@@ -12,7 +12,7 @@ import type { DeskLatencyResult } from './desk-latency.js';
 import type { SwitchPersonResult } from './switch-person.js';
 import type { DeskPcResult } from './desk-pc.js';
 import type { SessionCostResult } from './session-cost.js';
-import type { ReminderCostResult } from './reminder-cost.js';
+import type { ReminderCostResult, ReminderSendingResult } from './reminder-cost.js';
 
 /** The targets of issue 6 that are not per scenario. */
 export const RSS_AFTER_RUN_MAX_MB = 150;
@@ -36,6 +36,7 @@ export interface RunResults {
   deskPc: DeskPcResult | undefined;
   sessionCost: SessionCostResult | undefined;
   reminderCost: ReminderCostResult | undefined;
+  reminderSending: ReminderSendingResult | undefined;
   bigUploadMb: number;
 }
 
@@ -222,8 +223,19 @@ export function verdicts(results: RunResults): Verdict[] {
       met: latency <= REMINDER_COST_MAX_RATIO && cpu <= REMINDER_COST_MAX_RATIO,
     });
   }
+  if (results.reminderSending) {
+    const { reminders, gatewayDelayMs, seconds, sent, repeats } = results.reminderSending;
+    found.push({
+      target: `${reminders.toLocaleString('en')} due reminders sent in ≤ ${REMINDER_SENDING_MAX_S} s through a gateway answering in ${gatewayDelayMs} ms, none twice`,
+      measured: `${sent.toLocaleString('en')} sent in ${seconds.toFixed(1)} s from their due time, ${repeats} repeated`,
+      met: sent === reminders && seconds <= REMINDER_SENDING_MAX_S && repeats === 0,
+    });
+  }
   return found;
 }
+
+/** Issue 46: 1,000 reminders due together are sent within a minute through a gateway answering in 50 ms. */
+const REMINDER_SENDING_MAX_S = 60;
 
 /** Issue 46: planning a booking's reminders adds no more than 10 % to it. */
 const REMINDER_COST_MAX_RATIO = 1.1;
@@ -349,6 +361,12 @@ export function formatFigures(results: RunResults): string {
       lines.push(
         `- POST /appointments ${rules === 'none' ? 'without reminder rules' : 'with two reminder rules (two rows planned)'}: ${show(latencyMs, 2)} ms; server CPU ${cpuMsPerRequest.toFixed(2)} ms per booking`,
       );
+  }
+  if (results.reminderSending) {
+    const { reminders, gatewayDelayMs, seconds, received, repeats, sent } = results.reminderSending;
+    lines.push(
+      `- ${reminders.toLocaleString('en')} SMS reminders due at one instant, gateway answering in ${gatewayDelayMs} ms: ${sent.toLocaleString('en')} sent, the last ${seconds.toFixed(1)} s after their due time; the gateway got ${received.toLocaleString('en')} messages, ${repeats} of them repeats`,
+    );
   }
   if (results.startup) {
     lines.push(

@@ -593,6 +593,15 @@ const REMINDER_REPLIES: Migration = {
   `,
 };
 
+const FEWER_REMINDER_INDEXES: Migration = {
+  version: 15,
+  sql: `
+    -- A patient's reminders are read through their appointments (reminders_by_appointment): one
+    -- index fewer to write for every reminder a booking plans.
+    DROP INDEX reminders_by_patient;
+  `,
+};
+
 /**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
@@ -612,6 +621,7 @@ export const MIGRATIONS: readonly Migration[] = [
   DEVICES,
   REMINDERS,
   REMINDER_REPLIES,
+  FEWER_REMINDER_INDEXES,
 ];
 
 /** The user_version of a database that is fully up to date. */

@@ -21,7 +21,8 @@ import { startReminderWorker } from './workers/reminder-worker.js';
 import { startReplyWorker } from './workers/reply-worker.js';
 import { recordServerChannels } from '../domain/reminders/reminder-channels.js';
 import type { PassLoop } from './workers/pass-loop.js';
-import { createSmtpMailer } from '../adapters/smtp-mailer.js';
+import { createSmtpMailer, type SmtpMailer } from '../adapters/smtp-mailer.js';
+import { sendSms } from '../adapters/sms-gateway-client.js';
 import { httpWebhookSender } from '../adapters/http-webhook-sender.js';
 import { startWebhookWorker, type WebhookWorker } from './workers/webhook-worker.js';
 import { API_PREFIX, DEFAULT_JSON_BODY_LIMIT_BYTES, type DeskCommandRunner } from './config.js';
@@ -222,6 +223,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   const created = !existsSync(join(dataDir, DATABASE_FILE));
   let db: Db | undefined;
   let worker: DeliveryWorker | undefined;
+  let mailer: SmtpMailer | null = null;
   let reminders: PassLoop | undefined;
   let replies: PassLoop | undefined;
   let webhooks: WebhookWorker | undefined;
@@ -275,9 +277,11 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     await commits.run('write', () => recordServerChannels(openDb, config.smtp === undefined ? null : new URL(config.smtp.url).host));
     webhooks = startWebhookWorker(db, commits, running.changes, httpWebhookSender(), { logger });
     const webhookWorker = webhooks;
-    if (config.smtp !== undefined)
-      worker = startDeliveryWorker(db, commits, createSmtpMailer(config.smtp.url, config.smtp.from), { logger });
-    reminders = startReminderWorker(db, commits, config.smtp === undefined ? null : createSmtpMailer(config.smtp.url, config.smtp.from), {
+    // One SMTP transport for notifications and reminders; SMS through the gateway once one is set.
+    mailer = config.smtp === undefined ? null : createSmtpMailer(config.smtp.url, config.smtp.from);
+    const channels = { mailer, sendSms };
+    worker = startDeliveryWorker(db, commits, channels, { logger });
+    reminders = startReminderWorker(db, commits, channels, {
       logger,
       ...(config.reminderPassMs === undefined ? {} : { intervalMs: config.reminderPassMs }),
     });
@@ -308,6 +312,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
             // After the server, whose last requests may have queued notifications; before the
             // database, which a pass in progress still writes to.
             await Promise.all([worker?.stop(), reminders?.stop(), replies?.stop()]);
+            mailer?.close();
             // The trail as the server leaves it, once nothing more is recorded.
             await checkpoints.stop();
           } finally {
@@ -328,6 +333,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     await worker?.stop();
     await reminders?.stop();
     await replies?.stop();
+    mailer?.close();
     db?.close();
     lock.release();
     throw error;

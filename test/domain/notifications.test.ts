@@ -18,6 +18,10 @@ import { startDeliveryWorker } from '../../src/server/workers/notification-worke
 import { connectionRunner } from '../../src/domain/use-case.js';
 import { createSmtpMailer } from '../../src/adapters/smtp-mailer.js';
 import { silentLogger } from '../../src/logger.js';
+import { sendSms } from '../../src/adapters/sms-gateway-client.js';
+import { writeSmsGateway } from '../../src/domain/reminders/sms-gateway.js';
+import { setClinicCountry } from '../../src/domain/settings.js';
+import { startGateway } from '../helpers/local-sms-gateway.js';
 import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
 import { closedPort, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
@@ -57,7 +61,10 @@ describe('notification delivery', () => {
   it('delivers a pending email through SMTP, naming the invoice and nothing more sensitive', async () => {
     const { invoice, notification } = paidInvoice({ first_name: 'Grace', last_name: 'Hopper', email: 'grace@example.org' });
     onlyDue(notification.id);
-    const outcomes = await deliverDueNotifications(data.db, connectionRunner(data.db), createSmtpMailer(smtp.url, 'clinic@example.org'));
+    const outcomes = await deliverDueNotifications(data.db, connectionRunner(data.db), {
+      mailer: createSmtpMailer(smtp.url, 'clinic@example.org'),
+      sendSms: null,
+    });
     assert.deepEqual(outcomes, [{ notification_id: notification.id, outcome: 'sent', attempts: 1 }]);
     const [mail] = await smtp.waitFor(1);
     assert.equal(mail?.from, 'clinic@example.org');
@@ -83,7 +90,7 @@ describe('notification delivery', () => {
     onlyDue(notification.id);
     const started = Date.now();
     const mailer = createSmtpMailer(`smtp://127.0.0.1:${await closedPort()}`, 'clinic@example.org');
-    const [outcome] = await deliverDueNotifications(data.db, connectionRunner(data.db), mailer);
+    const [outcome] = await deliverDueNotifications(data.db, connectionRunner(data.db), { mailer, sendSms: null });
     assert.equal(outcome?.outcome, 'retry');
     const row = rowOf(notification.id);
     assert.deepEqual([row.status, row.attempts, row.sent_at], ['pending', 1, null]);
@@ -91,7 +98,7 @@ describe('notification delivery', () => {
     const wait = Date.parse(row.next_attempt_at) - started;
     assert.ok(wait >= DEFAULT_RETRY_POLICY.firstDelayMs - 1000 && wait <= DEFAULT_RETRY_POLICY.firstDelayMs + 5000, `waits ${wait} ms`);
     // Not due again yet: a second pass leaves it alone.
-    assert.deepEqual(await deliverDueNotifications(data.db, connectionRunner(data.db), mailer), []);
+    assert.deepEqual(await deliverDueNotifications(data.db, connectionRunner(data.db), { mailer, sendSms: null }), []);
     assert.equal(rowOf(notification.id).attempts, 1);
   });
 
@@ -103,7 +110,13 @@ describe('notification delivery', () => {
     let clock = Date.now();
     const waits: number[] = [];
     for (let attempt = 1; attempt <= 3; attempt++) {
-      const [outcome] = await deliverDueNotifications(data.db, connectionRunner(data.db), failing, policy, () => clock);
+      const [outcome] = await deliverDueNotifications(
+        data.db,
+        connectionRunner(data.db),
+        { mailer: failing, sendSms: null },
+        policy,
+        () => clock,
+      );
       assert.equal(outcome?.outcome, attempt < 3 ? 'retry' : 'failed');
       const row = rowOf(notification.id);
       assert.equal(row.attempts, attempt);
@@ -122,12 +135,70 @@ describe('notification delivery', () => {
     );
   });
 
-  it('leaves SMS rows pending: there is no SMS gateway', async () => {
-    const { notification } = paidInvoice({}, { withoutEmail: true });
+  it("leaves SMS rows pending without a gateway, and sends them through the clinic's gateway once one is set", async () => {
+    const { invoice, notification } = paidInvoice({ mobile: '0664 123 45 67' }, { withoutEmail: true });
     assert.equal(notification.channel, 'sms');
     onlyDue(notification.id);
-    assert.deepEqual(await deliverDueNotifications(data.db, connectionRunner(data.db), { send: () => assert.fail('no SMS by email') }), []);
+    const channels = { mailer: { send: () => assert.fail('no SMS by email') }, sendSms };
+    assert.deepEqual(await deliverDueNotifications(data.db, connectionRunner(data.db), channels), [], 'no gateway yet');
     assert.deepEqual([rowOf(notification.id).status, rowOf(notification.id).attempts], ['pending', 0]);
+    const gateway = await startGateway();
+    try {
+      setClinicCountry(data.db, 'AT');
+      writeSmsGateway(data.db, {
+        preset: 'generic',
+        url: `${gateway.url}/send`,
+        headers: [],
+        bodyTemplate: '{"to":"{to}","text":"{text}","ref":"{reference}"}',
+        from: null,
+        idPointer: '/id',
+        errorPointer: '/error',
+        inboundUrl: null,
+      });
+      gateway.answer(200, { id: 'm-1' });
+      const outcomes = await deliverDueNotifications(data.db, connectionRunner(data.db), { mailer: null, sendSms });
+      assert.deepEqual(
+        outcomes.map((o) => o.outcome),
+        ['sent'],
+      );
+      assert.equal(gateway.received.length, 1);
+      const sent = JSON.parse(gateway.received[0]!.body) as { to: string; text: string; ref: string };
+      assert.deepEqual(sent, {
+        to: '+436641234567',
+        text: `invoice ${invoice.invoice_number} is now paid in full. Thank you.`,
+        ref: notification.id,
+      });
+      assert.equal(rowOf(notification.id).status, 'sent');
+    } finally {
+      writeSmsGateway(data.db, null);
+      await gateway.close();
+    }
+  });
+
+  it('fails an SMS row at once when its mobile is no usable number', async () => {
+    const gateway = await startGateway();
+    try {
+      const { notification } = paidInvoice({ mobile: '0664 123 45 67' }, { withoutEmail: true });
+      onlyDue(notification.id);
+      data.db.prepare("DELETE FROM settings WHERE key = 'country'").run();
+      writeSmsGateway(data.db, {
+        preset: 'generic',
+        url: `${gateway.url}/send`,
+        headers: [],
+        bodyTemplate: '{"to":"{to}","text":"{text}"}',
+        from: null,
+        idPointer: '/id',
+        errorPointer: '/error',
+        inboundUrl: null,
+      });
+      const [outcome] = await deliverDueNotifications(data.db, connectionRunner(data.db), { mailer: null, sendSms });
+      assert.equal(outcome?.outcome, 'failed');
+      assert.equal(gateway.received.length, 0);
+      assert.match(rowOf(notification.id).last_error ?? '', /not a usable international number/);
+    } finally {
+      writeSmsGateway(data.db, null);
+      await gateway.close();
+    }
   });
 
   it('never sends one row twice when two passes run at once', async () => {
@@ -136,8 +207,8 @@ describe('notification delivery', () => {
     let sends = 0;
     const slow: Mailer = { send: () => new Promise((resolve) => setTimeout(() => resolve(void sends++), 50)) };
     const [a, b] = await Promise.all([
-      deliverDueNotifications(data.db, connectionRunner(data.db), slow),
-      deliverDueNotifications(data.db, connectionRunner(data.db), slow),
+      deliverDueNotifications(data.db, connectionRunner(data.db), { mailer: slow, sendSms: null }),
+      deliverDueNotifications(data.db, connectionRunner(data.db), { mailer: slow, sendSms: null }),
     ]);
     assert.equal(sends, 1);
     assert.equal((a?.length ?? 0) + (b?.length ?? 0), 1);
@@ -148,10 +219,15 @@ describe('notification delivery', () => {
     const { notification } = paidInvoice({ email: 'worker@example.org' });
     onlyDue(notification.id);
     const before = smtp.messages.length;
-    const worker = startDeliveryWorker(data.db, connectionRunner(data.db), createSmtpMailer(smtp.url, 'clinic@example.org'), {
-      logger: silentLogger,
-      intervalMs: 50,
-    });
+    const worker = startDeliveryWorker(
+      data.db,
+      connectionRunner(data.db),
+      { mailer: createSmtpMailer(smtp.url, 'clinic@example.org'), sendSms: null },
+      {
+        logger: silentLogger,
+        intervalMs: 50,
+      },
+    );
     try {
       const messages = await smtp.waitFor(before + 1);
       assert.deepEqual(messages.at(-1)?.to, ['worker@example.org']);

@@ -131,6 +131,47 @@ describe('reminders: sending by e-mail (domain)', () => {
     assert.equal(row(withoutMailer.id).reason, 'no_channel');
   });
 
+  it('sends a reminder a running server reaches late (it was busy), and expires one whose minute passed before the server started', async () => {
+    const appointment = setUp();
+    // Due 20 minutes before the appointment (13:00Z), reached 5 minutes late.
+    data.db.prepare("UPDATE reminders SET due_at = '2026-12-02T12:40:00.000Z' WHERE appointment_id = ?").run(appointment.id);
+    at('2026-12-02T12:45:00Z');
+    const runner = connectionRunner(data.db);
+    const channels = { mailer: mailer(), sendSms: null };
+    assert.deepEqual(
+      (await sendDueReminders(data.db, runner, channels, { runningSince: Date.parse('2026-12-02T12:39:00Z') })).map((o) => o.state),
+      ['sent'],
+      'the server ran since before it was due',
+    );
+    const later = setUp();
+    data.db.prepare("UPDATE reminders SET due_at = '2026-12-02T12:40:00.000Z' WHERE appointment_id = ?").run(later.id);
+    at('2026-12-02T12:45:00Z');
+    assert.deepEqual(
+      (await sendDueReminders(data.db, runner, channels, { runningSince: Date.parse('2026-12-02T12:41:30Z') })).map((o) => [
+        o.state,
+        o.reason,
+      ]),
+      [['expired', 'missed']],
+      'its minute had passed when the server started',
+    );
+  });
+
+  it('sends many due reminders in one pass, a few at once, each once; a stopped pass takes no more', async () => {
+    setClinicTimeZone(data.db, 'Europe/Vienna');
+    const appointments = Array.from({ length: 12 }, () => setUp());
+    at('2026-12-01T13:00:30Z');
+    const runner = connectionRunner(data.db);
+    const stopped = new AbortController();
+    stopped.abort();
+    assert.deepEqual(await sendDueReminders(data.db, runner, { mailer: mailer(), sendSms: null }, { signal: stopped.signal }), []);
+    const outcomes = await sendDueReminders(data.db, runner, { mailer: mailer(), sendSms: null });
+    assert.equal(outcomes.filter((o) => o.state === 'sent').length, 12);
+    assert.equal(new Set(outcomes.map((o) => o.reminder_id)).size, 12);
+    await sink.waitFor(12);
+    assert.equal(sink.messages.length, 12);
+    for (const appointment of appointments) assert.equal(row(appointment.id).state, 'sent');
+  });
+
   it('expires a reminder missed while no server ran when the appointment is less than an hour away, and sends it otherwise', async () => {
     const appointment = setUp();
     at('2026-12-02T13:10:00Z');

@@ -263,7 +263,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         logger.info({
           event: 'notifications',
           delivery: 'off',
-          note: 'no --smtp-url: notifications stay pending (clinic notifications list)',
+          note: 'no --smtp-url: e-mail notifications stay pending (clinic notifications list); SMS ones go once a gateway is set (clinic sms-gateway set)',
         });
       } else {
         // The host only: the URL may carry a password.

@@ -8,6 +8,9 @@ import {
 } from '../../db/notifications.js';
 import type { WorkRunner } from '../use-case.js';
 import type { Db } from '../../db/open-database.js';
+import { e164Mobile } from '../reminders/mobile-numbers.js';
+import { smsGateway, type SmsGateway, type SmsSender } from '../reminders/sms-gateway.js';
+import { clinicCountry, clinicName } from '../settings.js';
 
 /** An email to send: plain text, one recipient. */
 export interface EmailMessage {
@@ -75,29 +78,61 @@ export function paidInvoiceEmail(to: string, invoiceNumber: string): EmailMessag
   };
 }
 
+/** The "invoice paid" SMS, to a patient without e-mail: as little as the e-mail says, and who sends it. */
+export function paidInvoiceSms(invoiceNumber: string, clinic: string | null): string {
+  return `${clinic === null ? '' : `${clinic}: `}invoice ${invoiceNumber} is now paid in full. Thank you.`;
+}
+
+/** How notifications go: e-mail through `serve --smtp-url`, SMS through the clinic's gateway (`sms-gateway set`). */
+export interface NotificationChannels {
+  mailer: Mailer | null;
+  sendSms: SmsSender | null;
+}
+
 const MAX_ERROR_LENGTH = 500;
 
-function describeError(error: unknown): string {
+/** A failure's message, cut to what an outbox row or a reminder keeps (500 characters). */
+export function describeError(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
   return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
+}
+
+/** Sends one claimed row by its channel; throws what the channel refused. */
+async function sendRow(db: Db, channels: NotificationChannels, row: NotificationRow, gateway: SmsGateway | null): Promise<void> {
+  const invoice = findInvoice(db, row.invoice_id);
+  if (!invoice || row.recipient === null) throw new Error('the notification names no invoice or recipient');
+  if (row.channel === 'email') {
+    await channels.mailer!.send(paidInvoiceEmail(row.recipient, invoice.invoice_number));
+    return;
+  }
+  const to = e164Mobile(row.recipient, clinicCountry(db));
+  if (to === null) throw new UnusableNumberError();
+  // The row's id as the reference: a gateway told it drops a repeat after a lost lease.
+  await channels.sendSms!(gateway!, { to, text: paidInvoiceSms(invoice.invoice_number, clinicName(db)), reference: row.id });
+}
+
+/** A mobile number no gateway can reach (not E.164 by the rules of interface 1.3.0): no retry helps. */
+class UnusableNumberError extends Error {
+  constructor() {
+    super('the mobile number is not a usable international number (set the clinic country: clinic settings set-country)');
+  }
 }
 
 async function deliverOne(
   db: Db,
   runner: WorkRunner,
-  mailer: Mailer,
-  row: NotificationRow,
+  channels: NotificationChannels,
+  claimed: { row: NotificationRow; gateway: SmsGateway | null },
   policy: RetryPolicy,
   now: () => number,
 ): Promise<DeliveryOutcome> {
+  const { row } = claimed;
   const base = { notification_id: row.id, attempts: row.attempts };
   try {
-    const invoice = findInvoice(db, row.invoice_id);
-    if (!invoice || row.recipient === null) throw new Error('the notification names no invoice or recipient');
-    await mailer.send(paidInvoiceEmail(row.recipient, invoice.invoice_number));
+    await sendRow(db, channels, row, claimed.gateway);
   } catch (error) {
     const reason = describeError(error);
-    if (row.attempts >= policy.maxAttempts) {
+    if (row.attempts >= policy.maxAttempts || error instanceof UnusableNumberError) {
       await runner.run('write', () => markNotificationFailed(db, row.id, reason));
       return { ...base, outcome: 'failed', error: reason };
     }
@@ -105,34 +140,40 @@ async function deliverOne(
     await runner.run('write', () => scheduleNotificationRetry(db, row.id, nextAttemptAt, reason));
     return { ...base, outcome: 'retry', error: reason };
   }
-  // Waits out another process's lock: a sent email left unmarked would be sent again after its lease.
+  // Waits out another process's lock: a sent row left unmarked would be sent again after its lease.
   await runner.run('write', () => markNotificationSent(db, row.id, new Date(now()).toISOString()));
   return { ...base, outcome: 'sent' };
 }
 
 /**
- * One delivery pass over the email rows that are due: each is claimed (attempt counted), sent,
- * then marked sent, or left pending with a later next_attempt_at (exponential back-off), or
- * marked failed after the last attempt. SMS rows are left alone: there is no SMS gateway.
- * Sending happens outside any transaction, and never touches a payment.
+ * One delivery pass over the rows that are due: e-mail rows when there is a mailer, SMS rows when
+ * there is a sender and the clinic has a gateway (read each pass: `sms-gateway set` reaches a
+ * running server). Each is claimed (attempt counted), sent, then marked sent, or left pending
+ * with a later next_attempt_at (exponential back-off), or marked failed after the last attempt.
+ * Rows of a channel not set up stay pending. Sending happens outside any transaction, and never
+ * touches a payment.
  */
 export async function deliverDueNotifications(
   db: Db,
   runner: WorkRunner,
-  mailer: Mailer,
+  channels: NotificationChannels,
   policy: RetryPolicy = DEFAULT_RETRY_POLICY,
   now: () => number = Date.now,
 ): Promise<DeliveryOutcome[]> {
   const outcomes: DeliveryOutcome[] = [];
-  while (outcomes.length < policy.batchSize) {
-    const started = now();
-    // What it reads (the row due) decides what it writes (that row's lease): no other worker may
-    // write between the two, so two workers never take one row.
-    const row = await runner.run('read-then-write', () =>
-      claimDueNotification(db, 'email', new Date(started).toISOString(), new Date(started + policy.leaseMs).toISOString()),
-    );
-    if (row === undefined) break;
-    outcomes.push(await deliverOne(db, runner, mailer, row, policy, now));
+  const gateway = channels.sendSms === null ? null : await runner.run('read', () => smsGateway(db));
+  const ways = [...(channels.mailer === null ? [] : (['email'] as const)), ...(gateway === null ? [] : (['sms'] as const))];
+  for (const channel of ways) {
+    while (outcomes.length < policy.batchSize) {
+      const started = now();
+      // What it reads (the row due) decides what it writes (that row's lease): no other worker may
+      // write between the two, so two workers never take one row.
+      const row = await runner.run('read-then-write', () =>
+        claimDueNotification(db, channel, new Date(started).toISOString(), new Date(started + policy.leaseMs).toISOString()),
+      );
+      if (row === undefined) break;
+      outcomes.push(await deliverOne(db, runner, channels, { row, gateway }, policy, now));
+    }
   }
   return outcomes;
 }

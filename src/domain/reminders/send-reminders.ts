@@ -5,14 +5,14 @@ import { appendAuditEvents } from '../audit/record-audit.js';
 import type { Actor } from '../audit/audit-event.js';
 import { appendChangeEvents } from '../changes/record-changes.js';
 import type { ChangeRecord } from '../changes/change-event.js';
-import type { Mailer } from '../notifications/deliver-notifications.js';
+import { describeError, type NotificationChannels } from '../notifications/deliver-notifications.js';
 import { clinicCountry, clinicName, clinicTimeZone } from '../settings.js';
 import type { WorkRunner } from '../use-case.js';
 import { wallClockAt } from '../validation/calendar.js';
 import { e164Mobile } from './mobile-numbers.js';
 import { reminderSettings, templatesInForce } from './reminder-settings.js';
 import { renderTemplate } from './reminder-templates.js';
-import { dropsRepeats, smsGateway, SmsSendError, type SmsGateway, type SmsSender } from './sms-gateway.js';
+import { dropsRepeats, smsGateway, SmsSendError, type SmsGateway } from './sms-gateway.js';
 
 /**
  * Sending the reminders that are due (interface 1.3.0, "Sending: clinic serve, nothing else"):
@@ -26,19 +26,17 @@ import { dropsRepeats, smsGateway, SmsSendError, type SmsGateway, type SmsSender
 const MINUTE = 60_000;
 /** How long a reminder is held while it is sent. */
 export const LEASE_MS = 2 * MINUTE;
-/** A reminder found this long after it was due, never tried, was missed (no server ran). */
-const MISSED_AFTER_MS = 2 * MINUTE;
+/** A reminder is sent within this long of its due time while a server runs; one due earlier than this before the server started was missed. */
+const SEND_WITHIN_MS = MINUTE;
+/** Reminders sent at once: a thousand due together go in seconds, not one gateway answer after another. */
+export const PARALLEL_SENDS = 4;
 /** A missed reminder still goes while its appointment is at least this far away; so do retries. */
 const STILL_WORTH_MS = 60 * MINUTE;
 /** Waits after the 1st, 2nd, … failed try; then hourly. */
 const RETRY_WAITS_MIN = [1, 2, 4, 8, 16, 32, 60];
-const MAX_ERROR_LENGTH = 500;
 
 /** How a reminder can go: the e-mail of `serve --smtp-url`, and SMS through the clinic's gateway (`sms-gateway set`) by `sendSms`. */
-export interface ReminderChannels {
-  mailer: Mailer | null;
-  sendSms: SmsSender | null;
-}
+export type ReminderChannels = NotificationChannels;
 
 /** Which channels are set up now, as decide() weighs them. */
 export interface ChannelsSetUp {
@@ -82,12 +80,13 @@ function localDateAndTime(iso: string, timeZone: string): { date: string; time: 
  * hour away; skipped for a patient who opted out, without an address, or with an address whose
  * channel the clinic has not set up; else the message, rendered from the templates in force.
  */
-export function decide(db: Db, row: DueReminderRow, channels: ChannelsSetUp, now: number): Decision {
+export function decide(db: Db, row: DueReminderRow, channels: ChannelsSetUp, now: number, runningSince: number = now): Decision {
   // Its lease ran out mid-send: only a gateway told the reminder's id drops a repeat, so only there it is tried again.
   if (row.lease_until !== null && !(row.channel === 'sms' && dropsRepeats(channels.sms)))
     return { end: 'failed', reason: 'outcome_unknown' };
   const away = Date.parse(row.start_at) - now;
-  if (row.attempts === 0 && now - Date.parse(row.due_at) > MISSED_AFTER_MS && away < STILL_WORTH_MS)
+  // Missed: its minute had passed before the server started. One a busy server reaches late still goes.
+  if (row.attempts === 0 && Date.parse(row.due_at) + SEND_WITHIN_MS < runningSince && away < STILL_WORTH_MS)
     return { end: 'expired', reason: 'missed' };
   // A retry (or a repeat after a lost lease) goes only while the appointment is an hour away, also after a stop.
   if (row.attempts > 0 && away < STILL_WORTH_MS) return { end: 'failed', reason: 'retries_exhausted' };
@@ -120,21 +119,16 @@ function isTransient(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code !== 'EENVELOPE';
 }
 
-const errorText = (error: unknown) => {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.length > MAX_ERROR_LENGTH ? `${text.slice(0, MAX_ERROR_LENGTH - 1)}…` : text;
-};
-
 /**
  * Takes the reminder due first and decides it, in one transaction: a final state is written at
  * once (with its feed event); a message is held for sending. Undefined when nothing is due.
  */
-function claim(db: Db, channels: ReminderChannels, now: number): Claimed | undefined {
+function claim(db: Db, channels: ReminderChannels, now: number, runningSince: number): Claimed | undefined {
   const at = new Date(now).toISOString();
   const row = findDueReminder(db, at);
   if (row === undefined) return undefined;
   const gateway = channels.sendSms === null ? null : smsGateway(db);
-  const decision = decide(db, row, { email: channels.mailer !== null, sms: gateway }, now);
+  const decision = decide(db, row, { email: channels.mailer !== null, sms: gateway }, now, runningSince);
   if ('end' in decision) {
     endReminder(db, { id: row.id, state: decision.end, reason: decision.reason, error: null, now: at });
     appendChangeEvents(db, [movedRecord(row, decision.end, decision.reason, row.channel)]);
@@ -177,7 +171,7 @@ async function send(db: Db, runner: WorkRunner, channels: ReminderChannels, clai
     providerId = await deliver(channels, claimed, message);
   } catch (error) {
     const failedAt = now();
-    const error500 = errorText(error);
+    const error500 = describeError(error);
     const wait = (RETRY_WAITS_MIN[row.attempts] ?? 60) * MINUTE;
     const retry = isTransient(error) && Date.parse(row.start_at) - (failedAt + wait) >= STILL_WORTH_MS;
     const at = new Date(failedAt).toISOString();
@@ -208,24 +202,44 @@ async function send(db: Db, runner: WorkRunner, channels: ReminderChannels, clai
   return { reminder_id: row.id, state: 'sent', reason: null };
 }
 
-/** One pass: every reminder due now, each decided, sent or ended; at most `batch` of them. */
+/** How a pass runs: its clock, when the server began sending (what was due before is missed), and when to stop taking reminders. */
+export interface SendOptions {
+  now?: () => number;
+  /** When this sender started (the server's start): a reminder due a minute before it was missed. Default: the pass's start. */
+  runningSince?: number;
+  /** Aborted when the server stops: sends in flight finish, no further reminder is taken. */
+  signal?: AbortSignal;
+  parallel?: number;
+}
+
+/**
+ * One pass: every reminder due now, each decided, sent or ended, until none is due or `signal`
+ * is aborted. Up to `parallel` are sent at once; taking one is a transaction of its own, so two
+ * never take the same reminder. A pass ends: each reminder taken ends final or waits for a later
+ * retry.
+ */
 export async function sendDueReminders(
   db: Db,
   runner: WorkRunner,
   channels: ReminderChannels,
-  { batch = 50, now = Date.now }: { batch?: number; now?: () => number } = {},
+  options: SendOptions = {},
 ): Promise<ReminderOutcome[]> {
+  const { now = Date.now, signal, parallel = PARALLEL_SENDS } = options;
+  const runningSince = options.runningSince ?? now();
   const outcomes: ReminderOutcome[] = [];
-  while (outcomes.length < batch) {
-    // A look first, without the write lock: most passes find nothing due.
-    if ((await runner.run('read', () => findDueReminder(db, new Date(now()).toISOString()))) === undefined) break;
-    // What it reads (the due row) decides what it writes (the row's lease or end): no other
-    // writer may come between, so two servers never take one reminder.
-    const claimed = await runner.run('read-then-write', () => claim(db, channels, now()));
-    if (claimed === undefined) break;
-    const { row, decision } = claimed;
-    if ('end' in decision) outcomes.push({ reminder_id: row.id, state: decision.end, reason: decision.reason });
-    else outcomes.push(await send(db, runner, channels, claimed, now));
-  }
+  const lane = async () => {
+    while (signal?.aborted !== true) {
+      // A look first, without the write lock: most passes find nothing due.
+      if ((await runner.run('read', () => findDueReminder(db, new Date(now()).toISOString()))) === undefined) return;
+      // What it reads (the due row) decides what it writes (the row's lease or end): no other
+      // writer may come between, so two servers never take one reminder.
+      const claimed = await runner.run('read-then-write', () => claim(db, channels, now(), runningSince));
+      if (claimed === undefined) return;
+      const { row, decision } = claimed;
+      if ('end' in decision) outcomes.push({ reminder_id: row.id, state: decision.end, reason: decision.reason });
+      else outcomes.push(await send(db, runner, channels, claimed, now));
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, lane));
   return outcomes;
 }

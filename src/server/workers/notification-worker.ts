@@ -3,7 +3,7 @@ import type { WorkRunner } from '../../domain/use-case.js';
 import {
   deliverDueNotifications,
   DEFAULT_RETRY_POLICY,
-  type Mailer,
+  type NotificationChannels,
   type RetryPolicy,
 } from '../../domain/notifications/deliver-notifications.js';
 import type { Logger } from '../../logger.js';
@@ -11,7 +11,7 @@ import { repeatPasses } from './pass-loop.js';
 
 /** A running delivery loop. */
 export interface DeliveryWorker {
-  /** Lets the pass in progress finish, then stops and closes the mailer; no pass starts afterwards. */
+  /** Lets the pass in progress finish; no pass starts afterwards. The mailer stays open (its owner closes it). */
   stop(): Promise<void>;
 }
 
@@ -23,21 +23,22 @@ export interface DeliveryWorkerOptions {
 }
 
 /**
- * Delivers due email notifications in the background of `clinic serve`: a pass now, then one
- * every `intervalMs` after the previous ended (passes never overlap). A pass that throws (say,
+ * Delivers due notifications in the background of `clinic serve`, e-mail rows through the mailer
+ * and SMS rows through the clinic's gateway once one is set: a pass now, then one every
+ * `intervalMs` after the previous ended (passes never overlap). A pass that throws (say,
  * the database stayed locked) is logged and the next one tries again; nothing here can reach a
  * payment, which was committed before its notification was ever read.
  */
 export function startDeliveryWorker(
   db: Db,
   runner: WorkRunner,
-  mailer: Mailer & { close?(): void },
+  channels: NotificationChannels,
   options: DeliveryWorkerOptions,
 ): DeliveryWorker {
   const { logger, intervalMs = 2000, policy = DEFAULT_RETRY_POLICY } = options;
   const runPass = async () => {
     try {
-      for (const { error: _reason, ...outcome } of await deliverDueNotifications(db, runner, mailer, policy)) {
+      for (const { error: _reason, ...outcome } of await deliverDueNotifications(db, runner, channels, policy)) {
         // An SMTP reply may quote the recipient's address: the reason stays in the outbox row
         // (`clinic notifications list`), the log gets ids and counts only.
         const event = { event: `notification_${outcome.outcome}`, ...outcome };
@@ -48,11 +49,5 @@ export function startDeliveryWorker(
       logger.error({ event: 'notification_pass_failed', error: error instanceof Error ? error.message : String(error) });
     }
   };
-  const loop = repeatPasses(runPass, intervalMs);
-  return {
-    async stop() {
-      await loop.stop();
-      mailer.close?.();
-    },
-  };
+  return repeatPasses(runPass, intervalMs);
 }
