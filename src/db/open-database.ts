@@ -80,6 +80,10 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     // power cut, which NORMAL does not promise in WAL mode.
     db.pragma('synchronous = FULL');
     db.pragma('foreign_keys = ON');
+    // The server runs each request's writes in a SAVEPOINT of its commit group; the pages a savepoint
+    // changes are journaled, to a temporary file past 64 KiB unless temporary storage is memory, and
+    // a booking with its reminders crossed that line (docs/design-choices.md, "What planning costs").
+    db.pragma('temp_store = MEMORY');
     // The server and CLI commands share the file; wait for the other's write lock instead of
     // failing at once. Past this the request is answered 503 DATABASE_BUSY.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);

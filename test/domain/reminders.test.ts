@@ -11,6 +11,8 @@ import { performUseCase, type AnyUseCase } from '../../src/domain/use-case.js';
 import { AppError, ValidationError } from '../../src/errors.js';
 import { createTestPatient } from '../helpers/builders.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
+import { seededRandom } from '../helpers/random.js';
+import { wallClockAt } from '../../src/domain/validation/calendar.js';
 
 /**
  * Reminder rules, quiet hours and templates, and the reminders planned with each booking and
@@ -235,5 +237,55 @@ describe('reminders: rules, templates and planning (domain)', () => {
     // Quiet hours within a day, and from midnight.
     assert.equal(moved('2026-11-30T12:00:00Z', { from: 12 * 60, to: 14 * 60 }), '2026-11-30T10:59:00.000Z');
     assert.equal(moved('2026-11-30T02:00:00Z', { from: 0, to: 6 * 60 }), '2026-11-29T22:59:00.000Z');
+  });
+
+  it('moves due times as a wall clock read minute by minute does, in zones with odd offsets and changes', () => {
+    // The reference: back minute by minute to the last one before the quiet hours began, read on the zone's wall clock.
+    const reference = (dueMs: number, quiet: { from: number; to: number }, zone: string) => {
+      const minuteOf = (ms: number) => {
+        const clock = wallClockAt(zone, ms);
+        return clock.hour * 60 + clock.minute;
+      };
+      const isQuiet = (m: number) => (quiet.from < quiet.to ? m >= quiet.from && m < quiet.to : m >= quiet.from || m < quiet.to);
+      if (!isQuiet(minuteOf(dueMs))) return dueMs;
+      let at = Math.floor(dueMs / 60_000) * 60_000;
+      while (isQuiet(minuteOf(at)) || minuteOf(at) !== (quiet.from + 24 * 60 - 1) % (24 * 60)) at -= 60_000;
+      return at;
+    };
+    const random = seededRandom(46);
+    const zones = ['Europe/Vienna', 'America/New_York', 'Australia/Lord_Howe', 'Asia/Kathmandu', 'America/St_Johns', 'Pacific/Chatham'];
+    // Any day of 2027, and the hours after each of the zone's changes of offset: due times a minute apart or so.
+    const offsetAt = (zone: string, ms: number) => {
+      const clock = wallClockAt(zone, ms);
+      return Date.UTC(clock.year, clock.month - 1, clock.day, clock.hour, clock.minute) - Math.floor(ms / 60_000) * 60_000;
+    };
+    const samples: [string, number][] = [];
+    for (const zone of zones) {
+      for (let day = 0; day < 365; day++) {
+        const noon = Date.parse('2027-01-01T12:00:00Z') + day * 86_400_000;
+        if (offsetAt(zone, noon) === offsetAt(zone, noon - 86_400_000)) continue;
+        for (let k = 0; k < 60; k++) samples.push([zone, noon - 36 * 3_600_000 + random.integer(0, 36 * 60) * 60_000]);
+      }
+    }
+    for (let i = 0; i < 600; i++)
+      samples.push([
+        zones[i % zones.length]!,
+        Date.parse('2027-01-01T00:00:00Z') + random.integer(0, 365 * 24 * 60 - 1) * 60_000 + random.integer(0, 59) * 1000,
+      ]);
+    const quietHours = [
+      { from: 20 * 60, to: 8 * 60 },
+      { from: 22 * 60 + 30, to: 7 * 60 + 15 },
+      { from: 0, to: 6 * 60 },
+      { from: 12 * 60, to: 14 * 60 },
+      { from: 1 * 60 + 30, to: 3 * 60 + 30 },
+    ];
+    samples.forEach(([zone, dueMs], i) => {
+      const quiet = quietHours[i % quietHours.length]!;
+      assert.equal(
+        outOfQuietHours(dueMs, quiet, zone),
+        reference(dueMs, quiet, zone),
+        `${new Date(dueMs).toISOString()} in ${zone}, ${JSON.stringify(quiet)}`,
+      );
+    });
   });
 });

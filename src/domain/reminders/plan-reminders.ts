@@ -12,7 +12,7 @@ import {
 } from '../../db/reminders.js';
 import { newId, nowIso } from '../clock.js';
 import { clinicTimeZone } from '../settings.js';
-import { previousDay, toUtcIso, wallClockAt } from '../validation/calendar.js';
+import { toUtcIso, zoneOffsetMinutes } from '../validation/calendar.js';
 import { reminderSettings, type QuietHours, type ReminderSettings } from './reminder-settings.js';
 
 /**
@@ -24,6 +24,7 @@ import { reminderSettings, type QuietHours, type ReminderSettings } from './remi
  */
 
 const DAY_MINUTES = 24 * 60;
+const MINUTE_MS = 60_000;
 
 /** Whether minute `minute` of the day lies in the quiet hours (from inclusive, to exclusive, over midnight when to ≤ from). */
 function isQuiet(minute: number, quiet: QuietHours): boolean {
@@ -32,23 +33,35 @@ function isQuiet(minute: number, quiet: QuietHours): boolean {
 
 /**
  * When a reminder due at `dueMs` goes: then, or, if that is within the quiet hours, a minute
- * before they began (19:59 for 20:00-08:00), in clinic time: earlier, never later.
+ * before they began (19:59 for 20:00-08:00), in clinic time: earlier, never later. Read with the
+ * zone's offset at the due time, checked at the answer (a booking pays for this per rule); across
+ * a change of offset, the wall clock is read in the zone from scratch.
  */
 export function outOfQuietHours(dueMs: number, quiet: QuietHours | null, timeZone: string): number {
   if (quiet === null) return dueMs;
-  const clock = wallClockAt(timeZone, dueMs);
-  const minute = clock.hour * 60 + clock.minute;
+  const offsetMs = zoneOffsetMinutes(timeZone, dueMs) * MINUTE_MS;
+  const wall = dueMs + offsetMs;
+  const minute = ((Math.floor(wall / MINUTE_MS) % DAY_MINUTES) + DAY_MINUTES) % DAY_MINUTES;
   if (!isQuiet(minute, quiet)) return dueMs;
-  // The day the quiet hours began: the day before, when they run over midnight and this is after it.
-  let day = { year: clock.year, month: clock.month, day: clock.day };
-  if (quiet.from >= quiet.to && minute < quiet.to) day = previousDay(day);
-  let lastMinute = quiet.from - 1;
-  if (lastMinute < 0) {
-    day = previousDay(day);
-    lastMinute += DAY_MINUTES;
+  // Back on the wall clock to the minute before the quiet hours began (the evening before, past midnight).
+  const back = (minute - (quiet.from - 1) + DAY_MINUTES) % DAY_MINUTES;
+  const wallBefore = Math.floor(wall / MINUTE_MS - back) * MINUTE_MS;
+  let before = wallBefore - offsetMs;
+  if (zoneOffsetMinutes(timeZone, before) * MINUTE_MS !== offsetMs) {
+    const clock = new Date(wallBefore);
+    const local = {
+      year: clock.getUTCFullYear(),
+      month: clock.getUTCMonth() + 1,
+      day: clock.getUTCDate(),
+      hour: clock.getUTCHours(),
+      minute: clock.getUTCMinutes(),
+      second: 0,
+      millisecond: 0,
+      offsetMinutes: undefined,
+    };
+    before = Date.parse(toUtcIso(local, timeZone));
   }
-  const local = { ...day, hour: Math.floor(lastMinute / 60), minute: lastMinute % 60, second: 0, millisecond: 0, offsetMinutes: undefined };
-  return Math.min(dueMs, Date.parse(toUtcIso(local, timeZone)));
+  return Math.min(dueMs, before);
 }
 
 /** The due instant (UTC ISO) of a rule for an appointment starting at `startAt`. */

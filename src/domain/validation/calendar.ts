@@ -146,7 +146,7 @@ export function wallClockAt(timeZone: string, instant: number): WallClock {
 }
 
 /** Minutes east of UTC that `timeZone` observes at the instant `instant` (milliseconds since the epoch). */
-function zoneOffsetMinutes(timeZone: string, instant: number): number {
+export function zoneOffsetMinutes(timeZone: string, instant: number): number {
   const { year, month, day, hour, minute, second } = wallClockAt(timeZone, instant);
   const asUtc = utcMillis(year, month, day, hour, minute, second);
   return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60000);

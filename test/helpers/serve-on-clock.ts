@@ -1,0 +1,36 @@
+// The real server (startClinicServer, as `clinic serve` starts it) in a process of its own, on a
+// clock the test moves: this process's Date follows the time written in CLOCK_FILE (milliseconds
+// since the epoch), read every 20 ms; timers stay real. For the tests that let days pass for a
+// server that can be killed (test/fault/reminder-week.test.ts).
+//   node --import tsx test/helpers/serve-on-clock.ts DATA_DIR CLOCK_FILE [SMTP_URL]
+// Prints one JSON line {"event":"listening","address":…} once it serves, and stops on SIGTERM.
+import { readFileSync } from 'node:fs';
+import { mock } from 'node:test';
+import { silentLogger } from '../../src/logger.js';
+import { startClinicServer } from '../../src/server/clinic-server.js';
+
+const [dataDir = '', clockFile = '', smtpUrl] = process.argv.slice(2);
+const readClock = () => Number(readFileSync(clockFile, 'utf8'));
+mock.timers.enable({ apis: ['Date'], now: readClock() });
+const follow = setInterval(() => {
+  const now = readClock();
+  if (Number.isFinite(now) && now > Date.now()) mock.timers.setTime(now);
+}, 20);
+
+const server = await startClinicServer({
+  dataDir,
+  host: '127.0.0.1',
+  port: 0,
+  allowedHosts: [],
+  allowedOrigins: [],
+  documentLimitBytes: 1024 * 1024,
+  ...(smtpUrl === undefined ? {} : { smtp: { url: smtpUrl, from: 'praxis@example.org' } }),
+  logger: silentLogger,
+  shutdownGraceMs: 1000,
+  reminderPassMs: 50,
+});
+process.stdout.write(`${JSON.stringify({ event: 'listening', address: server.address })}\n`);
+process.once('SIGTERM', () => {
+  clearInterval(follow);
+  void server.stop().then(() => process.exit(0));
+});
