@@ -11,7 +11,7 @@
  *   each message 50 ms, and the time from that instant until the last reminder is marked sent.
  */
 import { createServer, type IncomingMessage } from 'node:http';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import { openDatabase } from '../src/db/open-database.js';
 import { BOOK_APPOINTMENT } from '../src/domain/appointments/book-appointment.js';
@@ -22,7 +22,7 @@ import { performUseCase, type AnyUseCase } from '../src/domain/use-case.js';
 import { createApiKey } from '../src/domain/api-keys.js';
 import { createPatient } from '../src/domain/patients/create-patient.js';
 import { seedDeskPatients } from './desk-latency.js';
-import { freePort, startPinnedServer, type ServerProcess } from './server-process.js';
+import { freePort, sendApiRequest, startPinnedServer, type ServerProcess } from './server-process.js';
 
 export interface ReminderCostResult {
   figures: { rules: 'none' | 'two'; latencyMs: number[]; cpuMsPerRequest: number }[];
@@ -45,30 +45,6 @@ const desk = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'bench
 /** Runs a use case on a data folder's database as the desk does. */
 function perform<R>(db: ReturnType<typeof openDatabase>, useCase: AnyUseCase, body: object): R {
   return performUseCase(useCase as never, db, { body }, desk) as R;
-}
-
-/** One POST on a kept-alive connection: its status and body. */
-function post(agent: Agent, port: number, path: string, key: string, body: unknown) {
-  const payload = Buffer.from(JSON.stringify(body));
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const outgoing = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method: 'POST',
-        path: `/api/public/v1${path}`,
-        agent,
-        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': payload.length },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(payload);
-  });
 }
 
 /** A seeded clinic with its name set, rules or none, and an API key; the patients' ids. */
@@ -126,7 +102,7 @@ export async function measureReminderCost(executable: string, workDir: string, b
           end_at: new Date(start + 15 * 60_000).toISOString(),
         };
         const started = process.hrtime.bigint();
-        const answer = await post(agent, server.port, '/appointments', key, body);
+        const answer = await sendApiRequest(agent, server.port, 'POST', '/appointments', { authorization: `Bearer ${key}` }, body);
         figures[rules].latencyMs.push(Number(process.hrtime.bigint() - started) / 1e6);
         if (answer.status !== 201) throw new Error(`POST /appointments (${rules} rules): ${answer.status} ${answer.body}`);
       }

@@ -3,8 +3,8 @@
  * on the other core never competes with them; their memory is read from /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
+import { openSync, closeSync, readdirSync, readFileSync } from 'node:fs';
+import { request, type Agent } from 'node:http';
 import { createServer } from 'node:net';
 
 /** The core the servers run on; the benchmark itself runs on the other (package.json, `bench`). */
@@ -58,8 +58,25 @@ export function readMemory(pid: number): MemoryStatus {
 /** The kernel's clock ticks per second, in which /proc/<pid>/stat counts CPU time (USER_HZ). */
 const CLOCK_TICKS_PER_SECOND = 100;
 
-/** utime + stime of a live process, in seconds (/proc/<pid>/stat, fields 14 and 15). */
+/**
+ * CPU seconds a live process has used, every thread: the sum of its threads' run time in
+ * /proc/<pid>/task/<tid>/schedstat (nanoseconds), else utime + stime of /proc/<pid>/stat, which
+ * counts in ticks of 10 ms: too coarse for a block of fifty requests of a millisecond.
+ */
 export function readCpuSeconds(pid: number): number {
+  try {
+    let nanoseconds = 0;
+    for (const thread of readdirSync(`/proc/${pid}/task`)) {
+      try {
+        nanoseconds += Number(readFileSync(`/proc/${pid}/task/${thread}/schedstat`, 'utf8').split(' ')[0]);
+      } catch {
+        // A thread that ended between the listing and the read.
+      }
+    }
+    if (nanoseconds > 0) return nanoseconds / 1e9;
+  } catch {
+    // No schedstat (a kernel without it): the ticks below.
+  }
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // The command name (field 2) may hold spaces; the fields after it are counted from its ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -137,4 +154,28 @@ export async function startPinnedServer(
       clearTimeout(timer);
     },
   };
+}
+
+/** One request to the API (`path` after /api/public/v1) on a kept-alive connection: its status and body. */
+export function sendApiRequest(agent: Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: unknown) {
+  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
+  return new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const outgoing = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path: `/api/public/v1${path}`,
+        agent,
+        headers: { ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': payload.length }) },
+      },
+      (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
+      },
+    );
+    outgoing.on('error', reject);
+    outgoing.end(payload);
+  });
 }

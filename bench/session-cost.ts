@@ -5,11 +5,11 @@
  * (a write), each way's latency and the server's CPU per request (/proc) over its blocks.
  */
 import { spawnSync } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { mkdtempSync } from 'node:fs';
 import { join } from 'node:path';
 import { seedDeskPatients } from './desk-latency.js';
-import { freePort, startPinnedServer } from './server-process.js';
+import { freePort, sendApiRequest, startPinnedServer } from './server-process.js';
 
 export interface SessionCostResult {
   /** Per request kind and credential: wall milliseconds, and the server's CPU milliseconds per request. */
@@ -22,30 +22,6 @@ function run(executable: string, args: string[], env: NodeJS.ProcessEnv, input?:
   const done = spawnSync(executable, args, { env, ...(input === undefined ? {} : { input }) });
   if (done.status !== 0) throw new Error(`${args.join(' ')} exited ${done.status}: ${done.stderr.toString()}`);
   return done.stdout.toString();
-}
-
-/** One request on a kept-alive connection: its status and body. */
-function send(agent: Agent, port: number, method: string, path: string, headers: Record<string, string>, body?: unknown) {
-  const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-  return new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const outgoing = request(
-      {
-        host: '127.0.0.1',
-        port,
-        method,
-        path: `/api/public/v1${path}`,
-        agent,
-        headers: { ...headers, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': payload.length }) },
-      },
-      (response) => {
-        const chunks: Buffer[] = [];
-        response.on('data', (chunk: Buffer) => chunks.push(chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }));
-      },
-    );
-    outgoing.on('error', reject);
-    outgoing.end(payload);
-  });
 }
 
 export async function measureSessionCost(executable: string, workDir: string, blocks: number): Promise<SessionCostResult> {
@@ -69,10 +45,12 @@ export async function measureSessionCost(executable: string, workDir: string, bl
       code: string;
     };
     // Plain HTTP from this PC's own address, beside TLS on the same port: the costs compared are the credentials'.
-    const joined = JSON.parse((await send(agent, port, 'POST', '/desk/join', {}, { code: paired.code, host_name: 'bench' })).body) as {
+    const joined = JSON.parse(
+      (await sendApiRequest(agent, port, 'POST', '/desk/join', {}, { code: paired.code, host_name: 'bench' })).body,
+    ) as {
       device_token: string;
     };
-    const login = await send(
+    const login = await sendApiRequest(
       agent,
       port,
       'POST',
@@ -85,15 +63,15 @@ export async function measureSessionCost(executable: string, workDir: string, bl
       key: { authorization: `Bearer ${key}` },
       session: { authorization: `Bearer ${session}`, 'clinic-device': joined.device_token },
     } as const;
-    const patients = (JSON.parse((await send(agent, port, 'GET', '/patients?limit=100', credentials.key)).body) as { id: string }[]).map(
-      (p) => p.id,
-    );
+    const patients = (
+      JSON.parse((await sendApiRequest(agent, port, 'GET', '/patients?limit=100', credentials.key)).body) as { id: string }[]
+    ).map((p) => p.id);
     let made = 0;
     const requests = {
       'GET /patients/{id} (audited read)': (headers: Record<string, string>, i: number) =>
-        send(agent, port, 'GET', `/patients/${patients[i % patients.length]}`, headers),
+        sendApiRequest(agent, port, 'GET', `/patients/${patients[i % patients.length]}`, headers),
       'POST /patients (write)': (headers: Record<string, string>) =>
-        send(agent, port, 'POST', '/patients', headers, {
+        sendApiRequest(agent, port, 'POST', '/patients', headers, {
           first_name: `Bench${++made}`,
           last_name: 'Session',
           email: `b${made}@example.org`,

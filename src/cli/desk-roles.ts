@@ -57,6 +57,7 @@ export const DESK_COMMAND_ROWS: Readonly<Record<string, DeskRow>> = {
   'settings set-contact-rule': ROLE_ROWS.administer,
   'settings set-name': ROLE_ROWS.administer,
   'settings set-country': ROLE_ROWS.administer,
+  'settings set-retention': ROLE_ROWS.administer,
   'create-patient': ROLE_ROWS.createPatients,
   'patient edit': ROLE_ROWS.editPatients,
   'patient find': ROLE_ROWS.readPatients,

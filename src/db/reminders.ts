@@ -1,3 +1,4 @@
+import type { Statement } from './drivers/sqlite-driver.js';
 import { preparedFor, type Db } from './open-database.js';
 
 /** A `reminders` row (schema.sql). */
@@ -42,10 +43,6 @@ export const ENDED_STATUSES = ['cancelled', 'no_show', 'arrived', 'completed'] a
 const ENDED_LIST = ENDED_STATUSES.map((status) => `'${status}'`).join(', ');
 
 const statements = preparedFor((db) => ({
-  insert: db.prepare<PlannedReminder>(
-    `INSERT INTO reminders (id, appointment_id, patient_id, rule_ms, due_at, state, reason, created_at, updated_at)
-     VALUES (@id, @appointment_id, @patient_id, @rule_ms, @due_at, @state, @reason, @created_at, @created_at)`,
-  ),
   withdrawOfAppointment: db.prepare<[string, string, string]>(
     `UPDATE reminders SET state = 'withdrawn', reason = ?, updated_at = ? WHERE appointment_id = ? AND state = 'scheduled'`,
   ),
@@ -64,8 +61,35 @@ const statements = preparedFor((db) => ({
   ),
 }));
 
-export function insertReminder(db: Db, reminder: PlannedReminder): void {
-  statements(db).insert.run(reminder);
+const REMINDER_COLUMNS = [
+  'id',
+  'appointment_id',
+  'patient_id',
+  'rule_ms',
+  'due_at',
+  'state',
+  'reason',
+  'created_at',
+  'created_at',
+] as const;
+
+/** One INSERT of `count` rows, prepared once per connection and count (a clinic has 1 to 5 rules). */
+const insertManyStatements = preparedFor(() => new Map<number, Statement<unknown[]>>());
+
+/** The reminders of one appointment, in one statement: a booking with rules pays for one call, not one per rule. */
+export function insertReminders(db: Db, reminders: readonly PlannedReminder[]): void {
+  if (reminders.length === 0) return;
+  const byCount = insertManyStatements(db);
+  let insert = byCount.get(reminders.length);
+  if (insert === undefined) {
+    const row = `(${REMINDER_COLUMNS.map(() => '?').join(', ')})`;
+    insert = db.prepare<unknown[]>(
+      `INSERT INTO reminders (id, appointment_id, patient_id, rule_ms, due_at, state, reason, created_at, updated_at)
+       VALUES ${reminders.map(() => row).join(', ')}`,
+    );
+    byCount.set(reminders.length, insert);
+  }
+  insert.run(...reminders.flatMap((reminder) => REMINDER_COLUMNS.map((column) => reminder[column])));
 }
 
 /** Withdraws an appointment's scheduled reminders with `reason`; how many there were. */

@@ -137,7 +137,13 @@ describe('clinic reminders at the desk', () => {
     );
     assert.match(preview[0]!.subject as string, /^Your appointment on 05\.03\.2030 at 10:00 at Praxis am Ring$/);
     assert.equal(preview[0]!.state, 'scheduled', 'nothing changed');
-    assert.match((await clinic('reminders', 'preview', '--date', '04.03.2030')).stdout, /^E-mail: through mail\.praxis\.lan:587/);
+    const shown = (await clinic('reminders', 'preview', '--date', '04.03.2030')).stdout;
+    assert.match(shown, /^E-mail: through mail\.praxis\.lan:587/);
+    // What the patient would read, under its reminder.
+    assert.match(
+      shown,
+      /^The messages:\n {2}Mon 04\.03\.2030 10:00 {2}A-000001 {2}email to l@example\.org\n {4}Subject: Your appointment on 05\.03\.2030 at 10:00 at Praxis am Ring\n {4}Dear Lena,\n\n {4}/m,
+    );
   });
 
   it('sets an SMS gateway with its token from a file, shows it without secrets, and removes it', async () => {

@@ -134,6 +134,7 @@ const SPEC_DESK_ROWS: Readonly<Record<string, Expected>> = {
   'settings set-contact-rule': 'a',
   'settings set-name': 'a',
   'settings set-country': 'a',
+  'settings set-retention': 'a',
   'reminders set': 'a',
   'sms-gateway set': 'a',
   'sms-gateway show': 'a',

@@ -222,3 +222,75 @@ describe("clinic settings: the clinic's name and country (interface 1.3.0)", () 
     assert.deepEqual([settings.name, settings.country], [null, null]);
   });
 });
+
+describe('clinic settings set-retention: the AT and DE presets (interface 1.3.0, "Retention")', () => {
+  const data = useTestDatabase({ each: true });
+  const clinic = (...args: string[]) => runClinic([...args, '--data', data.dataDir], { env: { TZ: 'UTC' } });
+  const shown = async () => JSON.parse((await clinic('settings', 'show', '--json')).stdout) as Record<string, unknown>;
+
+  it('sets a preset in any case, 10 years of records by default, prints its rules and law, and records each change once', async () => {
+    assert.match(
+      (await clinic('settings', 'show')).stdout,
+      /^Retention {2}not set \(clinic settings set-retention --country AT\|DE; erasing a patient needs it\)$/m,
+    );
+    const set = await clinic('settings', 'set-retention', '--country', 'at');
+    assert.equal(
+      set.stdout,
+      [
+        'Retention: Austria, medical records kept 10 years.',
+        '',
+        "AT-RECORDS  10 years from each entry's date (§ 51 ÄrzteG 1998)",
+        '            held appointments, documents not of type invoices, kept fields',
+        'AT-BILLING  7 years from the end of the calendar year of the latest (§ 132 (1) BAO)',
+        '            an invoice with its payments and refunds; documents of type invoices',
+        'AUDIT       as long as the trail (Art. 17 (3) (b), (e) GDPR)',
+        '            the audit trail',
+        '',
+      ].join('\n'),
+      set.stderr,
+    );
+    const german = JSON.parse((await clinic('settings', 'set-retention', '--country', 'DE', '--records-years', '30', '--json')).stdout);
+    assert.deepEqual(german, {
+      country: 'DE',
+      records_years: 30,
+      rules: [
+        {
+          id: 'DE-RECORDS',
+          covers: 'held appointments, documents not of type invoices, kept fields',
+          years: 30,
+          from: 'end of treatment: last held appointment or record document',
+          reference: '§ 630f (3) BGB, § 10 (3) MBO-Ä',
+        },
+        {
+          id: 'DE-BILLING',
+          covers: 'an invoice with its payments and refunds; documents of type invoices',
+          years: 8,
+          from: 'end of the calendar year of the latest',
+          reference: '§ 147 (3) AO, § 14b UStG',
+        },
+        { id: 'AUDIT', covers: 'the audit trail', years: null, from: null, reference: 'Art. 17 (3) (b), (e) GDPR' },
+      ],
+    });
+    await clinic('settings', 'set-retention', '--country', 'DE', '--records-years', '30');
+    assert.deepEqual((await shown()).retention, german);
+    assert.match(
+      (await clinic('settings', 'show')).stdout,
+      /^Retention {2}DE, medical records 30 years \(clinic settings set-retention\)$/m,
+    );
+    const trail = JSON.parse((await clinic('audit', 'list', '--json')).stdout) as { action: string; detail: { changed: string[] } }[];
+    const changes = trail.filter((event) => event.action === 'setting.update').map((event) => event.detail.changed);
+    assert.deepEqual(changes, [['retention'], ['retention'], []]);
+  });
+
+  it('refuses a country without a preset and records years outside 10 to 30, changing nothing', async () => {
+    const swiss = refusalLines(await clinic('settings', 'set-retention', '--country', 'CH'));
+    assert.match(swiss[1]!, /retention presets exist for AT and DE \(Austria, Germany\), not for "CH"/);
+    for (const years of ['9', '31', 'ten']) {
+      const lines = refusalLines(await clinic('settings', 'set-retention', '--country', 'AT', '--records-years', years));
+      assert.match(lines[1]!, /^ {2}--records-years/, years);
+    }
+    const missing = await clinic('settings', 'set-retention');
+    assert.notEqual(missing.code, 0);
+    assert.equal((await shown()).retention, null);
+  });
+});

@@ -83,7 +83,23 @@ function previewText(preview: ReminderPreview, timeZone: string): string {
     ]),
     `No reminders are due on ${preview.date}.`,
   );
-  return `${email}\n${table}`;
+  const messages = messagesText(preview.reminders, timeZone);
+  return `${email}\n${table}${messages.length === 0 ? '' : `\n${messages.join('\n')}\n`}`;
+}
+
+/** Each message of a preview as the patient reads it (what would go now, or what went), indented under its reminder. */
+function messagesText(reminders: readonly Reminder[], timeZone: string): string[] {
+  const shown = reminders.filter((reminder) => reminder.text !== null);
+  if (shown.length === 0) return [];
+  const indent = (text: string) => text.replace(/^(?=.)/gm, '    ');
+  return [
+    'The messages:',
+    ...shown.flatMap((reminder) => [
+      `  ${localDateTime(reminder.due_at, timeZone)}  ${reminder.appointment_number}  ${reminder.channel} to ${reminder.to}`,
+      ...(reminder.subject === null ? [] : [indent(`Subject: ${reminder.subject}`)]),
+      indent(reminder.text!),
+    ]),
+  ];
 }
 
 /** `clinic reminders set|show|list|preview`. */

@@ -4,12 +4,15 @@ import {
   SET_CLINIC_NAME,
   SET_CONTACT_RULE,
   SET_CURRENCY,
+  RETENTION_FIELDS,
+  SET_RETENTION,
   SET_TIME_ZONE,
   SHOW_SETTINGS,
 } from '../../domain/desk/clinic-settings.js';
+import type { Retention } from '../../domain/retention/retention-rules.js';
 import { CONTACT_RULES, type ContactRule, type CurrencyChange, type SettingSource } from '../../domain/settings.js';
 import { deskRecord } from '../desk-format.js';
-import { fieldArgument } from '../field-options.js';
+import { addFieldOptions, fieldArgument, readFieldOptions } from '../field-options.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
 import { subcommand } from '../subcommand.js';
@@ -37,7 +40,19 @@ function currencyNote({ currency, open_in_other_currencies: open }: CurrencyChan
   return `${lines.join('\n')}\n`;
 }
 
-/** `clinic settings show`, `set-timezone ZONE`, `set-currency CODE`, `set-contact-rule RULE`, `set-name TEXT` and `set-country CC`. */
+/** A retention preset for people: each rule, how long from when under which law, and what it covers. */
+function retentionText(retention: Retention): string {
+  const width = Math.max(...retention.rules.map((rule) => rule.id.length)) + 2;
+  const rules = retention.rules.map((rule) => {
+    // "each entry's date" takes no article; "the end of …" does.
+    const since = rule.from === null || rule.from.startsWith('each') ? rule.from : `the ${rule.from}`;
+    const kept = rule.years === null ? 'as long as the trail' : `${rule.years} years from ${since}`;
+    return `${rule.id.padEnd(width)}${kept} (${rule.reference})\n${' '.repeat(width)}${rule.covers}\n`;
+  });
+  return `Retention: ${retention.country === 'AT' ? 'Austria' : 'Germany'}, medical records kept ${retention.records_years} years.\n\n${rules.join('')}`;
+}
+
+/** `clinic settings show`, `set-timezone ZONE`, `set-currency CODE`, `set-contact-rule RULE`, `set-name TEXT`, `set-country CC` and `set-retention`. */
 export function registerSettingsCommands(program: Command, io: CliIo): void {
   const group = program.command('settings').description('clinic settings');
   subcommand(group, 'show', 'show the clinic settings and where each comes from').action(async (options: CommonOptions) => {
@@ -51,6 +66,12 @@ export function registerSettingsCommands(program: Command, io: CliIo): void {
           ['Contact', `${settings.contact_rule} (${sourceNote(settings.contact_rule_source, 'set-contact-rule RULE')})`],
           ['Name', settings.name ?? 'not set (clinic settings set-name TEXT sets it; reminders need it)'],
           ['Country', settings.country ?? 'not set (clinic settings set-country CC sets it)'],
+          [
+            'Retention',
+            settings.retention === null
+              ? 'not set (clinic settings set-retention --country AT|DE; erasing a patient needs it)'
+              : `${settings.retention.country}, medical records ${settings.retention.records_years} years (clinic settings set-retention)`,
+          ],
         ]),
     });
   });
@@ -108,6 +129,16 @@ export function registerSettingsCommands(program: Command, io: CliIo): void {
     await runUseCaseCommand(io, options, SET_CLINIC_COUNTRY, {
       request: () => ({ body: { country: code } }),
       print: ({ country, name, changed }) => `Country ${changed ? 'set to' : 'stays'} ${country} (${name}).\n`,
+    });
+  });
+  addFieldOptions(
+    subcommand(group, 'set-retention', 'set how long what an erasure cannot take is kept: the AT or DE preset, records 10 to 30 years'),
+    RETENTION_FIELDS,
+  ).action(async (options: CommonOptions & Record<string, unknown>) => {
+    await runUseCaseCommand(io, options, SET_RETENTION, {
+      request: (db) => ({ body: readFieldOptions(options, RETENTION_FIELDS, db) }),
+      print: (retention) => retentionText(retention),
+      json: ({ changed: _changed, ...retention }) => retention,
     });
   });
 }

@@ -1,3 +1,11 @@
+import {
+  clinicRetention,
+  MAX_RECORDS_YEARS,
+  MIN_RECORDS_YEARS,
+  RETENTION_COUNTRIES,
+  setClinicRetention,
+  type Retention,
+} from '../retention/retention-rules.js';
 import { field } from '../../fields/field-spec.js';
 import {
   clinicContactRuleSetting,
@@ -76,7 +84,7 @@ export interface ClinicSettings {
   name: string | null;
   country: string | null;
   /** The retention preset (1.3.0, `settings set-retention`), null until set. */
-  retention: null;
+  retention: Retention | null;
 }
 
 /** `clinic settings show`: the clinic settings and where each comes from (set, the machine's, the default). */
@@ -99,7 +107,7 @@ export const SHOW_SETTINGS = defineUseCase({
       contact_rule_source: contact.source,
       name: clinicName(db),
       country: clinicCountry(db),
-      retention: null,
+      retention: clinicRetention(db),
     };
   },
 });
@@ -188,4 +196,28 @@ export const SET_CLINIC_COUNTRY = defineUseCase({
   access: 'write',
   run: (db, { body }) => setClinicCountry(db, body.country),
   audit: ({ changed }) => [changedSetting('country', changed)],
+});
+
+/** What `settings set-retention` takes (the desk's options are made from them). */
+export const RETENTION_FIELDS = [
+  field.string('country', { required: true, description: `${RETENTION_COUNTRIES.join(' or ')}, in any case: whose law sets the periods` }),
+  field.integer('records_years', {
+    minimum: MIN_RECORDS_YEARS,
+    maximum: MAX_RECORDS_YEARS,
+    description: `years medical records are kept, ${MIN_RECORDS_YEARS} to ${MAX_RECORDS_YEARS} (default ${MIN_RECORDS_YEARS}; chambers advise weighing 30: § 1489 ABGB, § 199 (2) BGB)`,
+  }),
+] as const;
+
+/**
+ * `clinic settings set-retention --country AT|DE [--records-years N]` (1.3.0): how long what a
+ * patient's erasure cannot take at once is kept, by the country's law; records 10 to 30 years.
+ */
+export const SET_RETENTION = defineUseCase({
+  roles: ROLE_ROWS.administer,
+  summary: 'Set the retention preset: AT or DE, and how many years medical records are kept (10 to 30)',
+  input: { body: RETENTION_FIELDS },
+  refusals: [],
+  access: 'write',
+  run: (db, { body }) => setClinicRetention(db, body.country, body.records_years ?? undefined),
+  audit: ({ changed }) => [changedSetting('retention', changed)],
 });

@@ -1,7 +1,7 @@
 import type { Db } from '../../db/open-database.js';
 import {
   ENDED_STATUSES,
-  insertReminder,
+  insertReminders,
   moveReminderDue,
   endScheduledReminder,
   plannableAppointments,
@@ -77,20 +77,23 @@ interface Planning {
 
 /** Plans a row per rule of `rules` for one appointment: scheduled, or skipped (`too_late`) when already due. */
 function planRows(db: Db, appointment: PlannableAppointment, rules: readonly number[], { settings, timeZone, now }: Planning): void {
-  for (const ruleMs of rules) {
-    const dueAt = dueAtOf(appointment.start_at, ruleMs, settings.quietHours, timeZone);
-    const late = Date.parse(dueAt) <= Date.parse(now);
-    insertReminder(db, {
-      id: newId(),
-      appointment_id: appointment.id,
-      patient_id: appointment.patient_id,
-      rule_ms: ruleMs,
-      due_at: dueAt,
-      state: late ? 'skipped' : 'scheduled',
-      reason: late ? 'too_late' : null,
-      created_at: now,
-    });
-  }
+  insertReminders(
+    db,
+    rules.map((ruleMs) => {
+      const dueAt = dueAtOf(appointment.start_at, ruleMs, settings.quietHours, timeZone);
+      const late = Date.parse(dueAt) <= Date.parse(now);
+      return {
+        id: newId(),
+        appointment_id: appointment.id,
+        patient_id: appointment.patient_id,
+        rule_ms: ruleMs,
+        due_at: dueAt,
+        state: late ? 'skipped' : 'scheduled',
+        reason: late ? 'too_late' : null,
+        created_at: now,
+      };
+    }),
+  );
 }
 
 /** The appointment as it stands after a booking or a change: what decides whether it is reminded. */
