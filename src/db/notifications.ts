@@ -24,13 +24,14 @@ const statements = preparedFor((db) => ({
      VALUES (@id, @patient_id, @invoice_id, @channel, @recipient, @status, @attempts, @next_attempt_at, @last_error,
              @created_at, @sent_at)`,
   ),
-  dueId: db.prepare<{ channel: NotificationChannel; now: string }, { id: string }>(
-    `SELECT id FROM notification_outbox
+  dueId: db.prepare<{ channel: NotificationChannel; now: string }, { id: string; last_error: string | null }>(
+    `SELECT id, last_error FROM notification_outbox
      WHERE status = 'pending' AND channel = @channel AND next_attempt_at <= @now
      ORDER BY next_attempt_at LIMIT 1`,
   ),
-  lease: db.prepare<{ id: string; lease_until: string }>(
-    'UPDATE notification_outbox SET attempts = attempts + 1, next_attempt_at = @lease_until WHERE id = @id',
+  lease: db.prepare<{ id: string; lease_until: string; sending_note: string | null }>(
+    `UPDATE notification_outbox SET attempts = attempts + 1, next_attempt_at = @lease_until,
+            last_error = COALESCE(@sending_note, last_error) WHERE id = @id`,
   ),
   byId: db.prepare<[string], NotificationRow>(`SELECT ${COLUMNS} FROM notification_outbox WHERE id = ?`),
   markSent: db.prepare<{ id: string; sent_at: string }>(
@@ -57,15 +58,19 @@ export function insertNotification(db: Db, row: NotificationRow): void {
  * (BEGIN IMMEDIATE), so that find, lease and read back see no other connection's write: two
  * workers on one database can never take the same row, since the winner pushes next_attempt_at
  * past `now` before anyone else can look. A worker that dies mid-send leaves the row to be retried
- * once the lease ends.
+ * once the lease ends. `sendingNote`, when given, stands in last_error while the row is sent: a row
+ * found again with it was cut off mid-send (`previousError` says so).
  */
-export function claimDueNotification(db: Db, channel: NotificationChannel, now: string, leaseUntil: string): NotificationRow | undefined {
+export function claimDueNotification(
+  db: Db,
+  claim: { channel: NotificationChannel; now: string; leaseUntil: string; sendingNote: string | null },
+): { row: NotificationRow; previousError: string | null } | undefined {
   if (!db.inTransaction) throw new Error('a notification is claimed inside a read-then-write transaction');
   const { dueId, lease, byId } = statements(db);
-  const due = dueId.get({ channel, now });
+  const due = dueId.get({ channel: claim.channel, now: claim.now });
   if (due === undefined) return undefined;
-  lease.run({ id: due.id, lease_until: leaseUntil });
-  return byId.get(due.id);
+  lease.run({ id: due.id, lease_until: claim.leaseUntil, sending_note: claim.sendingNote });
+  return { row: byId.get(due.id)!, previousError: due.last_error };
 }
 
 /** Records a delivery. */

@@ -1,11 +1,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { listNotificationRows, type NotificationRow } from '../../src/db/notifications.js';
+import { claimDueNotification, listNotificationRows, type NotificationRow } from '../../src/db/notifications.js';
 import { ValidationError } from '../../src/errors.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
 import {
   DEFAULT_RETRY_POLICY,
+  SMS_SENDING,
   deliverDueNotifications,
   retryDelayMs,
   type Mailer,
@@ -169,6 +170,67 @@ describe('notification delivery', () => {
         ref: notification.id,
       });
       assert.equal(rowOf(notification.id).status, 'sent');
+    } finally {
+      writeSmsGateway(data.db, null);
+      await gateway.close();
+    }
+  });
+
+  it('repeats an SMS cut off mid-send only through a gateway that drops repeats by reference, else fails it', async () => {
+    const gateway = await startGateway();
+    const genericGateway = (bodyTemplate: string) =>
+      writeSmsGateway(data.db, {
+        preset: 'generic',
+        url: `${gateway.url}/send`,
+        headers: [],
+        bodyTemplate,
+        from: null,
+        idPointer: '/id',
+        errorPointer: '/error',
+        inboundUrl: null,
+      });
+    /** A pass that took the row and died before it knew (kill -9): the claim as the worker makes it, nothing after. */
+    const cutOff = (id: string) => {
+      onlyDue(id);
+      connectionRunner(data.db).run('read-then-write', () =>
+        claimDueNotification(data.db, {
+          channel: 'sms',
+          now: new Date().toISOString(),
+          leaseUntil: new Date(Date.now() + 60_000).toISOString(),
+          sendingNote: SMS_SENDING,
+        }),
+      );
+    };
+    const afterLease = () => Date.now() + DEFAULT_RETRY_POLICY.leaseMs + 120_000;
+    try {
+      setClinicCountry(data.db, 'AT');
+      genericGateway('{"to":"{to}","text":"{text}"}');
+      const lost = paidInvoice({ mobile: '0664 123 45 67' }, { withoutEmail: true }).notification;
+      cutOff(lost.id);
+      const [outcome] = await deliverDueNotifications(
+        data.db,
+        connectionRunner(data.db),
+        { mailer: null, sendSms },
+        DEFAULT_RETRY_POLICY,
+        afterLease,
+      );
+      assert.equal(outcome?.outcome, 'failed');
+      assert.equal(gateway.received.length, 0, 'not sent again');
+      assert.match(rowOf(lost.id).last_error ?? '', /may have gone out; it is not sent again/);
+
+      genericGateway('{"to":"{to}","text":"{text}","ref":"{reference}"}');
+      gateway.answer(200, { id: 'm-2' });
+      const repeated = paidInvoice({ mobile: '0664 123 45 68' }, { withoutEmail: true }).notification;
+      cutOff(repeated.id);
+      const [again] = await deliverDueNotifications(
+        data.db,
+        connectionRunner(data.db),
+        { mailer: null, sendSms },
+        DEFAULT_RETRY_POLICY,
+        afterLease,
+      );
+      assert.equal(again?.outcome, 'sent');
+      assert.equal((JSON.parse(gateway.received[0]!.body) as { ref: string }).ref, repeated.id, 'with the same reference');
     } finally {
       writeSmsGateway(data.db, null);
       await gateway.close();

@@ -131,29 +131,80 @@ describe('reminders: sending by e-mail (domain)', () => {
     assert.equal(row(withoutMailer.id).reason, 'no_channel');
   });
 
-  it('sends a reminder a running server reaches late (it was busy), and expires one whose minute passed before the server started', async () => {
-    const appointment = setUp();
-    // Due 20 minutes before the appointment (13:00Z), reached 5 minutes late.
-    data.db.prepare("UPDATE reminders SET due_at = '2026-12-02T12:40:00.000Z' WHERE appointment_id = ?").run(appointment.id);
-    at('2026-12-02T12:45:00Z');
+  it('sends a reminder a running server reaches a little late (it was busy); expires one reached far too late, or due a minute before the server started', async () => {
     const runner = connectionRunner(data.db);
-    const channels = { mailer: mailer(), sendSms: null };
+    const channels = () => ({ mailer: mailer(), sendSms: null });
+    const pastDue = (dueIso: string, nowIso: string, runningSinceIso: string) => {
+      const appointment = setUp();
+      // Due 20 minutes before the appointment (13:00Z).
+      data.db.prepare('UPDATE reminders SET due_at = ? WHERE appointment_id = ?').run(dueIso, appointment.id);
+      at(nowIso);
+      return sendDueReminders(data.db, runner, channels(), { runningSince: Date.parse(runningSinceIso) });
+    };
+    const states = async (outcomes: Promise<{ state: string; reason: string | null }[]>) =>
+      (await outcomes).map((o) => [o.state, o.reason]);
     assert.deepEqual(
-      (await sendDueReminders(data.db, runner, channels, { runningSince: Date.parse('2026-12-02T12:39:00Z') })).map((o) => o.state),
-      ['sent'],
-      'the server ran since before it was due',
+      await states(pastDue('2026-12-02T12:40:00.000Z', '2026-12-02T12:43:00Z', '2026-12-02T12:39:00Z')),
+      [['sent', null]],
+      'three minutes late',
     );
-    const later = setUp();
-    data.db.prepare("UPDATE reminders SET due_at = '2026-12-02T12:40:00.000Z' WHERE appointment_id = ?").run(later.id);
-    at('2026-12-02T12:45:00Z');
     assert.deepEqual(
-      (await sendDueReminders(data.db, runner, channels, { runningSince: Date.parse('2026-12-02T12:41:30Z') })).map((o) => [
-        o.state,
-        o.reason,
-      ]),
+      await states(pastDue('2026-12-02T12:40:00.000Z', '2026-12-02T12:46:00Z', '2026-12-02T12:39:00Z')),
+      [['expired', 'missed']],
+      'six minutes late: the PC slept, or the database stayed locked',
+    );
+    assert.deepEqual(
+      await states(pastDue('2026-12-02T12:40:00.000Z', '2026-12-02T12:42:00Z', '2026-12-02T12:41:30Z')),
       [['expired', 'missed']],
       'its minute had passed when the server started',
     );
+  });
+
+  it('never sends a reminder once its appointment has begun, even one due a day before it', async () => {
+    const appointment = setUp();
+    at('2026-12-02T13:00:30Z');
+    assert.deepEqual(
+      (
+        await sendDueReminders(
+          data.db,
+          connectionRunner(data.db),
+          { mailer: mailer(), sendSms: null },
+          { runningSince: Date.parse('2026-12-01T00:00:00Z') },
+        )
+      ).map((o) => [o.state, o.reason]),
+      [['expired', 'missed']],
+    );
+    assert.equal(row(appointment.id).state, 'expired');
+    assert.equal(sink.messages.length, 0);
+  });
+
+  it('when one lane fails, the others take no more and the pass ends with nothing in flight, throwing what failed', async () => {
+    for (let i = 0; i < 8; i++) setUp();
+    at('2026-12-01T13:00:30Z');
+    let sends = 0;
+    let inFlight = 0;
+    const slow = {
+      send: async () => {
+        sends += 1;
+        inFlight += 1;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        inFlight -= 1;
+      },
+    };
+    // Writing the first outcome fails outside what the sender catches (the database stayed locked).
+    const runner = connectionRunner(data.db);
+    const breaking = {
+      run: async <R>(access: 'read' | 'write' | 'read-then-write', work: () => R) => {
+        if (access === 'write') throw new Error('the database stayed locked');
+        return runner.run(access, work);
+      },
+    };
+    await assert.rejects(sendDueReminders(data.db, breaking as typeof runner, { mailer: slow, sendSms: null }), /stayed locked/);
+    assert.equal(inFlight, 0, 'nothing still being sent');
+    const sentBefore = sends;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal(sends, sentBefore, 'no lane took another');
+    assert.ok(sends <= 4, `${sends} sent: one per lane at most`);
   });
 
   it('sends many due reminders in one pass, a few at once, each once; a stopped pass takes no more', async () => {

@@ -9,7 +9,7 @@ import {
 import type { WorkRunner } from '../use-case.js';
 import type { Db } from '../../db/open-database.js';
 import { e164Mobile } from '../reminders/mobile-numbers.js';
-import { smsGateway, type SmsGateway, type SmsSender } from '../reminders/sms-gateway.js';
+import { dropsRepeats, smsGateway, SmsSendError, type SmsGateway, type SmsSender } from '../reminders/sms-gateway.js';
 import { clinicCountry, clinicName } from '../settings.js';
 
 /** An email to send: plain text, one recipient. */
@@ -111,6 +111,15 @@ async function sendRow(db: Db, channels: NotificationChannels, row: Notification
   await channels.sendSms!(gateway!, { to, text: paidInvoiceSms(invoice.invoice_number, clinicName(db)), reference: row.id });
 }
 
+/**
+ * Stands in an SMS row's last_error while it is sent. Found again (the server stopped mid-send),
+ * the SMS may have gone: it is repeated only through a gateway that drops a repeat of its
+ * reference, else it fails, so that no patient gets it twice (interface 1.3.0, "Never twice").
+ */
+export const SMS_SENDING = 'being sent; if this stays, the server stopped meanwhile and the SMS may have gone out';
+const SMS_NOT_REPEATED =
+  'the server stopped while this SMS was being sent, so it may have gone out; it is not sent again (the gateway cannot drop a repeat)';
+
 /** A mobile number no gateway can reach (not E.164 by the rules of interface 1.3.0): no retry helps. */
 class UnusableNumberError extends Error {
   constructor() {
@@ -132,7 +141,8 @@ async function deliverOne(
     await sendRow(db, channels, row, claimed.gateway);
   } catch (error) {
     const reason = describeError(error);
-    if (row.attempts >= policy.maxAttempts || error instanceof UnusableNumberError) {
+    const refused = error instanceof UnusableNumberError || (error instanceof SmsSendError && !error.transient);
+    if (row.attempts >= policy.maxAttempts || refused) {
       await runner.run('write', () => markNotificationFailed(db, row.id, reason));
       return { ...base, outcome: 'failed', error: reason };
     }
@@ -168,10 +178,21 @@ export async function deliverDueNotifications(
       const started = now();
       // What it reads (the row due) decides what it writes (that row's lease): no other worker may
       // write between the two, so two workers never take one row.
-      const row = await runner.run('read-then-write', () =>
-        claimDueNotification(db, channel, new Date(started).toISOString(), new Date(started + policy.leaseMs).toISOString()),
+      const claimed = await runner.run('read-then-write', () =>
+        claimDueNotification(db, {
+          channel,
+          now: new Date(started).toISOString(),
+          leaseUntil: new Date(started + policy.leaseMs).toISOString(),
+          sendingNote: channel === 'sms' ? SMS_SENDING : null,
+        }),
       );
-      if (row === undefined) break;
+      if (claimed === undefined) break;
+      const { row, previousError } = claimed;
+      if (previousError === SMS_SENDING && !dropsRepeats(gateway)) {
+        await runner.run('write', () => markNotificationFailed(db, row.id, SMS_NOT_REPEATED));
+        outcomes.push({ notification_id: row.id, outcome: 'failed', attempts: row.attempts, error: SMS_NOT_REPEATED });
+        continue;
+      }
       outcomes.push(await deliverOne(db, runner, channels, { row, gateway }, policy, now));
     }
   }

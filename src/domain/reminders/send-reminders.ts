@@ -28,6 +28,12 @@ const MINUTE = 60_000;
 export const LEASE_MS = 2 * MINUTE;
 /** A reminder is sent within this long of its due time while a server runs; one due earlier than this before the server started was missed. */
 const SEND_WITHIN_MS = MINUTE;
+/**
+ * A running server that reaches a reminder this late was not really running (the PC slept, the
+ * database stayed locked): treated as missed. Far above a busy pass (a thousand due at once go
+ * in half a minute).
+ */
+const LATE_AFTER_MS = 5 * MINUTE;
 /** Reminders sent at once: a thousand due together go in seconds, not one gateway answer after another. */
 export const PARALLEL_SENDS = 4;
 /** A missed reminder still goes while its appointment is at least this far away; so do retries. */
@@ -85,9 +91,11 @@ export function decide(db: Db, row: DueReminderRow, channels: ChannelsSetUp, now
   if (row.lease_until !== null && !(row.channel === 'sms' && dropsRepeats(channels.sms)))
     return { end: 'failed', reason: 'outcome_unknown' };
   const away = Date.parse(row.start_at) - now;
-  // Missed: its minute had passed before the server started. One a busy server reaches late still goes.
-  if (row.attempts === 0 && Date.parse(row.due_at) + SEND_WITHIN_MS < runningSince && away < STILL_WORTH_MS)
-    return { end: 'expired', reason: 'missed' };
+  // Missed: its minute had passed before the server started, or it is reached far too late; one a
+  // busy server reaches a little late still goes. None goes once its appointment has begun.
+  const dueMs = Date.parse(row.due_at);
+  const missed = dueMs + SEND_WITHIN_MS < runningSince || now - dueMs > LATE_AFTER_MS;
+  if (row.attempts === 0 && ((missed && away < STILL_WORTH_MS) || away <= 0)) return { end: 'expired', reason: 'missed' };
   // A retry (or a repeat after a lost lease) goes only while the appointment is an hour away, also after a stop.
   if (row.attempts > 0 && away < STILL_WORTH_MS) return { end: 'failed', reason: 'retries_exhausted' };
   if (row.reminders_opt_out === 1) return { end: 'skipped', reason: 'opted_out' };
@@ -224,11 +232,15 @@ export async function sendDueReminders(
   channels: ReminderChannels,
   options: SendOptions = {},
 ): Promise<ReminderOutcome[]> {
-  const { now = Date.now, signal, parallel = PARALLEL_SENDS } = options;
+  const { now = Date.now, parallel = PARALLEL_SENDS } = options;
   const runningSince = options.runningSince ?? now();
+  // A lane that fails (the database stayed locked, say) stops the others taking more; each
+  // finishes what it holds, so the pass ends with nothing in flight.
+  const failed = new AbortController();
+  const stopped = () => options.signal?.aborted === true || failed.signal.aborted;
   const outcomes: ReminderOutcome[] = [];
   const lane = async () => {
-    while (signal?.aborted !== true) {
+    while (!stopped()) {
       // A look first, without the write lock: most passes find nothing due.
       if ((await runner.run('read', () => findDueReminder(db, new Date(now()).toISOString()))) === undefined) return;
       // What it reads (the due row) decides what it writes (the row's lease or end): no other
@@ -240,6 +252,15 @@ export async function sendDueReminders(
       else outcomes.push(await send(db, runner, channels, claimed, now));
     }
   };
-  await Promise.all(Array.from({ length: parallel }, lane));
+  const lanes = await Promise.allSettled(
+    Array.from({ length: parallel }, () =>
+      lane().catch((error: unknown) => {
+        failed.abort();
+        throw error;
+      }),
+    ),
+  );
+  const failure = lanes.find((settled) => settled.status === 'rejected');
+  if (failure !== undefined) throw (failure as PromiseRejectedResult).reason;
   return outcomes;
 }
