@@ -10,6 +10,12 @@ import { recordServerChannels } from '../../src/domain/reminders/reminder-channe
 describe('clinic reminders at the desk', () => {
   const data = useTestDatabase({ each: true });
   const clinic = (...args: string[]) => runClinic([...args, '--data', data.dataDir], { env: { TZ: 'UTC' } });
+  /** `create-patient --json` with a name, an e-mail and a mobile number (and any further options): the Patient. */
+  const createPatient = async (first: string, last: string, email: string, mobile: string, ...more: string[]) =>
+    JSON.parse(
+      (await clinic('create-patient', '--first-name', first, '--last-name', last, '--email', email, '--mobile', mobile, ...more, '--json'))
+        .stdout,
+    ) as { id: string; patient_number: string };
 
   it('shows the settings in the documented shape, and refuses a rule until the clinic has a name', async () => {
     const shown = JSON.parse((await clinic('reminders', 'show', '--json')).stdout);
@@ -46,22 +52,7 @@ describe('clinic reminders at the desk', () => {
     // The clinic's zone said, not the machine's: the due times below are read in it.
     await clinic('settings', 'set-timezone', 'UTC');
     await clinic('reminders', 'set', '--before', '1d', '--quiet-hours', 'off');
-    const patient = JSON.parse(
-      (
-        await clinic(
-          'create-patient',
-          '--first-name',
-          'Lena',
-          '--last-name',
-          'Gruber',
-          '--email',
-          'l@example.org',
-          '--mobile',
-          '+436641234567',
-          '--json',
-        )
-      ).stdout,
-    );
+    const patient = await createPatient('Lena', 'Gruber', 'l@example.org', '+436641234567');
     const booked = await clinic(
       'book-appointment',
       '--patient-id',
@@ -85,39 +76,8 @@ describe('clinic reminders at the desk', () => {
     await clinic('settings', 'set-name', 'Praxis am Ring');
     await clinic('settings', 'set-timezone', 'UTC');
     await clinic('reminders', 'set', '--before', '1d', '--before', '2h', '--quiet-hours', 'off');
-    const lena = JSON.parse(
-      (
-        await clinic(
-          'create-patient',
-          '--first-name',
-          'Lena',
-          '--last-name',
-          'Gruber',
-          '--email',
-          'l@example.org',
-          '--mobile',
-          '+436641234567',
-          '--json',
-        )
-      ).stdout,
-    );
-    const max = JSON.parse(
-      (
-        await clinic(
-          'create-patient',
-          '--first-name',
-          'Max',
-          '--last-name',
-          'Huber',
-          '--email',
-          'm@example.org',
-          '--mobile',
-          '+436641234568',
-          '--reminders-opt-out',
-          '--json',
-        )
-      ).stdout,
-    );
+    const lena = await createPatient('Lena', 'Gruber', 'l@example.org', '+436641234567');
+    const max = await createPatient('Max', 'Huber', 'm@example.org', '+436641234568', '--reminders-opt-out');
     await clinic('book-appointment', '--patient-id', lena.patient_number, '--start-at', '2030-03-05 10:00', '--end-at', '2030-03-05 10:30');
     await clinic('book-appointment', '--patient-id', max.patient_number, '--start-at', '2030-03-05 12:00', '--end-at', '2030-03-05 12:30');
     const without = await clinic('reminders', 'preview', '--date', '04.03.2030');
