@@ -1,7 +1,7 @@
 import type { AppointmentRow } from './appointments.js';
 import { APPOINTMENT_WITH_PATIENT } from './appointments.js';
 import { preparedFor, type Db } from './open-database.js';
-import { ENDED_STATUSES } from './reminders.js';
+import { ENDED_LIST } from './reminders.js';
 
 /** A `reminder_replies` row with the numbers a listing shows. */
 export interface ReplyRow {
@@ -16,8 +16,6 @@ export interface ReplyRow {
   appointment_number?: string | null;
   patient_number?: string | null;
 }
-
-const ENDED_LIST = ENDED_STATUSES.map((status) => `'${status}'`).join(', ');
 
 const statements = preparedFor((db) => ({
   insert: db.prepare<ReplyRow>(

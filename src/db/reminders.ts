@@ -40,7 +40,11 @@ export interface PlannableAppointment {
 
 /** The statuses after which no reminder is due; every other (booked, a 1.0.0 free string) has them. */
 export const ENDED_STATUSES = ['cancelled', 'no_show', 'arrived', 'completed'] as const;
-const ENDED_LIST = ENDED_STATUSES.map((status) => `'${status}'`).join(', ');
+/** The ended statuses as an SQL list, for `status NOT IN (…)`. */
+export const ENDED_LIST = ENDED_STATUSES.map((status) => `'${status}'`).join(', ');
+
+/** Whether an appointment in `status` is past reminding and answering: cancelled, no-show, arrived or completed. */
+export const hasEnded = (status: string) => (ENDED_STATUSES as readonly string[]).includes(status);
 
 const statements = preparedFor((db) => ({
   withdrawOfAppointment: db.prepare<[string, string, string]>(

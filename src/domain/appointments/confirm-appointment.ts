@@ -1,6 +1,6 @@
 import { findAppointment, updateAppointment, UPDATE_COLUMNS, type AppointmentRow } from '../../db/appointments.js';
 import type { Db } from '../../db/open-database.js';
-import { ENDED_STATUSES } from '../../db/reminders.js';
+import { hasEnded } from '../../db/reminders.js';
 import { errors } from '../../errors.js';
 import { APPOINTMENT_PATH_FIELDS } from '../../fields/appointment-fields.js';
 import { appointmentData, type ChangeRecord, type ConfirmationVia } from '../changes/change-event.js';
@@ -28,7 +28,7 @@ export interface PatientAnswer {
  * for a reply to a reminder, the desk and the API.
  */
 export function answerForPatient(db: Db, row: AppointmentRow, answer: 'confirm' | 'decline', via: ConfirmationVia): PatientAnswer {
-  if ((ENDED_STATUSES as readonly string[]).includes(row.status)) {
+  if (hasEnded(row.status)) {
     throw errors.appointmentTransitionInvalid(row.status, answer === 'confirm' ? 'confirmed' : 'declined');
   }
   const now = nowIso();

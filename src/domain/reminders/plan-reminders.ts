@@ -1,6 +1,6 @@
 import type { Db } from '../../db/open-database.js';
 import {
-  ENDED_STATUSES,
+  hasEnded,
   insertReminders,
   moveReminderDue,
   endScheduledReminder,
@@ -103,8 +103,6 @@ export interface RemindedAppointment {
   start_at: string;
   status: string;
 }
-
-const hasEnded = (status: string) => (ENDED_STATUSES as readonly string[]).includes(status);
 
 /** Whether reminders are planned for the appointment now: a patient's, in the future, booked or a free status. */
 const isPlannable = (appointment: RemindedAppointment, now: string): appointment is RemindedAppointment & PlannableAppointment =>
