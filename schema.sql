@@ -613,6 +613,8 @@ CREATE TABLE change_events (
 ) STRICT;
 -- GET /events?types and a webhook of some types: each type's events in seq order, a range each.
 CREATE INDEX change_events_by_type ON change_events (type, seq);
+-- The patient's copy and erasure (1.3.0): one patient's events.
+CREATE INDEX change_events_by_patient ON change_events (patient_id, seq) WHERE patient_id IS NOT NULL;
 CREATE TRIGGER change_events_are_append_only_on_update BEFORE UPDATE ON change_events
 BEGIN
   SELECT RAISE(ABORT, 'the change feed is append-only: an event cannot be changed');
@@ -665,7 +667,22 @@ CREATE TABLE webhook_endpoints (
   next_attempt_at    TEXT,
   last_error         TEXT,
   disabled_at        TEXT,
-  created_at         TEXT NOT NULL
+  created_at         TEXT NOT NULL,
+  -- The lowest position it ever held (added, or taken back by a replay): the events after it may
+  -- have reached it. NULL for an endpoint added before 1.3.0: the events after it was added.
+  first_position     INTEGER
+) STRICT;
+
+-- A removed endpoint (1.3.0), kept unlisted for the patient's copy: who received what (GDPR Art. 15).
+CREATE TABLE removed_webhook_endpoints (
+  id             TEXT PRIMARY KEY,
+  name           TEXT NOT NULL,
+  url            TEXT NOT NULL,
+  types          TEXT,
+  first_position INTEGER,
+  position       INTEGER NOT NULL,
+  created_at     TEXT NOT NULL,
+  removed_at     TEXT NOT NULL
 ) STRICT;
 
 -- The clinic's people (interface 1.3.0, "People and roles"): never deleted, only disabled. The

@@ -7,6 +7,7 @@
  *   npm run bench -- --only patients,payments-hot,startup
  *   npm run bench -- --only patient-search   # GET /patients?q over 100,000 patients, in process
  *   npm run bench -- --only change-event     # the change feed's event row, in process (issue 30)
+ *   npm run bench -- --only patient-export   # the patient's copy with 30 documents of 1 and of 20 MiB (issue 47)
  *   npm run bench -- --server js          # node dist/clinic.js instead of dist/clinic
  *   npm run bench -- --profile .tmp/prof  # the clinic server writes a V8 CPU profile there
  */
@@ -38,6 +39,7 @@ import { measureSwitchPerson } from './switch-person.js';
 import { measureDeskPc } from './desk-pc.js';
 import { measureSessionCost } from './session-cost.js';
 import { measureReminderCost, measureReminderSending } from './reminder-cost.js';
+import { EXPORT_APPOINTMENTS, EXPORT_DOCUMENTS, EXPORT_INVOICES, measurePatientExport } from './patient-export.js';
 import { EVENTS, formatChangeEventCost, measureChangeEventCost, type ChangeEventCost } from './change-event-cost.js';
 import {
   formatSearchFigures,
@@ -107,6 +109,7 @@ const EXTRA_PARTS = [
   'desk-pc',
   'session-cost',
   'reminder-cost',
+  'patient-export',
   'patient-search',
   'change-event',
 ];
@@ -187,6 +190,7 @@ try {
     sessionCost: undefined,
     reminderCost: undefined,
     reminderSending: undefined,
+    patientExport: undefined,
     bigUploadMb: BIG_UPLOAD_MB,
   };
   // The same server with node:sqlite, the driver of clinic.exe (docs/benchmarks.md, "SQLite drivers"): on
@@ -257,6 +261,14 @@ try {
     results.reminderCost = await measureReminderCost(join(root, 'dist/clinic'), workDir, quick ? 2 : 20);
     log('\n1,000 SMS reminders due at one instant, through a gateway answering each in 50 ms');
     results.reminderSending = await measureReminderSending(join(root, 'dist/clinic'), workDir);
+  }
+
+  if (wanted('patient-export')) {
+    log(
+      `\nthe patient's copy (GET /patients/{id}/export) of ${EXPORT_APPOINTMENTS} appointments, ${EXPORT_INVOICES} invoices and ${EXPORT_DOCUMENTS} documents of 1 MiB, then of 20 MiB`,
+    );
+    if (!sea) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
+    results.patientExport = await measurePatientExport(join(root, 'dist/clinic'), workDir, quick ? 2 : 5);
   }
 
   let search: SearchFigure[] = [];

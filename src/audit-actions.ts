@@ -48,6 +48,11 @@ export const AUDIT_ACTIONS = [
   // Interface 1.3.0's confirmations: the patient's yes or no, given by a reply (actor system) or at the desk or API.
   'appointment.confirm',
   'appointment.decline',
+  // Interface 1.3.0's patient rights: the patient's copy made (by the caller), the erasure at the
+  // desk (by a person), and each kept item purged after its retention (actor system).
+  'patient.export',
+  'patient.erase',
+  'patient.purge',
 ] as const;
 
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];

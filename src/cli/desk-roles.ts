@@ -60,6 +60,7 @@ export const DESK_COMMAND_ROWS: Readonly<Record<string, DeskRow>> = {
   'settings set-retention': ROLE_ROWS.administer,
   'create-patient': ROLE_ROWS.createPatients,
   'patient edit': ROLE_ROWS.editPatients,
+  'patient export': ROLE_ROWS.exportPatients,
   'patient find': ROLE_ROWS.readPatients,
   'patient show': ROLE_ROWS.readPatients,
   'book-appointment': ROLE_ROWS.writeAppointments,

@@ -1,5 +1,13 @@
 import type { Db } from '../db/open-database.js';
-import { connectionRunner, runUseCase, type RawRequest, type UseCase, type UseCaseInput } from '../domain/use-case.js';
+import {
+  connectionRunner,
+  recordDelivery,
+  runOnValues,
+  valuesOfRequest,
+  type RawRequest,
+  type UseCase,
+  type UseCaseInput,
+} from '../domain/use-case.js';
 import { wasReplayed } from '../domain/idempotent-answers.js';
 import { withDatabase } from './database.js';
 import { deskCaller, deskPcRun } from './desk-identity.js';
@@ -22,9 +30,11 @@ export interface DeskBinding<R, S = R> {
   check?(result: R, db: Db): void;
   /**
    * Where the result goes besides the screen, as the API's download sends a document's bytes: a
-   * file written (`document save`, `audit export`). What it gives back is what is shown.
+   * file written (`document save`, `audit export`, `patient export`). What it gives back is what
+   * is shown. A use case `recorded: 'delivery'` records its events when `delivered` is called,
+   * before the first byte is written.
    */
-  deliver?(result: R, db: Db): Promise<S | undefined>;
+  deliver?(result: R, db: Db, delivered: () => Promise<void>): Promise<S | undefined>;
   /**
    * Whether the command records nothing itself: on the server for a desk PC, `document save`'s
    * file is fetched by the desk PC from the download operation, which records the read.
@@ -54,10 +64,14 @@ export async function runUseCaseCommand<I extends UseCaseInput, R, Patch extends
 ): Promise<void> {
   await withDatabase(options, async (db) => {
     const caller = desk.recordsNothing === true ? { ...deskCaller(), actor: null } : deskCaller();
-    const result = runUseCase(useCase, db, () => desk.request(db), caller, connectionRunner(db));
+    const runner = connectionRunner(db);
+    const values = valuesOfRequest(useCase, db, () => desk.request(db), caller);
+    // On a connection of its own the work is done when the call returns (runUseCase's first overload).
+    const result = runOnValues(useCase, db, values, caller, runner) as R;
     desk.check?.(result, db);
+    const delivered = () => recordDelivery(useCase, db, { result, values }, caller, runner);
     // Without a delivery, what is shown is the result itself (S defaults to R).
-    const shown = desk.deliver === undefined ? (result as unknown as S) : await desk.deliver(result, db);
+    const shown = desk.deliver === undefined ? (result as unknown as S) : await desk.deliver(result, db, delivered);
     if (shown === undefined && desk.shownByDeskPc === true && deskPcRun() !== undefined) return;
     if (shown === undefined) throw new Error('a delivery gave nothing to show');
     // A replay (the same --idempotency-key and command again) shows what was recorded the first time, and says so.

@@ -602,6 +602,29 @@ const FEWER_REMINDER_INDEXES: Migration = {
   `,
 };
 
+const PATIENT_RIGHTS: Migration = {
+  version: 16,
+  sql: `
+    -- The patient's copy and erasure (1.3.0) read one patient's events of the feed.
+    CREATE INDEX change_events_by_patient ON change_events (patient_id, seq) WHERE patient_id IS NOT NULL;
+    -- Which of the feed's events an endpoint may have had: those after the lowest position it
+    -- ever held (where it was added, or a replay took it back). Unknown (NULL) for endpoints
+    -- added before 1.3.0: theirs are the events after they were added.
+    ALTER TABLE webhook_endpoints ADD COLUMN first_position INTEGER;
+    -- A removed endpoint, kept unlisted for the patient's copy (who received what, GDPR Art. 15).
+    CREATE TABLE removed_webhook_endpoints (
+      id             TEXT PRIMARY KEY,
+      name           TEXT NOT NULL,
+      url            TEXT NOT NULL,
+      types          TEXT,
+      first_position INTEGER,
+      position       INTEGER NOT NULL,
+      created_at     TEXT NOT NULL,
+      removed_at     TEXT NOT NULL
+    ) STRICT;
+  `,
+};
+
 /**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
@@ -622,6 +645,7 @@ export const MIGRATIONS: readonly Migration[] = [
   REMINDERS,
   REMINDER_REPLIES,
   FEWER_REMINDER_INDEXES,
+  PATIENT_RIGHTS,
 ];
 
 /** The user_version of a database that is fully up to date. */

@@ -19,6 +19,19 @@ export interface WebhookEndpointRow {
   last_error: string | null;
   disabled_at: string | null;
   created_at: string;
+  /** The lowest position it ever held; null for an endpoint added before 1.3.0. */
+  first_position: number | null;
+}
+
+/** What is kept of an endpoint, listed or removed, to say which events about a patient it may have had. */
+export interface EndpointReach {
+  id: string;
+  name: string;
+  url: string;
+  types: string | null;
+  first_position: number | null;
+  position: number;
+  created_at: string;
 }
 
 /** The outcome of a failed attempt, as the endpoint keeps it. */
@@ -40,7 +53,7 @@ export interface WebhookFailure {
 }
 
 const COLUMNS = `id, name, url, types, secret, state, position, last_delivered_seq, last_delivered_at, failing_since,
-  failed_attempts, next_attempt_at, last_error, disabled_at, created_at`;
+  failed_attempts, next_attempt_at, last_error, disabled_at, created_at, first_position`;
 
 /** What a changed row's failure columns become when a run of failures is over (a delivery, enable, replay). */
 const NO_FAILURES = 'failing_since = NULL, failed_attempts = 0, next_attempt_at = NULL';
@@ -49,7 +62,7 @@ const statements = preparedFor((db) => ({
   insert: db.prepare<WebhookEndpointRow>(
     `INSERT INTO webhook_endpoints (${COLUMNS})
      VALUES (@id, @name, @url, @types, @secret, @state, @position, @last_delivered_seq, @last_delivered_at, @failing_since,
-             @failed_attempts, @next_attempt_at, @last_error, @disabled_at, @created_at)`,
+             @failed_attempts, @next_attempt_at, @last_error, @disabled_at, @created_at, @first_position)`,
   ),
   byId: db.prepare<[string], WebhookEndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE id = ?`),
   byName: db.prepare<[string], WebhookEndpointRow>(`SELECT ${COLUMNS} FROM webhook_endpoints WHERE name = ?`),
@@ -68,8 +81,20 @@ const statements = preparedFor((db) => ({
         AND failed_attempts = @previous_failed_attempts AND failing_since IS @previous_failing_since`,
   ),
   enable: db.prepare<[string]>(`UPDATE webhook_endpoints SET state = 'enabled', disabled_at = NULL, ${NO_FAILURES} WHERE id = ?`),
-  replay: db.prepare<[number, string]>(`UPDATE webhook_endpoints SET position = ?, ${NO_FAILURES} WHERE id = ?`),
+  replay: db.prepare<{ position: number; id: string }>(
+    `UPDATE webhook_endpoints SET position = @position, first_position = min(first_position, @position), ${NO_FAILURES} WHERE id = @id`,
+  ),
+  keepRemoved: db.prepare<{ id: string; removed_at: string }>(
+    `INSERT INTO removed_webhook_endpoints (id, name, url, types, first_position, position, created_at, removed_at)
+     SELECT id, name, url, types, first_position, position, created_at, @removed_at FROM webhook_endpoints WHERE id = @id`,
+  ),
   remove: db.prepare<[string]>('DELETE FROM webhook_endpoints WHERE id = ?'),
+  reaches: db.prepare<[], EndpointReach>(
+    `SELECT id, name, url, types, first_position, position, created_at FROM webhook_endpoints
+     UNION ALL
+     SELECT id, name, url, types, first_position, position, created_at FROM removed_webhook_endpoints
+     ORDER BY created_at, id`,
+  ),
 }));
 
 export function insertWebhookEndpoint(db: Db, row: WebhookEndpointRow): void {
@@ -114,9 +139,16 @@ export function enableWebhookEndpoint(db: Db, id: string): void {
 
 /** Moves an endpoint back (or forward) to `position`: every later event of its types is sent (again). */
 export function moveWebhookEndpoint(db: Db, id: string, position: number): void {
-  statements(db).replay.run(position, id);
+  statements(db).replay.run({ position, id });
 }
 
-export function removeWebhookEndpoint(db: Db, id: string): void {
+/** Removes an endpoint from the list and from delivery; what it may have had is kept (removed_webhook_endpoints). */
+export function removeWebhookEndpoint(db: Db, id: string, removedAt: string): void {
+  statements(db).keepRemoved.run({ id, removed_at: removedAt });
   statements(db).remove.run(id);
+}
+
+/** Every endpoint there is or was, removed ones too, with the range of events it may have had. */
+export function listEndpointReaches(db: Db): EndpointReach[] {
+  return statements(db).reaches.all();
 }

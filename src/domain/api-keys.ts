@@ -25,6 +25,7 @@ export const SCOPES = [
   'events:read',
   // 1.3.0
   'reminders:read',
+  'patients:export',
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 

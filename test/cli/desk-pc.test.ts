@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpsServer, request as httpsRequest, type Server } from 'node:https';
 import { tmpdir } from 'node:os';
@@ -238,6 +238,28 @@ describe('clinic on a desk PC: join, log in, the desk day over HTTPS (interface 
     assert.deepEqual([again.code, again.stderr.split(':')[1]], [1, ' FILE_EXISTS']);
     const made = trail.find((event: Record<string, unknown>) => event.action === 'patient.create' && event.patient_id === created.id);
     assert.deepEqual([made.actor_type, made.actor_name, made.source], ['person', 'Anna Admin', 'Reception 2 (127.0.0.1)']);
+    // patient export: the copy is fetched from the export operation, which records it, and written here.
+    const copyZip = join(deskPc, 'copy.zip');
+    const copied = JSON.parse(ok(await atDesk(['patient', 'export', number, '--out', copyZip, '--json'])));
+    const zipBytes = readFileSync(copyZip);
+    assert.deepEqual(copied, {
+      file: copyZip,
+      size: zipBytes.length,
+      sha256: createHash('sha256').update(zipBytes).digest('hex'),
+      patient_id: created.id,
+      patient_number: number,
+    });
+    assert.equal(zipBytes.subarray(0, 4).toString('hex'), '504b0304', 'a ZIP');
+    const copiedAgain = await atDesk(['patient', 'export', number, '--out', copyZip]);
+    assert.deepEqual([copiedAgain.code, copiedAgain.stderr.split(':')[1]], [1, ' FILE_EXISTS']);
+    const exports = JSON.parse(ok(await atDesk(['audit', 'list', '--json', '--from', '2020-01-01', '--to', '2030-12-31']))).filter(
+      (event: Record<string, unknown>) => event.action === 'patient.export',
+    );
+    assert.deepEqual(
+      exports.map((event: Record<string, unknown>) => [event.actor_name, event.source]),
+      [['Anna Admin', 'Reception 2 (127.0.0.1)']],
+      'the download recorded the export once',
+    );
     const backup = await atDesk(['backup', join(deskPc, 'x.clinic-backup')]);
     assert.equal(backup.code, 1);
     assert.match(unwrapped(backup.stderr), /^error: SERVER_PC_ONLY: clinic backup runs on the server PC only; this PC is a desk of https:/);

@@ -60,6 +60,7 @@ const SPEC_API_ROWS: Readonly<Record<string, Expected>> = {
   voidInvoice: 'a b',
   createCreditNote: 'a b',
   refundPayment: 'a b',
+  exportPatient: 'a',
   listAuditEvents: 'a',
   listEvents: 'a',
 };
@@ -84,6 +85,7 @@ const SPEC_DESK_ROWS: Readonly<Record<string, Expected>> = {
   'patient show': 'a r p b s',
   'create-patient': 'a r p s',
   'patient edit': 'a r p b s',
+  'patient export': 'a',
   'appointment list': 'a r p b s',
   'appointment show': 'a r p b s',
   'book-appointment': 'a r p s',

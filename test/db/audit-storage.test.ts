@@ -59,7 +59,7 @@ describe('the compact audit trail keeps odd rows as they were', () => {
         // A time without milliseconds, and a subject in upper case: both text, not their short forms.
         { at: '2026-11-28T15:00:00Z', action: 'patient.read', subject_type: 'patient', subject_id: PATIENT.toUpperCase() },
         // The clock set back an hour; an action this program does not record; a patient without a number.
-        { at: '2026-11-28T14:00:00.000Z', action: 'patient.erase', subject_type: 'patient', subject_id: null, patient_number: null },
+        { at: '2026-11-28T14:00:00.000Z', action: 'patient.forget', subject_type: 'patient', subject_id: null, patient_number: null },
         // A detail that is no JSON, a subject that is no UUID, a key's request.
         {
           at: '2026-11-28T15:30:00.000Z',

@@ -148,8 +148,8 @@ describe('upgrading a data directory made by the release before the keys’ rate
         .filter((key) => key.name !== 'test')
         .map(({ name, scopes, rate_limit_per_minute }) => [name, scopes.length, rate_limit_per_minute]),
       [
-        // Issued without --scopes: every scope, 1.3.0's reminders:read too.
-        ['Praxis-Software', 13, null],
+        // Issued without --scopes: every scope, 1.3.0's reminders:read and patients:export too.
+        ['Praxis-Software', 14, null],
         ['Tablet Wartezimmer', 3, null],
       ],
     );

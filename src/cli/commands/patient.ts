@@ -37,6 +37,7 @@ import { issuedOn } from '../invoice-printout.js';
 import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
 import { subcommand } from '../subcommand.js';
+import { registerPatientExportCommand } from './patient-export.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 import { readNamedFile } from '../../domain/named-files.js';
 import { parseFilePath } from '../input-file.js';
@@ -194,10 +195,11 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
   ].join('\n');
 }
 
-/** `clinic create-patient`, and the desk's `clinic patient find|show`. */
+/** `clinic create-patient`, and the desk's `clinic patient find|show|edit|export`. */
 export function registerPatientCommands(program: Command, io: CliIo): void {
   const group = program.command('patient').description('find patients, show one and correct one, as the front desk needs them');
   registerEditPatientCommand(group, io);
+  registerPatientExportCommand(group, io);
   fieldArgument(
     subcommand(
       group,

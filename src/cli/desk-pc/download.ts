@@ -6,12 +6,20 @@ import { writeFileWhole } from '../../domain/written-file.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { CONNECT_MS, IDLE_MS, refusalOf, type ServerAddress } from './server-requests.js';
 
+/** A file fetched: its size, SHA-256 and the name the server gave it. */
+export interface DownloadedFile {
+  size: number;
+  sha256: string;
+  filename: string | undefined;
+}
+
 /**
  * Fetches the file a desk command offered (`download`, interface 1.3.0, "Commands on a desk PC")
  * into `target`: streamed into a temporary file beside it, checked against the answer's ETag (the
  * document's SHA-256; else DOCUMENT_FILE_DAMAGED), then renamed (replacing a file there only with
  * `replace`, else FILE_EXISTS). 3 s to connect, then as long as bytes move (10 s without one: a
- * lost answer, SERVER_NO_ANSWER). The operation records the read.
+ * lost answer, SERVER_NO_ANSWER). The operation records the read. Gives the file's size, its
+ * SHA-256 and the name the answer's Content-Disposition gave it.
  */
 export async function downloadTo(
   server: ServerAddress,
@@ -19,12 +27,14 @@ export async function downloadTo(
   headers: Record<string, string>,
   target: string,
   replace: boolean,
-): Promise<void> {
+): Promise<DownloadedFile> {
   const url = new URL(path, server.url);
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  await writeFileWhole(target, { replace }, (file) => {
+  return writeFileWhole(target, { replace }, (file) => {
     const sha256 = createHash('sha256');
-    return new Promise<void>((resolve, reject) => {
+    let size = 0;
+    let filename: string | undefined;
+    return new Promise<DownloadedFile>((resolve, reject) => {
       let connected = false;
       const outgoing = httpsRequest({
         host,
@@ -64,9 +74,11 @@ export async function downloadTo(
           return;
         }
         const etag = /^"([0-9a-f]{64})"$/.exec(String(response.headers.etag ?? ''))?.[1];
+        filename = /filename="([^"]*)"/.exec(String(response.headers['content-disposition'] ?? ''))?.[1];
         let writing = Promise.resolve();
         response.on('data', (chunk: Buffer) => {
           sha256.update(chunk);
+          size += chunk.length;
           response.pause();
           writing = writing.then(() => file.write(chunk)).then(() => void response.resume());
           writing.catch((error: unknown) => {
@@ -78,8 +90,9 @@ export async function downloadTo(
         response.on('end', () => {
           void writing.then(() => {
             // A file whose bytes are not those stored (the ETag is their SHA-256) is never left under its name.
-            if (etag !== undefined && sha256.digest('hex') !== etag) reject(errors.documentFileDamaged());
-            else resolve();
+            const digest = sha256.digest('hex');
+            if (etag !== undefined && digest !== etag) reject(errors.documentFileDamaged());
+            else resolve({ size, sha256: digest, filename });
           }, reject);
         });
       });

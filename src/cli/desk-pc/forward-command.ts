@@ -7,6 +7,7 @@ import { rewriteOptions, withOption, type TypedOption } from '../../domain/desk/
 import { readFailure } from '../../domain/named-files.js';
 import { parseFilePath } from '../input-file.js';
 import { auditExportPrintout } from '../audit-export-printout.js';
+import { writtenExportPrintout } from '../patient-export-printout.js';
 import { emit } from '../output.js';
 import { exportAuditPages } from './audit-export.js';
 import { errors } from '../../errors.js';
@@ -88,12 +89,17 @@ export async function runAtDeskPc(argv: readonly string[], io: CliIo, commandPat
     io.stderr(`error: ${saving.usage}\nsee \`clinic document save --help\`\n`);
     return EXIT.usage;
   }
-  const exporting = path === 'audit export' ? exportFile(line) : undefined;
+  const exporting = path === 'audit export' ? fileOption(line, 'fhir') : undefined;
   if (exporting !== undefined && 'usage' in exporting) {
     io.stderr(`error: ${exporting.usage}\nsee \`clinic audit export --help\`\n`);
     return EXIT.usage;
   }
-  const sending = filesToSend(saving?.line ?? exporting?.line ?? line);
+  const copying = path === 'patient export' ? fileOption(line, 'out') : undefined;
+  if (copying !== undefined && 'usage' in copying) {
+    io.stderr(`error: ${copying.usage}\nsee \`clinic patient export --help\`\n`);
+    return EXIT.usage;
+  }
+  const sending = filesToSend(saving?.line ?? exporting?.line ?? copying?.line ?? line);
   if ('usage' in sending) {
     io.stderr(`error: ${sending.usage}\nsee \`clinic ${path} --help\`\n`);
     return EXIT.usage;
@@ -126,16 +132,41 @@ export async function runAtDeskPc(argv: readonly string[], io: CliIo, commandPat
     emit(io, { json: line.includes('--json') }, exported, () => auditExportPrintout(exported));
     return 0;
   }
+  if (printed.download !== null && copying !== undefined) {
+    // The server checked the command; the copy is fetched from the export operation, which records it.
+    const fetched = await downloadTo(
+      { url: connection.desk.server_url, caPem: connection.desk.ca_pem },
+      printed.download,
+      { 'clinic-device': connection.desk.device_token, authorization: `Bearer ${connection.sessionToken() ?? ''}` },
+      copying.target,
+      false,
+    );
+    const written = {
+      file: copying.target,
+      size: fetched.size,
+      sha256: fetched.sha256,
+      patient_id: /\/patients\/([^/]+)\/export$/.exec(printed.download)?.[1] ?? '',
+      patient_number: /^(.*)-\d{4}-\d{2}-\d{2}\.zip$/.exec(fetched.filename ?? '')?.[1] ?? '',
+    };
+    emit(io, { json: line.includes('--json') }, written, () => writtenExportPrintout(written, null));
+    return 0;
+  }
   io.stdout(printed.stdout);
   io.stderr(printed.stderr);
   return printed.exit_code;
 }
 
-/** `audit export --fhir FILE` at a desk PC: FILE is this PC's, checked here as `document save`'s FILE is, and sent absolute. */
-function exportFile(line: readonly string[]): { line: string[]; target: string; replace: boolean } | { usage: string } | undefined {
+/**
+ * The file an option names at a desk PC (`audit export --fhir FILE`, `patient export --out FILE`):
+ * FILE is this PC's, checked here as `document save`'s FILE is, and sent absolute.
+ */
+function fileOption(
+  line: readonly string[],
+  name: string,
+): { line: string[]; target: string; replace: boolean } | { usage: string } | undefined {
   let target: string | undefined;
   try {
-    const sent = rewriteOptions(line, ['fhir'], (option) => {
+    const sent = rewriteOptions(line, [name], (option) => {
       if (option.value === undefined) return option.words;
       target = checkedOptionValue(option, '<file>', parseTargetPath);
       return option.withValue(target);

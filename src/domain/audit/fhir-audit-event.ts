@@ -49,6 +49,9 @@ const ACTION_CODES: Record<AuditAction, 'C' | 'R' | 'U' | 'D' | 'E'> = {
   // 1.3.0: reminders read; the patient's yes or no recorded.
   'reminder.read': 'R',
   'reminder.send': 'E',
+  'patient.export': 'E',
+  'patient.erase': 'D',
+  'patient.purge': 'D',
   'appointment.confirm': 'U',
   'appointment.decline': 'U',
 };

@@ -182,6 +182,7 @@ export const ADD_WEBHOOK_ENDPOINT = defineUseCase({
     const name = body.name ?? new URL(body.url).host;
     if (findWebhookEndpointByName(db, name) !== undefined) throw errors.webhookNameTaken(name);
     const types = changeTypesOf(body.types);
+    const position = lastChangeSeq(db);
     const row: WebhookEndpointRow = {
       id: newId(),
       name,
@@ -189,7 +190,7 @@ export const ADD_WEBHOOK_ENDPOINT = defineUseCase({
       types: types === null ? null : JSON.stringify(types),
       secret: newWebhookSecret(),
       state: 'enabled',
-      position: lastChangeSeq(db),
+      position,
       last_delivered_seq: null,
       last_delivered_at: null,
       failing_since: null,
@@ -198,6 +199,7 @@ export const ADD_WEBHOOK_ENDPOINT = defineUseCase({
       last_error: null,
       disabled_at: null,
       created_at: nowIso(),
+      first_position: position,
     };
     insertWebhookEndpoint(db, row);
     return { id: row.id, name, url: row.url, types: types ?? [...CHANGE_TYPES], state: row.state, secret: row.secret };
@@ -276,7 +278,7 @@ export const REMOVE_WEBHOOK_ENDPOINT = defineUseCase({
   run(db, { path }): WebhookEndpointStatus {
     const row = resolveEndpoint(db, path.webhook);
     const removed = presentWebhookEndpoint(db, row);
-    removeWebhookEndpoint(db, row.id);
+    removeWebhookEndpoint(db, row.id, nowIso());
     return removed;
   },
   audit: ({ id }) => [{ action: 'webhook.remove', patientId: null, subjectId: id }],

@@ -13,7 +13,7 @@ function requestHeadersOf(op: Operation): string[] {
     ...(op.scope === undefined ? [] : ['Authorization']),
     ...(op.body === undefined ? [] : ['Content-Type']),
     ...(op.headerFields ?? []).map((field) => field.name.replace(/(^|-)[a-z]/g, (letter) => letter.toUpperCase())),
-    ...(op.result.kind === 'static' || op.result.kind === 'download' ? ['If-None-Match'] : []),
+    ...(op.result.kind === 'static' || (op.result.kind === 'download' && op.result.made === undefined) ? ['If-None-Match'] : []),
     'X-Request-Id',
   ];
 }

@@ -46,7 +46,7 @@ export function curlExample(op: OperationSpec): string {
   const url = `"$API${path}${query.length === 0 ? '' : `?${query.join('&')}`}"`;
   // curl sends POST when given -d or -F, and every POST here has a body; any other method with a body must be named.
   const method = op.method === 'get' || (op.method === 'post' && op.body) ? '' : ` -X ${op.method.toUpperCase()}`;
-  const output = op.result.kind === 'download' ? ' -o scan-copy.pdf' : '';
+  const output = op.result.kind !== 'download' ? '' : op.result.made === undefined ? ' -o scan-copy.pdf' : ' -o patient-copy.zip';
   const lines = [`curl -s${method}${output} ${url}`];
   if (op.scope) lines.push('-H "Authorization: Bearer $KEY"');
   // A desk PC's requests (interface 1.3.0): its device token, and for a session the person's token.

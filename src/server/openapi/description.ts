@@ -143,6 +143,19 @@ function successResponse(op: OperationSpec): [string, JsonSchema][] {
     ];
   }
   if (result.kind === 'empty') return [['204', { description: result.description }]];
+  if (result.kind === 'download' && result.made !== undefined) {
+    const made = { schema: { type: 'string', format: 'binary', contentMediaType: result.made.mediaType } };
+    return [
+      [
+        '200',
+        {
+          description: result.description,
+          headers: headersObject(['Content-Disposition']),
+          content: { [result.made.mediaType]: { ...made, example: result.made.example } },
+        },
+      ],
+    ];
+  }
   if (result.kind === 'download') {
     const file = { schema: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' } };
     return [

@@ -44,6 +44,11 @@ interface StaticResult {
 export interface DownloadResult {
   kind: 'download';
   description: string;
+  /**
+   * A file made as it is sent, of this type (the patient's copy, application/zip): no ETag, no
+   * Content-Length and no 304. Without it, a stored file of the type stored with it.
+   */
+  made?: { mediaType: string; example: string };
 }
 
 export type RequestBody =

@@ -2,6 +2,7 @@ import { CREATE_PATIENT } from '../../domain/patients/create-patient.js';
 import { FIND_PATIENTS } from '../../domain/patients/find-patients.js';
 import { READ_PATIENT } from '../../domain/patients/read-patient.js';
 import { UPDATE_PATIENT } from '../../domain/patients/update-patient.js';
+import { EXPORT_PATIENT, openPatientExport } from '../../domain/patient-export/export-patient.js';
 import { versionTag } from '../../domain/if-match.js';
 import type { Patient } from '../../domain/patients/present-patient.js';
 import * as examples from '../openapi/examples.js';
@@ -18,7 +19,7 @@ function withVersionTag(ctx: { set(name: string, value: string): void }, patient
   return patient;
 }
 
-/** POST /patients; GET /patients and GET /patients/{patient_id} (1.1.0); PATCH /patients/{patient_id} (1.2.0). */
+/** POST /patients; GET /patients and GET /patients/{patient_id} (1.1.0); PATCH /patients/{patient_id} (1.2.0); GET /patients/{patient_id}/export (1.3.0). */
 export const patientOperations: readonly Operation[] = [
   useCaseOperation(CREATE_PATIENT, {
     method: 'post',
@@ -84,5 +85,31 @@ export const patientOperations: readonly Operation[] = [
       headers: ETAG_HEADER,
     },
     answer: (ctx, { patient }) => withVersionTag(ctx, patient),
+  }),
+  useCaseOperation(EXPORT_PATIENT, {
+    method: 'get',
+    path: '/patients/{patient_id}/export',
+    operationId: 'exportPatient',
+    description:
+      "The patient's copy of their data (GDPR Art. 15, 20): a ZIP streamed as it is made, so no Content-Length. " +
+      "It holds `README.txt`, `bundle.json` (a FHIR R4 Bundle), `records/` (every record in this API's shapes), the original documents under `documents/`, " +
+      '`access-log.json`, `recipients.json`, `summary.html` and, last, `manifest.json` with the SHA-256 of every file. ' +
+      'Before the first byte every document file is checked (a missing one: 500 `STORAGE_FAILED`) and `patient.export` is recorded. ' +
+      'A document whose bytes no longer match their SHA-256 cuts the archive before its end: a ZIP without its central directory is no copy.',
+    tag: 'patients',
+    scope: 'patients:export',
+    result: {
+      kind: 'download',
+      description: 'The ZIP, named `attachment; filename="P-000042-2026-11-30.zip"`',
+      made: { mediaType: 'application/zip', example: '(the ZIP archive)' },
+    },
+    answer: async (ctx, exported, { config }, delivered) => {
+      const archive = await openPatientExport(config.dataDir, exported, delivered);
+      ctx.status = 200;
+      ctx.set('Content-Type', 'application/zip');
+      ctx.set('Content-Disposition', `attachment; filename="${exported.filename}"`);
+      ctx.set('X-Content-Type-Options', 'nosniff');
+      ctx.body = archive;
+    },
   }),
 ];
