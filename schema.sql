@@ -143,7 +143,9 @@ CREATE TABLE patients (
   -- 1 at creation, +1 for each change (PATCH, clinic-api-1.2.md): the ETag of If-Match.
   version                        INTEGER NOT NULL DEFAULT 1,
   -- 1.3.0: the patient asked for no reminders; a reminder due is skipped (opted_out).
-  reminders_opt_out              INTEGER NOT NULL DEFAULT 0 CHECK (reminders_opt_out IN (0, 1))
+  reminders_opt_out              INTEGER NOT NULL DEFAULT 0 CHECK (reminders_opt_out IN (0, 1)),
+  -- 1.3.0: when the patient was erased (GDPR Art. 17); restricted (Art. 18) until the last purge.
+  erased_at                      TEXT
 ) STRICT;
 
 -- Patient search (GET /patients?q, `clinic patient find`): the words a patient is found by, folded
@@ -327,7 +329,9 @@ BEGIN
   SELECT RAISE(ABORT, 'payments are final: a recorded payment cannot be changed');
 END;
 
+-- Only the purge of an erased patient's invoice after its retention (1.3.0) deletes one.
 CREATE TRIGGER payments_are_final_on_delete BEFORE DELETE ON payments
+WHEN NOT EXISTS (SELECT 1 FROM invoices i JOIN patients p ON p.id = i.patient_id WHERE i.id = OLD.invoice_id AND p.erased_at IS NOT NULL)
 BEGIN
   SELECT RAISE(ABORT, 'payments are final: a recorded payment cannot be deleted');
 END;
@@ -364,7 +368,9 @@ BEGIN
   SELECT RAISE(ABORT, 'refunds are final: a recorded refund cannot be changed');
 END;
 
+-- Only the purge of an erased patient's invoice after its retention (1.3.0) deletes one.
 CREATE TRIGGER refunds_are_final_on_delete BEFORE DELETE ON refunds
+WHEN NOT EXISTS (SELECT 1 FROM invoices i JOIN patients p ON p.id = i.patient_id WHERE i.id = OLD.invoice_id AND p.erased_at IS NOT NULL)
 BEGIN
   SELECT RAISE(ABORT, 'refunds are final: a recorded refund cannot be deleted');
 END;
@@ -393,7 +399,9 @@ BEGIN
   SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be changed');
 END;
 
+-- Only the purge of an erased patient's invoice after its retention (1.3.0) deletes one.
 CREATE TRIGGER credit_notes_are_final_on_delete BEFORE DELETE ON credit_notes
+WHEN NOT EXISTS (SELECT 1 FROM invoices i JOIN patients p ON p.id = i.patient_id WHERE i.id = OLD.invoice_id AND p.erased_at IS NOT NULL)
 BEGIN
   SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be deleted');
 END;
@@ -615,7 +623,11 @@ CREATE TABLE change_events (
 CREATE INDEX change_events_by_type ON change_events (type, seq);
 -- The patient's copy and erasure (1.3.0): one patient's events.
 CREATE INDEX change_events_by_patient ON change_events (patient_id, seq) WHERE patient_id IS NOT NULL;
+-- An erased patient's events (1.3.0) keep seq, type, occurred_at and patient_id; their data becomes {}.
 CREATE TRIGGER change_events_are_append_only_on_update BEFORE UPDATE ON change_events
+WHEN NOT (NEW.data = '{}' AND NEW.seq = OLD.seq AND NEW.type = OLD.type AND NEW.occurred_at = OLD.occurred_at
+          AND NEW.patient_id IS OLD.patient_id
+          AND EXISTS (SELECT 1 FROM patients WHERE id = OLD.patient_id AND erased_at IS NOT NULL))
 BEGIN
   SELECT RAISE(ABORT, 'the change feed is append-only: an event cannot be changed');
 END;
@@ -671,6 +683,15 @@ CREATE TABLE webhook_endpoints (
   -- The lowest position it ever held (added, or taken back by a replay): the events after it may
   -- have reached it. NULL for an endpoint added before 1.3.0: the events after it was added.
   first_position     INTEGER
+) STRICT;
+
+-- The files of documents a purge deleted (1.3.0): each is deleted once the purge has committed,
+-- and its row with it; a file that could not be deleted stays named here, and `serve` tries it
+-- again at its next purge while `clinic check` names it.
+CREATE TABLE purged_document_files (
+  document_id TEXT PRIMARY KEY,
+  patient_id  TEXT NOT NULL,
+  purged_at   TEXT NOT NULL
 ) STRICT;
 
 -- A removed endpoint (1.3.0), kept unlisted for the patient's copy: who received what (GDPR Art. 15).

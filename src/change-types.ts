@@ -17,6 +17,8 @@ export const CHANGE_TYPES = [
   'appointment.declined',
   // 1.3.0: a reminder's move to sent, failed, expired or skipped by the sender.
   'reminder.updated',
+  // 1.3.0: the patient was erased; integrations delete their copies (data {}).
+  'patient.erased',
 ] as const;
 
 export type ChangeType = (typeof CHANGE_TYPES)[number];

@@ -519,6 +519,21 @@ export const errors = {
       {},
       { reason },
     ),
+  /**
+   * The patient was erased (1.3.0): what is kept of them is restricted (GDPR Art. 18). Only an
+   * admin session sees it, and changes nothing of it but a kept invoice's payments and refunds.
+   */
+  patientRestricted: (patientNumber: string | null, adminMayRead: boolean) =>
+    new AppError(
+      403,
+      'PATIENT_RESTRICTED',
+      `${patientNumber ?? 'This patient'} was erased: what must be kept of them is restricted until their retention ends. ` +
+        (adminMayRead
+          ? 'An admin may read it and take payments or refunds of a kept invoice, nothing more.'
+          : 'Only an admin, logged in, may read it.'),
+      {},
+      patientNumber === null ? {} : { patient_number: patientNumber },
+    ),
   roleForbidden: (allowed: readonly string[], roles: readonly string[]) =>
     new AppError(
       403,

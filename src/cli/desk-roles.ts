@@ -61,6 +61,7 @@ export const DESK_COMMAND_ROWS: Readonly<Record<string, DeskRow>> = {
   'create-patient': ROLE_ROWS.createPatients,
   'patient edit': ROLE_ROWS.editPatients,
   'patient export': ROLE_ROWS.exportPatients,
+  'patient erase': ROLE_ROWS.administer,
   'patient find': ROLE_ROWS.readPatients,
   'patient show': ROLE_ROWS.readPatients,
   'book-appointment': ROLE_ROWS.writeAppointments,

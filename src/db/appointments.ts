@@ -108,6 +108,7 @@ const LIST_FILTERS = {
 const listSql = (filter: keyof typeof LIST_FILTERS) => `${APPOINTMENT_WITH_PATIENT}
       WHERE a.start_at >= @earliest AND a.start_at < @to AND a.end_at > @from
         ${LIST_FILTERS[filter]} AND (@statuses IS NULL OR a.status IN (SELECT value FROM json_each(@statuses)))
+        AND p.erased_at IS NULL
         AND (a.start_at, a.seq) > (@after_start_at, @after_seq)
       ORDER BY a.start_at, a.seq LIMIT @limit`;
 

@@ -28,10 +28,13 @@ const HIGHEST_SEQ = `max(coalesce((SELECT max(seq) FROM change_events), 0),
 
 const statements = preparedFor((db) => ({
   // The largest seq handed out + 1, under the write lock the change holds: commit order without
-  // gaps, and after a restore past every number the replaced database may have given.
+  // gaps, and after a restore past every number the replaced database may have given. An event
+  // about an erased patient says nothing of them (1.3.0): its data is {} (one probe of patients' id).
   insert: db.prepare<Omit<ChangeEventRow, 'seq'>>(
     `INSERT INTO change_events (seq, type, occurred_at, patient_id, data)
-     VALUES (${HIGHEST_SEQ} + 1, @type, @occurred_at, @patient_id, @data)`,
+     VALUES (${HIGHEST_SEQ} + 1, @type, @occurred_at, @patient_id,
+             CASE WHEN @patient_id IS NOT NULL AND EXISTS (SELECT 1 FROM patients WHERE id = @patient_id AND erased_at IS NOT NULL)
+                  THEN '{}' ELSE @data END)`,
   ),
   // The primary key's last entry: one probe however long the feed.
   lastSeq: db.prepare<[], { seq: number | null }>('SELECT max(seq) AS seq FROM change_events'),

@@ -10,17 +10,22 @@ export interface DayPaymentRow {
   invoice_number: string;
   currency: string;
   patient_number: string;
-  patient_first_name: string;
-  patient_last_name: string;
+  /** Null for an erased patient (1.3.0). */
+  patient_first_name: string | null;
+  patient_last_name: string | null;
 }
 
 /**
+ * An erased patient's payments and refunds keep their amounts and number, without the name (1.3.0).
+ *
  * The payments recorded in [@from, @to): a range on payments_by_created_at, then one probe each
  * into the invoice and the patient. Ordered by seq, the order recorded, which a wall clock set
  * back between two payments would not give; the sort is over one day's payments only.
  */
 const DAY_PAYMENTS_SQL = `SELECT p.id AS payment_id, p.created_at, p.method, p.amount_cents, i.invoice_number, i.currency,
-            pt.patient_number, pt.first_name AS patient_first_name, pt.last_name AS patient_last_name
+            pt.patient_number,
+            CASE WHEN pt.erased_at IS NULL THEN pt.first_name END AS patient_first_name,
+            CASE WHEN pt.erased_at IS NULL THEN pt.last_name END AS patient_last_name
        FROM payments p
        JOIN invoices i ON i.id = p.invoice_id
        JOIN patients pt ON pt.id = i.patient_id
@@ -34,7 +39,9 @@ export interface DayRefundRow extends Omit<DayPaymentRow, 'payment_id'> {
 
 /** The refunds recorded in [@from, @to), as DAY_PAYMENTS_SQL reads payments (refunds_by_created_at). */
 const DAY_REFUNDS_SQL = `SELECT r.id AS refund_id, r.created_at, r.method, r.amount_cents, i.invoice_number, i.currency,
-            pt.patient_number, pt.first_name AS patient_first_name, pt.last_name AS patient_last_name
+            pt.patient_number,
+            CASE WHEN pt.erased_at IS NULL THEN pt.first_name END AS patient_first_name,
+            CASE WHEN pt.erased_at IS NULL THEN pt.last_name END AS patient_last_name
        FROM refunds r
        JOIN invoices i ON i.id = r.invoice_id
        JOIN patients pt ON pt.id = i.patient_id

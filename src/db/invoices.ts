@@ -73,16 +73,19 @@ export interface InvoiceCursor {
 /** After every invoice in newest-first order: no date-time text sorts after U+10FFFF. */
 export const BEFORE_NEWEST_INVOICE: InvoiceCursor = { issued_at: '\u{10FFFF}', seq: Number.MAX_SAFE_INTEGER };
 
+/** An erased patient's invoices are left out of every list (1.3.0, "Restriction"): one probe of patients' id per invoice. */
+const NOT_RESTRICTED = 'NOT EXISTS (SELECT 1 FROM patients p WHERE p.id = invoices.patient_id AND p.erased_at IS NOT NULL)';
+
 /**
  * One statement per filter rather than one with `(@x IS NULL OR ...)` terms: SQLite picks an
  * index when the statement is prepared, and only a literal `balance_cents > 0` lets it use the
  * partial index of open invoices.
  */
 const LIST_SQL = {
-  all: `SELECT ${SELECTED} FROM invoices WHERE ${NEWEST_FIRST}`,
-  unpaid: `SELECT ${SELECTED} FROM invoices WHERE balance_cents > 0 AND ${NEWEST_FIRST}`,
-  patient: `SELECT ${SELECTED} FROM invoices WHERE patient_id = @patientId AND ${NEWEST_FIRST}`,
-  patientUnpaid: `SELECT ${SELECTED} FROM invoices WHERE patient_id = @patientId AND balance_cents > 0 AND ${NEWEST_FIRST}`,
+  all: `SELECT ${SELECTED} FROM invoices WHERE ${NOT_RESTRICTED} AND ${NEWEST_FIRST}`,
+  unpaid: `SELECT ${SELECTED} FROM invoices WHERE balance_cents > 0 AND ${NOT_RESTRICTED} AND ${NEWEST_FIRST}`,
+  patient: `SELECT ${SELECTED} FROM invoices WHERE patient_id = @patientId AND ${NOT_RESTRICTED} AND ${NEWEST_FIRST}`,
+  patientUnpaid: `SELECT ${SELECTED} FROM invoices WHERE patient_id = @patientId AND balance_cents > 0 AND ${NOT_RESTRICTED} AND ${NEWEST_FIRST}`,
 } as const;
 
 type ListParams = { patientId: string | null; after_issued_at: string; after_seq: number; limit: number };

@@ -602,6 +602,46 @@ const FEWER_REMINDER_INDEXES: Migration = {
   `,
 };
 
+/**
+ * The erasure (GDPR Art. 17, 18): a patient is restricted from \`erased_at\` until the last purge.
+ * The feed's events of an erased patient lose their data (and only that); the payments, refunds
+ * and credit notes of an erased patient's invoice may be deleted, by the purge after their
+ * retention. Everything else stays final. schema.sql holds the same.
+ */
+const ERASURE_SQL = `
+    ALTER TABLE patients ADD COLUMN erased_at TEXT;
+    CREATE TABLE purged_document_files (
+      document_id TEXT PRIMARY KEY,
+      patient_id  TEXT NOT NULL,
+      purged_at   TEXT NOT NULL
+    ) STRICT;
+    DROP TRIGGER change_events_are_append_only_on_update;
+    CREATE TRIGGER change_events_are_append_only_on_update BEFORE UPDATE ON change_events
+    WHEN NOT (NEW.data = '{}' AND NEW.seq = OLD.seq AND NEW.type = OLD.type AND NEW.occurred_at = OLD.occurred_at
+              AND NEW.patient_id IS OLD.patient_id
+              AND EXISTS (SELECT 1 FROM patients WHERE id = OLD.patient_id AND erased_at IS NOT NULL))
+    BEGIN
+      SELECT RAISE(ABORT, 'the change feed is append-only: an event cannot be changed');
+    END;
+    DROP TRIGGER payments_are_final_on_delete;
+    CREATE TRIGGER payments_are_final_on_delete BEFORE DELETE ON payments
+    WHEN NOT EXISTS (SELECT 1 FROM invoices i JOIN patients p ON p.id = i.patient_id WHERE i.id = OLD.invoice_id AND p.erased_at IS NOT NULL)
+    BEGIN
+      SELECT RAISE(ABORT, 'payments are final: a recorded payment cannot be deleted');
+    END;
+    DROP TRIGGER refunds_are_final_on_delete;
+    CREATE TRIGGER refunds_are_final_on_delete BEFORE DELETE ON refunds
+    WHEN NOT EXISTS (SELECT 1 FROM invoices i JOIN patients p ON p.id = i.patient_id WHERE i.id = OLD.invoice_id AND p.erased_at IS NOT NULL)
+    BEGIN
+      SELECT RAISE(ABORT, 'refunds are final: a recorded refund cannot be deleted');
+    END;
+    DROP TRIGGER credit_notes_are_final_on_delete;
+    CREATE TRIGGER credit_notes_are_final_on_delete BEFORE DELETE ON credit_notes
+    WHEN NOT EXISTS (SELECT 1 FROM invoices i JOIN patients p ON p.id = i.patient_id WHERE i.id = OLD.invoice_id AND p.erased_at IS NOT NULL)
+    BEGIN
+      SELECT RAISE(ABORT, 'credit notes are final: a credit note cannot be deleted');
+    END;`;
+
 const PATIENT_RIGHTS: Migration = {
   version: 16,
   sql: `
@@ -625,6 +665,8 @@ const PATIENT_RIGHTS: Migration = {
   `,
 };
 
+const ERASURE: Migration = { version: 17, sql: ERASURE_SQL };
+
 /**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
@@ -646,6 +688,7 @@ export const MIGRATIONS: readonly Migration[] = [
   REMINDER_REPLIES,
   FEWER_REMINDER_INDEXES,
   PATIENT_RIGHTS,
+  ERASURE,
 ];
 
 /** The user_version of a database that is fully up to date. */

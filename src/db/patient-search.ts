@@ -27,6 +27,8 @@ export const BEFORE_FIRST_PATIENT: PatientCursor = { last_name: '', first_name: 
 const SUMMARY_COLUMNS = 'p.seq, p.id, p.patient_number, p.first_name, p.last_name, p.date_of_birth, p.email, p.mobile, p.is_active';
 const AFTER_CURSOR = '(p.last_name, p.first_name, p.seq) > (@last_name, @first_name, @seq)';
 const BY_NAME = 'ORDER BY p.last_name, p.first_name, p.seq LIMIT @limit';
+/** Every patient by name, a page from the cursor; an erased one is in no list (1.3.0). */
+const NAME_LIST_SQL = `SELECT ${SUMMARY_COLUMNS} FROM patients p WHERE ${AFTER_CURSOR} AND p.erased_at IS NULL ${BY_NAME}`;
 
 /** The term ranges of query word `word` over the terms table as `table`: `(t.term >= ... AND t.term < ...) OR ...`. */
 function rangesSql(lookup: WordLookup, word: number, table: string): string {
@@ -59,7 +61,8 @@ function wordCheckSql(lookup: WordLookup, word: number, seq: string): string {
  */
 function searchSql(lookups: readonly WordLookup[]): string {
   const [first, ...rest] = lookups as [WordLookup, ...WordLookup[]];
-  const byNumber = first.seq === null ? '' : 'UNION SELECT last_name, first_name, seq FROM patients WHERE seq = @w0seq';
+  const byNumber =
+    first.seq === null ? '' : 'UNION SELECT last_name, first_name, seq FROM patients WHERE seq = @w0seq AND erased_at IS NULL';
   // Phone digits are looked for inside each patient's digits: a scan of a narrow table (see schema.sql).
   const byPhone =
     first.digits === null
@@ -88,7 +91,7 @@ function walkSql(lookups: readonly WordLookup[]): string {
             SELECT p.seq, p.last_name, p.first_name FROM patients p WHERE ${AFTER_CURSOR}
              ORDER BY p.last_name, p.first_name, p.seq LIMIT @walk) AS walk
           CROSS JOIN patients p ON p.seq = walk.seq
-          WHERE ${checks}
+          WHERE ${checks} AND p.erased_at IS NULL
           ORDER BY walk.last_name, walk.first_name, walk.seq LIMIT @limit`;
 }
 
@@ -118,9 +121,8 @@ const statements = preparedFor((db) => ({
   deleteTerms: db.prepare<[number]>('DELETE FROM patient_search_terms WHERE patient_seq = ?'),
   deleteDigits: db.prepare<[number]>('DELETE FROM patient_phone_digits WHERE patient_seq = ?'),
   // Without a query: a range of the name index, in order.
-  byName: db.prepare<PatientCursor & { limit: number }, PatientSummaryRow>(
-    `SELECT ${SUMMARY_COLUMNS} FROM patients p WHERE ${AFTER_CURSOR} ${BY_NAME}`,
-  ),
+  // An erased patient is in no list (1.3.0, "Restriction"); a search finds it by no word, as its terms are gone.
+  byName: db.prepare<PatientCursor & { limit: number }, PatientSummaryRow>(NAME_LIST_SQL),
   // Where a walk of @walk patients from the cursor ends: its last patient, if there are that many.
   walkEnd: db.prepare<PatientCursor & { walk: number }, PatientCursor>(
     `SELECT p.last_name, p.first_name, p.seq FROM patients p WHERE ${AFTER_CURSOR} ORDER BY p.last_name, p.first_name, p.seq LIMIT 1 OFFSET @walk - 1`,
@@ -238,7 +240,7 @@ export function searchPatientRows(db: Db, lookups: readonly WordLookup[], after:
 
 /** SQLite's plan for a search of `lookups` (none: the plain name list), one line per step. */
 export function explainPatientSearch(db: Db, lookups: readonly WordLookup[]): string[] {
-  const sql = lookups.length === 0 ? `SELECT ${SUMMARY_COLUMNS} FROM patients p WHERE ${AFTER_CURSOR} ${BY_NAME}` : searchSql(lookups);
+  const sql = lookups.length === 0 ? NAME_LIST_SQL : searchSql(lookups);
   return db
     .prepare<Record<string, unknown>, { detail: string }>(`EXPLAIN QUERY PLAN ${sql}`)
     .all(searchParameters(lookups, BEFORE_FIRST_PATIENT, 1))

@@ -12,6 +12,8 @@ export interface PatientRow extends Record<string, unknown> {
   updated_at: string;
   /** 1 at creation, +1 for each change (clinic-api-1.2.md). */
   version: number;
+  /** When the patient was erased (1.3.0); null otherwise. */
+  erased_at: string | null;
 }
 
 const STORED_COLUMNS = PATIENT_STORED_FIELDS.map((spec) => spec.name);
@@ -23,6 +25,7 @@ const SELECT_COLUMNS = [
   'created_at',
   'updated_at',
   'version',
+  'erased_at',
   ...STORED_COLUMNS,
   ...PATIENT_READ_ONLY_FIELDS.map((spec) => spec.name),
 ];

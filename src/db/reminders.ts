@@ -175,7 +175,7 @@ const REMINDER_LIST_FILTERS = {
 const reminderListSql = (filter: keyof typeof REMINDER_LIST_FILTERS) => `
   SELECT r.*, a.appointment_number, p.patient_number
     FROM reminders r JOIN appointments a ON a.id = r.appointment_id JOIN patients p ON p.id = r.patient_id
-   WHERE (@from IS NULL OR r.due_at >= @from) AND (@to IS NULL OR r.due_at < @to)
+   WHERE (@from IS NULL OR r.due_at >= @from) AND (@to IS NULL OR r.due_at < @to) AND p.erased_at IS NULL
      ${REMINDER_LIST_FILTERS[filter]}
      AND (@states IS NULL OR r.state IN (SELECT value FROM json_each(@states)))
      AND (r.due_at, r.id) > (@after_due_at, @after_id)

@@ -6,6 +6,7 @@ import type { ChangeRecord } from './changes/change-event.js';
 import { appendChangeEvents } from './changes/record-changes.js';
 import { type AppError, type LocSource, type ValidationIssue } from '../errors.js';
 import { unrecordedReadError } from './classify-error.js';
+import { refuseRestricted } from './retention/restriction.js';
 import { clinicTimeZone, requireModuleEnabled, type ModuleName } from './settings.js';
 import { requireRoles, type Role } from './people/roles.js';
 import { normalizePresent, type NormalizeContext } from './validation/values.js';
@@ -102,6 +103,11 @@ export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boo
   /** The coded refusals it can give after its input is valid: unknown ids (404) and rules (422). */
   refusals: readonly AppError[];
   access: Access;
+  /**
+   * It may change the records of an erased patient, for an admin (1.3.0, "Restriction"): a kept
+   * invoice's payments and refunds, the erasure itself. Any other change is refused.
+   */
+  changesRestricted?: boolean;
   /**
    * Issues the fields' own types cannot find (a cursor, a cross-field rule), reported in the same
    * 422 as theirs; `fieldIssues` are the fields' own, so a rule skips a field already refused.
@@ -203,7 +209,9 @@ export function valuesOfRequest<I extends UseCaseInput, R, Patch extends boolean
 ): InputValues<I, Patch> {
   if (caller.roles !== undefined) requireRoles(useCase.roles, caller.roles);
   if (useCase.module !== undefined) requireModuleEnabled(db, useCase.module);
-  return useCase.valuesOf(db, typeof request === 'function' ? request() : request);
+  const values = useCase.valuesOf(db, typeof request === 'function' ? request() : request);
+  refuseRestricted(db, values as Readonly<Record<string, unknown>>, caller, useCase);
+  return values;
 }
 
 /**

@@ -158,6 +158,11 @@ export const PATIENT_RESPONSE_FIELDS = [
   field.integer('version', { description: '1 at creation, +1 for each change; the ETag a PATCH may name in If-Match' }),
   // After those of 1.2.0 (issue 39).
   OUTSTANDING_BALANCES,
+  // 1.3.0, "Erasure": set from the erasure until the last purge; only an admin session sees such a patient.
+  field.datetime('erased_at', {
+    nullable: true,
+    description: 'When the patient was erased (1.3.0); its kept records are restricted until their retention ends. Null otherwise',
+  }),
 ] as const satisfies readonly FieldSpec[];
 
 /** The path of GET /patients/{patient_id} and the patient's document paths. */

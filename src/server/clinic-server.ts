@@ -20,6 +20,7 @@ import { startDeliveryWorker, type DeliveryWorker } from './workers/notification
 import { startReminderWorker } from './workers/reminder-worker.js';
 import { startReplyWorker } from './workers/reply-worker.js';
 import { recordServerChannels } from '../domain/reminders/reminder-channels.js';
+import { startPurgeWorker } from './workers/purge-worker.js';
 import type { PassLoop } from './workers/pass-loop.js';
 import { createSmtpMailer, type SmtpMailer } from '../adapters/smtp-mailer.js';
 import { sendSms } from '../adapters/sms-gateway-client.js';
@@ -226,6 +227,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   let mailer: SmtpMailer | null = null;
   let reminders: PassLoop | undefined;
   let replies: PassLoop | undefined;
+  let purges: PassLoop | undefined;
   let webhooks: WebhookWorker | undefined;
   let backups: BackupSchedule | undefined;
   try {
@@ -286,6 +288,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
       ...(config.reminderPassMs === undefined ? {} : { intervalMs: config.reminderPassMs }),
     });
     replies = startReplyWorker(db, commits, { logger });
+    purges = startPurgeWorker(db, dataDir, commits, { logger });
     if (config.backups !== undefined) {
       // The schedule's backups are the server's own: the audit trail names the user it runs as.
       const record = () => recordDataExport(commits, openDb, systemUserActor());
@@ -311,7 +314,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
             await Promise.all([running.close(config.shutdownGraceMs), schedule?.stop(), webhookWorker.stop()]);
             // After the server, whose last requests may have queued notifications; before the
             // database, which a pass in progress still writes to.
-            await Promise.all([worker?.stop(), reminders?.stop(), replies?.stop()]);
+            await Promise.all([worker?.stop(), reminders?.stop(), replies?.stop(), purges?.stop()]);
             mailer?.close();
             // The trail as the server leaves it, once nothing more is recorded.
             await checkpoints.stop();
@@ -333,6 +336,7 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
     await worker?.stop();
     await reminders?.stop();
     await replies?.stop();
+    await purges?.stop();
     mailer?.close();
     db?.close();
     lock.release();

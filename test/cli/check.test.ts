@@ -19,6 +19,7 @@ const CHECK_NAMES = [
   'integrity',
   'foreign_keys',
   'document_files',
+  'purged_document_files',
   'upload_temp_files',
   'audit_trail',
   'change_feed',

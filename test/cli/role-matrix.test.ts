@@ -86,6 +86,7 @@ const SPEC_DESK_ROWS: Readonly<Record<string, Expected>> = {
   'create-patient': 'a r p s',
   'patient edit': 'a r p b s',
   'patient export': 'a',
+  'patient erase': 'a',
   'appointment list': 'a r p b s',
   'appointment show': 'a r p b s',
   'book-appointment': 'a r p s',
@@ -209,8 +210,8 @@ function argumentsFor(path: string, command: Command, scratch: string): string[]
   return [...positional, ...options, ...(USAGE_NEEDS[path] ?? [])];
 }
 
-/** What a command's own usage check needs besides its required arguments (record-payment takes --invoice or --invoice-id). */
-const USAGE_NEEDS: Readonly<Record<string, string[]>> = { 'record-payment': ['--invoice', 'INV-2099-1'] };
+/** What a command's own usage check needs besides its required arguments (record-payment takes --invoice or --invoice-id; patient erase --dry-run or --confirm). */
+const USAGE_NEEDS: Readonly<Record<string, string[]>> = { 'record-payment': ['--invoice', 'INV-2099-1'], 'patient erase': ['--dry-run'] };
 
 describe('the role matrix of interface 1.3.0: every desk command and every API operation, each role', () => {
   it('declares every desk command of the program with the row the specification gives it', () => {

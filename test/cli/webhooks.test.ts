@@ -24,6 +24,7 @@ const ALL_TYPES = [
   'invoice.credited',
   'invoice.voided',
   'patient.created',
+  'patient.erased',
   'patient.updated',
   'payment.created',
   'refund.created',
@@ -286,7 +287,7 @@ describe('webhooks', { concurrency: true }, () => {
       assert.deepEqual(
         { name: made.name, url: made.url, state: made.state, types: [...made.types].sort() },
         { name: 'hooks.example.org', url: 'https://hooks.example.org/clinic', state: 'enabled', types: ALL_TYPES },
-        'the name defaults to the host, the types to all ten (1.3.0 adds invoice.credited)',
+        'the name defaults to the host, the types to all of them (1.3.0 adds invoice.credited, the confirmations, reminder.updated and patient.erased)',
       );
       const humanSecret = /whsec_[A-Za-z0-9+/]+={0,2}/.exec(human.stdout)?.[0];
       assert.ok(humanSecret, `add prints the secret for people:\n${human.stdout}`);

@@ -14,7 +14,7 @@ describe('database', () => {
   it('has one patients column per stored patient field, and no other field columns', () => {
     const db = openDatabase(newDir());
     const columns = (db.prepare("SELECT name FROM pragma_table_xinfo('patients')").all() as { name: string }[]).map((c) => c.name);
-    const bookkeeping = ['seq', 'id', 'patient_number', 'is_active', 'created_at', 'updated_at', 'version'];
+    const bookkeeping = ['seq', 'id', 'patient_number', 'is_active', 'created_at', 'updated_at', 'version', 'erased_at'];
     const fields = [...PATIENT_STORED_FIELDS, ...PATIENT_READ_ONLY_FIELDS].map((f) => f.name);
     // In any order: a field added later (1.3.0's reminders_opt_out) is a column added at the end.
     assert.deepEqual(columns.filter((c) => !bookkeeping.includes(c)).sort(), fields.sort());

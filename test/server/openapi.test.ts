@@ -368,7 +368,21 @@ describe('GET /openapi.json', () => {
     assert.deepEqual(codes(upload['413']), ['DOCUMENT_TOO_LARGE']);
     assert.deepEqual(codes(upload['422']), ['DOCUMENT_TYPE_INVALID', 'DOCUMENT_EMPTY', 'IDEMPOTENCY_KEY_REUSED']);
     const invoices = document.paths['/invoices'].get.responses;
-    assert.deepEqual(codes(invoices['403']), ['FORBIDDEN', 'ROLE_FORBIDDEN', 'MODULE_DISABLED', 'HOST_NOT_ALLOWED', 'ORIGIN_NOT_ALLOWED']);
+    // GET /invoices?patient_id= may name an erased patient (1.3.0).
+    assert.deepEqual(codes(invoices['403']), [
+      'FORBIDDEN',
+      'ROLE_FORBIDDEN',
+      'MODULE_DISABLED',
+      'PATIENT_RESTRICTED',
+      'HOST_NOT_ALLOWED',
+      'ORIGIN_NOT_ALLOWED',
+    ]);
+    assert.deepEqual(codes(document.paths['/doctors'].get.responses['403']), [
+      'FORBIDDEN',
+      'ROLE_FORBIDDEN',
+      'HOST_NOT_ALLOWED',
+      'ORIGIN_NOT_ALLOWED',
+    ]);
     assert.deepEqual(invoices['422'].content['application/json'].schema, { $ref: '#/components/schemas/HTTPValidationError' });
     assert.deepEqual(codes(document.paths['/doctors'].get.responses['503']), ['DATABASE_BUSY']);
     assert.equal(document.components.headers['Retry-After'].required, true);

@@ -81,7 +81,11 @@ describe('M3: a patient owing in two currencies (issue 39)', () => {
       ],
     });
     const read = await server.request('GET', `/patients/${patient.id}`);
-    assert.deepEqual(Object.keys(read.body).slice(-2), ['version', 'outstanding_balances'], 'appended after the fields of 1.2.0');
+    assert.deepEqual(
+      Object.keys(read.body).slice(-3),
+      ['version', 'outstanding_balances', 'erased_at'],
+      "after the fields of 1.2.0, then 1.3.0's",
+    );
     const found = await server.request('GET', '/patients?q=Zweiwaehrung');
     assert.deepEqual(Object.keys(found.body[0]).slice(-3), ['outstanding_balance', 'outstanding_currency', 'outstanding_balances']);
   });

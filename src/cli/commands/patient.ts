@@ -26,6 +26,7 @@ import {
   fieldValue,
   heading,
   localDay,
+  localDateTime,
   money,
   shortDate,
   statusText,
@@ -38,6 +39,7 @@ import type { CliIo } from '../io.js';
 import type { CommonOptions } from '../output.js';
 import { subcommand } from '../subcommand.js';
 import { registerPatientExportCommand } from './patient-export.js';
+import { registerPatientEraseCommand } from './patient-erase.js';
 import { runUseCaseCommand } from '../use-case-command.js';
 import { readNamedFile } from '../../domain/named-files.js';
 import { parseFilePath } from '../input-file.js';
@@ -138,6 +140,8 @@ function formatPatientOverview({ overview, context, billingEnabled, moreAppointm
     ['Owes', owed(patient)],
     // What `patient edit --if-version` takes: a change only if no one changed the patient since.
     ['Version', String(patient.version)],
+    // 1.3.0: restricted until the last purge; only an admin gets here.
+    ['Erased', patient.erased_at === null ? null : `${localDateTime(patient.erased_at, timeZone)}: restricted, only an admin sees it`],
   ]);
   const name = `${patient.patient_number}  ${String(patient.first_name)} ${String(patient.last_name)}${patient.is_active ? '' : '  (inactive)'}`;
   const appointments = deskTable(
@@ -200,6 +204,7 @@ export function registerPatientCommands(program: Command, io: CliIo): void {
   const group = program.command('patient').description('find patients, show one and correct one, as the front desk needs them');
   registerEditPatientCommand(group, io);
   registerPatientExportCommand(group, io);
+  registerPatientEraseCommand(group, io);
   fieldArgument(
     subcommand(
       group,

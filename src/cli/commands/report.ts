@@ -13,7 +13,7 @@ interface DayLine {
   created_at: string;
   invoice_number: string;
   patient_number: string;
-  patient_name: string;
+  patient_name: string | null;
   method: string;
   amount: number;
   currency: string;
@@ -50,7 +50,7 @@ function formatCreditNotes({ report, otherCurrencyCreditNotes }: DayReportResult
       clockTime(note.created_at, report.time_zone),
       note.credit_note_number,
       note.invoice_number,
-      `${note.patient_number} ${note.patient_name}`,
+      `${note.patient_number} ${note.patient_name ?? '(erased)'}`,
       money(note.amount, note.currency),
       note.reason,
     ]),
@@ -75,7 +75,7 @@ function formatDayReport(result: DayReportResult): string {
   const row = (line: DayLine) => [
     clockTime(line.created_at, timeZone),
     line.invoice_number,
-    `${line.patient_number} ${line.patient_name}`,
+    `${line.patient_number} ${line.patient_name ?? '(erased)'}`,
     line.method,
     money(line.amount, line.currency),
   ];

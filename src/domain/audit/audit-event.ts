@@ -38,7 +38,12 @@ export interface AuditRecord {
 }
 
 /** An update's changed field (or setting) names (sorted, never values), or a search's text. */
-export type AuditDetail = { changed: string[] } | { q: string | null };
+export type AuditDetail =
+  | { changed: string[] }
+  | { q: string | null }
+  // 1.3.0: what an erasure erased and a purge purged, by category.
+  | { erased: Record<string, number> }
+  | { purged: Record<string, number> };
 
 /** An event as GET /audit-events shows it and as its hash covers it (src/fields/audit-fields.ts). */
 export type AuditEvent = ResponseOf<typeof AUDIT_EVENT_FIELDS>;

@@ -20,3 +20,6 @@ function userName(): string {
   }
   return process.env.USER ?? process.env.USERNAME ?? `uid ${process.getuid?.() ?? 'unknown'}`;
 }
+
+/** `clinic serve` itself, as the audit trail names it for what it does on its own (reminders sent, purges). */
+export const serverActor = (): Actor => ({ type: 'system', id: 'clinic-serve', name: 'clinic serve', source: hostname(), requestId: null });

@@ -63,6 +63,8 @@ export interface ChangeData {
     reason: string | null;
     channel: string | null;
   };
+  /** The patient was erased (1.3.0): nothing more is said of them. */
+  'patient.erased': Record<string, never>;
   /** A credit note (1.3.0), and the invoice as it left it. */
   'invoice.credited': {
     invoice_id: string;

@@ -18,7 +18,7 @@ export interface DayReportPayment {
   created_at: string;
   invoice_number: string;
   patient_number: string;
-  patient_name: string;
+  patient_name: string | null;
   method: PaymentMethodKey;
   amount: number;
 }
@@ -35,7 +35,7 @@ export interface DayReportCreditNote {
   created_at: string;
   invoice_number: string;
   patient_number: string;
-  patient_name: string;
+  patient_name: string | null;
   amount: number;
   reason: string;
 }
@@ -82,7 +82,7 @@ function reportLine(row: Omit<DayPaymentRow, 'payment_id'>): Omit<DayReportPayme
     created_at: row.created_at,
     invoice_number: row.invoice_number,
     patient_number: row.patient_number,
-    patient_name: `${row.patient_first_name} ${row.patient_last_name}`,
+    patient_name: patientNameOf(row),
     method: row.method,
     amount: centsToNumber(row.amount_cents),
   };
@@ -98,7 +98,7 @@ const reportCreditNote = (row: DayCreditNoteRow): DayReportCreditNote => ({
   created_at: row.created_at,
   invoice_number: row.invoice_number,
   patient_number: row.patient_number,
-  patient_name: `${row.patient_first_name} ${row.patient_last_name}`,
+  patient_name: patientNameOf(row),
   amount: centsToNumber(row.amount_cents),
   reason: row.reason,
 });
@@ -186,4 +186,9 @@ export function readDayReport(db: Db, query: { date?: string }, now = Date.now()
     otherCurrencyRefunds,
     otherCurrencyCreditNotes,
   };
+}
+
+/** The patient's name on the report; null for an erased patient, whose number alone is kept (1.3.0). */
+function patientNameOf(row: { patient_first_name: string | null; patient_last_name: string | null }): string | null {
+  return row.patient_first_name === null ? null : `${row.patient_first_name} ${row.patient_last_name}`;
 }

@@ -1,3 +1,4 @@
+import { listPurgedDocumentFiles } from '../../db/erasure.js';
 import { existsSync, lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { progressSteps, type ProgressListener, type StepProgress } from './progress.js';
 import { join } from 'node:path';
@@ -291,6 +292,18 @@ export const CHECKS: readonly NamedCheck[] = [
     description: 'every document row has its file, with the recorded size and SHA-256',
     needsDatabase: true,
     run: async (db, dataDir, progress) => checkDocumentFiles(db!, dataDir, await listTempFiles(dataDir), progress),
+  },
+  {
+    name: 'purged_document_files',
+    description: 'the files of documents purged after an erasure are deleted (clinic serve tries a stubborn one again)',
+    needsDatabase: true,
+    run: (db, dataDir) =>
+      listPurgedDocumentFiles(db!)
+        .filter((file) => existsSync(documentFilePath(dataDir, file.patient_id, file.document_id)))
+        .map(
+          (file) =>
+            `${documentFilePath(dataDir, file.patient_id, file.document_id)}: document ${file.document_id} was purged on ${file.purged_at}; its file is still there`,
+        ),
   },
   {
     name: 'upload_temp_files',

@@ -55,5 +55,7 @@ export function presentPatient(row: PatientRow, balance: PatientBalance): Patien
   // Set last, so that `version` (1.2.0) and then every currency owed follow the fields of 1.0.0 in their order.
   patient.version = row.version;
   patient.outstanding_balances = outstanding_balances;
+  // 1.3.0, last.
+  patient.erased_at = row.erased_at;
   return patient;
 }

@@ -111,6 +111,8 @@ export const RECORD_PAYMENT = defineUseCase({
   input: { path: PAYMENT_PATH_FIELDS, header: IDEMPOTENCY_HEADER_FIELDS, body: PAYMENT_INPUT_FIELDS },
   refusals: [errors.invoiceNotFound(), errors.invoiceVoid(), errors.paymentExceedsBalance(), errors.idempotencyKeyReused()],
   access: 'read-then-write',
+  // An erased patient's kept invoice may still be paid, by an admin (1.3.0, "Restriction").
+  changesRestricted: true,
   run(db, { path, header, body }): RecordedPayment {
     const payment: ValidPayment = {
       invoiceId: path.invoice_id,

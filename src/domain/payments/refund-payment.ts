@@ -78,6 +78,8 @@ export const REFUND_PAYMENT = defineUseCase({
   input: { path: REFUND_PATH_FIELDS, header: IDEMPOTENCY_HEADER_FIELDS, body: REFUND_INPUT_FIELDS },
   refusals: [errors.paymentNotFound(), errors.invoiceFullyCredited(), errors.refundExceedsPayment(), errors.idempotencyKeyReused()],
   access: 'read-then-write',
+  // An erased patient's kept payment may still be refunded, by an admin (1.3.0, "Restriction").
+  changesRestricted: true,
   moreIssues: ({ body }: RawRequest, fieldIssues) => blankReasonIssues(body, fieldIssues),
   run(db, { path, header, body }): RecordedRefund {
     const key = header['idempotency-key'] ?? null;

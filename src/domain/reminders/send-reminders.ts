@@ -1,8 +1,8 @@
+import { serverActor } from '../audit/system-user.js';
 import { hostname } from 'node:os';
 import type { Db } from '../../db/open-database.js';
 import { endReminder, findDueReminder, leaseReminder, markReminderSent, retryReminder, type DueReminderRow } from '../../db/reminders.js';
 import { appendAuditEvents } from '../audit/record-audit.js';
-import type { Actor } from '../audit/audit-event.js';
 import { appendChangeEvents } from '../changes/record-changes.js';
 import type { ChangeRecord } from '../changes/change-event.js';
 import { describeError, type NotificationChannels } from '../notifications/deliver-notifications.js';
@@ -58,8 +58,7 @@ export interface ReminderOutcome {
   reason: string | null;
 }
 
-/** `clinic serve` itself, as the audit trail names it for what it does on its own. */
-export const serverActor = (): Actor => ({ type: 'system', id: 'clinic-serve', name: 'clinic serve', source: hostname(), requestId: null });
+export { serverActor };
 
 /** The feed's reminder.updated for a reminder's move to a final state. */
 const movedRecord = (row: DueReminderRow, state: string, reason: string | null, channel: string | null): ChangeRecord => ({

@@ -1,3 +1,4 @@
+import { RESTRICTED_ID_FIELDS } from '../../domain/retention/restriction.js';
 import { errors, type ValidationIssue } from '../../errors.js';
 import { fieldsValidator } from '../../domain/validation/validate.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
@@ -192,6 +193,13 @@ function successResponse(op: OperationSpec): [string, JsonSchema][] {
   ];
 }
 
+/** Whether a request of `op` may name a patient or one of its records by id (its path, query or JSON body). */
+function namesPatientRecords(op: OperationSpec): boolean {
+  const bodyFields = op.body?.kind === 'json' ? MODELS[op.body.model].fields : [];
+  const names = [...(op.pathFields ?? []), ...(op.queryFields ?? []), ...bodyFields].map((spec) => spec.name);
+  return names.some((name) => (RESTRICTED_ID_FIELDS as readonly string[]).includes(name));
+}
+
 /** Every response `op` can give, derived from what it is (see OperationSpec). */
 function responses(op: OperationSpec, limits: DescriptionLimits): Record<string, JsonSchema> {
   const refusals = op.refusals ?? [];
@@ -206,6 +214,8 @@ function responses(op: OperationSpec, limits: DescriptionLimits): Record<string,
     // A person's session is checked by the operation's roles (1.3.0).
     ...(op.scope || op.credentials === 'session' ? [errors.roleForbidden(['admin', 'billing'], ['reception'])] : []),
     ...(op.module ? [errors.moduleDisabled(op.module)] : []),
+    // An erased patient's records, named by id (1.3.0, "Restriction").
+    ...(namesPatientRecords(op) ? [errors.patientRestricted('P-000042', false)] : []),
     ...byStatus(403),
     errors.hostNotAllowed(),
     errors.originNotAllowed(),

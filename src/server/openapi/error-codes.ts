@@ -101,6 +101,7 @@ const SAMPLE_ARGUMENTS: { [K in keyof Factories]: Parameters<Factories[K]> } = {
   lastAdmin: ['Anna'],
   pinInvalid: ['sequence'],
   roleForbidden: [['admin', 'billing'], ['reception']],
+  patientRestricted: ['P-000042', false],
   loginFailed: ['wrong_pin', 3],
   pinNotSet: [],
   personDisabled: [],

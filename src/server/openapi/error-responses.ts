@@ -113,6 +113,7 @@ function codedSchema(code: JsonSchema): JsonSchema {
           },
           locked_until: { type: 'string', format: 'date-time', description: 'PERSON_LOCKED only (1.3.0): when the lock ends, UTC' },
           allowed_roles: { type: 'array', items: { type: 'string' }, description: 'ROLE_FORBIDDEN only (1.3.0): the roles that may' },
+          patient_number: { type: 'string', description: "PATIENT_RESTRICTED only (1.3.0): the erased patient's number" },
           roles: { type: 'array', items: { type: 'string' }, description: "ROLE_FORBIDDEN only (1.3.0): the person's roles" },
           desk_version: { type: 'string', description: "VERSION_UNSUPPORTED only (1.3.0): the desk's version as sent" },
           server_version: { type: 'string', description: "VERSION_UNSUPPORTED only (1.3.0): the server's version" },

@@ -58,6 +58,7 @@ export const patientExample = exampleOf('Patient', {
   updated_at: CREATED_AT,
   version: 1,
   outstanding_balances: [],
+  erased_at: null,
 });
 
 export const patientPatchExample = { mobile: '+43 660 7654321', notes: null, portal_access: { xrays: true } };
