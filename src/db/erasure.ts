@@ -83,7 +83,10 @@ const statements = preparedFor((db) => ({
   deletePatientReplies: db.prepare<[string]>('DELETE FROM reminder_replies WHERE patient_id = ?'),
   deletePatientNotifications: db.prepare<[string]>('DELETE FROM notification_outbox WHERE patient_id = ?'),
   emptyFeedData: db.prepare<[string]>("UPDATE change_events SET data = '{}' WHERE patient_id = ? AND data <> '{}'"),
-  deleteIdempotentAnswers: db.prepare<[string]>("DELETE FROM idempotent_answers WHERE body LIKE '%' || ? || '%'"),
+  // No fingerprint is 'erased': a request with the key is refused as the key's reuse until it expires.
+  deleteIdempotentAnswers: db.prepare<[string]>(
+    "UPDATE idempotent_answers SET fingerprint = 'erased', body = '{}' WHERE body LIKE '%' || ? || '%'",
+  ),
   deleteDocument: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
   deleteInvoiceNotifications: db.prepare<[string]>('DELETE FROM notification_outbox WHERE invoice_id = ?'),
   deleteInvoiceCreditNotes: db.prepare<[string]>('DELETE FROM credit_notes WHERE invoice_id = ?'),
@@ -164,7 +167,10 @@ export function emptyPatientFeedData(db: Db, patientId: string): void {
   statements(db).emptyFeedData.run(patientId);
 }
 
-/** The stored idempotent answers that name the patient (each names it by its id). */
+/**
+ * The stored idempotent answers that name the patient (each names it by its id) lose what they
+ * held; their keys stay taken until they expire (24 h): any request with one is refused as its reuse.
+ */
 export function deletePatientIdempotentAnswers(db: Db, patientId: string): void {
   statements(db).deleteIdempotentAnswers.run(patientId);
 }

@@ -63,6 +63,19 @@ describe('an erased patient over the API', () => {
     }
   });
 
+  it('empties a stored answer about the patient, and keeps its key taken', async () => {
+    const body = { first_name: 'Ida', last_name: 'Idempotent', email: 'ida@example.org', mobile: '+43 660 1' };
+    const headers = { 'idempotency-key': 'erase-me-1' };
+    const created = await server.request('POST', '/patients', { body, headers });
+    assert.equal(created.status, 201, created.text);
+    performUseCase(ERASE_PATIENT, server.db, { path: { patient_id: created.body.id }, body: { dry_run: false } }, DESK);
+    const stored = server.db.prepare("SELECT body FROM idempotent_answers WHERE idempotency_key = 'erase-me-1'").get();
+    assert.deepEqual(stored, { body: '{}' });
+    const again = await server.request('POST', '/patients', { body, headers });
+    assert.equal(again.status, 422, again.text);
+    assert.equal(again.body.detail.code, 'IDEMPOTENCY_KEY_REUSED');
+  });
+
   it('leaves the patient out of searches and lists, the other patient in', async () => {
     const found = await server.request('GET', '/patients?q=Greta');
     assert.deepEqual(
