@@ -22,8 +22,9 @@ export interface DayCreditNoteRow {
   invoice_number: string;
   currency: string;
   patient_number: string;
-  patient_first_name: string;
-  patient_last_name: string;
+  /** Null for an erased patient (1.3.0): the report keeps the number and the amount. */
+  patient_first_name: string | null;
+  patient_last_name: string | null;
 }
 
 const COLUMNS = 'id, credit_note_number, invoice_id, amount_cents, reason, refund_id, created_at';
@@ -31,7 +32,9 @@ const COLUMNS = 'id, credit_note_number, invoice_id, amount_cents, reason, refun
 /** The credit notes made in [@from, @to): a range on credit_notes_by_created_at, as the day's payments are read. */
 const DAY_CREDIT_NOTES_SQL = `SELECT c.id AS credit_note_id, c.credit_note_number, c.created_at, c.amount_cents, c.reason,
             i.invoice_number, i.currency,
-            pt.patient_number, pt.first_name AS patient_first_name, pt.last_name AS patient_last_name
+            pt.patient_number,
+            CASE WHEN pt.erased_at IS NULL THEN pt.first_name END AS patient_first_name,
+            CASE WHEN pt.erased_at IS NULL THEN pt.last_name END AS patient_last_name
        FROM credit_notes c
        JOIN invoices i ON i.id = c.invoice_id
        JOIN patients pt ON pt.id = i.patient_id

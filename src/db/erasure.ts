@@ -84,8 +84,11 @@ const statements = preparedFor((db) => ({
   deletePatientNotifications: db.prepare<[string]>('DELETE FROM notification_outbox WHERE patient_id = ?'),
   emptyFeedData: db.prepare<[string]>("UPDATE change_events SET data = '{}' WHERE patient_id = ? AND data <> '{}'"),
   // No fingerprint is 'erased': a request with the key is refused as the key's reuse until it expires.
-  deleteIdempotentAnswers: db.prepare<[string]>(
-    "UPDATE idempotent_answers SET fingerprint = 'erased', body = '{}' WHERE body LIKE '%' || ? || '%'",
+  // An upload's answer (a Document) names its document, not the patient.
+  deleteIdempotentAnswers: db.prepare<{ patient_id: string }>(
+    `UPDATE idempotent_answers SET fingerprint = 'erased', body = '{}'
+      WHERE body LIKE '%' || @patient_id || '%'
+         OR (operation = 'uploadDocument' AND json_extract(body, '$.id') IN (SELECT id FROM documents WHERE patient_id = @patient_id))`,
   ),
   deleteDocument: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
   deleteInvoiceNotifications: db.prepare<[string]>('DELETE FROM notification_outbox WHERE invoice_id = ?'),
@@ -172,7 +175,7 @@ export function emptyPatientFeedData(db: Db, patientId: string): void {
  * held; their keys stay taken until they expire (24 h): any request with one is refused as its reuse.
  */
 export function deletePatientIdempotentAnswers(db: Db, patientId: string): void {
-  statements(db).deleteIdempotentAnswers.run(patientId);
+  statements(db).deleteIdempotentAnswers.run({ patient_id: patientId });
 }
 
 /** A document's row; its file is named for deletion once this commits (purged_document_files). */

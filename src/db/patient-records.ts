@@ -8,6 +8,8 @@ import { preparedFor, type Db } from './open-database.js';
  */
 const statements = preparedFor((db) => ({
   appointments: db.prepare<[string], AppointmentRow>(`${APPOINTMENT_WITH_PATIENT} WHERE a.patient_id = ? ORDER BY a.start_at, a.seq`),
+  // Every invoice, an erased patient's too (the lists leave those out): the copy holds what is kept.
+  invoiceIds: db.prepare<[string], { id: string }>('SELECT id FROM invoices WHERE patient_id = ? ORDER BY issued_at, seq'),
   changeEvents: db.prepare<[string], ChangeEventRow>(
     'SELECT seq, type, occurred_at, patient_id, data FROM change_events WHERE patient_id = ? ORDER BY seq',
   ),
@@ -21,4 +23,11 @@ export function listPatientAppointmentRows(db: Db, patientId: string): Appointme
 /** Every change feed event naming the patient, in order. */
 export function listPatientChangeEvents(db: Db, patientId: string): ChangeEventRow[] {
   return statements(db).changeEvents.all(patientId);
+}
+
+/** The ids of every invoice of a patient, oldest first. */
+export function listPatientInvoiceIds(db: Db, patientId: string): string[] {
+  return statements(db)
+    .invoiceIds.all(patientId)
+    .map((row) => row.id);
 }

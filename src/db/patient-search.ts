@@ -77,6 +77,7 @@ function searchSql(lookups: readonly WordLookup[]): string {
              WHERE (hit.last_name, hit.first_name, hit.seq) > (@last_name, @first_name, @seq) ${others}
              ORDER BY hit.last_name, hit.first_name, hit.seq LIMIT @limit) AS page
           CROSS JOIN patients p ON p.seq = page.seq
+          WHERE p.erased_at IS NULL
           ORDER BY page.last_name, page.first_name, page.seq`;
 }
 
@@ -129,7 +130,7 @@ const statements = preparedFor((db) => ({
   ),
   // The patients of one term (`d:1985-03-02`): an equality on the primary key's first column.
   byTerm: db.prepare<[string], PatientSummaryRow>(
-    `SELECT ${SUMMARY_COLUMNS} FROM patient_search_terms t CROSS JOIN patients p ON p.seq = t.patient_seq WHERE t.term = ? ORDER BY p.seq`,
+    `SELECT ${SUMMARY_COLUMNS} FROM patient_search_terms t CROSS JOIN patients p ON p.seq = t.patient_seq WHERE t.term = ? AND p.erased_at IS NULL ORDER BY p.seq`,
   ),
   // One statement per plan and shape of query (shapeOf), prepared when first needed.
   search: new Map<string, ReturnType<Db['prepare']>>(),

@@ -78,13 +78,15 @@ export function patientExists(db: Db, id: string): boolean {
 
 // What a notification needs of a patient: read at a payment, beside the statements above.
 const contactStatements = preparedFor((db) => ({
-  contact: db.prepare<[string], PatientContactRow>('SELECT email, mobile FROM patients WHERE id = ?'),
+  contact: db.prepare<[string], PatientContactRow>('SELECT email, mobile, erased_at FROM patients WHERE id = ?'),
 }));
 
 /** How a patient can be reached. */
 export interface PatientContactRow {
   email: string | null;
   mobile: string | null;
+  /** An erased patient (1.3.0) is sent nothing. */
+  erased_at: string | null;
 }
 
 /** A patient's email and mobile only: notifying needs no more than that (and no 2 MB avatar). */

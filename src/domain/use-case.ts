@@ -209,9 +209,7 @@ export function valuesOfRequest<I extends UseCaseInput, R, Patch extends boolean
 ): InputValues<I, Patch> {
   if (caller.roles !== undefined) requireRoles(useCase.roles, caller.roles);
   if (useCase.module !== undefined) requireModuleEnabled(db, useCase.module);
-  const values = useCase.valuesOf(db, typeof request === 'function' ? request() : request);
-  refuseRestricted(db, values as Readonly<Record<string, unknown>>, caller, useCase);
-  return values;
+  return useCase.valuesOf(db, typeof request === 'function' ? request() : request);
 }
 
 /**
@@ -343,6 +341,8 @@ function runRecorded<I extends UseCaseInput, R, Patch extends boolean>(
   values: InputValues<I, Patch>,
   caller: Caller,
 ): R {
+  // In the work's transaction: an erasure committed meanwhile is seen (1.3.0, "Restriction").
+  refuseRestricted(db, values as Readonly<Record<string, unknown>>, caller, useCase);
   const key = idempotencyKeyOf(useCase, values);
   if (key === null) return runAndRecord(useCase, db, values, caller);
   // The request as the use case reads it: its path's ids and its body's values (money in cents).

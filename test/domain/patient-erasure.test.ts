@@ -15,6 +15,7 @@ import { READ_PATIENT } from '../../src/domain/patients/read-patient.js';
 import { UPDATE_PATIENT } from '../../src/domain/patients/update-patient.js';
 import { RECORD_PAYMENT } from '../../src/domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../src/domain/payments/refund-payment.js';
+import { EXPORT_PATIENT } from '../../src/domain/patient-export/export-patient.js';
 import { ERASE_PATIENT, type ErasureResult } from '../../src/domain/retention/erase-patient.js';
 import { purgeErasedPatients } from '../../src/domain/retention/purge-patients.js';
 import { setClinicRetention } from '../../src/domain/retention/retention-rules.js';
@@ -259,6 +260,12 @@ for (const country of ['AT', 'DE'] as const) {
         ADMIN,
       );
       assert.ok(paid, 'but takes a payment of a kept invoice');
+      const copy = performUseCase(EXPORT_PATIENT, data.db, { path: { patient_id: patientId } }, ADMIN);
+      assert.deepEqual(
+        copy.contents.invoices.map((invoice) => invoice.id),
+        [ids.invoice2026, ids.invoiceLate],
+        "an admin's copy holds the kept invoices the lists leave out",
+      );
       const last = data.db.prepare('SELECT type, data FROM change_events ORDER BY seq DESC LIMIT 1').get();
       assert.deepEqual(last, { type: 'payment.created', data: '{}' }, 'whose feed event says nothing of the patient');
     });

@@ -10,6 +10,7 @@ import { setClinicTimeZone, setModuleEnabled } from '../../src/domain/settings.j
 import { performUseCase } from '../../src/domain/use-case.js';
 import { createTestPatient } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
+import { multipartBody } from '../helpers/multipart.js';
 
 // An erased patient over HTTP (clinic-api-1.3.md, "Restriction"; "What a 1.2.0 client sees"): left
 // out of lists, 403 PATIENT_RESTRICTED by reference to an API key, its feed events with data {}.
@@ -61,6 +62,20 @@ describe('an erased patient over the API', () => {
       assert.equal(answer.status, 403, `${method} ${path}: ${answer.text}`);
       assert.equal(answer.body.detail.code, 'PATIENT_RESTRICTED', `${method} ${path}`);
     }
+  });
+
+  it('refuses a document upload for the patient, keeping nothing of it', async () => {
+    const { body, contentType } = multipartBody([
+      { name: 'type', data: 'scans' },
+      { name: 'file', filename: 'neu.pdf', contentType: 'application/pdf', data: Buffer.from('%PDF new') },
+    ]);
+    const answer = await server.request('POST', `/patients/${erased.id}/documents`, {
+      rawBody: body,
+      headers: { 'content-type': contentType },
+    });
+    assert.equal(answer.status, 403, answer.text);
+    assert.equal(answer.body.detail.code, 'PATIENT_RESTRICTED');
+    assert.deepEqual(server.db.prepare('SELECT count(*) AS n FROM documents WHERE patient_id = ?').get(erased.id), { n: 0 });
   });
 
   it('empties a stored answer about the patient, and keeps its key taken', async () => {

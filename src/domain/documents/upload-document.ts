@@ -1,3 +1,4 @@
+import { restrictionOf } from '../retention/restriction.js';
 import { createHash } from 'node:crypto';
 import { createTempFile, moveIntoPlace, persistTempFile, removeFile, writeChunk, type TempFile } from '../../db/document-files.js';
 import { deleteDocument, insertDocument, type DocumentRow, type NewDocumentRow } from '../../db/documents.js';
@@ -10,7 +11,7 @@ import type { ResponseOf } from '../../fields/field-spec.js';
 import { DOCUMENT_FIELDS, DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
 import { DOCUMENT_TYPE_KEYS } from '../../fields/document-fields.js';
 import { newId, nowIso } from '../clock.js';
-import { errors, ValidationError, type ValidationIssue } from '../../errors.js';
+import { type AppError, errors, ValidationError, type ValidationIssue } from '../../errors.js';
 import { problems } from '../validation/problems.js';
 import { fieldsValidator, issue, throwIfIssues } from '../validation/validate.js';
 import { documentFilename } from './document-filename.js';
@@ -127,6 +128,8 @@ export class DocumentUpload {
   private readonly idempotencyKey: string | null;
   /** The lower-case id of an existing patient, or undefined when the path names none. */
   private readonly patientId: string | undefined;
+  /** An erased patient's documents are kept as they are (1.3.0, "Restriction"): none is added, by anyone. */
+  private readonly restricted: AppError | undefined;
   private received: ReceivedFile | undefined;
   private files = 0;
   /** The issue with the file's declared media type, if it is not one that can be served back. */
@@ -153,11 +156,13 @@ export class DocumentUpload {
       this.headerIssues.length === 0 ? (headerInput.normalize(header, NO_TIME_FIELDS)['idempotency-key'] ?? null) : null;
     const id = this.pathIssues.length === 0 ? canonicalId(patientIdInput as string) : undefined;
     this.patientId = id !== undefined && patientExists(db, id) ? id : undefined;
+    this.restricted =
+      this.patientId === undefined ? undefined : restrictionOf(db, { path: { patient_id: this.patientId } }, actor, 'write');
   }
 
   /** Whether what is known so far allows the upload, so that its bytes are worth keeping. */
   private mayStore(fieldsSoFar: Readonly<Record<string, unknown>>): boolean {
-    if (this.patientId === undefined) return false;
+    if (this.patientId === undefined || this.restricted !== undefined) return false;
     const given = givenFields(fieldsSoFar);
     return formInput.issues(given).length === 0 && (given.type === undefined || isDocumentType(given.type));
   }
@@ -236,6 +241,7 @@ export class DocumentUpload {
     const given = givenFields(fields);
     throwIfIssues(this.pathIssues, this.headerIssues, formInput.issues(given), this.fileIssues(fields));
     if (this.patientId === undefined) throw errors.patientNotFound(404);
+    if (this.restricted !== undefined) throw this.restricted;
     const values = formInput.normalize(given, NO_TIME_FIELDS);
     if (!isDocumentType(values.type)) throw errors.documentTypeInvalid(DOCUMENT_TYPE_KEYS);
     const file = this.received as ReceivedFile;

@@ -11,10 +11,12 @@ const present = (text: string | null | undefined) => (text?.trim() ? text.trim()
  * SMS to their mobile (decisions.md §7). Called inside the payment's transaction, so the
  * notification exists if and only if the payment that paid the invoice does. A patient with
  * no contact at all (registered while the clinic's contact rule was `none`) gets a failed row
- * saying so, which `clinic notifications list` shows.
+ * saying so, which `clinic notifications list` shows. An erased patient gets none.
  */
 export function queuePaidInvoiceNotification(db: Db, invoice: InvoiceRow, now: string): void {
   const contact = findPatientContact(db, invoice.patient_id);
+  // An erased patient (1.3.0) is sent nothing, and the desk's list would name them.
+  if (contact?.erased_at !== null && contact?.erased_at !== undefined) return;
   const email = present(contact?.email);
   const recipient = email ?? present(contact?.mobile);
   const row: NotificationRow = {

@@ -2,10 +2,9 @@ import { listAuditEventRows } from '../../db/audit-events.js';
 import { listApiKeyRows } from '../../db/api-keys.js';
 import { findDoctor, type DoctorRow } from '../../db/doctors.js';
 import { listPatientDocumentRows, BEFORE_NEWEST_DOCUMENT, type DocumentRow } from '../../db/documents.js';
-import { listInvoiceRows } from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import { findPatient } from '../../db/patients.js';
-import { listPatientAppointmentRows, listPatientChangeEvents } from '../../db/patient-records.js';
+import { listPatientAppointmentRows, listPatientChangeEvents, listPatientInvoiceIds } from '../../db/patient-records.js';
 import { BEFORE_FIRST_REMINDER, listReminderRows } from '../../db/reminders.js';
 import { listEndpointReaches } from '../../db/webhook-endpoints.js';
 import { errors } from '../../errors.js';
@@ -61,9 +60,7 @@ export function readPatientExport(db: Db, patientId: string, now: string): Patie
   const doctors = [...new Set(appointmentRows.map((appointment) => appointment.resource_id))]
     .map((id) => (id === null ? undefined : findDoctor(db, id)))
     .filter((doctor): doctor is DoctorRow => doctor !== undefined);
-  const invoices = listInvoiceRows(db, { patientId, unpaid: false })
-    .reverse()
-    .map((invoice) => invoiceDetail(db, invoice.id));
+  const invoices = listPatientInvoiceIds(db, patientId).map((id) => invoiceDetail(db, id));
   const documentRows = listPatientDocumentRows(db, patientId, BEFORE_NEWEST_DOCUMENT, Number.MAX_SAFE_INTEGER).reverse();
   const filter = { from: null, to: null, states: null, patientId, appointmentId: null };
   const reminders = listReminderRows(db, filter, BEFORE_FIRST_REMINDER, Number.MAX_SAFE_INTEGER).map(presentReminder);

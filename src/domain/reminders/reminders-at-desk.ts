@@ -6,6 +6,7 @@ import { perDistinctPatient } from '../audit/record-audit.js';
 import { deskDate } from '../desk/desk-date.js';
 import { ROLE_ROWS } from '../people/roles.js';
 import { resolvePatientReference } from '../references.js';
+import { refuseRestricted } from '../retention/restriction.js';
 import { clinicTimeZone } from '../settings.js';
 import { defineUseCase } from '../use-case.js';
 import { commaListIssues } from '../validation/comma-list.js';
@@ -36,9 +37,11 @@ export const REMINDERS_AT_DESK = defineUseCase({
       ...found,
       loc: ['query', ...found.loc.slice(1)],
     })),
-  run(db: Db, { query }): Reminder[] {
+  run(db: Db, { query }, caller): Reminder[] {
     const date = query.date === undefined ? undefined : deskDate(query.date, clinicTimeZone(db), Date.now());
     const patientId = query.patient === undefined ? undefined : resolvePatientReference(db, query.patient);
+    // The reference is resolved here, so the restriction (1.3.0) is asked of the id it names.
+    if (patientId !== undefined) refuseRestricted(db, { query: { patient_id: patientId } }, caller, { access: 'read' });
     const reminders: Reminder[] = [];
     let after: string | undefined;
     do {

@@ -1,6 +1,7 @@
 import type { Db } from '../../db/open-database.js';
 import { erasedOwnerOf, RECORD_ID_FIELDS } from '../../db/restricted-patients.js';
-import { errors } from '../../errors.js';
+import { AppError, errors } from '../../errors.js';
+import type { Actor } from '../audit/audit-event.js';
 import type { Access, Caller } from '../use-case.js';
 
 /** The ids a request may name a patient's records by: each is checked against the erased patients. */
@@ -36,5 +37,19 @@ export function refuseRestricted(
       if (!admin) throw errors.patientRestricted(owner.patient_number, false);
       if (use.access !== 'read' && use.changesRestricted !== true) throw errors.patientRestricted(owner.patient_number, true);
     }
+  }
+}
+
+/**
+ * The refusal `refuseRestricted` would give an actor's request of `values`, or undefined: for a
+ * front end that checks before it runs anything (an upload, whose bytes are not kept when refused).
+ */
+export function restrictionOf(db: Db, values: Readonly<Record<string, unknown>>, actor: Actor, access: Access): AppError | undefined {
+  try {
+    refuseRestricted(db, values, { source: 'api', actor }, { access });
+    return undefined;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
   }
 }
