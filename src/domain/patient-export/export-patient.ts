@@ -5,6 +5,7 @@ import { PATIENT_PATH_FIELDS } from '../../fields/patient-fields.js';
 import { errors } from '../../errors.js';
 import { nowIso } from '../clock.js';
 import { ROLE_ROWS } from '../people/roles.js';
+import { clinicDate } from '../retention/erasure-plan.js';
 import { defineUseCase } from '../use-case.js';
 import { patientExportArchive } from './export-archive.js';
 import { readPatientExport, type PatientExportContents } from './export-contents.js';
@@ -15,10 +16,6 @@ export interface PatientExport {
   /** `P-000042-2026-11-30.zip`: the patient's number and the clinic's day it was made. */
   filename: string;
 }
-
-/** The clinic's day of an instant, as YYYY-MM-DD. */
-const clinicDay = (iso: string, timeZone: string) =>
-  new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
 
 /**
  * The patient's copy (GDPR Art. 15, 20; clinic-api-1.3.md, "The patient's copy"): every record
@@ -33,7 +30,7 @@ export const EXPORT_PATIENT = defineUseCase({
   access: 'read',
   run(db, { path }): PatientExport {
     const contents = readPatientExport(db, path.patient_id, nowIso());
-    const day = clinicDay(contents.createdAt, contents.clinic.timeZone);
+    const day = clinicDate(contents.createdAt, contents.clinic.timeZone);
     return { contents, filename: `${contents.patient.patient_number}-${day}.zip` };
   },
   audit: ({ contents }) => [{ action: 'patient.export', patientId: contents.patient.id, subjectId: contents.patient.id }],

@@ -51,10 +51,10 @@ export function requiredRetention(db: Db): Retention {
   return retention;
 }
 
-/** What each category of `items` loses now, by category, in the table's order; only those with some. */
-function erasedCounts(db: Db, patientId: string, items: readonly ErasureItem[]): Record<string, number> {
+/** What each category loses now, by category, in the table's order; only those with some. */
+function erasedCounts(summary: readonly ErasureGroup[]): Record<string, number> {
   const counts: Record<string, number> = {};
-  for (const group of erasureSummary(db, patientId, items)) {
+  for (const group of summary) {
     if (group.decision === 'erase_now') counts[group.category] = (counts[group.category] ?? 0) + group.count;
   }
   return Object.fromEntries(ERASURE_CATEGORIES.filter((category) => counts[category] !== undefined).map((c) => [c, counts[c]!]));
@@ -107,6 +107,8 @@ export const ERASE_PATIENT = defineUseCase({
     if (!row) throw errors.patientNotFound();
     const now = nowIso();
     const items = erasureItems(db, row, retention, now, clinicTimeZone(db));
+    // Read before the erasure changes what it counts (the feed's events with data).
+    const summary = erasureSummary(db, row.id, items);
     const result = (erasedAt: string | null, erased: Record<string, number> | null): ErasureResult => ({
       patient_id: row.id,
       patient_number: row.patient_number,
@@ -114,13 +116,13 @@ export const ERASE_PATIENT = defineUseCase({
       records_years: retention.records_years,
       dry_run: body.dry_run,
       erased_at: erasedAt,
-      summary: erasureSummary(db, row.id, items),
+      summary,
       items,
       erased,
       patient_name: `${String(row.first_name)} ${String(row.last_name)}`,
     });
     if (body.dry_run || row.erased_at !== null) return result(row.erased_at, null);
-    const shown = result(now, erasedCounts(db, row.id, items));
+    const shown = result(now, erasedCounts(summary));
     applyErasure(db, row, items, now);
     return shown;
   },

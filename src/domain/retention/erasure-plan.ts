@@ -15,6 +15,7 @@ import type { PatientRow } from '../../db/patients.js';
 import { toColumn } from '../../fields/columns.js';
 import type { FieldSpec } from '../../fields/field-spec.js';
 import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../../fields/patient-fields.js';
+import { formatDate, localDateOf } from '../validation/calendar.js';
 import type { Retention } from './retention-rules.js';
 
 /**
@@ -75,7 +76,7 @@ function holdsValue(spec: FieldSpec, row: PatientRow): boolean {
 
 /** The clinic's date of an instant, YYYY-MM-DD. */
 export function clinicDate(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(new Date(iso));
+  return formatDate(localDateOf(Date.parse(iso), timeZone));
 }
 
 /** The same day `years` later (29 February: the 28th in a year without it). */
