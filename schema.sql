@@ -775,9 +775,13 @@ CREATE INDEX open_sessions_by_device ON sessions (device_id) WHERE ended_at IS N
 -- channel, recipient, subject and text are what was sent (null until a sending decides them);
 -- lease_until holds a row while one server sends it, so no two send it; attempts counts tries
 -- whose outcome is known or unknown, next_attempt_at the next try after a transient failure.
+-- A booking writes every index of this table twice over (a row per rule), in the booking's
+-- commit: so the table has two. id is a random UUID made here and found through its row (seq),
+-- never looked up alone: a UNIQUE index on it cost a booking with two rules two to three more
+-- pages to write (docs/design-choices.md, "What planning costs").
 CREATE TABLE reminders (
   seq                 INTEGER PRIMARY KEY AUTOINCREMENT,
-  id                  TEXT NOT NULL UNIQUE,
+  id                  TEXT NOT NULL,
   appointment_id      TEXT NOT NULL REFERENCES appointments (id),
   patient_id          TEXT NOT NULL REFERENCES patients (id),
   rule_ms             INTEGER NOT NULL CHECK (rule_ms > 0),
@@ -797,13 +801,13 @@ CREATE TABLE reminders (
   created_at          TEXT NOT NULL,
   updated_at          TEXT NOT NULL
 ) STRICT;
--- GET /reminders in its order (due_at, id), whole or of one clinic day; the sender's scan of what
--- is due reads the scheduled ones only.
-CREATE INDEX reminders_by_due ON reminders (due_at, id);
-CREATE INDEX scheduled_reminders_by_due ON reminders (due_at) WHERE state = 'scheduled';
+-- The sender's scan of the scheduled ones by due_at; GET /reminders in its order (due_at, id), one
+-- state at a time, merged (db/reminders.ts), whole or of one clinic day. Without the id: those
+-- due at the same instant are sorted when read, where a wider key split its pages more often.
+CREATE INDEX reminders_by_state_due ON reminders (state, due_at);
 -- An appointment's reminders (withdrawn with it, listed with ?appointment_id=); a patient's,
--- through their appointments (one index fewer to write for each reminder planned).
-CREATE INDEX reminders_by_appointment ON reminders (appointment_id, due_at, id);
+-- through their appointments.
+CREATE INDEX reminders_by_appointment ON reminders (appointment_id);
 
 -- Replies to SMS reminders (interface 1.3.0, "Channels and replies"), read by clinic serve from
 -- the gateway: each message once (provider_id, the gateway's id of it), kept 90 days. outcome:

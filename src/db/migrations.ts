@@ -668,6 +668,52 @@ const PATIENT_RIGHTS: Migration = {
 const ERASURE: Migration = { version: 17, sql: ERASURE_SQL };
 
 /**
+ * A booking's reminders in fewer pages (issue 46's cost of planning): the table without a UNIQUE
+ * index on id (a random UUID made here, found through its row), one index for the sender and the
+ * list by (state, due_at) instead of two, and an appointment's reminders by appointment_id
+ * alone. SQLite drops a UNIQUE constraint only by copying the table; nothing refers to it.
+ */
+const LIGHTER_REMINDERS: Migration = {
+  version: 18,
+  sql: `
+    CREATE TABLE reminders_v18 (
+      seq                 INTEGER PRIMARY KEY AUTOINCREMENT,
+      id                  TEXT NOT NULL,
+      appointment_id      TEXT NOT NULL REFERENCES appointments (id),
+      patient_id          TEXT NOT NULL REFERENCES patients (id),
+      rule_ms             INTEGER NOT NULL CHECK (rule_ms > 0),
+      due_at              TEXT NOT NULL,
+      state               TEXT NOT NULL CHECK (state IN ('scheduled', 'sent', 'failed', 'withdrawn', 'expired', 'skipped')),
+      reason              TEXT,
+      channel             TEXT CHECK (channel IN ('sms', 'email')),
+      recipient           TEXT,
+      subject             TEXT,
+      text                TEXT,
+      attempts            INTEGER NOT NULL DEFAULT 0 CHECK (attempts >= 0),
+      next_attempt_at     TEXT,
+      lease_until         TEXT,
+      sent_at             TEXT,
+      provider_message_id TEXT,
+      error               TEXT,
+      created_at          TEXT NOT NULL,
+      updated_at          TEXT NOT NULL
+    ) STRICT;
+    INSERT INTO reminders_v18 (seq, id, appointment_id, patient_id, rule_ms, due_at, state, reason, channel, recipient, subject,
+                               text, attempts, next_attempt_at, lease_until, sent_at, provider_message_id, error, created_at, updated_at)
+    SELECT seq, id, appointment_id, patient_id, rule_ms, due_at, state, reason, channel, recipient, subject,
+           text, attempts, next_attempt_at, lease_until, sent_at, provider_message_id, error, created_at, updated_at FROM reminders;
+    -- The counter goes with the rows: a seq handed out before (a row since deleted) is never handed out again.
+    DELETE FROM sqlite_sequence WHERE name = 'reminders_v18';
+    INSERT INTO sqlite_sequence (name, seq) SELECT 'reminders_v18', seq FROM sqlite_sequence WHERE name = 'reminders';
+    DROP TABLE reminders;
+    ALTER TABLE reminders_v18 RENAME TO reminders;
+    CREATE INDEX reminders_by_state_due ON reminders (state, due_at);
+    CREATE INDEX reminders_by_appointment ON reminders (appointment_id);
+    CREATE INDEX sent_sms_reminders_by_recipient ON reminders (recipient) WHERE state = 'sent' AND channel = 'sms';
+  `,
+};
+
+/**
  * Numbered migrations for databases created by an older program. schema.sql always describes
  * the newest version, so a new database skips these. Versions start at 2: version 1 is the first
  * schema.sql that shipped. Append only; never edit a migration that has shipped.
@@ -689,6 +735,7 @@ export const MIGRATIONS: readonly Migration[] = [
   FEWER_REMINDER_INDEXES,
   PATIENT_RIGHTS,
   ERASURE,
+  LIGHTER_REMINDERS,
 ];
 
 /** The user_version of a database that is fully up to date. */

@@ -53,11 +53,11 @@ const statements = preparedFor((db) => ({
   withdrawOfRule: db.prepare<[string, number]>(
     `UPDATE reminders SET state = 'withdrawn', reason = 'rules_changed', updated_at = ? WHERE state = 'scheduled' AND rule_ms = ?`,
   ),
-  scheduledWithStart: db.prepare<[], { id: string; rule_ms: number; start_at: string; due_at: string }>(
-    `SELECT r.id, r.rule_ms, a.start_at, r.due_at FROM reminders r JOIN appointments a ON a.id = r.appointment_id
+  scheduledWithStart: db.prepare<[], ScheduledReminder>(
+    `SELECT r.seq, r.rule_ms, a.start_at, r.due_at FROM reminders r JOIN appointments a ON a.id = r.appointment_id
      WHERE r.state = 'scheduled'`,
   ),
-  moveDue: db.prepare<[string, string, string]>(`UPDATE reminders SET due_at = ?, updated_at = ? WHERE id = ? AND state = 'scheduled'`),
+  moveDue: db.prepare<[string, string, number]>(`UPDATE reminders SET due_at = ?, updated_at = ? WHERE seq = ? AND state = 'scheduled'`),
   plannable: db.prepare<[string], PlannableAppointment>(
     `SELECT id, patient_id, start_at FROM appointments
      WHERE start_at > ? AND patient_id IS NOT NULL AND status NOT IN (${ENDED_LIST})
@@ -106,18 +106,26 @@ export function withdrawScheduledOfRule(db: Db, ruleMs: number, now: string): nu
   return statements(db).withdrawOfRule.run(now, ruleMs).changes;
 }
 
+/** A scheduled reminder (its row, seq) with its appointment's start. */
+export interface ScheduledReminder {
+  seq: number;
+  rule_ms: number;
+  start_at: string;
+  due_at: string;
+}
+
 /** Every scheduled reminder with its appointment's start: what new quiet hours move. */
-export function scheduledRemindersWithStart(db: Db): { id: string; rule_ms: number; start_at: string; due_at: string }[] {
+export function scheduledRemindersWithStart(db: Db): ScheduledReminder[] {
   return statements(db).scheduledWithStart.all();
 }
 
 /** Ends a scheduled reminder without sending it (planning's own ends: skipped too_late). */
-export function endScheduledReminder(db: Db, id: string, state: string, reason: string, now: string): void {
-  endReminder(db, { id, state, reason, error: null, now });
+export function endScheduledReminder(db: Db, seq: number, state: string, reason: string, now: string): void {
+  endReminder(db, { seq, state, reason, error: null, now });
 }
 
-export function moveReminderDue(db: Db, id: string, dueAt: string, now: string): void {
-  statements(db).moveDue.run(dueAt, now, id);
+export function moveReminderDue(db: Db, seq: number, dueAt: string, now: string): void {
+  statements(db).moveDue.run(dueAt, now, seq);
 }
 
 /** The appointments starting after `now` that reminders are planned for (a patient's, not ended), by start. */
@@ -150,9 +158,50 @@ export interface ReminderCursor {
 
 export const BEFORE_FIRST_REMINDER: ReminderCursor = { due_at: '', id: '' };
 
-type ReminderListParams = {
-  from: string | null;
-  to: string | null;
+/** The states a reminder may be in (schema.sql's CHECK), each its own range of reminders_by_state_due. */
+export const REMINDER_STATES = ['scheduled', 'sent', 'failed', 'withdrawn', 'expired', 'skipped'] as const;
+
+/** Past every due_at (ISO text starts with a digit): the upper bound of a list without a day. */
+const AFTER_EVERY_DUE = '~';
+
+const LISTED_REMINDER = `SELECT r.*, a.appointment_number, p.patient_number
+    FROM reminders r JOIN appointments a ON a.id = r.appointment_id JOIN patients p ON p.id = r.patient_id`;
+
+/**
+ * An appointment's or a patient's reminders: read through the appointment (reminders_by_appointment;
+ * a patient's through appointments_by_patient first) and sorted, a few per appointment.
+ */
+const BY_APPOINTMENT_FILTERS = {
+  patient: 'r.appointment_id IN (SELECT id FROM appointments WHERE patient_id = @patient_id)',
+  appointment: 'r.appointment_id = @appointment_id AND (@patient_id IS NULL OR r.patient_id = @patient_id)',
+} as const;
+
+const byAppointmentSql = (filter: keyof typeof BY_APPOINTMENT_FILTERS) => `
+  ${LISTED_REMINDER}
+   WHERE ${BY_APPOINTMENT_FILTERS[filter]} AND r.due_at < @to AND p.erased_at IS NULL
+     AND (@states IS NULL OR r.state IN (SELECT value FROM json_each(@states)))
+     AND (r.due_at, r.id) > (@after_due_at, @after_id)
+   ORDER BY r.due_at, r.id LIMIT @limit`;
+
+/**
+ * Every reminder of the listed states by (due_at, id): one part per state, each read in due_at
+ * order from reminders_by_state_due from the cursor on (those due at the same instant sorted by
+ * id), merged by SQLite (a compound's ORDER BY is a merge of its parts), so a page costs a seek
+ * per state and its rows, however many reminders there are. One index serves this and the
+ * sender; each more, or the id in this one, cost a booking pages to write (schema.sql).
+ */
+const byDueSql = (states: readonly string[]) =>
+  `${states
+    .map(
+      (state) => `
+  ${LISTED_REMINDER}
+   WHERE r.state = '${state}' AND (r.due_at, r.id) > (@after_due_at, @after_id) AND r.due_at < @to AND p.erased_at IS NULL`,
+    )
+    .join('\n  UNION ALL')}
+   ORDER BY due_at, id LIMIT @limit`;
+
+type ListParams = {
+  to: string;
   states: string | null;
   patient_id: string | null;
   appointment_id: string | null;
@@ -162,44 +211,58 @@ type ReminderListParams = {
 };
 
 /**
- * One statement per index a filter can range over: the appointment's, or due_at. A patient's are
- * read through their appointments (appointments_by_patient, then reminders_by_appointment) and
- * sorted: a few per appointment, where an index of their own would cost every booking a page more.
+ * Which statement lists `filter`: through the appointment or the patient, or by due for a set of
+ * states (in REMINDER_STATES order, joined by commas: at most 63 sets); null when no state is wanted.
  */
-const REMINDER_LIST_FILTERS = {
-  all: '',
-  patient: 'AND r.appointment_id IN (SELECT id FROM appointments WHERE patient_id = @patient_id)',
-  appointment: 'AND r.appointment_id = @appointment_id AND (@patient_id IS NULL OR r.patient_id = @patient_id)',
-} as const;
+function listKeyOf(filter: ReminderFilter): string | null {
+  if (filter.appointmentId !== null) return 'appointment';
+  if (filter.patientId !== null) return 'patient';
+  if (filter.states === null) return REMINDER_STATES.join(',');
+  const wanted = JSON.parse(filter.states) as string[];
+  const states = REMINDER_STATES.filter((state) => wanted.includes(state));
+  return states.length === 0 ? null : states.join(',');
+}
 
-const reminderListSql = (filter: keyof typeof REMINDER_LIST_FILTERS) => `
-  SELECT r.*, a.appointment_number, p.patient_number
-    FROM reminders r JOIN appointments a ON a.id = r.appointment_id JOIN patients p ON p.id = r.patient_id
-   WHERE (@from IS NULL OR r.due_at >= @from) AND (@to IS NULL OR r.due_at < @to) AND p.erased_at IS NULL
-     ${REMINDER_LIST_FILTERS[filter]}
-     AND (@states IS NULL OR r.state IN (SELECT value FROM json_each(@states)))
-     AND (r.due_at, r.id) > (@after_due_at, @after_id)
-   ORDER BY r.due_at, r.id LIMIT @limit`;
+const listSqlOf = (key: string) => (key === 'appointment' || key === 'patient' ? byAppointmentSql(key) : byDueSql(key.split(',')));
 
-const listStatements = preparedFor((db) => ({
-  all: db.prepare<ReminderListParams, ListedReminderRow>(reminderListSql('all')),
-  patient: db.prepare<ReminderListParams, ListedReminderRow>(reminderListSql('patient')),
-  appointment: db.prepare<ReminderListParams, ListedReminderRow>(reminderListSql('appointment')),
-}));
+/** The list statements of a connection, each prepared on its first use. */
+const listStatements = preparedFor(() => new Map<string, Statement<ListParams, ListedReminderRow>>());
 
-/** Reminders matching `filter` in (due_at, id) order, after `after`, at most `limit`. */
-export function listReminderRows(db: Db, filter: ReminderFilter, after: ReminderCursor, limit: number): ListedReminderRow[] {
-  const which = filter.appointmentId !== null ? 'appointment' : filter.patientId !== null ? 'patient' : 'all';
-  return listStatements(db)[which].all({
-    from: filter.from,
-    to: filter.to,
+/** The values of a list's statement: a day's start is a cursor too (the first reminder at or after it is after (from, '')). */
+function listParams(filter: ReminderFilter, after: ReminderCursor, limit: number): ListParams {
+  const start = filter.from !== null && filter.from > after.due_at ? { due_at: filter.from, id: '' } : after;
+  return {
+    to: filter.to ?? AFTER_EVERY_DUE,
     states: filter.states,
     patient_id: filter.patientId,
     appointment_id: filter.appointmentId,
-    after_due_at: after.due_at,
-    after_id: after.id,
+    after_due_at: start.due_at,
+    after_id: start.id,
     limit,
-  });
+  };
+}
+
+/** Reminders matching `filter` in (due_at, id) order, after `after`, at most `limit`. */
+export function listReminderRows(db: Db, filter: ReminderFilter, after: ReminderCursor, limit: number): ListedReminderRow[] {
+  const key = listKeyOf(filter);
+  if (key === null) return [];
+  const statements = listStatements(db);
+  let statement = statements.get(key);
+  if (statement === undefined) {
+    statement = db.prepare<ListParams, ListedReminderRow>(listSqlOf(key));
+    statements.set(key, statement);
+  }
+  return statement.all(listParams(filter, after, limit));
+}
+
+/** SQLite's plan for listReminderRows(filter), one line per step (tests prove each list reads an index). */
+export function explainReminderList(db: Db, filter: ReminderFilter): string[] {
+  const key = listKeyOf(filter);
+  if (key === null) return [];
+  return db
+    .prepare<ListParams, { detail: string }>(`EXPLAIN QUERY PLAN ${listSqlOf(key)}`)
+    .all(listParams(filter, BEFORE_FIRST_REMINDER, 1))
+    .map((step) => step.detail);
 }
 
 /** What the sender needs of a due reminder: the row, its appointment and its patient. */
@@ -221,18 +284,21 @@ const WITH_MESSAGE_PARTS = `SELECT r.*, a.appointment_number, a.start_at, a.stat
        FROM reminders r JOIN appointments a ON a.id = r.appointment_id JOIN patients p ON p.id = r.patient_id
        LEFT JOIN doctors d ON d.id = a.resource_id`;
 
-const sendStatements = preparedFor((db) => ({
-  dueBetween: db.prepare<{ from: string; to: string }, DueReminderRow>(
-    `${WITH_MESSAGE_PARTS} WHERE r.due_at >= @from AND r.due_at < @to ORDER BY r.due_at, r.id`,
-  ),
-  due: db.prepare<{ now: string }, DueReminderRow>(
-    `${WITH_MESSAGE_PARTS}
+/** The scheduled reminder due first, not held by a lease nor waiting for its next try. */
+const DUE_REMINDER_SQL = `${WITH_MESSAGE_PARTS}
       WHERE r.state = 'scheduled' AND r.due_at <= @now
         AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= @now) AND (r.lease_until IS NULL OR r.lease_until <= @now)
-      ORDER BY r.due_at, r.id LIMIT 1`,
+      ORDER BY r.due_at, r.id LIMIT 1`;
+
+const sendStatements = preparedFor((db) => ({
+  // One clinic day: the day's range of each state in reminders_by_state_due, sorted (a day's reminders).
+  dueBetween: db.prepare<{ from: string; to: string }, DueReminderRow>(
+    `${WITH_MESSAGE_PARTS} WHERE r.state IN (${REMINDER_STATES.map((state) => `'${state}'`).join(', ')})
+        AND r.due_at >= @from AND r.due_at < @to ORDER BY r.due_at, r.id`,
   ),
+  due: db.prepare<{ now: string }, DueReminderRow>(DUE_REMINDER_SQL),
   lease: db.prepare<{
-    id: string;
+    seq: number;
     lease_until: string;
     channel: string;
     recipient: string;
@@ -242,21 +308,21 @@ const sendStatements = preparedFor((db) => ({
   }>(
     `UPDATE reminders SET lease_until = @lease_until, attempts = attempts + 1, channel = @channel, recipient = @recipient,
             subject = @subject, text = @text, next_attempt_at = NULL, updated_at = @now
-      WHERE id = @id`,
+      WHERE seq = @seq`,
   ),
-  end: db.prepare<{ id: string; state: string; reason: string | null; error: string | null; now: string }>(
+  end: db.prepare<{ seq: number; state: string; reason: string | null; error: string | null; now: string }>(
     `UPDATE reminders SET state = @state, reason = @reason, error = COALESCE(@error, error), lease_until = NULL,
             next_attempt_at = NULL, updated_at = @now
-      WHERE id = @id AND state = 'scheduled'`,
+      WHERE seq = @seq AND state = 'scheduled'`,
   ),
-  sent: db.prepare<{ id: string; provider_message_id: string | null; now: string }>(
+  sent: db.prepare<{ seq: number; provider_message_id: string | null; now: string }>(
     `UPDATE reminders SET state = 'sent', reason = NULL, sent_at = @now, provider_message_id = @provider_message_id,
             lease_until = NULL, error = NULL, updated_at = @now
-      WHERE id = @id AND state = 'scheduled'`,
+      WHERE seq = @seq AND state = 'scheduled'`,
   ),
-  retry: db.prepare<{ id: string; next_attempt_at: string; error: string; now: string }>(
+  retry: db.prepare<{ seq: number; next_attempt_at: string; error: string; now: string }>(
     `UPDATE reminders SET lease_until = NULL, next_attempt_at = @next_attempt_at, error = @error, updated_at = @now
-      WHERE id = @id AND state = 'scheduled'`,
+      WHERE seq = @seq AND state = 'scheduled'`,
   ),
   firstSent: db.prepare<{ appointment_id: string; now: string }>(
     `UPDATE appointments SET confirmation_reminder_sent_at = @now WHERE id = @appointment_id AND confirmation_reminder_sent_at IS NULL`,
@@ -273,10 +339,18 @@ export function findDueReminder(db: Db, now: string): DueReminderRow | undefined
   return sendStatements(db).due.get({ now });
 }
 
+/** SQLite's plan for findDueReminder (a test proves the sender reads the scheduled ones alone, in order). */
+export function explainDueReminder(db: Db): string[] {
+  return db
+    .prepare<{ now: string }, { detail: string }>(`EXPLAIN QUERY PLAN ${DUE_REMINDER_SQL}`)
+    .all({ now: new Date(0).toISOString() })
+    .map((step) => step.detail);
+}
+
 /** Holds a reminder while it is sent: its lease, one more attempt, and what is sent (kept as sent). */
 export function leaseReminder(
   db: Db,
-  lease: { id: string; lease_until: string; channel: string; recipient: string; subject: string | null; text: string; now: string },
+  lease: { seq: number; lease_until: string; channel: string; recipient: string; subject: string | null; text: string; now: string },
 ): void {
   sendStatements(db).lease.run(lease);
 }
@@ -285,22 +359,25 @@ export function leaseReminder(
  * A reminder's final state other than sent (skipped, expired, failed), with its reason; false when
  * it had ended meanwhile (withdrawn while it was sent): a reminder has one final state.
  */
-export function endReminder(db: Db, end: { id: string; state: string; reason: string | null; error: string | null; now: string }): boolean {
+export function endReminder(
+  db: Db,
+  end: { seq: number; state: string; reason: string | null; error: string | null; now: string },
+): boolean {
   return sendStatements(db).end.run(end).changes === 1;
 }
 
 /** A reminder the provider took; the appointment's first reminder is its confirmation_reminder_sent_at. */
 export function markReminderSent(
   db: Db,
-  sent: { id: string; appointment_id: string; provider_message_id: string | null; now: string },
+  sent: { seq: number; appointment_id: string; provider_message_id: string | null; now: string },
 ): boolean {
-  if (sendStatements(db).sent.run({ id: sent.id, provider_message_id: sent.provider_message_id, now: sent.now }).changes === 0)
+  if (sendStatements(db).sent.run({ seq: sent.seq, provider_message_id: sent.provider_message_id, now: sent.now }).changes === 0)
     return false;
   sendStatements(db).firstSent.run({ appointment_id: sent.appointment_id, now: sent.now });
   return true;
 }
 
 /** A transient failure: the lease let go, the next try at `next_attempt_at`. */
-export function retryReminder(db: Db, retry: { id: string; next_attempt_at: string; error: string; now: string }): void {
+export function retryReminder(db: Db, retry: { seq: number; next_attempt_at: string; error: string; now: string }): void {
   sendStatements(db).retry.run(retry);
 }

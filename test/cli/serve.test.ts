@@ -43,7 +43,7 @@ describe('clinic serve', { timeout: 180_000 }, () => {
       const listening = serve.logLines.find((line) => line.event === 'listening');
       assert.match(String(listening?.address), /^http:\/\/127\.0\.0\.1:\d+\/api\/public\/v1$/);
       assert.equal(listening?.data_dir, programPath(dataDir));
-      assert.equal(listening?.version, '1.2.0');
+      assert.equal(listening?.version, '1.3.0');
       const created = await checkedFetch(`${serve.baseUrl}/patients`, {
         method: 'POST',
         headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'x-request-id': 'log-test-1' },

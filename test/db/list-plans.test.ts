@@ -4,6 +4,7 @@ import { explainAppointmentList } from '../../src/db/appointments.js';
 import { explainPatientDocumentList } from '../../src/db/documents.js';
 import { explainPatientsOwingInSeveralCurrencies } from '../../src/db/invoices.js';
 import { explainPatientSearch, explainPatientWalk } from '../../src/db/patient-search.js';
+import { explainDueReminder, explainReminderList } from '../../src/db/reminders.js';
 import { wordLookup } from '../../src/fields/search-terms.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 
@@ -70,5 +71,36 @@ describe('the plans of the 1.1.0 lists', () => {
     const plan = explainPatientDocumentList(data.db).join('\n');
     assert.match(plan, /SEARCH documents USING INDEX documents_by_patient \(patient_id=\? AND created_at<\?\)/);
     assert.doesNotMatch(plan, /TEMP B-TREE/);
+  });
+
+  const everyReminder = { from: null, to: null, states: null, patientId: null, appointmentId: null };
+  for (const [what, filter, parts] of [
+    ['every reminder', everyReminder, 6],
+    [
+      "a day's sent and failed reminders",
+      { ...everyReminder, from: '2026-12-01T00:00:00.000Z', to: '2026-12-02T00:00:00.000Z', states: '["failed","sent"]' },
+      2,
+    ],
+  ] as const) {
+    it(`lists ${what} by (due_at, id) from reminders_by_state_due, one range per state merged, sorting only ties (issue 46)`, () => {
+      const plan = explainReminderList(data.db, filter).join('\n');
+      const ranges = plan.match(/SEARCH r USING INDEX reminders_by_state_due \(state=\? AND due_at>\? AND due_at<\?\)/g) ?? [];
+      assert.equal(ranges.length, parts, plan);
+      assert.match(plan, /MERGE \(UNION ALL\)/);
+      // Only the reminders due at the same instant are sorted, by id.
+      assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY|SCAN r\b/);
+    });
+  }
+
+  it("lists an appointment's reminders through reminders_by_appointment", () => {
+    const plan = explainReminderList(data.db, { ...everyReminder, appointmentId: 'appointment' }).join('\n');
+    assert.match(plan, /SEARCH r USING INDEX reminders_by_appointment \(appointment_id=\?\)/);
+    assert.doesNotMatch(plan, /SCAN r\b/);
+  });
+
+  it('finds the reminder due first among the scheduled ones alone, in order, sorting only ties (issue 46)', () => {
+    const plan = explainDueReminder(data.db).join('\n');
+    assert.match(plan, /SEARCH r USING INDEX reminders_by_state_due \(state=\? AND due_at<\?\)/);
+    assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY|SCAN r\b/);
   });
 });

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { dateError, parseDateTime, toUtcIso, type LocalDateTime } from '../../src/domain/validation/calendar.js';
+import {
+  dateError,
+  parseDateTime,
+  toUtcIso,
+  wallClockAt,
+  zoneOffsetMinutes,
+  type LocalDateTime,
+} from '../../src/domain/validation/calendar.js';
 
 const utc = (text: string, zone: string) => toUtcIso(parseDateTime(text) as LocalDateTime, zone);
 
@@ -59,5 +66,34 @@ describe('date-times', () => {
     '9999-12-31T20:00',
   ]) {
     it(`rejects ${bad}`, () => assert.equal(typeof parseDateTime(bad), 'string'));
+  }
+});
+
+describe("a zone's offset at an instant", () => {
+  /** The offset as the wall clock shows it, read afresh: what the kept hours must agree with. */
+  const shown = (zone: string, instant: number) => {
+    const clock = wallClockAt(zone, instant);
+    const asUtc = Date.UTC(clock.year, clock.month - 1, clock.day, clock.hour, clock.minute, clock.second);
+    return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60000);
+  };
+  // Vienna changes on the hour (01:00 UTC); Lord Howe by half an hour at 15:00 UTC in April and at
+  // 15:30 UTC in October; Chatham at 14:00 UTC with a 45-minute base offset.
+  for (const [zone, around] of [
+    ['Europe/Vienna', '2027-03-28T01:00:00Z'],
+    ['Europe/Vienna', '2027-10-31T01:00:00Z'],
+    ['Australia/Lord_Howe', '2027-04-03T15:00:00Z'],
+    ['Australia/Lord_Howe', '2027-10-02T15:30:00Z'],
+    ['Pacific/Chatham', '2027-04-03T14:00:00Z'],
+  ] as const) {
+    it(`is the wall clock's in ${zone} on every minute of the hours around ${around}, read twice`, () => {
+      const change = Date.parse(around);
+      for (const pass of [1, 2]) {
+        for (let instant = change - 3 * 3_600_000 + 1; instant < change + 3 * 3_600_000; instant += 59_999) {
+          assert.equal(zoneOffsetMinutes(zone, instant), shown(zone, instant), `${zone} ${new Date(instant).toISOString()} pass ${pass}`);
+        }
+        const before = zoneOffsetMinutes(zone, change - 1);
+        assert.notEqual(zoneOffsetMinutes(zone, change), before, `${zone} changes at ${around}`);
+      }
+    });
   }
 });

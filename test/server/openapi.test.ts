@@ -59,7 +59,7 @@ describe('GET /openapi.json', () => {
     assert.equal(response.status, 200);
     assert.match(response.headers.get('content-type') ?? '', /^application\/json/);
     assert.match(document.openapi, /^3\.1\./);
-    assert.equal(document.info.version, '1.2.0');
+    assert.equal(document.info.version, '1.3.0');
     assert.deepEqual(document.servers, [{ url: API_PREFIX, description: 'This server' }]);
   });
 

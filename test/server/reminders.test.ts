@@ -6,6 +6,7 @@ import { setClinicTimeZone } from '../../src/domain/settings.js';
 import { performUseCase } from '../../src/domain/use-case.js';
 import { buildPatient } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
+import type { ApiResponse } from '../helpers/test-server.js';
 
 /** GET /reminders (interface 1.3.0): the reminders planned with bookings through the API, listed, filtered, paged and recorded. */
 describe('GET /reminders', () => {
@@ -93,6 +94,27 @@ describe('GET /reminders', () => {
       ],
     );
     assert.equal((await list('?state=sent')).length, 0);
+    // Every state in one order, (due_at, id), the withdrawn among the scheduled, and the same page by page.
+    const whole = (await list()) as (Listed & { id: string })[];
+    const order = whole.map((r) => `${r.due_at} ${r.id}`);
+    assert.deepEqual(order, [...order].sort());
+    assert.deepEqual(new Set(whole.map((r) => r.state)), new Set(['scheduled', 'withdrawn']));
+    assert.notDeepEqual(
+      whole.map((r) => r.state),
+      [...whole.map((r) => r.state)].sort(),
+      'the states interleave by due time',
+    );
+    const paged: { id: string }[] = [];
+    for (let path: string | undefined = '/reminders?limit=2'; path !== undefined;) {
+      const page: ApiResponse = await server.request('GET', path);
+      paged.push(...(page.body as { id: string }[]));
+      const next: string | undefined = /<([^>]+)>; rel="next"/.exec(page.headers.get('link') ?? '')?.[1];
+      path = next?.slice(next.indexOf('/reminders'));
+    }
+    assert.deepEqual(
+      paged.map((r) => r.id),
+      whole.map((r) => r.id),
+    );
   });
 
   it('refuses a state, date or cursor it does not know with 422, every one at once', async () => {

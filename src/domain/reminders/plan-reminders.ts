@@ -158,8 +158,8 @@ export function replanForSettings(db: Db, before: ReminderSettings, after: Remin
       const dueAt = dueAtOf(row.start_at, row.rule_ms, after.quietHours, timeZone);
       if (dueAt === row.due_at) continue;
       // Moved to a time already past (into quiet hours that began): too late, as a booking's would be.
-      if (Date.parse(dueAt) <= Date.parse(now)) endScheduledReminder(db, row.id, 'skipped', 'too_late', now);
-      else moveReminderDue(db, row.id, dueAt, now);
+      if (Date.parse(dueAt) <= Date.parse(now)) endScheduledReminder(db, row.seq, 'skipped', 'too_late', now);
+      else moveReminderDue(db, row.seq, dueAt, now);
     }
   }
   const added = after.rules.filter((rule) => !before.rules.includes(rule));

@@ -137,11 +137,11 @@ function claim(db: Db, channels: ReminderChannels, now: number, runningSince: nu
   const gateway = channels.sendSms === null ? null : smsGateway(db);
   const decision = decide(db, row, { email: channels.mailer !== null, sms: gateway }, now, runningSince);
   if ('end' in decision) {
-    endReminder(db, { id: row.id, state: decision.end, reason: decision.reason, error: null, now: at });
+    endReminder(db, { seq: row.seq, state: decision.end, reason: decision.reason, error: null, now: at });
     appendChangeEvents(db, [movedRecord(row, decision.end, decision.reason, row.channel)]);
   } else {
     leaseReminder(db, {
-      id: row.id,
+      seq: row.seq,
       lease_until: new Date(now + LEASE_MS).toISOString(),
       channel: decision.channel,
       recipient: decision.to,
@@ -184,14 +184,14 @@ async function send(db: Db, runner: WorkRunner, channels: ReminderChannels, clai
     const at = new Date(failedAt).toISOString();
     if (retry) {
       await runner.run('write', () =>
-        retryReminder(db, { id: row.id, next_attempt_at: new Date(failedAt + wait).toISOString(), error: error500, now: at }),
+        retryReminder(db, { seq: row.seq, next_attempt_at: new Date(failedAt + wait).toISOString(), error: error500, now: at }),
       );
       return { reminder_id: row.id, state: 'retry', reason: null };
     }
     const reason = isTransient(error) ? 'retries_exhausted' : 'rejected';
     await runner.run('write', () => {
       // Withdrawn while it was tried (a cancel meanwhile): it keeps that one final state.
-      if (endReminder(db, { id: row.id, state: 'failed', reason, error: error500, now: at })) {
+      if (endReminder(db, { seq: row.seq, state: 'failed', reason, error: error500, now: at })) {
         appendChangeEvents(db, [movedRecord(row, 'failed', reason, message.channel)]);
       }
     });
@@ -201,7 +201,7 @@ async function send(db: Db, runner: WorkRunner, channels: ReminderChannels, clai
   // Waits out another process's lock: a sent reminder left unmarked would end as outcome_unknown.
   await runner.run('write', () => {
     // Withdrawn while it was sent: the row keeps its one final state, but the message went out, so the trail says so.
-    if (markReminderSent(db, { id: row.id, appointment_id: row.appointment_id, provider_message_id: providerId, now: sentAt })) {
+    if (markReminderSent(db, { seq: row.seq, appointment_id: row.appointment_id, provider_message_id: providerId, now: sentAt })) {
       appendChangeEvents(db, [movedRecord(row, 'sent', null, message.channel)]);
     }
     appendAuditEvents(db, serverActor(), [{ action: 'reminder.send', patientId: row.patient_id, subjectId: row.id, detail: null }]);

@@ -145,11 +145,40 @@ export function wallClockAt(timeZone: string, instant: number): WallClock {
   };
 }
 
-/** Minutes east of UTC that `timeZone` observes at the instant `instant` (milliseconds since the epoch). */
-export function zoneOffsetMinutes(timeZone: string, instant: number): number {
+/** The offset read from the wall clock at `instant`: one formatting, about 4 µs. */
+function wallClockOffsetMinutes(timeZone: string, instant: number): number {
   const { year, month, day, hour, minute, second } = wallClockAt(timeZone, instant);
   const asUtc = utcMillis(year, month, day, hour, minute, second);
   return Math.round((asUtc - Math.floor(instant / 1000) * 1000) / 60000);
+}
+
+const HOUR_MS = 3_600_000;
+/** How many hours of offsets a zone keeps before they are read afresh: ten years of them is about 88,000. */
+const KEPT_HOURS_PER_ZONE = 100_000;
+/** Per zone, the offset of each UTC hour (instant / 1 h) read so far whose start and end agree. */
+const hourOffsets = new Map<string, Map<number, number>>();
+
+/**
+ * Minutes east of UTC that `timeZone` observes at the instant `instant` (milliseconds since the
+ * epoch). An hour whose first and last millisecond have the same offset has it throughout (no
+ * zone changes its offset twice within an hour), so it is kept for the hour: a booking reads the
+ * offset once per reminder rule, mostly for hours already read. The hour of a change is read
+ * exactly each time.
+ */
+export function zoneOffsetMinutes(timeZone: string, instant: number): number {
+  let hours = hourOffsets.get(timeZone);
+  if (hours === undefined) {
+    hours = new Map();
+    hourOffsets.set(timeZone, hours);
+  }
+  const hour = Math.floor(instant / HOUR_MS);
+  const known = hours.get(hour);
+  if (known !== undefined) return known;
+  const first = wallClockOffsetMinutes(timeZone, hour * HOUR_MS);
+  if (first !== wallClockOffsetMinutes(timeZone, hour * HOUR_MS + HOUR_MS - 1)) return wallClockOffsetMinutes(timeZone, instant);
+  if (hours.size >= KEPT_HOURS_PER_ZONE) hours.clear();
+  hours.set(hour, first);
+  return first;
 }
 
 /** True when `timeZone` is an IANA zone name this runtime knows. */

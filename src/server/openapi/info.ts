@@ -4,7 +4,7 @@ import { EXAMPLE_IDS } from './examples.js';
  * The version of the interface (spec §9), not of the program: it changes when the interface
  * does, whatever the program's own version.
  */
-export const INTERFACE_VERSION = '1.2.0';
+export const INTERFACE_VERSION = '1.3.0';
 
 const DESCRIPTION = `The clinic's public JSON API on this computer: patients, appointments, documents, invoices and payments.
 
