@@ -7,6 +7,7 @@ import type { Operation } from '../api/operation.js';
 import { isOwnAddress } from '../connections/peer-address.js';
 import type { ClinicContext } from '../api/state.js';
 import { ROLE_ROWS } from '../../domain/people/roles.js';
+import { PROGRAM_VERSION } from '../../version.js';
 
 /**
  * Whether this request may see the free bytes of the data directory's disk: from the PC's own
@@ -52,12 +53,18 @@ export const healthOperations: readonly Operation[] = [
       status: 200,
       model: 'Health',
       description: 'The server can serve',
-      example: { status: 'ok', version: '1.2.0', database: 'ok', disk_free_bytes: 52_613_349_376, started_at: '2026-11-30T07:58:12.104Z' },
+      example: {
+        status: 'ok',
+        version: PROGRAM_VERSION,
+        database: 'ok',
+        disk_free_bytes: 52_613_349_376,
+        started_at: '2026-11-30T07:58:12.104Z',
+      },
       unavailable: {
         description: 'The server cannot serve now; `database` says why',
         example: {
           status: 'unavailable',
-          version: '1.2.0',
+          version: PROGRAM_VERSION,
           database: 'full',
           disk_free_bytes: 41_943_040,
           started_at: '2026-11-30T07:58:12.104Z',

@@ -5,6 +5,7 @@ import { docsPage } from '../openapi/docs-page.js';
 import type { Operation } from '../api/operation.js';
 import { sendStaticFile, staticFile } from '../api/static-file.js';
 import { ROLE_ROWS } from '../../domain/people/roles.js';
+import { INTERFACE_VERSION } from '../openapi/info.js';
 
 /** The docs page and its files, loaded once per process however many apps serve them (they never change). */
 let docs: ReturnType<typeof docsPage> | undefined;
@@ -36,7 +37,7 @@ export const openApiOperations: readonly Operation[] = [
           properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
         },
       },
-      example: { openapi: '3.1.0', info: { title: 'Clinic public API', version: '1.2.0' }, paths: {} },
+      example: { openapi: '3.1.0', info: { title: 'Clinic public API', version: INTERFACE_VERSION }, paths: {} },
     },
     handler: ({ config, operations }) => {
       const document = staticFile('application/json; charset=utf-8', JSON.stringify(buildApiDescription(operations, config)));
