@@ -1,4 +1,5 @@
 import { preparedFor, type Db } from './open-database.js';
+import { dayRowsSql, type DayRowInvoiceAndPatient } from './day-report.js';
 
 /** A `credit_notes` row (1.3.0): only ever inserted (triggers refuse UPDATE and DELETE), as payments are. */
 export interface CreditNoteRow {
@@ -13,33 +14,22 @@ export interface CreditNoteRow {
 }
 
 /** A credit note as the end-of-day report lists it: with its invoice's number and currency and its patient. */
-export interface DayCreditNoteRow {
+export interface DayCreditNoteRow extends DayRowInvoiceAndPatient {
   credit_note_id: string;
   credit_note_number: string;
   created_at: string;
   amount_cents: number;
   reason: string;
-  invoice_number: string;
-  currency: string;
-  patient_number: string;
-  /** Null for an erased patient (1.3.0): the report keeps the number and the amount. */
-  patient_first_name: string | null;
-  patient_last_name: string | null;
 }
 
 const COLUMNS = 'id, credit_note_number, invoice_id, amount_cents, reason, refund_id, created_at';
 
-/** The credit notes made in [@from, @to): a range on credit_notes_by_created_at, as the day's payments are read. */
-const DAY_CREDIT_NOTES_SQL = `SELECT c.id AS credit_note_id, c.credit_note_number, c.created_at, c.amount_cents, c.reason,
-            i.invoice_number, i.currency,
-            pt.patient_number,
-            CASE WHEN pt.erased_at IS NULL THEN pt.first_name END AS patient_first_name,
-            CASE WHEN pt.erased_at IS NULL THEN pt.last_name END AS patient_last_name
-       FROM credit_notes c
-       JOIN invoices i ON i.id = c.invoice_id
-       JOIN patients pt ON pt.id = i.patient_id
-      WHERE c.created_at >= @from AND c.created_at < @to
-      ORDER BY c.seq`;
+/** The credit notes made in [@from, @to), as the day's payments are read (credit_notes_by_created_at). */
+const DAY_CREDIT_NOTES_SQL = dayRowsSql(
+  'credit_notes',
+  'c',
+  'c.id AS credit_note_id, c.credit_note_number, c.created_at, c.amount_cents, c.reason',
+);
 
 const statements = preparedFor((db) => ({
   insert: db.prepare<CreditNoteRow>(

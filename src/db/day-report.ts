@@ -1,52 +1,49 @@
 import type { PaymentMethodKey } from '../fields/billing-fields.js';
 import { preparedFor, type Db } from './open-database.js';
 
-/** A payment as the end-of-day cash count lists it: with its invoice's number and currency and its patient. */
-export interface DayPaymentRow {
-  payment_id: string;
-  created_at: string;
-  method: PaymentMethodKey;
-  amount_cents: number;
+/** What the day's report reads beside each payment, refund and credit note (dayRowsSql). */
+export interface DayRowInvoiceAndPatient {
   invoice_number: string;
   currency: string;
   patient_number: string;
-  /** Null for an erased patient (1.3.0). */
+  /** Null for an erased patient (1.3.0): the report keeps the number and the amount. */
   patient_first_name: string | null;
   patient_last_name: string | null;
 }
 
+/** A payment as the end-of-day cash count lists it: with its invoice's number and currency and its patient. */
+export interface DayPaymentRow extends DayRowInvoiceAndPatient {
+  payment_id: string;
+  created_at: string;
+  method: PaymentMethodKey;
+  amount_cents: number;
+}
+
 /**
- * An erased patient's payments and refunds keep their amounts and number, without the name (1.3.0).
- *
- * The payments recorded in [@from, @to): a range on payments_by_created_at, then one probe each
- * into the invoice and the patient. Ordered by seq, the order recorded, which a wall clock set
- * back between two payments would not give; the sort is over one day's payments only.
+ * The rows of a money table (payments, refunds, credit notes) recorded in [@from, @to), with their
+ * invoice's number and currency and their patient: a range on the table's `…_by_created_at`, then
+ * one probe each into the invoice and the patient. Ordered by seq, the order recorded, which a
+ * wall clock set back between two of them would not give; the sort is over one day's rows only.
+ * An erased patient's rows keep their amounts and number, without the name (1.3.0).
  */
-const DAY_PAYMENTS_SQL = `SELECT p.id AS payment_id, p.created_at, p.method, p.amount_cents, i.invoice_number, i.currency,
+export const dayRowsSql = (table: string, alias: string, columns: string) => `SELECT ${columns}, i.invoice_number, i.currency,
             pt.patient_number,
             CASE WHEN pt.erased_at IS NULL THEN pt.first_name END AS patient_first_name,
             CASE WHEN pt.erased_at IS NULL THEN pt.last_name END AS patient_last_name
-       FROM payments p
-       JOIN invoices i ON i.id = p.invoice_id
+       FROM ${table} ${alias}
+       JOIN invoices i ON i.id = ${alias}.invoice_id
        JOIN patients pt ON pt.id = i.patient_id
-      WHERE p.created_at >= @from AND p.created_at < @to
-      ORDER BY p.seq`;
+      WHERE ${alias}.created_at >= @from AND ${alias}.created_at < @to
+      ORDER BY ${alias}.seq`;
+
+const DAY_PAYMENTS_SQL = dayRowsSql('payments', 'p', 'p.id AS payment_id, p.created_at, p.method, p.amount_cents');
 
 /** A refund as the end-of-day cash count lists it (1.2.0), as a payment is listed. */
 export interface DayRefundRow extends Omit<DayPaymentRow, 'payment_id'> {
   refund_id: string;
 }
 
-/** The refunds recorded in [@from, @to), as DAY_PAYMENTS_SQL reads payments (refunds_by_created_at). */
-const DAY_REFUNDS_SQL = `SELECT r.id AS refund_id, r.created_at, r.method, r.amount_cents, i.invoice_number, i.currency,
-            pt.patient_number,
-            CASE WHEN pt.erased_at IS NULL THEN pt.first_name END AS patient_first_name,
-            CASE WHEN pt.erased_at IS NULL THEN pt.last_name END AS patient_last_name
-       FROM refunds r
-       JOIN invoices i ON i.id = r.invoice_id
-       JOIN patients pt ON pt.id = i.patient_id
-      WHERE r.created_at >= @from AND r.created_at < @to
-      ORDER BY r.seq`;
+const DAY_REFUNDS_SQL = dayRowsSql('refunds', 'r', 'r.id AS refund_id, r.created_at, r.method, r.amount_cents');
 
 type DayParams = { from: string; to: string };
 

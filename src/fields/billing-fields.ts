@@ -135,6 +135,14 @@ export const PAYMENT_INPUT_FIELDS = [
   field.string('note', { nullable: true, maxLength: 500, description: 'Recommended when method is other' }),
 ] as const satisfies readonly FieldSpec[];
 
+/** The invoice's state as a payment or a refund left it, in both results. */
+const INVOICE_AFTER_FIELDS = [
+  field.string('invoice_status', { description: `One of ${INVOICE_STATUSES.join(', ')}` }),
+  amount('invoice_total'),
+  amount('invoice_amount_paid'),
+  amount('invoice_balance'),
+] as const satisfies readonly FieldSpec[];
+
 /** The Payment result of spec 2.10: the payment and the invoice's state as the payment left it. */
 export const PAYMENT_RESULT_FIELDS = [
   field.uuid('payment_id'),
@@ -144,10 +152,7 @@ export const PAYMENT_RESULT_FIELDS = [
   field.literal('method', { values: PAYMENT_METHOD_KEYS }),
   currency(),
   field.datetime('created_at'),
-  field.string('invoice_status', { description: `One of ${INVOICE_STATUSES.join(', ')}` }),
-  amount('invoice_total'),
-  amount('invoice_amount_paid'),
-  amount('invoice_balance'),
+  ...INVOICE_AFTER_FIELDS,
 ] as const satisfies readonly FieldSpec[];
 
 /** Path of POST /payments/{payment_id}/refunds (1.2.0). */
@@ -176,10 +181,7 @@ export const REFUND_RESULT_FIELDS = [
   field.string('reason'),
   currency(),
   field.datetime('created_at'),
-  field.string('invoice_status', { description: `One of ${INVOICE_STATUSES.join(', ')}` }),
-  amount('invoice_total'),
-  amount('invoice_amount_paid'),
-  amount('invoice_balance'),
+  ...INVOICE_AFTER_FIELDS,
   field.object('credit_note', {
     fields: CREDIT_NOTE_FIELDS,
     nullable: true,

@@ -211,14 +211,6 @@ function container(
   return Object.assign(struct, { accepts });
 }
 
-/** Whether `struct` accepts every item of a list. */
-function everyItemAccepted(struct: Structure): (value: unknown) => boolean {
-  return (value) => {
-    for (const item of value as unknown[]) if (!struct.accepts(item)) return false;
-    return true;
-  };
-}
-
 const isObjectCheck =
   (problem: () => Problem): Check =>
   (value) =>
@@ -232,6 +224,25 @@ const isListCheck =
     if (!Array.isArray(value)) return problems.listType();
     return maxItems !== undefined && value.length > maxItems ? problems.tooLong('List', maxItems, value.length) : undefined;
   };
+
+/**
+ * The struct of a list whose value passes `check` (a list, perhaps bounded) and whose items each
+ * pass `item`, reported at their index.
+ */
+function listStruct(name: string, presence: Pick<FieldSpec, 'required' | 'nullable'>, check: Check, item: Structure): Structure {
+  return container(
+    name,
+    presence,
+    check,
+    function* (value) {
+      for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
+    },
+    (value) => {
+      for (const entry of value as unknown[]) if (!item.accepts(entry)) return false;
+      return true;
+    },
+  );
+}
 
 /**
  * The struct of an object made of `fields`. Unknown keys are ignored (decisions.md §3).
@@ -265,53 +276,17 @@ export function structFor(spec: FieldSpec): Structure {
   switch (spec.kind) {
     case 'object':
       return objectStruct(spec.name, spec.fields, spec);
-    case 'uuid_list': {
-      const item = structFor({ name: 'item', kind: 'uuid', required: true });
-      return container(
-        spec.name,
-        spec,
-        isListCheck(spec.maxItems),
-        function* (value) {
-          for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
-        },
-        everyItemAccepted(item),
-      );
-    }
+    case 'uuid_list':
+      return listStruct(spec.name, spec, isListCheck(spec.maxItems), structFor({ name: 'item', kind: 'uuid', required: true }));
     case 'string_list': {
       const item = structFor({ name: 'item', kind: 'string', required: true, maxLength: spec.maxItemLength });
-      return container(
-        spec.name,
-        spec,
-        isListCheck(spec.maxItems),
-        function* (value) {
-          for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
-        },
-        everyItemAccepted(item),
-      );
+      return listStruct(spec.name, spec, isListCheck(spec.maxItems), item);
     }
-    case 'object_list': {
-      const item = objectStruct('item', spec.fields);
-      return container(
-        spec.name,
-        spec,
-        isArrayCheck,
-        function* (value) {
-          for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, item];
-        },
-        everyItemAccepted(item),
-      );
-    }
+    case 'object_list':
+      return listStruct(spec.name, spec, isArrayCheck, objectStruct('item', spec.fields));
     case 'string_list_map': {
       const text = structFor({ name: 'item', kind: 'string', required: true, maxLength: spec.maxItemLength });
-      const list = container(
-        'list',
-        { required: true },
-        isListCheck(spec.maxItems),
-        function* (value) {
-          for (const [index, entry] of (value as unknown[]).entries()) yield [index, entry, text];
-        },
-        everyItemAccepted(text),
-      );
+      const list = listStruct('list', { required: true }, isListCheck(spec.maxItems), text);
       // A key is checked as pydantic reports it: at [..., key, '[key]'].
       const keyHolder = objectStruct('key', [{ name: '[key]', kind: 'string', required: true, maxLength: spec.maxKeyLength }]);
       const isMap: Check = (value) => {

@@ -22,7 +22,7 @@ import type { AuditedReadGuard } from '../throttles/audited-read-guard.js';
 import type { KeyRateLimits } from '../throttles/key-rate-limits.js';
 import { MODELS, type ModelName } from '../openapi/models.js';
 import type { DownloadResult, ModelResult, OperationSpec } from '../openapi/operation-spec.js';
-import type { ClinicState } from './state.js';
+import type { ClinicContext, ClinicState } from './state.js';
 
 /** What an operation's handler may use; given once, when the app is created. */
 export interface OperationDeps {
@@ -63,13 +63,21 @@ export interface Operation extends OperationSpec {
   handler(deps: OperationDeps): OperationHandler;
 }
 
-/** A replay of an earlier request with the same Idempotency-Key is marked so. */
+/** The header that marks an answer replaying an earlier request with the same Idempotency-Key. */
+const IDEMPOTENT_REPLAYED = 'Idempotent-Replayed';
+
+/** A replay of an earlier request with the same Idempotency-Key is marked so (its OpenAPI description). */
 export const REPLAYED_HEADER = {
-  'Idempotent-Replayed': {
+  [IDEMPOTENT_REPLAYED]: {
     description: 'Present, and `true`, when this answer replays an earlier request with the same Idempotency-Key',
     schema: { type: 'string', enum: ['true'] },
   },
 };
+
+/** Marks the answer as a replay (`Idempotent-Replayed: true`) when it is one: every idempotent operation alike. */
+export function markReplayed(ctx: ClinicContext, replayed: boolean): void {
+  if (replayed) ctx.set(IDEMPOTENT_REPLAYED, 'true');
+}
 
 /** What a use case's operation answers with: a JSON model (or a list or page of it), or a stored file. */
 type UseCaseResult = ModelResult | DownloadResult;
@@ -212,7 +220,7 @@ export function useCaseOperation<I extends UseCaseInput, R, Patch extends boolea
           release();
         }
       }
-      if (wasReplayed(result)) ctx.set('Idempotent-Replayed', 'true');
+      markReplayed(ctx, wasReplayed(result));
       return answer === undefined
         ? result
         : answer(ctx, result, deps, () => recordDelivery(useCase, db, { result, values }, caller, commits));

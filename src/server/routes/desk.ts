@@ -15,7 +15,7 @@ import { IDEMPOTENCY_HEADER_FIELDS } from '../../fields/idempotency-fields.js';
 import { DESK_COMMAND_FIELDS, DESK_JOIN_FIELDS } from '../../fields/session-fields.js';
 import { PROGRAM_VERSION } from '../../version.js';
 import { clientAddress, deskSource } from '../api/api-caller.js';
-import { REPLAYED_HEADER, type Operation } from '../api/operation.js';
+import { markReplayed, REPLAYED_HEADER, type Operation } from '../api/operation.js';
 
 const join = fieldsValidator(DESK_JOIN_FIELDS, 'body');
 const deskCommand = fieldsValidator(DESK_COMMAND_FIELDS, 'body');
@@ -146,7 +146,7 @@ export const deskOperations: readonly Operation[] = [
           return { answer, replayed: false };
         };
         const { answer, replayed } = key === null ? await run() : await keyInFlight(key, run);
-        if (replayed) ctx.set('Idempotent-Replayed', 'true');
+        markReplayed(ctx, replayed);
         return answer;
       };
       return async (ctx): Promise<DeskCommandAnswer> => {

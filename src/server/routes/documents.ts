@@ -4,7 +4,7 @@ import { FIND_DOCUMENT, LIST_DOCUMENTS, openDocument } from '../../domain/docume
 import { errors } from '../../errors.js';
 import { DOCUMENT_FORM_FIELDS, DOCUMENT_PATH_FIELDS } from '../../fields/document-fields.js';
 import * as examples from '../openapi/examples.js';
-import { REPLAYED_HEADER, useCaseOperation, type Operation } from '../api/operation.js';
+import { markReplayed, REPLAYED_HEADER, useCaseOperation, type Operation } from '../api/operation.js';
 import { sendDocument } from '../api/send-document.js';
 import { ROLE_ROWS } from '../../domain/people/roles.js';
 
@@ -51,7 +51,7 @@ export const documentOperations: readonly Operation[] = [
     // the server's commit groups.
     handler: () => async (ctx) => {
       const document = await ctx.state.upload!.complete(ctx.state.form ?? {});
-      if (wasReplayed(document)) ctx.set('Idempotent-Replayed', 'true');
+      markReplayed(ctx, wasReplayed(document));
       return document;
     },
   },

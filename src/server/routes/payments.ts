@@ -1,7 +1,7 @@
 import { RECORD_PAYMENT } from '../../domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../domain/payments/refund-payment.js';
 import * as examples from '../openapi/examples.js';
-import { REPLAYED_HEADER, useCaseOperation, type Operation } from '../api/operation.js';
+import { markReplayed, REPLAYED_HEADER, useCaseOperation, type Operation } from '../api/operation.js';
 
 /** POST /invoices/{invoice_id}/payments: 200, not 201 (spec 4); POST /payments/{payment_id}/refunds (1.2.0): payments module. */
 export const paymentOperations: readonly Operation[] = [
@@ -26,7 +26,7 @@ export const paymentOperations: readonly Operation[] = [
       headers: REPLAYED_HEADER,
     },
     answer(ctx, { payment, replayed }) {
-      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      markReplayed(ctx, replayed);
       return payment;
     },
   }),
@@ -52,7 +52,7 @@ export const paymentOperations: readonly Operation[] = [
       headers: REPLAYED_HEADER,
     },
     answer(ctx, { refund, replayed }) {
-      if (replayed) ctx.set('Idempotent-Replayed', 'true');
+      markReplayed(ctx, replayed);
       return refund;
     },
   }),
