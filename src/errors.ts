@@ -1,4 +1,4 @@
-import type { ContactRule } from './domain/settings.js';
+import type { ContactRule } from './contact-rules.js';
 
 /**
  * The two error types every front end renders: a coded error (AppError) and a schema validation

@@ -1,5 +1,5 @@
-import type { Migration } from './migrations.js';
-import type { Db } from './open-database.js';
+import type { Migration } from './migration-step.js';
+import type { Db } from './drivers/sqlite-driver.js';
 import { encodeAt, encodeHash, encodeSubject, timeOf, ZERO_HASH, type StoredValue } from './audit-codec.js';
 
 /**

@@ -1,22 +1,9 @@
-import type { Db } from './open-database.js';
+import type { Db } from './drivers/sqlite-driver.js';
+import type { Migration } from './migration-step.js';
 import { loadSchemaSql } from './schema-sql.js';
 import { patientPhoneDigits, patientSearchTerms } from '../fields/search-terms.js';
 import { COMPACT_AUDIT_TRAIL } from './migration-7-compact-audit-trail.js';
 import { withoutIgnorableCharacters } from '../fields/invisible-text.js';
-
-/** One forward step of the schema; `version` is the PRAGMA user_version it leaves behind. */
-export interface Migration {
-  version: number;
-  sql: string;
-  /**
-   * The step rebuilds a table others refer to (SQLite cannot change a CHECK in place): it runs
-   * with foreign keys off, as SQLite's own procedure for such changes says, and the transaction
-   * is refused unless `PRAGMA foreign_key_check` finds nothing afterwards.
-   */
-  rebuildsTables?: boolean;
-  /** Fills what SQL alone cannot (folded search terms), after `sql`, in the same transaction. */
-  fill?: (db: Db) => void;
-}
 
 /** The six scopes of interface 1.0.0: a key holding all of them was issued without --scopes. */
 const SCOPES_1_0_0 = ['patients:write', 'appointments:write', 'documents:write', 'lookups:read', 'invoices:read', 'payments:write'];

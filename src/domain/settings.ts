@@ -6,6 +6,7 @@ import { canonicalTimeZone, suggestTimeZones } from './time-zones.js';
 import { machineTimeZone } from './validation/calendar.js';
 import { problems } from './validation/problems.js';
 import { issue } from './validation/validate.js';
+import { CONTACT_RULES, type ContactRule } from '../contact-rules.js';
 
 /** The optional modules of decisions.md §2: clinic settings, on by default. */
 export const MODULES = ['billing', 'payments'] as const;
@@ -107,12 +108,7 @@ export function setClinicCurrency(db: Db, typed: string): CurrencyChange {
   };
 }
 
-/**
- * How a patient must be reachable to be registered (clinic-api-1.3.md, "Patients without e-mail"):
- * both an email and a mobile (1.0.0's rule, the default), either of them, or neither.
- */
-export const CONTACT_RULES = ['email-and-mobile', 'email-or-mobile', 'none'] as const;
-export type ContactRule = (typeof CONTACT_RULES)[number];
+export { CONTACT_RULES, type ContactRule };
 
 /** 1.0.0's rule, which a clinic keeps until it sets another. */
 const DEFAULT_CONTACT_RULE: ContactRule = 'email-and-mobile';

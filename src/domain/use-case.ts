@@ -1,7 +1,7 @@
 import type { Db } from '../db/open-database.js';
 import type { FieldSpec, ValuesOf } from '../fields/field-spec.js';
 import { appendAuditEvents } from './audit/record-audit.js';
-import type { Actor, AuditRecord } from './audit/audit-event.js';
+import type { AuditRecord } from './audit/audit-event.js';
 import type { ChangeRecord } from './changes/change-event.js';
 import { appendChangeEvents } from './changes/record-changes.js';
 import { type AppError, type LocSource, type ValidationIssue } from '../errors.js';
@@ -12,6 +12,9 @@ import { requireRoles, type Role } from './people/roles.js';
 import { normalizePresent, type NormalizeContext } from './validation/values.js';
 import { answerOnce, requestFingerprint, type IdempotentOperation } from './idempotent-answers.js';
 import { fieldsValidator, throwIfIssues } from './validation/validate.js';
+import type { Access, Caller, ConnectionRunner, WorkRunner } from './use-case-context.js';
+
+export type { Access, Caller, ConnectionRunner, WorkRunner } from './use-case-context.js';
 
 /**
  * A use case is one thing the clinic can do, declared once and mounted by both front ends: the
@@ -44,37 +47,6 @@ export type InputValues<I extends UseCaseInput, Patch extends boolean = false> =
       : ValuesOf<I[P]>
     : never;
 };
-
-/**
- * How a use case touches the database, which decides its transaction:
- * - `read`: no writes; it may run beside anything.
- * - `write`: its writes are one transaction, all or nothing.
- * - `read-then-write`: what it reads decides what it writes (a balance, an idempotency key), so
- *   no other connection may write between its first read and its commit: BEGIN IMMEDIATE.
- */
-export type Access = 'read' | 'write' | 'read-then-write';
-
-/** Who asks: recorded with what they book (an appointment's `booking_source`) and in the audit trail. */
-export interface Caller {
-  source: 'api' | 'cli';
-  /**
-   * Who the audit trail names. Null only for work a front end does on its own behalf, such as the
-   * heading of a printout whose command already recorded its read: that records nothing.
-   */
-  actor: Actor | null;
-  /**
-   * Asked, by a read that records audit events, how many it is about to record, before they are
-   * appended; throws to refuse the read (the server's limits on audited reads: a disk below the
-   * trail's reserve, a key past its events per minute). Absent: no limit (the desk).
-   */
-  admitAuditedRead?(events: number): void;
-  /**
-   * The roles of the person asking, when a person asks (a session, interface 1.3.0): the use case
-   * refuses what none of them may do (403 ROLE_FORBIDDEN). Absent for an API key (its scopes were
-   * checked) and for the operating system's user while the clinic has no persons.
-   */
-  roles?: readonly Role[];
-}
 
 export interface UseCaseDeclaration<I extends UseCaseInput, R, Patch extends boolean = false> {
   /** What it does, for people: the API operation's summary and the command's description start from it. */
@@ -366,22 +338,6 @@ function runAndRecord<I extends UseCaseInput, R, Patch extends boolean>(
     appendAuditEvents(db, caller.actor!, records);
   }
   return result;
-}
-
-/**
- * How a front end runs database work, in the transaction `access` asks for, and learns that it is
- * durable: the command line on a connection of its own, at once (connectionRunner); the server in
- * groups that share a COMMIT, once that is done (src/server/writes/commit-groups.ts). Work that outlives
- * one call (an upload's row after its file, a notification's delivery) is given the front end's
- * runner rather than choosing one itself.
- */
-export interface WorkRunner {
-  run<T>(access: Access, work: () => T): T | Promise<T>;
-}
-
-/** A runner that commits before it returns: the work's value comes back at once. */
-export interface ConnectionRunner extends WorkRunner {
-  run<T>(access: Access, work: () => T): T;
 }
 
 /** A connection of its own: each piece of work is its own transaction, committed before `run` returns. */

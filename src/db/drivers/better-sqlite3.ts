@@ -1,5 +1,5 @@
 import Database from 'better-sqlite3';
-import type { BackupStepOptions, Db, SqliteDriver, Statement, Transaction } from './sqlite-driver.js';
+import type { BackupStepOptions, Db, SqliteDriver, Statement, Transaction } from './connection-types.js';
 
 /** A better-sqlite3 connection as a Db: its statements are better-sqlite3's own, unwrapped. */
 class BetterSqlite3Connection implements Db {

@@ -1,4 +1,4 @@
-import type { BackupStepOptions, BindParameters, Db, RunResult, SqliteDriver, Statement, Transaction } from './sqlite-driver.js';
+import type { BackupStepOptions, BindParameters, Db, RunResult, SqliteDriver, Statement, Transaction } from './connection-types.js';
 
 // node:sqlite's API as far as this driver uses it (Node 24; the machine's @types/node is 20's).
 interface StatementSync {

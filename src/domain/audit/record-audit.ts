@@ -1,7 +1,7 @@
 import { insertAuditEvents, lastAuditEvent, patientNumberOf, type AuditEventRow } from '../../db/audit-events.js';
 import type { Db } from '../../db/open-database.js';
 import { nowIso } from '../clock.js';
-import type { WorkRunner } from '../use-case.js';
+import type { WorkRunner } from '../use-case-context.js';
 import { canonicalJson, eventHash, FIRST_PREV_HASH, subjectTypeOf, type Actor, type AuditRecord } from './audit-event.js';
 
 /**

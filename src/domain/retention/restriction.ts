@@ -2,7 +2,7 @@ import type { Db } from '../../db/open-database.js';
 import { erasedOwnerOf, RECORD_ID_FIELDS } from '../../db/restricted-patients.js';
 import { AppError, errors } from '../../errors.js';
 import type { Actor } from '../audit/audit-event.js';
-import type { Access, Caller } from '../use-case.js';
+import type { Access, Caller } from '../use-case-context.js';
 
 /** The ids a request may name a patient's records by: each is checked against the erased patients. */
 export const RESTRICTED_ID_FIELDS = RECORD_ID_FIELDS;
