@@ -29,6 +29,8 @@ export interface RunResults {
   nodeSqlite: ClinicRound[];
   /** The write scenarios on `node dist/clinic.js`, each round (none with --no-js). */
   js: ClinicRound[];
+  /** The same scenarios on another build's executable (`--baseline`), each round; none without it. */
+  baseline: ClinicRound[];
   /** Each round's floor figures. */
   floor: Map<FloorName, LoadResult>[];
   startup: StartupResult | undefined;
@@ -426,6 +428,38 @@ export function formatDriverComparison(results: RunResults): string {
     const shares = results.nodeSqlite.map((round, i) => rate([round])[0]! / rate([results.clinic[i]!])[0]!);
     lines.push(
       `| ${scenario.title} | ${show(rate(results.clinic), 0)} | ${show(rate(results.nodeSqlite), 0)} | ${show(shares, 2)} | ${show(p99(results.clinic), 2)} | ${show(p99(results.nodeSqlite), 2)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * This build against the baseline's (`--baseline`), scenario by scenario: req/s, p99 and the
+ * server's CPU per answer of each, and this build's over the baseline's taken round by round
+ * (both ran in the same round, on copies of the same database). A CPU ratio above 1 is a
+ * slower build.
+ */
+export function formatBaselineComparison(results: RunResults): string {
+  if (results.baseline.length === 0) return '';
+  const lines = [
+    '| scenario | req/s baseline → this | req/s this ÷ baseline | p99 ms baseline → this | CPU per answer baseline → this | CPU this ÷ baseline |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const scenario of results.scenarios) {
+    const pick = (rounds: readonly ClinicRound[], figure: (load: LoadResult) => number) =>
+      rounds.map((round) => figure(round.loads.get(scenario.name)!));
+    const rate = (load: LoadResult) => load.requestsPerSec;
+    const cpu = (load: LoadResult) => load.serverCpu?.microsPerAnswer ?? Number.NaN;
+    const ratios = (figure: (load: LoadResult) => number) =>
+      results.clinic.map((round, i) => figure(round.loads.get(scenario.name)!) / figure(results.baseline[i]!.loads.get(scenario.name)!));
+    lines.push(
+      `| ${scenario.title} | ${show(pick(results.baseline, rate), 0)} → ${show(pick(results.clinic, rate), 0)} | ${show(ratios(rate), 2)} | ${show(
+        pick(results.baseline, (load) => load.p99),
+        2,
+      )} → ${show(
+        pick(results.clinic, (load) => load.p99),
+        2,
+      )} | ${show(pick(results.baseline, cpu), 0)} → ${show(pick(results.clinic, cpu), 0)} µs | ${show(ratios(cpu), 2)} |`,
     );
   }
   return lines.join('\n');

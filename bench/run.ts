@@ -10,6 +10,7 @@
  *   npm run bench -- --only patient-export   # the patient's copy with 30 documents of 1 and of 20 MiB (issue 47)
  *   npm run bench -- --server js          # node dist/clinic.js instead of dist/clinic
  *   npm run bench -- --profile .tmp/prof  # the clinic server writes a V8 CPU profile there
+ *   npm run bench -- --baseline ../before/dist/clinic   # also an earlier build, same rounds, compared
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ import { cachedInvoiceDatabase, readInvoiceData } from './invoice-database.js';
 import { describeMachine } from './machine.js';
 import {
   formatAgainstMinimalFloor,
+  formatBaselineComparison,
   formatChangeEventFloors,
   formatDriverComparison,
   formatFigures,
@@ -67,6 +69,9 @@ const { values: options } = parseArgs({
     'no-node-sqlite': { type: 'boolean', default: false },
     // Each round also runs the write scenarios on node dist/clinic.js, unless this is given.
     'no-js': { type: 'boolean', default: false },
+    // Another build's executable (e.g. dist/clinic of the commit before a change): each round also
+    // runs the scenarios on it, in turns with this build, and the report compares the two.
+    baseline: { type: 'string' },
   },
 });
 
@@ -98,6 +103,7 @@ const fullRun =
   options.seconds === undefined &&
   options.invoices === undefined &&
   options.profile === undefined &&
+  options.baseline === undefined &&
   drivers &&
   alsoJs;
 if (options.server !== 'sea' && options.server !== 'js') throw new Error('--server is sea (dist/clinic) or js (node dist/clinic.js)');
@@ -182,6 +188,7 @@ try {
     clinic: [],
     nodeSqlite: [],
     js: [],
+    baseline: [],
     floor: [],
     startup: undefined,
     deskLatency: undefined,
@@ -210,12 +217,25 @@ try {
     clinicCommand: [process.execPath, ...RUNTIME_FLAGS, join(root, 'dist/clinic.js')],
     bigUploadBytes: 0,
   };
+  const baselineSettings: RoundSettings | undefined =
+    options.baseline === undefined
+      ? undefined
+      : { ...settings, clinicCommand: [resolve(options.baseline)], clinicEnv: {}, bigUploadBytes: 0 };
+  const runBaseline = async (round: number) => {
+    if (baselineSettings === undefined || scenarios.length === 0) return;
+    log(`round ${round}/${rounds}: the baseline, ${options.baseline}`);
+    results.baseline.push(await runClinicRound(round, scenarios, baselineSettings, log, 'baseline'));
+  };
   const wantsRounds = scenarios.length > 0 || settings.bigUploadBytes > 0;
   for (let round = 1; wantsRounds && round <= rounds; round++) {
+    // The baseline runs before this build in odd rounds and after it in even ones, so that
+    // neither always meets the disk as the other left it.
+    if (round % 2 === 1) await runBaseline(round);
     log(`\nround ${round}/${rounds}: clinic`);
     // Data directories are removed at the end: deleting gigabytes here would make the disk
     // discard them while the next round measures.
     results.clinic.push(await runClinicRound(round, scenarios, settings, log));
+    if (round % 2 === 0) await runBaseline(round);
     if (drivers && scenarios.length > 0) {
       log(`round ${round}/${rounds}: clinic with node:sqlite`);
       results.nodeSqlite.push(await runClinicRound(round, scenarios, nodeSqliteSettings, log, 'node-sqlite'));
@@ -286,6 +306,7 @@ try {
   const loadAtEnd = loadavg()[0]!;
   log(`\nload average (1 min): ${loadAtStart.toFixed(2)} at the start, ${loadAtEnd.toFixed(2)} at the end`);
   const driverComparison = formatDriverComparison(results);
+  const againstBaseline = formatBaselineComparison(results);
   const writes = formatWriteFloors(results);
   const againstMinimal = formatAgainstMinimalFloor(results);
   const changeEventFloors = formatChangeEventFloors(results);
@@ -301,6 +322,7 @@ try {
     ...(driverComparison === ''
       ? []
       : ['', '### The SQLite drivers: better-sqlite3 (dist/clinic) and node:sqlite (clinic.exe)', '', driverComparison]),
+    ...(againstBaseline === '' ? [] : ['', `### This build against the baseline (${options.baseline})`, '', againstBaseline]),
     ...(search.length > 0 ? ['', formatSearchFigures(search)] : []),
   ].join('\n');
   const found = formatVerdicts([...verdicts(results), ...searchVerdicts(search)]);
