@@ -1,8 +1,9 @@
 // Bundles the program into dist/clinic.js (run as `node dist/clinic.js <command>`).
 // better-sqlite3 stays external: it loads a native addon that cannot be bundled.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
+import { BUNDLE_DIGEST_FILE, sourceDigest } from './source-digest.mjs';
 
 const root = new URL('..', import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
@@ -105,6 +106,7 @@ export const commonOptions = {
 };
 
 if (import.meta.url === `file://${process.argv[1]}`) {
+  const digest = sourceDigest();
   await build({
     ...commonOptions,
     format: 'esm',
@@ -114,5 +116,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },
   });
+  // The sources' digest as read before the build: a file changed during it makes it stale, not current.
+  writeFileSync(BUNDLE_DIGEST_FILE, `${digest}\n`);
   console.log('built dist/clinic.js');
 }

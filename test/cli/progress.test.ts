@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { openProgressBar } from '../../src/cli/progress-bar.js';
 import type { CliIo } from '../../src/cli/io.js';
 import { populatedDataDir } from '../helpers/backup-fixtures.js';
-import { childEnvironment, programPlatform, runClinic } from '../helpers/run-cli.js';
+import { childEnvironment, programCommand, programPlatform, runClinic } from '../helpers/run-cli.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 
 // Issue 42, finding 11: long work is no longer silent. A bar on stderr where it is a terminal
@@ -33,8 +33,7 @@ const shellQuoted = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
  * with the exit code and what the terminal received (the program's stderr, as written).
  */
 function runOnTerminal(args: readonly string[], stdoutFile: string): Promise<{ code: number; terminal: string }> {
-  const bin = process.env.CLINIC_BIN;
-  const command = [...(bin ? [bin] : [process.execPath, '--import', 'tsx', 'src/main.ts']), ...args].map(shellQuoted).join(' ');
+  const command = [...programCommand(), ...args].map(shellQuoted).join(' ');
   // -e: script exits with the command's code; the log file is /dev/null, the terminal's output is script's stdout.
   const child = spawn(SCRIPT, ['-qec', `${command} > ${shellQuoted(stdoutFile)}`, '/dev/null'], {
     cwd: root,

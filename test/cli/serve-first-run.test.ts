@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, it } from 'node:test';
 import { useDataDirs } from '../helpers/fixtures.js';
 import { checkedFetch } from '../helpers/contract.js';
-import { childEnvironment, programPath, programPlatform, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
+import { checkoutProgram, childEnvironment, programPath, programPlatform, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const newDir = useDataDirs();
@@ -15,7 +15,8 @@ const newDir = useDataDirs();
 describe('clinic serve on an empty data directory', () => {
   it('creates the database and a first key, prints the key once, serves on 127.0.0.1 and stops on SIGTERM', async () => {
     const dataDir = newDir();
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'serve', '--data', dataDir, '--port', '0'], {
+    const [node, ...program] = checkoutProgram();
+    const child = spawn(node, [...program, 'serve', '--data', dataDir, '--port', '0'], {
       cwd: root,
       env: childEnvironment(),
     });

@@ -12,7 +12,7 @@ import { SET_CLINIC_NAME } from '../../src/domain/desk/clinic-settings.js';
 import { SET_REMINDERS } from '../../src/domain/reminders/set-reminders.js';
 import { performUseCase } from '../../src/domain/use-case.js';
 import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
-import { runClinic, STOP_SIGNAL } from '../helpers/run-cli.js';
+import { programCommand, runClinic, STOP_SIGNAL } from '../helpers/run-cli.js';
 import { startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
 import { makeDataDir } from '../helpers/test-server.js';
 import { checkedFetch } from '../helpers/contract.js';
@@ -30,8 +30,7 @@ interface ServeProcess {
 
 /** `clinic serve --port 0 ...` as a separate process, resolved once it listens. */
 function startServe(dataDir: string, args: string[]): Promise<ServeProcess> {
-  const bin = process.env.CLINIC_BIN;
-  const [command, prefix] = bin ? [bin, []] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
+  const [command, ...prefix] = programCommand();
   const child = spawn(command, [...prefix, 'serve', '--data', dataDir, '--port', '0', ...args], { cwd: root, stdio: 'pipe' });
   const events: Record<string, unknown>[] = [];
   let buffered = '';

@@ -15,6 +15,7 @@ import { assertMatchesContract } from '../helpers/contract.js';
 import { formEnd, multipartBody, partHead, type FormPart } from '../helpers/multipart.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { makeDataDir } from '../helpers/test-server.js';
+import { checkoutProgram } from '../helpers/run-cli.js';
 import { RUNTIME_FLAGS } from '../../scripts/runtime-flags.mjs';
 
 const LIMIT = 1024 * 1024;
@@ -580,15 +581,12 @@ describe('uploading a large document', () => {
       const patientId = createPatient(db, buildPatient()).id;
       const key = createApiKey(db, { name: 'memory test' }).key;
       db.close();
-      const child = spawn(
-        process.execPath,
-        // With the V8 flags the single executable runs with (scripts/runtime-flags.mjs).
-        [...RUNTIME_FLAGS, '--import', 'tsx', 'src/main.ts', 'serve', '--data', dataDir, '--port', '0', '--document-limit-mb', '1024'],
-        {
-          cwd: root,
-          stdio: ['ignore', 'pipe', 'inherit'],
-        },
-      );
+      // With the V8 flags the single executable runs with (scripts/runtime-flags.mjs).
+      const [node, ...program] = checkoutProgram(RUNTIME_FLAGS);
+      const child = spawn(node, [...program, 'serve', '--data', dataDir, '--port', '0', '--document-limit-mb', '1024'], {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      });
       try {
         const baseUrl = await new Promise<string>((resolve, reject) => {
           let buffered = '';

@@ -1,0 +1,2 @@
+export const BUNDLE_DIGEST_FILE: string;
+export function sourceDigest(): string;
