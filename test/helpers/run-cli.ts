@@ -87,7 +87,7 @@ let checkoutCommand: readonly string[] | undefined;
  * The program of this checkout as a command line, run from the repository's root: `node
  * dist/clinic.js`, the source bundled, while the digest scripts/build.mjs wrote beside it matches
  * the sources as they are (npm test builds it first); else the TypeScript source through tsx. The
- * bundle starts in about a fifth of tsx's time, and the suite starts several hundred processes.
+ * bundle starts in well under half of tsx's time (docs/development.md), and the suite starts several hundred processes.
  * `runtimeFlags` go to Node before the program.
  */
 export function checkoutProgram(runtimeFlags: readonly string[] = []): [string, ...string[]] {
