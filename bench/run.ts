@@ -253,7 +253,9 @@ try {
     results.startup = await measureStartup(executable, workDir, STARTUP_SAMPLES);
   }
   if (wanted('desk-latency')) {
-    log('\na desk command (dist/clinic patient find) against node -e 0 of the same runtime');
+    log(
+      "\na receptionist's day of desk commands (dist/clinic patient find, show, appointment list, book, pay, report day), each against node -e 0 of the same runtime",
+    );
     if (!sea) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
     results.deskLatency = measureDeskLatency(join(root, 'dist/clinic'), seaRuntime, workDir, DESK_LATENCY_SAMPLES);
   }
