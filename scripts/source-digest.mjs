@@ -1,7 +1,7 @@
 // The digest of what dist/clinic.js is built from: every file under src/, schema.sql, the lock
 // file (the bundled dependencies' versions) and the build script. scripts/build.mjs writes it
 // beside the bundle; the tests start the bundle instead of the source through tsx only while the
-// digest still matches (test/helpers/run-cli.ts, `sourceCommand`), so a stale bundle is never
+// digest still matches (test/helpers/run-cli.ts, `checkoutProgram`), so a stale bundle is never
 // what a test runs.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
