@@ -54,29 +54,51 @@ const inlineDocsAssets = {
   },
 };
 
-/** Built-in modules a desk command rarely needs, which cost a start several milliseconds each to load. */
-const LAZY_BUILTINS = ['node:crypto', 'node:fs/promises', 'node:child_process'];
+/**
+ * Modules a desk command rarely needs, which cost a start several milliseconds each to load: the
+ * hash and the files' promises, processes, the network (a desk PC's requests to the server,
+ * joining it, an address's check), the stream a patient's export or a backup is written through,
+ * the ZIP writer of a patient's export (yazl, which loads node:zlib and node:stream itself), and
+ * the terminal's (its width for a progress bar, a question for a PIN). The bundle then has no
+ * import() left: the executable's loader compiles it as a plain script (src/sea/program-script.ts).
+ */
+const LAZY_MODULES = [
+  'node:crypto',
+  'node:fs/promises',
+  'node:child_process',
+  'node:https',
+  'node:tls',
+  'node:net',
+  'node:stream',
+  'node:stream/promises',
+  'node:zlib',
+  'node:timers/promises',
+  'node:tty',
+  'node:readline',
+  'yazl',
+];
 
 /**
- * Our code's imports of LAZY_BUILTINS (and commander's, which requires node:child_process for
+ * Our code's imports of LAZY_MODULES (and commander's, which requires node:child_process for
  * subcommands that are programs of their own, of which clinic has none) become a module of the
  * same functions that loads the real one on the first call: `patient find` never hashes, awaits
- * a file or starts a process, and so never loads them (node:child_process alone, with node:net
- * and node:stream behind it, was a third of a desk command's start). A class (`X509Certificate`,
- * which serve checks its TLS certificate with) is put off as a stand-in that loads the module
- * when it is constructed or one of its members read, so `new`, `instanceof` and static members
- * work as on the real one. Only functions and classes can be put off; importing anything else
- * from them fails the build.
+ * a file, starts a process, opens a connection or writes a ZIP, and so never loads them
+ * (node:child_process alone, with node:net and node:stream behind it, was a third of a desk
+ * command's start; the network and ZIP modules of interface 1.3.0 added 24 ms to every command
+ * before they were put off). A class (`X509Certificate`, `Transform`, yazl's `ZipFile`) is put off
+ * as a stand-in that loads the module when it is constructed or one of its members read, so
+ * `new`, `instanceof` and static members work as on the real one; it cannot be extended. Only
+ * functions and classes can be put off; importing anything else from them fails the build.
  */
-const lazyBuiltins = {
-  name: 'lazy-builtins',
+const lazyModules = {
+  name: 'lazy-modules',
   setup(pluginBuild) {
     const require = createRequire(import.meta.url);
-    const filter = new RegExp(`^(${LAZY_BUILTINS.join('|')})$`);
+    const filter = new RegExp(`^(${LAZY_MODULES.join('|')})$`);
     pluginBuild.onResolve({ filter }, (args) =>
-      /[\\/](src|commander[\\/]lib)[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy-builtin' } : undefined,
+      /[\\/](src|commander[\\/]lib)[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy-module' } : undefined,
     );
-    pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => {
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'lazy-module' }, (args) => {
       const real = require(args.path);
       const functions = Object.keys(real).filter((name) => typeof real[name] === 'function' && /^[a-z]/.test(name));
       const classes = Object.keys(real).filter((name) => typeof real[name] === 'function' && /^[A-Z]/.test(name));
@@ -101,7 +123,7 @@ export const commonOptions = {
   target: 'node20',
   sourcemap: false,
   legalComments: 'none',
-  plugins: [inlineSchema, inlineDocsAssets, lazyBuiltins],
+  plugins: [inlineSchema, inlineDocsAssets, lazyModules],
   logLevel: 'warning',
 };
 

@@ -252,6 +252,82 @@ const withoutBetterSqlite3 = {
   },
 };
 
+/** The executable's assets beside the docs page's: the program's bundle and (Linux) its code cache (src/sea/program-script.ts). */
+const SEA_ASSETS = { program: 'clinic.cjs', codeCache: 'clinic.code-cache' };
+
+/**
+ * The commands the code cache is trained on, in order: a new clinic's set-up, then a
+ * receptionist's day (find, show, book, the day's list, an invoice, a payment, the day's report;
+ * bench/desk-latency.ts times the same day). Each entry is a command line, or a function of what
+ * the commands before it printed with --json.
+ */
+const TRAINING_DAY = [
+  ['version'],
+  ['init'],
+  ['doctor', 'add', '--name', 'Dr. Anna Berger', '--color', '#3366cc'],
+  ['service', 'add', '--name', 'Kontrolle', '--duration-min', '30', '--price', '80', '--color', '#22aa66'],
+  ['create-patient', '--first-name', 'Anna', '--last-name', 'Muster', '--email', 'anna@example.org', '--mobile', '+43 664 1'],
+  ['patient', 'find', 'Muster'],
+  ['patient', 'show', 'P-1'],
+  ['book-appointment', '--patient-id', 'P-1', '--doctor', 'berger', '--service', 'kontrolle', '--start-at', '2030-01-02T10:00'],
+  ['appointment', 'list'],
+  ['invoice', 'create', '--patient-id', 'P-1', '--total', '80.00', '--json'],
+  (printed) => ['record-payment', '--invoice', printed.invoice_number, '--amount', '80.00', '--method', 'cash'],
+  ['report', 'day'],
+];
+
+/**
+ * Makes the program's code cache (src/sea/program-script.ts says what it is for): the bundle runs
+ * each command of TRAINING_DAY in a process of the executable's runtime under its flags, on a data
+ * directory of its own, each with the cache of the ones before; the cache after the last holds what
+ * they all compiled. The runs use node:sqlite (better-sqlite3's addon is an asset of the executable
+ * only), so the other driver's few functions compile at their first use as before. Each run after
+ * the first checks that V8 accepts the cache before it, the last one's by one more run.
+ */
+async function trainCodeCache() {
+  step('training the code cache on a day of desk commands');
+  const trainer = join(work, 'train-code-cache.mjs');
+  await build({
+    entryPoints: [join(root, 'scripts/train-code-cache.mjs')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: `node${runtimeVersion.slice(1).split('.')[0]}`,
+    outfile: trainer,
+    define: { CLINIC_SEA_ASSETS: JSON.stringify(SEA_ASSETS) },
+    logLevel: 'warning',
+  });
+  const home = mkdtempSync(join(tmpdir(), 'clinic-training-'));
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+    XDG_DATA_HOME: join(home, 'share'),
+    CLINIC_SQLITE_DRIVER: 'node:sqlite',
+  };
+  let cache = '-';
+  let printed = {};
+  try {
+    // The last run, `version` once more, only checks that V8 accepts the day's cache: that cache is shipped.
+    const runs = [...TRAINING_DAY, ['version']];
+    for (const [index, entry] of runs.entries()) {
+      if (index === runs.length - 1) copyFileSync(cache, codeCache);
+      const args = [...(typeof entry === 'function' ? entry(printed) : entry), '--data', join(home, 'data')];
+      const next = join(home, `cache-${index}`);
+      const run = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, script, cache, next, '--', ...args], { env, encoding: 'utf8' });
+      if (run.status !== 0 || !existsSync(next)) {
+        throw new Error(`training the code cache: clinic ${args.join(' ')} exited ${run.status ?? run.signal}: ${run.stderr}`);
+      }
+      if (args.includes('--json')) printed = JSON.parse(run.stdout);
+      cache = next;
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+  step(`code cache: ${(statSync(codeCache).size / 1024).toFixed(0)} KiB`);
+}
+
 const runtimeVersion = checkRuntime();
 mkdirSync(work, { recursive: true });
 let addonSha256 = '';
@@ -290,6 +366,22 @@ writeFileSync(
   readFileSync(script, 'utf8').replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
 );
 
+const nodeTarget = `node${runtimeVersion.slice(1).split('.')[0]}`;
+step(`bundling ${relative(root, work)}/loader.cjs, the executable's main script`);
+const loader = join(work, 'loader.cjs');
+await build({
+  entryPoints: [join(root, 'src/sea/loader.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'cjs',
+  target: nodeTarget,
+  outfile: loader,
+  define: { CLINIC_SEA_ASSETS: JSON.stringify(SEA_ASSETS), CLINIC_HAS_CODE_CACHE: JSON.stringify(!windows) },
+  logLevel: 'warning',
+});
+const codeCache = join(work, 'clinic.code-cache');
+if (!windows) await trainCodeCache();
+
 step('generating the SEA blob with the runtime');
 const blob = join(work, 'clinic.blob');
 const seaConfig = join(work, 'sea-config.json');
@@ -297,14 +389,15 @@ writeFileSync(
   seaConfig,
   JSON.stringify(
     {
-      main: script,
+      main: loader,
       output: blob,
       disableExperimentalSEAWarning: true,
-      // V8's compiled code for the script, made by the same runtime: a faster start. Not for
-      // Windows: the code cache would be made by the Linux runtime, and V8 may reject it there.
-      useCodeCache: !windows,
+      // The loader is a few lines; the program's own code cache is an asset (trainCodeCache).
+      useCodeCache: false,
       execArgv: RUNTIME_FLAGS,
       assets: {
+        [SEA_ASSETS.program]: script,
+        ...(windows ? {} : { [SEA_ASSETS.codeCache]: codeCache }),
         ...(windows ? {} : { 'better_sqlite3.node': addonFile }),
         ...Object.fromEntries(docsAssets.map(({ name, path }) => [`${DOCS_ASSET_PREFIX}${name}`, path])),
       },
@@ -313,8 +406,7 @@ writeFileSync(
     2,
   ),
 );
-// The code cache is made under the same flags, or V8 rejects it at every start (its flag hash differs).
-execFileSync(runtime, [...RUNTIME_FLAGS, '--experimental-sea-config', seaConfig], { stdio: 'pipe' });
+execFileSync(runtime, ['--experimental-sea-config', seaConfig], { stdio: 'pipe' });
 
 step(`injecting the blob into a copy of ${windows ? 'node.exe' : 'the runtime'}`);
 mkdirSync(join(root, 'dist'), { recursive: true });

@@ -26,7 +26,7 @@ const withoutDataOption = (argv: readonly string[]): string[] => rewriteOptions(
  * PC's own or the desk's, else what it printed.
  */
 export const runDeskPcCommand: DeskCommandRunner = async (argv, server, caller, files) => {
-  const command = commandPathOf(argv);
+  const command = await commandPathOf(argv);
   const refused = deskPcRefusal(command);
   if (refused !== null) return { refused, command };
   return { answer: await runOnServerDatabase(argv, server, caller, new Map(files.map((file) => [file.path, file.name]))) };

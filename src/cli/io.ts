@@ -1,4 +1,6 @@
 import { fstatSync, writeSync } from 'node:fs';
+import { createInterface } from 'node:readline';
+import { isatty } from 'node:tty';
 
 /** Where a command writes; tests pass their own to capture output. */
 export interface CliIo {
@@ -16,9 +18,8 @@ export interface CliIo {
   ask?(prompt: string): Promise<string>;
 }
 
-/** The width of stderr's terminal, or undefined when stderr is none; node:tty is loaded only when a command asks. */
+/** The width of stderr's terminal, or undefined when stderr is none (the build loads node:tty only when a command asks: scripts/build.mjs, LAZY_MODULES). */
 async function stderrColumns(): Promise<number | undefined> {
-  const { isatty } = await import('node:tty');
   if (!isatty(2)) return undefined;
   return process.stderr.columns || 80;
 }
@@ -92,14 +93,13 @@ async function readAllInput(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Questions on the terminal, asked on stderr so that stdout stays the command's output; node:readline is loaded only when one is asked. */
+/** Questions on the terminal, asked on stderr so that stdout stays the command's output (the build loads node:readline only when one is asked). */
 const terminalQuestions = {
   ask: (prompt: string) => question(prompt, false),
   askHidden: (prompt: string) => question(prompt, true),
 };
 
 async function question(prompt: string, hidden: boolean): Promise<string> {
-  const { createInterface } = await import('node:readline');
   const lines = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
   if (hidden) {
     // What is typed is not echoed: readline writes through this, which shows the prompt only.

@@ -3,32 +3,6 @@ import type { CliIo } from './io.js';
 import { EXIT, reportError, wrapLines } from './report-error.js';
 import { editDistance } from '../domain/validation/edit-distance.js';
 import { visibleText } from './terminal-text.js';
-import { registerApiKeyCommands } from './commands/api-key.js';
-import { registerAppointmentCommands } from './commands/appointment.js';
-import { registerCatalogCommands } from './commands/catalog.js';
-import { registerDocumentCommands } from './commands/document.js';
-import { registerAuditCommands } from './commands/audit.js';
-import { registerBackupCommands } from './commands/backup.js';
-import { registerCheckCommand } from './commands/check.js';
-import { registerInitCommand } from './commands/init.js';
-import { registerModuleCommands } from './commands/module.js';
-import { registerCreatePatientCommand, registerPatientCommands } from './commands/patient.js';
-import { registerServeCommand } from './commands/serve.js';
-import { registerSettingsCommands } from './commands/settings.js';
-import { registerReminderCommands } from './commands/reminders.js';
-import { registerSmsGatewayCommands } from './commands/sms-gateway.js';
-import { registerInvoiceCommands } from './commands/invoice.js';
-import { registerPaymentCommands } from './commands/payment.js';
-import { registerAutostartCommands } from './commands/autostart.js';
-import { registerReportCommands } from './commands/report.js';
-import { registerNotificationCommands } from './commands/notifications.js';
-import { registerUpgradeCommand } from './commands/upgrade.js';
-import { registerVersionCommand } from './commands/version.js';
-import { registerStaffCommands } from './commands/staff.js';
-import { registerDeskCommands } from './commands/desk.js';
-import { registerSessionCommands } from './commands/session.js';
-import { registerWebhookCommands } from './commands/webhook.js';
-import { registerTlsCommands } from './commands/tls.js';
 import { PROGRAM_VERSION } from '../version.js';
 import { beginCommand, deskPcRun } from './desk-identity.js';
 import { runAtDeskPc } from './desk-pc/forward-command.js';
@@ -44,35 +18,43 @@ const HELP_MARKING_REQUIRED: Partial<Help> = {
   },
 };
 
-/** Each module's commands: the top-level names it registers, and how. */
-const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (program: Command, io: CliIo) => void])[] = [
-  [['serve'], registerServeCommand],
-  [['init'], registerInitCommand],
-  [['api-key'], registerApiKeyCommands],
-  [['doctor', 'service'], registerCatalogCommands],
-  [['module'], registerModuleCommands],
-  [['settings'], registerSettingsCommands],
-  [['create-patient'], registerCreatePatientCommand],
-  [['patient'], registerPatientCommands],
-  [['book-appointment', 'appointment'], registerAppointmentCommands],
-  [['reminders'], registerReminderCommands],
-  [['sms-gateway'], registerSmsGatewayCommands],
-  [['document', 'upload-document'], registerDocumentCommands],
-  [['invoice'], registerInvoiceCommands],
-  [['record-payment', 'refund'], registerPaymentCommands],
-  [['report'], registerReportCommands],
-  [['notifications'], registerNotificationCommands],
-  [['webhook'], registerWebhookCommands],
-  [['backup', 'restore'], registerBackupCommands],
-  [['upgrade'], registerUpgradeCommand],
-  [['audit'], registerAuditCommands],
-  [['check'], registerCheckCommand],
-  [['autostart'], registerAutostartCommands],
-  [['tls'], registerTlsCommands],
-  [['staff'], registerStaffCommands],
-  [['login', 'logout', 'whoami'], registerSessionCommands],
-  [['desk'], registerDeskCommands],
-  [['version'], registerVersionCommand],
+/** What a module of commands exports: adds its commands to the program. */
+type RegisterCommands = (program: Command, io: CliIo) => void;
+
+/**
+ * Each module's commands: the top-level names it registers, and how to load it. A module is
+ * loaded only when its commands are built: a desk command evaluates its own module's code (its
+ * use cases, fields and queries), not the sixty other commands' (a third of a start when the
+ * program imported them all).
+ */
+const COMMAND_GROUPS: readonly (readonly [names: readonly string[], load: () => Promise<RegisterCommands>])[] = [
+  [['serve'], async () => (await import('./commands/serve.js')).registerServeCommand],
+  [['init'], async () => (await import('./commands/init.js')).registerInitCommand],
+  [['api-key'], async () => (await import('./commands/api-key.js')).registerApiKeyCommands],
+  [['doctor', 'service'], async () => (await import('./commands/catalog.js')).registerCatalogCommands],
+  [['module'], async () => (await import('./commands/module.js')).registerModuleCommands],
+  [['settings'], async () => (await import('./commands/settings.js')).registerSettingsCommands],
+  [['create-patient'], async () => (await import('./commands/patient.js')).registerCreatePatientCommand],
+  [['patient'], async () => (await import('./commands/patient.js')).registerPatientCommands],
+  [['book-appointment', 'appointment'], async () => (await import('./commands/appointment.js')).registerAppointmentCommands],
+  [['reminders'], async () => (await import('./commands/reminders.js')).registerReminderCommands],
+  [['sms-gateway'], async () => (await import('./commands/sms-gateway.js')).registerSmsGatewayCommands],
+  [['document', 'upload-document'], async () => (await import('./commands/document.js')).registerDocumentCommands],
+  [['invoice'], async () => (await import('./commands/invoice.js')).registerInvoiceCommands],
+  [['record-payment', 'refund'], async () => (await import('./commands/payment.js')).registerPaymentCommands],
+  [['report'], async () => (await import('./commands/report.js')).registerReportCommands],
+  [['notifications'], async () => (await import('./commands/notifications.js')).registerNotificationCommands],
+  [['webhook'], async () => (await import('./commands/webhook.js')).registerWebhookCommands],
+  [['backup', 'restore'], async () => (await import('./commands/backup.js')).registerBackupCommands],
+  [['upgrade'], async () => (await import('./commands/upgrade.js')).registerUpgradeCommand],
+  [['audit'], async () => (await import('./commands/audit.js')).registerAuditCommands],
+  [['check'], async () => (await import('./commands/check.js')).registerCheckCommand],
+  [['autostart'], async () => (await import('./commands/autostart.js')).registerAutostartCommands],
+  [['tls'], async () => (await import('./commands/tls.js')).registerTlsCommands],
+  [['staff'], async () => (await import('./commands/staff.js')).registerStaffCommands],
+  [['login', 'logout', 'whoami'], async () => (await import('./commands/session.js')).registerSessionCommands],
+  [['desk'], async () => (await import('./commands/desk.js')).registerDeskCommands],
+  [['version'], async () => (await import('./commands/version.js')).registerVersionCommand],
 ];
 
 /**
@@ -80,7 +62,7 @@ const COMMAND_GROUPS: readonly (readonly [names: readonly string[], register: (p
  * registers that name (a desk command need not build the other sixty commands and their
  * hundreds of options to run; the help of the whole program builds them all).
  */
-export function buildProgram(io: CliIo, only?: string): Command {
+export async function buildProgram(io: CliIo, only?: string): Promise<Command> {
   const program = new Command('clinic')
     .description('Clinic practice service: the public JSON API on localhost and a command line over the same data.')
     .version(PROGRAM_VERSION, '-V, --version')
@@ -90,7 +72,10 @@ export function buildProgram(io: CliIo, only?: string): Command {
     .configureHelp(HELP_MARKING_REQUIRED)
     .exitOverride();
   const wanted = COMMAND_GROUPS.filter(([names]) => only !== undefined && names.includes(only));
-  for (const [names, register] of wanted.length > 0 ? wanted : COMMAND_GROUPS) {
+  const groups = wanted.length > 0 ? wanted : COMMAND_GROUPS;
+  const registers = await Promise.all(groups.map(([, load]) => load()));
+  for (const [index, [names]] of groups.entries()) {
+    const register = registers[index]!;
     const before = program.commands.length;
     register(program, io);
     const registered = program.commands.slice(before).map((command) => command.name());
@@ -153,8 +138,8 @@ function guideUsageErrors(command: Command): void {
 const SILENT: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false, stderrColumns: async () => undefined };
 
 /** The command `argv` names (`patient show`), as far as its words name commands; '' for none. */
-export function commandPathOf(argv: readonly string[]): string {
-  let command: Command = buildProgram(SILENT, argv[0]);
+export async function commandPathOf(argv: readonly string[]): Promise<string> {
+  let command: Command = await buildProgram(SILENT, argv[0]);
   const words: string[] = [];
   for (const word of argv) {
     const next = command.commands.find((sub) => sub.name() === word || sub.aliases().includes(word));
@@ -175,7 +160,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       const atDesk = await runAtDeskPc(argv, io, () => commandPathOf(argv));
       if (atDesk !== undefined) return atDesk;
     }
-    const program = buildProgram(io, argv[0]).hook('preAction', (_program, actionCommand) => {
+    const program = (await buildProgram(io, argv[0])).hook('preAction', (_program, actionCommand) => {
       running = actionCommand;
       beginCommand(commandPath(actionCommand).replace(/^clinic /, ''));
     });

@@ -168,7 +168,7 @@ const rolesOf = (letters: string) =>
     .map((letter) => LETTERS[letter as keyof typeof LETTERS]);
 
 /** Every runnable command of the program's tree, with the command that runs it. */
-function deskCommands(): [path: string, command: Command][] {
+async function deskCommands(): Promise<[path: string, command: Command][]> {
   const io = { stdout() {}, stderr() {}, isTty: false, stderrColumns: async () => undefined };
   const found: [string, Command][] = [];
   const walk = (command: Command, prefix: string) => {
@@ -178,7 +178,7 @@ function deskCommands(): [path: string, command: Command][] {
       else found.push([path, sub]);
     }
   };
-  walk(buildProgram(io), '');
+  walk(await buildProgram(io), '');
   return found;
 }
 
@@ -214,8 +214,8 @@ function argumentsFor(path: string, command: Command, scratch: string): string[]
 const USAGE_NEEDS: Readonly<Record<string, string[]>> = { 'record-payment': ['--invoice', 'INV-2099-1'], 'patient erase': ['--dry-run'] };
 
 describe('the role matrix of interface 1.3.0: every desk command and every API operation, each role', () => {
-  it('declares every desk command of the program with the row the specification gives it', () => {
-    const commands = deskCommands().map(([path]) => path);
+  it('declares every desk command of the program with the row the specification gives it', async () => {
+    const commands = (await deskCommands()).map(([path]) => path);
     for (const path of commands) {
       const declared = DESK_COMMAND_ROWS[path];
       assert.ok(declared !== undefined, `the command ${path} declares no row of the matrix`);
@@ -282,7 +282,7 @@ describe('the role matrix of interface 1.3.0: every desk command and every API o
         const login = await clinic(['login', '--as', `Only ${role}`, '--pin-stdin'], `${pins[role]}\n`);
         assert.equal(login.code, 0, login.stderr);
         const wrong: string[] = [];
-        for (const [path, command] of deskCommands()) {
+        for (const [path, command] of await deskCommands()) {
           const expected = SPEC_DESK_ROWS[path];
           // Row 20 runs as the OS user, not a person; rows 1-3 change who is logged in.
           if (expected === undefined || expected.includes('-')) continue;

@@ -76,9 +76,9 @@ function takeIdempotencyKey(argv: readonly string[]): { line: string[]; key: str
  * Runs `argv` for this desk PC: undefined when it is not one (or the command is the desk's own,
  * which then runs here as usual), else the exit code of the command run on the server.
  */
-export async function runAtDeskPc(argv: readonly string[], io: CliIo, commandPath: () => string): Promise<number | undefined> {
+export async function runAtDeskPc(argv: readonly string[], io: CliIo, commandPath: () => Promise<string>): Promise<number | undefined> {
   if (!isDeskPc()) return undefined;
-  const path = commandPath();
+  const path = await commandPath();
   const refusal = deskPcRefusal(path);
   if (path === '' || deskRowOf(path) === 'no-login' || path === 'desk join' || path === 'desk status') return undefined;
   if (refusal === 'server-pc') throw errors.serverPcOnly(path, readDeskFile().server_url);

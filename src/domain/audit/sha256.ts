@@ -2,7 +2,7 @@
  * SHA-256 (FIPS 180-4) of a short text, in plain JavaScript. The audit trail hashes one event of
  * a few hundred bytes per record; at the desk that is the only use of a hash in most commands,
  * and loading node:crypto for it costs a desk command about 12 ms of its start (the build loads
- * node:crypto only on first use: scripts/build.mjs, lazyBuiltins), far more than hashing here
+ * node:crypto only on first use: scripts/build.mjs, LAZY_MODULES), far more than hashing here
  * (a few microseconds). Checked against node:crypto in test/domain/sha256.test.ts.
  */
 

@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { findInvoice, updateInvoiceAfterPayment } from '../../db/invoices.js';
+import { sha256Hex } from '../audit/sha256.js';
 import type { Db } from '../../db/open-database.js';
 import { insertPayment, type PaymentRow } from '../../db/payments.js';
 import { earlierUseOfKey } from './idempotency-keys.js';
@@ -39,11 +39,12 @@ interface ValidPayment {
 
 /**
  * What makes two requests "the same request" for an Idempotency-Key (decisions.md §7): the
- * invoice, the amount in cents (so 10, 10.0 and "10.00" agree), the method and the note.
+ * invoice, the amount in cents (so 10, 10.0 and "10.00" agree), the method and the note. Hashed
+ * without node:crypto, which a desk command would load for it alone (audit/sha256.ts).
  */
 function fingerprint(payment: ValidPayment): string {
   const identity = [payment.invoiceId, payment.amountCents, payment.method, payment.note];
-  return createHash('sha256').update(JSON.stringify(identity)).digest('hex');
+  return sha256Hex(JSON.stringify(identity));
 }
 
 /**

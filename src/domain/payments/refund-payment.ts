@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { findCreditNoteOfRefund, type CreditNoteRow } from '../../db/credit-notes.js';
+import { sha256Hex } from '../audit/sha256.js';
 import { findInvoice, updateInvoiceAfterPayment, type InvoiceRow } from '../../db/invoices.js';
 import { findPayment } from '../../db/payments.js';
 import { insertRefund, refundedCents, type RefundRow } from '../../db/refunds.js';
@@ -54,9 +54,7 @@ export function presentRefund(refund: RefundRow, invoice: InvoiceRow, creditNote
  * fingerprint.
  */
 function fingerprint(paymentId: string, amountCents: number | null, method: string | null, reason: string, goodwill: boolean): string {
-  return createHash('sha256')
-    .update(JSON.stringify(['refund', paymentId, amountCents, method, reason, ...(goodwill ? ['goodwill'] : [])]))
-    .digest('hex');
+  return sha256Hex(JSON.stringify(['refund', paymentId, amountCents, method, reason, ...(goodwill ? ['goodwill'] : [])]));
 }
 
 /**
