@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { openDatabase } from '../src/db/open-database.js';
 import { createPatient } from '../src/domain/patients/create-patient.js';
 import { addDoctor, addService } from '../src/domain/catalog.js';
+import { setClinicTimeZone } from '../src/domain/settings.js';
 import { createInvoice } from '../src/domain/invoices/create-invoice.js';
 import { findPatientIdBySeq } from '../src/db/references.js';
 import { SERVER_CORE } from './server-process.js';
@@ -102,10 +103,15 @@ export function measureDeskLatency(executable: string, runtime: string, workDir:
   return result;
 }
 
-/** A doctor "berger", a service "kontrolle" and an invoice of P-1 large enough for every payment of a run. */
+/**
+ * A doctor "berger", a service "kontrolle" and an invoice of P-1 large enough for every payment of
+ * a run, in a clinic of Europe/Vienna: a zone with summer time, as a clinic's is, not the UTC of
+ * a bench machine (UTC's wall clock needs no zone data at all).
+ */
 function seedDeskDay(dataDir: string): DeskDay {
   const db = openDatabase(dataDir);
   try {
+    setClinicTimeZone(db, 'Europe/Vienna');
     addDoctor(db, { name: 'Dr. Anna Berger', color: '#3366cc' });
     addService(db, { name: 'Kontrolle', duration_min: 30, price: 80, color: '#22aa66' });
     const patientId = findPatientIdBySeq(db, 1)!;

@@ -8,7 +8,7 @@ import { newId, nowIso } from '../clock.js';
 import { errors } from '../../errors.js';
 import { clinicCurrency, clinicTimeZone } from '../settings.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
-import { dateError } from '../validation/calendar.js';
+import { dateError, wallClockAt } from '../validation/calendar.js';
 import { isPlainObject } from '../validation/structs.js';
 import { invoiceDetail, type InvoiceDetail } from './read-invoice.js';
 import { invoiceData } from '../changes/change-event.js';
@@ -24,7 +24,7 @@ export function withIssuedDateAsMidnight(input: unknown): unknown {
 
 /** The calendar year of an instant in the clinic's time zone: an invoice issued on New Year's Eve belongs to that year's series. */
 function yearIn(timeZone: string, isoInstant: string): number {
-  return Number(new Intl.DateTimeFormat('en-US', { timeZone, year: 'numeric' }).format(new Date(isoInstant)));
+  return wallClockAt(timeZone, Date.parse(isoInstant)).year;
 }
 
 /**

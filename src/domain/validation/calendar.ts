@@ -4,6 +4,8 @@
  * time. Output is always UTC with milliseconds and 'Z'.
  */
 
+import { hostTimeZoneWithoutIntl, wallClockThroughLocalTime } from './local-time-zones.js';
+
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
 
@@ -108,12 +110,15 @@ const wallClockFormatters = new Map<string, Intl.DateTimeFormat>();
 const EN_US_CLOCK = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
 
 /**
- * What a wall clock in `timeZone` shows at `instant` (milliseconds since the epoch), read with
- * one formatter per zone made once: making a DateTimeFormat costs far more than using one. Its
+ * What a wall clock in `timeZone` shows at `instant` (milliseconds since the epoch): through the
+ * process's local time where that says the same (local-time-zones.ts: a desk command then makes no
+ * DateTimeFormat), else read with one formatter per zone made once: making a DateTimeFormat costs far more than using one. Its
  * text is read by position (a third of formatToParts's cost, which a booking with reminders pays
  * for each rule); formatToParts reads any other text (a year before 1000).
  */
 export function wallClockAt(timeZone: string, instant: number): WallClock {
+  const local = wallClockThroughLocalTime(timeZone, instant);
+  if (local !== undefined) return local;
   let format = wallClockFormatters.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {
@@ -194,13 +199,14 @@ export function isKnownTimeZone(timeZone: string): boolean {
 let machineZone: string | undefined;
 
 /**
- * The machine's own time zone: the default clinic `timezone` setting. Asked of Intl once per
- * process, so a change of the machine's zone applies from the next start: making a
- * DateTimeFormat took 7 % of the server's time for POST /patients, which reads the clinic time
- * zone on every request (bench/README.md).
+ * The machine's own time zone: the default clinic `timezone` setting. Read once per process, so
+ * a change of the machine's zone applies from the next start: making a DateTimeFormat took 7 % of
+ * the server's time for POST /patients, which reads the clinic time zone on every request
+ * (bench/README.md). Read from TZ or /etc/localtime where they name it as Intl would
+ * (local-time-zones.ts), else asked of Intl.
  */
 export function machineTimeZone(): string {
-  machineZone ??= Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  machineZone ??= hostTimeZoneWithoutIntl() ?? (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC');
   return machineZone;
 }
 
