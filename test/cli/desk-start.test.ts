@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import { openDatabase } from '../../src/db/open-database.js';
 import { addDoctor, addService } from '../../src/domain/catalog.js';
@@ -25,10 +24,20 @@ const skip = !testingExecutable || programPlatform === 'win32' ? 'the executable
 /** Node's modules no command of the day needs (the payment's refusal of a reused key would hash; none is given). */
 const NOT_AT_THE_DESK = ['net', 'tls', 'http', 'https', 'zlib', 'crypto', 'child_process', 'readline', 'tty', 'stream', 'fs/promises'];
 
-const hook = fileURLToPath(new URL('../helpers/loaded-modules.cjs', import.meta.url));
+/**
+ * A preload given to the program with NODE_OPTIONS=--require (CommonJS: --import would start the
+ * ESM loader and its modules): at exit it writes the names of Node's built-in modules the process
+ * loaded, one a line, to the file CLINIC_TEST_LOADED_MODULES names.
+ */
+const LOADED_MODULES_HOOK = `process.on('exit', () => {
+  const names = process.moduleLoadList.filter((entry) => entry.startsWith('NativeModule ')).map((entry) => entry.slice(13));
+  require('node:fs').writeFileSync(process.env.CLINIC_TEST_LOADED_MODULES, names.join('\\n') + '\\n');
+});
+`;
 
 describe('a desk command starts without the modules it does not use (issue 43)', { skip }, () => {
   let dir: string;
+  let hook: string;
   let dataDir: string;
   let invoiceNumber: string;
   before(async () => {
@@ -36,6 +45,8 @@ describe('a desk command starts without the modules it does not use (issue 43)',
     const first = await runClinic(['version']);
     assert.equal(first.code, 0, first.stderr);
     dir = mkdtempSync(join(tmpdir(), 'clinic-desk-start-'));
+    hook = join(dir, 'loaded-modules.cjs');
+    writeFileSync(hook, LOADED_MODULES_HOOK);
     dataDir = join(dir, 'data');
     const db = openDatabase(dataDir);
     try {
