@@ -21,6 +21,9 @@ export interface DeskCommandLatency {
   deskMs: number[];
   bareMs: number[];
   ratios: number[];
+  /** With a baseline build (--baseline): its run of the same command after each pair, and this build's time over it. */
+  baselineMs: number[];
+  againstBaseline: number[];
 }
 
 /** The desk commands of a receptionist's day, each against its yardstick. */
@@ -76,27 +79,49 @@ interface DeskDay {
 /**
  * `samples` alternating runs of each command of DESK_DAY and of `runtime -e 0`, after two of each
  * unmeasured, over 200 patients, a doctor, a service and an invoice that takes every payment.
+ * With `baseline` (another build's executable that reads the same schema), each pair is followed
+ * by the baseline's run of the same command on the same data, so that both builds are compared in
+ * the same minutes.
  */
-export function measureDeskLatency(executable: string, runtime: string, workDir: string, samples: number): DeskLatencyResult {
+export function measureDeskLatency(
+  executable: string,
+  runtime: string,
+  workDir: string,
+  samples: number,
+  baseline?: string,
+): DeskLatencyResult {
   const dataDir = seedDeskPatients(join(workDir, 'desk'));
   const day = seedDeskDay(dataDir);
   const bare = [runtime, '-e', '0'];
   const env = { ...process.env, XDG_CACHE_HOME: join(workDir, 'desk-cache') };
   const result: DeskLatencyResult = { commands: [] };
   for (const { title, args } of DESK_DAY) {
-    const desk = (run: number) => [executable, ...args(run, day), '--data', dataDir];
+    const desk = (run: number, program = executable) => [program, ...args(run, day), '--data', dataDir];
     let run = 0;
     for (let i = 0; i < 2; i++) {
       timeRun(desk(run++), env);
       timeRun(bare, env);
+      if (baseline !== undefined) timeRun(desk(run++, baseline), env);
     }
-    const figures: DeskCommandLatency = { command: `dist/clinic ${title}`, deskMs: [], bareMs: [], ratios: [] };
+    const figures: DeskCommandLatency = {
+      command: `dist/clinic ${title}`,
+      deskMs: [],
+      bareMs: [],
+      ratios: [],
+      baselineMs: [],
+      againstBaseline: [],
+    };
     for (let i = 0; i < samples; i++) {
       const deskMs = timeRun(desk(run++), env);
       const bareMs = timeRun(bare, env);
       figures.deskMs.push(deskMs);
       figures.bareMs.push(bareMs);
       figures.ratios.push(deskMs / bareMs);
+      if (baseline !== undefined) {
+        const baselineMs = timeRun(desk(run++, baseline), env);
+        figures.baselineMs.push(baselineMs);
+        figures.againstBaseline.push(deskMs / baselineMs);
+      }
     }
     result.commands.push(figures);
   }

@@ -361,9 +361,16 @@ export function formatFigures(results: RunResults): string {
       )} MiB`,
     );
   }
-  for (const { command, deskMs, bareMs, ratios } of results.deskLatency?.commands ?? []) {
+  for (const { command, deskMs, bareMs, ratios, baselineMs, againstBaseline } of results.deskLatency?.commands ?? []) {
+    const baseline =
+      baselineMs.length === 0
+        ? ''
+        : `; the baseline build: ${show(baselineMs, 0)} ms, this build over it ${show(againstBaseline, 2)} (its ratio to node -e 0 ${show(
+            baselineMs.map((ms, i) => ms / bareMs[i]!),
+            2,
+          )})`;
     lines.push(
-      `- ${command}, whole process: ${show(deskMs, 0)} ms; node -e 0 of the same runtime: ${show(bareMs, 0)} ms; ratio ${show(ratios, 2)} over ${ratios.length} alternating pairs`,
+      `- ${command}, whole process: ${show(deskMs, 0)} ms; node -e 0 of the same runtime: ${show(bareMs, 0)} ms; ratio ${show(ratios, 2)} over ${ratios.length} alternating pairs${baseline}`,
     );
   }
   if (results.switchPerson) {

@@ -257,7 +257,13 @@ try {
       "\na receptionist's day of desk commands (dist/clinic patient find, show, appointment list, book, pay, report day), each against node -e 0 of the same runtime",
     );
     if (!sea) execFileSync('bash', [join(root, 'build.sh')], { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] });
-    results.deskLatency = measureDeskLatency(join(root, 'dist/clinic'), seaRuntime, workDir, DESK_LATENCY_SAMPLES);
+    results.deskLatency = measureDeskLatency(
+      join(root, 'dist/clinic'),
+      seaRuntime,
+      workDir,
+      DESK_LATENCY_SAMPLES,
+      options.baseline === undefined ? undefined : resolve(options.baseline),
+    );
   }
   if (wanted('switch-person')) {
     log('\nswitching person at a shared PC (dist/clinic login --as NAME --pin-stdin)');

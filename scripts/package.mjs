@@ -256,16 +256,24 @@ const withoutBetterSqlite3 = {
 const SEA_ASSETS = { program: 'clinic.cjs', codeCache: 'clinic.code-cache' };
 
 /**
- * The commands the code cache is trained on, in order: a new clinic's set-up, then a
- * receptionist's day (find, show, book, the day's list, an invoice, a payment, the day's report;
- * bench/desk-latency.ts times the same day). Each entry is a command line, or a function of what
- * the commands before it printed with --json.
+ * What the training's clinic is set up with before its day (run as the day is, but leaving the
+ * cache as it was: a clinic is set up once, and every function in the cache is deserialised at
+ * every start, so the cache holds the day's code only).
  */
-const TRAINING_DAY = [
-  ['version'],
+const TRAINING_SETUP = [
   ['init'],
+  ['settings', 'set-timezone', 'Europe/Vienna'],
   ['doctor', 'add', '--name', 'Dr. Anna Berger', '--color', '#3366cc'],
   ['service', 'add', '--name', 'Kontrolle', '--duration-min', '30', '--price', '80', '--color', '#22aa66'],
+];
+
+/**
+ * The commands the code cache is trained on, in order: a receptionist's day (a new patient, find,
+ * show, book, the day's list, an invoice, a payment, the day's report; bench/desk-latency.ts times
+ * the same day). Each entry is a command line, or a function of what the commands before it
+ * printed with --json.
+ */
+const TRAINING_DAY = [
   ['create-patient', '--first-name', 'Anna', '--last-name', 'Muster', '--email', 'anna@example.org', '--mobile', '+43 664 1'],
   ['patient', 'find', 'Muster'],
   ['patient', 'show', 'P-1'],
@@ -279,8 +287,8 @@ const TRAINING_DAY = [
 /**
  * Makes the program's code cache (src/sea/program-script.ts says what it is for): the bundle runs
  * each command of TRAINING_DAY in a process of the executable's runtime under its flags, on a data
- * directory of its own, each with the cache of the ones before; the cache after the last holds what
- * they all compiled. The runs use node:sqlite (better-sqlite3's addon is an asset of the executable
+ * directory of its own set up by TRAINING_SETUP, each with the cache of the ones before; the cache
+ * after the last holds what they all compiled. The runs use node:sqlite (better-sqlite3's addon is an asset of the executable
  * only), so the other driver's few functions compile at their first use as before. Each run after
  * the first checks that V8 accepts the cache before it, the last one's by one more run.
  */
@@ -309,19 +317,23 @@ async function trainCodeCache() {
   let cache = '-';
   let printed = {};
   try {
-    // The last run, `version` once more, only checks that V8 accepts the day's cache: that cache is shipped.
-    const runs = [...TRAINING_DAY, ['version']];
-    for (const [index, entry] of runs.entries()) {
-      if (index === runs.length - 1) copyFileSync(cache, codeCache);
+    const train = (entry, cacheIn, cacheOut) => {
       const args = [...(typeof entry === 'function' ? entry(printed) : entry), '--data', join(home, 'data')];
-      const next = join(home, `cache-${index}`);
-      const run = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, script, cache, next, '--', ...args], { env, encoding: 'utf8' });
-      if (run.status !== 0 || !existsSync(next)) {
+      const run = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, script, cacheIn, cacheOut, '--', ...args], { env, encoding: 'utf8' });
+      if (run.status !== 0 || (cacheOut !== '-' && !existsSync(cacheOut))) {
         throw new Error(`training the code cache: clinic ${args.join(' ')} exited ${run.status ?? run.signal}: ${run.stderr}`);
       }
       if (args.includes('--json')) printed = JSON.parse(run.stdout);
+    };
+    for (const entry of TRAINING_SETUP) train(entry, '-', '-');
+    for (const [index, entry] of TRAINING_DAY.entries()) {
+      const next = join(home, `cache-${index}`);
+      train(entry, cache, next);
       cache = next;
     }
+    // One run more only checks that V8 accepts the day's cache, the one shipped.
+    train(['version'], cache, '-');
+    copyFileSync(cache, codeCache);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

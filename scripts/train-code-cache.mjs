@@ -4,14 +4,16 @@
 // command has finished. Run by the executable's runtime under its flags (V8 accepts a cache only
 // from the same version and flags), bundled by package.mjs into build/sea:
 //
-//   node <RUNTIME_FLAGS> build/sea/train-code-cache.mjs BUNDLE CACHE_IN|- CACHE_OUT -- ARG...
+//   node <RUNTIME_FLAGS> build/sea/train-code-cache.mjs BUNDLE CACHE_IN|- CACHE_OUT|- -- ARG...
+//
+// A `-` for CACHE_IN compiles without a cache; for CACHE_OUT, writes none.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { compileProgram, PROGRAM_ASSET, runProgram } from '../src/sea/program-script.ts';
 
 const [bundle, cacheIn, cacheOut, separator, ...args] = process.argv.slice(2);
 if (bundle === undefined || cacheIn === undefined || cacheOut === undefined || separator !== '--') {
-  throw new Error('usage: train-code-cache.mjs BUNDLE CACHE_IN|- CACHE_OUT -- ARG...');
+  throw new Error('usage: train-code-cache.mjs BUNDLE CACHE_IN|- CACHE_OUT|- -- ARG...');
 }
 const cachedData = cacheIn === '-' ? undefined : readFileSync(cacheIn);
 const script = compileProgram(readFileSync(bundle, 'latin1'), PROGRAM_ASSET, cachedData);
@@ -19,7 +21,7 @@ const script = compileProgram(readFileSync(bundle, 'latin1'), PROGRAM_ASSET, cac
 if (cachedData !== undefined && script.cachedDataRejected) throw new Error(`V8 rejected the code cache ${cacheIn}`);
 // Written only when the command succeeded: the build stops on a failed one.
 process.on('exit', (code) => {
-  if (code === 0) writeFileSync(cacheOut, script.createCachedData());
+  if (code === 0 && cacheOut !== '-') writeFileSync(cacheOut, script.createCachedData());
 });
 // The program reads its command line as an executable's: process.argv.slice(2).
 process.argv = [process.argv[0], PROGRAM_ASSET, ...args];
