@@ -163,6 +163,32 @@ const embeddedDocsAssets = {
   },
 };
 
+/**
+ * The server's bundle: src/cli/program.ts with its command groups imported at the start instead
+ * of with import() when typed. esbuild evaluates a module that is the target of an import() in a
+ * wrapper, its module-level bindings assigned when it first runs, and V8 then optimises the
+ * functions that use them less well: with lazy command groups POST /appointments cost the server
+ * 11 % more CPU per answer (docs/benchmarks.md). Each `async () => (await import('./commands/x.js')).register…`
+ * of COMMAND_GROUPS becomes a static import of that function; the build fails if none is found
+ * or an import() is left.
+ */
+const eagerCommandGroups = {
+  name: 'eager-command-groups',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]src[\\/]cli[\\/]program\.ts$/ }, (args) => {
+      const source = readFileSync(args.path, 'utf8');
+      const imports = [];
+      const eager = source.replace(/async \(\) => \(await import\('(\.\/commands\/[\w-]+\.js)'\)\)\.(\w+)/g, (_, path, name) => {
+        imports.push(`import { ${name} } from '${path}';`);
+        return `async () => ${name}`;
+      });
+      if (imports.length === 0 || /\bimport\(/.test(eager))
+        throw new Error('eager-command-groups: src/cli/program.ts no longer loads its command groups as expected');
+      return { contents: `${imports.join('\n')}\n${eager}`, loader: 'ts' };
+    });
+  },
+};
+
 /** Replaces the `bindings` package (better-sqlite3's addon lookup in node_modules) with a clear failure. */
 const stubBindings = {
   name: 'stub-bindings',
@@ -253,7 +279,12 @@ const withoutBetterSqlite3 = {
 };
 
 /** The executable's assets beside the docs page's: the program's bundle and (Linux) its code cache (src/sea/program-script.ts). */
-const SEA_ASSETS = { program: 'clinic.cjs', codeCache: 'clinic.code-cache' };
+const SEA_ASSETS = {
+  program: 'clinic.cjs',
+  codeCache: 'clinic.code-cache',
+  serverProgram: 'clinic-serve.cjs',
+  serverCodeCache: 'clinic-serve.code-cache',
+};
 
 /**
  * What the training's clinic is set up with before its day (run as the day is, but leaving the
@@ -317,9 +348,9 @@ async function trainCodeCache() {
   let cache = '-';
   let printed = {};
   try {
-    const train = (entry, cacheIn, cacheOut) => {
+    const train = (entry, cacheIn, cacheOut, bundle = script) => {
       const args = [...(typeof entry === 'function' ? entry(printed) : entry), '--data', join(home, 'data')];
-      const run = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, script, cacheIn, cacheOut, '--', ...args], { env, encoding: 'utf8' });
+      const run = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, bundle, cacheIn, cacheOut, '--', ...args], { env, encoding: 'utf8' });
       if (run.status !== 0 || (cacheOut !== '-' && !existsSync(cacheOut))) {
         throw new Error(`training the code cache: clinic ${args.join(' ')} exited ${run.status ?? run.signal}: ${run.stderr}`);
       }
@@ -334,10 +365,15 @@ async function trainCodeCache() {
     // One run more only checks that V8 accepts the day's cache, the one shipped.
     train(['version'], cache, '-');
     copyFileSync(cache, codeCache);
+    // The server's bundle: its start, every module evaluated (what Node's own SEA code cache held, and the modules' code).
+    train(['version'], '-', serverCodeCache, serverScript);
+    train(['version'], serverCodeCache, '-', serverScript);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
-  step(`code cache: ${(statSync(codeCache).size / 1024).toFixed(0)} KiB`);
+  step(
+    `code caches: the desk's ${(statSync(codeCache).size / 1024).toFixed(0)} KiB, the server's ${(statSync(serverCodeCache).size / 1024).toFixed(0)} KiB`,
+  );
 }
 
 const runtimeVersion = checkRuntime();
@@ -351,32 +387,45 @@ if (!windows) {
 }
 const targetRuntime = windows ? windowsRuntime(runtimeVersion) : runtime;
 
-step(`bundling ${relative(root, work)}/clinic.cjs`);
-const script = join(work, 'clinic.cjs');
-await build({
-  ...commonOptions,
-  entryPoints: [join(root, 'src/sea/main.ts')],
-  format: 'cjs',
-  target: `node${runtimeVersion.slice(1).split('.')[0]}`,
-  outfile: script,
-  define: { CLINIC_ADDON_SHA256: JSON.stringify(addonSha256) },
-  // V8 keeps the script's source for the life of the process (and Node maps it from the executable):
-  // without comments and white space it is 1.3 MB instead of 2.0, and the server 3 MiB smaller
-  // at rest. Names are kept, so that a stack trace in the log still reads.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  // Plugins run in order: the first that loads a module wins, so the assets plugin goes first.
-  plugins: [embeddedDocsAssets, ...(windows ? [withoutBetterSqlite3] : []), ...commonOptions.plugins, stubBindings],
-});
-// The source is stored one byte a character only if every character is Latin-1. esbuild escapes
-// what is outside ASCII in strings, but it kept five em dashes in @koa/router's comments, which
-// made the whole 3.9 MB source (before minifying) two bytes a character. Whatever is left outside
-// ASCII becomes \uXXXX escapes, one per UTF-16 unit, which mean the same in a comment, a string,
-// a template or a regular expression.
-writeFileSync(
-  script,
-  readFileSync(script, 'utf8').replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
-);
+/**
+ * Bundles src/sea/main.ts as one CommonJS file at `outfile`, with `plugins` first, and escapes
+ * what is left outside ASCII.
+ */
+async function bundleProgram(outfile, plugins = []) {
+  step(`bundling ${relative(root, outfile)}`);
+  await build({
+    ...commonOptions,
+    entryPoints: [join(root, 'src/sea/main.ts')],
+    format: 'cjs',
+    target: `node${runtimeVersion.slice(1).split('.')[0]}`,
+    outfile,
+    define: { CLINIC_ADDON_SHA256: JSON.stringify(addonSha256) },
+    // V8 keeps the script's source for the life of the process (and Node maps it from the executable):
+    // without comments and white space it is 1.3 MB instead of 2.0, and the server 3 MiB smaller
+    // at rest. Names are kept, so that a stack trace in the log still reads.
+    minifyWhitespace: true,
+    minifySyntax: true,
+    // Plugins run in order: the first that loads a module wins, so the assets plugin goes first.
+    plugins: [...plugins, embeddedDocsAssets, ...(windows ? [withoutBetterSqlite3] : []), ...commonOptions.plugins, stubBindings],
+  });
+  // The source is stored one byte a character only if every character is Latin-1. esbuild escapes
+  // what is outside ASCII in strings, but it kept five em dashes in @koa/router's comments, which
+  // made the whole 3.9 MB source (before minifying) two bytes a character. Whatever is left outside
+  // ASCII becomes \uXXXX escapes, one per UTF-16 unit, which mean the same in a comment, a string,
+  // a template or a regular expression.
+  writeFileSync(
+    outfile,
+    readFileSync(outfile, 'utf8').replace(/[\u0080-\uffff]/g, (unit) => `\\u${unit.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  );
+}
+
+// Two bundles of the same program: the desk's, whose command groups load when typed, and the
+// server's, whose command groups are imported at its start (eagerCommandGroups): src/sea/
+// program-script.ts says why.
+const script = join(work, SEA_ASSETS.program);
+const serverScript = join(work, SEA_ASSETS.serverProgram);
+await bundleProgram(script);
+await bundleProgram(serverScript, [eagerCommandGroups]);
 
 const nodeTarget = `node${runtimeVersion.slice(1).split('.')[0]}`;
 step(`bundling ${relative(root, work)}/loader.cjs, the executable's main script`);
@@ -391,7 +440,8 @@ await build({
   define: { CLINIC_SEA_ASSETS: JSON.stringify(SEA_ASSETS), CLINIC_HAS_CODE_CACHE: JSON.stringify(!windows) },
   logLevel: 'warning',
 });
-const codeCache = join(work, 'clinic.code-cache');
+const codeCache = join(work, SEA_ASSETS.codeCache);
+const serverCodeCache = join(work, SEA_ASSETS.serverCodeCache);
 if (!windows) await trainCodeCache();
 
 step('generating the SEA blob with the runtime');
@@ -409,7 +459,8 @@ writeFileSync(
       execArgv: RUNTIME_FLAGS,
       assets: {
         [SEA_ASSETS.program]: script,
-        ...(windows ? {} : { [SEA_ASSETS.codeCache]: codeCache }),
+        [SEA_ASSETS.serverProgram]: serverScript,
+        ...(windows ? {} : { [SEA_ASSETS.codeCache]: codeCache, [SEA_ASSETS.serverCodeCache]: serverCodeCache }),
         ...(windows ? {} : { 'better_sqlite3.node': addonFile }),
         ...Object.fromEntries(docsAssets.map(({ name, path }) => [`${DOCS_ASSET_PREFIX}${name}`, path])),
       },

@@ -9,13 +9,19 @@ import { Script } from 'node:vm';
  * level as Node's own SEA code cache does: a desk command then compiles almost nothing at start.
  * The build and the executable compile the bundle through this one function, so that the text V8
  * checks the cache against is the same in both.
+ *
+ * `clinic serve` runs a second bundle of the same program, whose command groups are imported at
+ * its start rather than when typed (scripts/package.mjs, eagerCommandGroups): a module loaded
+ * later is evaluated by esbuild in a wrapper, and V8 optimises the server's hot functions that use
+ * such a module's bindings less well (11 % more CPU per POST /appointments). Its code cache holds
+ * its start, every module evaluated.
  */
 
 // Set by scripts/package.mjs (esbuild `define`), which names the executable's assets: the keys of
-// the bundle and of its code cache.
-declare const CLINIC_SEA_ASSETS: { program: string; codeCache: string };
+// the two bundles of the program and of their code caches.
+declare const CLINIC_SEA_ASSETS: { program: string; codeCache: string; serverProgram: string; serverCodeCache: string };
+export const SEA_ASSETS = CLINIC_SEA_ASSETS;
 export const PROGRAM_ASSET = CLINIC_SEA_ASSETS.program;
-export const CODE_CACHE_ASSET = CLINIC_SEA_ASSETS.codeCache;
 
 /** The bundle `source` compiled as a CommonJS module's body, with `cachedData` when there is one. */
 export function compileProgram(source: string, filename: string, cachedData?: Uint8Array): Script {
