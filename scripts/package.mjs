@@ -365,9 +365,9 @@ async function trainCodeCache() {
     // One run more only checks that V8 accepts the day's cache, the one shipped.
     train(['version'], cache, '-');
     copyFileSync(cache, codeCache);
-    // The server's bundle: its start, every module evaluated (what Node's own SEA code cache held, and the modules' code).
-    train(['version'], '-', serverCodeCache, serverScript);
-    train(['version'], serverCodeCache, '-', serverScript);
+    // The server's bundle: its cache as it compiles, as Node's own SEA code cache was (src/sea/program-script.ts).
+    const server = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, '--server', serverScript, serverCodeCache], { env, encoding: 'utf8' });
+    if (server.status !== 0) throw new Error(`the server bundle's code cache: ${server.stderr}`);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

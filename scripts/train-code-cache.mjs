@@ -5,12 +5,25 @@
 // from the same version and flags), bundled by package.mjs into build/sea:
 //
 //   node <RUNTIME_FLAGS> build/sea/train-code-cache.mjs BUNDLE CACHE_IN|- CACHE_OUT|- -- ARG...
+//   node <RUNTIME_FLAGS> build/sea/train-code-cache.mjs --server SERVER_BUNDLE CACHE_OUT
 //
 // A `-` for CACHE_IN compiles without a cache; for CACHE_OUT, writes none.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { compileProgram, PROGRAM_ASSET, runProgram } from '../src/sea/program-script.ts';
+import { compileFunction } from 'node:vm';
+import { compileProgram, MODULE_PARAMETERS, PROGRAM_ASSET, runProgram } from '../src/sea/program-script.ts';
 
+if (process.argv[2] === '--server') {
+  // The server's bundle: its cache made at compile time, then checked (src/sea/program-script.ts, compileServerProgram).
+  const [, , , bundle, cacheOut] = process.argv;
+  const source = readFileSync(bundle, 'latin1');
+  const made = compileFunction(source, MODULE_PARAMETERS, { filename: PROGRAM_ASSET, produceCachedData: true });
+  if (made.cachedData === undefined) throw new Error('V8 made no code cache of the server bundle');
+  const checked = compileFunction(source, MODULE_PARAMETERS, { filename: PROGRAM_ASSET, cachedData: made.cachedData });
+  if (checked.cachedDataRejected) throw new Error('V8 rejected the code cache of the server bundle it had just made');
+  writeFileSync(cacheOut, made.cachedData);
+  process.exit(0);
+}
 const [bundle, cacheIn, cacheOut, separator, ...args] = process.argv.slice(2);
 if (bundle === undefined || cacheIn === undefined || cacheOut === undefined || separator !== '--') {
   throw new Error('usage: train-code-cache.mjs BUNDLE CACHE_IN|- CACHE_OUT|- -- ARG...');

@@ -1,5 +1,5 @@
 import { Module } from 'node:module';
-import { Script } from 'node:vm';
+import { compileFunction, Script } from 'node:vm';
 
 /**
  * The program inside the single executable: its bundle (src/sea/main.ts as one CommonJS file) is
@@ -13,8 +13,8 @@ import { Script } from 'node:vm';
  * `clinic serve` runs a second bundle of the same program, whose command groups are imported at
  * its start rather than when typed (scripts/package.mjs, eagerCommandGroups): a module loaded
  * later is evaluated by esbuild in a wrapper, and V8 optimises the server's hot functions that use
- * such a module's bindings less well (11 % more CPU per POST /appointments). Its code cache holds
- * its start, every module evaluated.
+ * such a module's bindings less well (11 % more CPU per POST /appointments). It is compiled by
+ * compileServerProgram, and its code cache is made as it compiles.
  */
 
 // Set by scripts/package.mjs (esbuild `define`), which names the executable's assets: the keys of
@@ -26,6 +26,25 @@ export const PROGRAM_ASSET = CLINIC_SEA_ASSETS.program;
 /** The bundle `source` compiled as a CommonJS module's body, with `cachedData` when there is one. */
 export function compileProgram(source: string, filename: string, cachedData?: Uint8Array): Script {
   return new Script(Module.wrap(source), { filename, cachedData });
+}
+
+/** The CommonJS module function's parameters, as Node's loader gives them. */
+export const MODULE_PARAMETERS = ['exports', 'require', 'module', '__filename', '__dirname'];
+
+/**
+ * The server's bundle compiled as Node compiles a CommonJS module (and an executable's main
+ * script): a function of the module's parameters. The server's hot functions ran 10 % more CPU
+ * per answer compiled inside a script by compileProgram. Its cache can only be made at compile
+ * time (the script's top level), as Node's own SEA code cache is.
+ */
+export function compileServerProgram(source: string, filename: string, cachedData?: Uint8Array): (...args: unknown[]) => void {
+  return compileFunction(source, MODULE_PARAMETERS, { filename, cachedData }) as (...args: unknown[]) => void;
+}
+
+/** Runs a module function of the server's bundle as a CommonJS module with `require`. */
+export function runServerProgram(program: (...args: unknown[]) => void, require: NodeJS.Require, filename: string): void {
+  const module = { exports: {} };
+  program(module.exports, require, module, filename, '.');
 }
 
 /** Runs the compiled bundle as a CommonJS module with `require` (the executable's: built-in modules only). */
