@@ -72,10 +72,8 @@ export async function buildProgram(io: CliIo, only?: string): Promise<Command> {
     .configureHelp(HELP_MARKING_REQUIRED)
     .exitOverride();
   const wanted = COMMAND_GROUPS.filter(([names]) => only !== undefined && names.includes(only));
-  const groups = wanted.length > 0 ? wanted : COMMAND_GROUPS;
-  const registers = await Promise.all(groups.map(([, load]) => load()));
-  for (const [index, [names]] of groups.entries()) {
-    const register = registers[index]!;
+  for (const [names, load] of wanted.length > 0 ? wanted : COMMAND_GROUPS) {
+    const register = await load();
     const before = program.commands.length;
     register(program, io);
     const registered = program.commands.slice(before).map((command) => command.name());

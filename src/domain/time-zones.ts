@@ -10,11 +10,18 @@ import { editDistance } from './validation/edit-distance.js';
 const UNLISTED_ZONES = ['UTC'];
 
 let knownZones: readonly string[] | undefined;
+let knownZoneSet: ReadonlySet<string> | undefined;
 
 /** Every zone name this runtime lists, read once. */
 function listedZones(): readonly string[] {
   knownZones ??= [...Intl.supportedValuesOf('timeZone'), ...UNLISTED_ZONES];
   return knownZones;
+}
+
+/** Whether this runtime lists `timeZone` as it is spelt (`UTC` included). */
+export function isListedTimeZone(timeZone: string): boolean {
+  knownZoneSet ??= new Set(listedZones());
+  return knownZoneSet.has(timeZone);
 }
 
 /**

@@ -1,5 +1,5 @@
 import { getRawAsset } from 'node:sea';
-import { compileProgram, compileServerProgram, runProgram, runServerProgram, SEA_ASSETS } from './program-script.js';
+import { compileProgram, compileServerProgram, moduleFunctionOf, runModule, SEA_ASSETS } from './program-script.js';
 
 // Set by scripts/package.mjs (esbuild `define`): whether the executable carries the program's code
 // cache (dist/clinic does; dist/clinic.exe does not, as its cache would be made by another
@@ -16,5 +16,7 @@ const serving = process.argv[2] === 'serve';
 const [program, codeCache] = serving ? [SEA_ASSETS.serverProgram, SEA_ASSETS.serverCodeCache] : [SEA_ASSETS.program, SEA_ASSETS.codeCache];
 const source = Buffer.from(getRawAsset(program) as ArrayBuffer).toString('latin1');
 const cachedData = CLINIC_HAS_CODE_CACHE ? new Uint8Array(getRawAsset(codeCache) as ArrayBuffer) : undefined;
-if (serving) runServerProgram(compileServerProgram(source, program, cachedData), require, program);
-else runProgram(compileProgram(source, program, cachedData), require, program);
+const compiled = serving
+  ? compileServerProgram(source, program, cachedData)
+  : moduleFunctionOf(compileProgram(source, program, cachedData));
+runModule(compiled, require, program);

@@ -7,8 +7,8 @@ import { compileFunction, Script } from 'node:vm';
  * That cache is made by scripts/package.mjs after a day's desk commands have run (scripts/
  * train-code-cache.mjs), so it holds every function they compiled, not only the script's top
  * level as Node's own SEA code cache does: a desk command then compiles almost nothing at start.
- * The build and the executable compile the bundle through this one function, so that the text V8
- * checks the cache against is the same in both.
+ * The build and the executable compile each bundle through the same function here, so that the
+ * text V8 checks the cache against is the same in both.
  *
  * `clinic serve` runs a second bundle of the same program, whose command groups are imported at
  * its start rather than when typed (scripts/package.mjs, eagerCommandGroups): a module loaded
@@ -31,24 +31,24 @@ export function compileProgram(source: string, filename: string, cachedData?: Ui
 /** The CommonJS module function's parameters, as Node's loader gives them. */
 export const MODULE_PARAMETERS = ['exports', 'require', 'module', '__filename', '__dirname'];
 
+/** A bundle compiled as a CommonJS module's function, to be called with MODULE_PARAMETERS. */
+export type ModuleFunction = (...args: unknown[]) => void;
+
 /**
  * The server's bundle compiled as Node compiles a CommonJS module (and an executable's main
  * script): a function of the module's parameters. The server's hot functions ran 10 % more CPU
  * per answer compiled inside a script by compileProgram. Its cache can only be made at compile
  * time (the script's top level), as Node's own SEA code cache is.
  */
-export function compileServerProgram(source: string, filename: string, cachedData?: Uint8Array): (...args: unknown[]) => void {
-  return compileFunction(source, MODULE_PARAMETERS, { filename, cachedData }) as (...args: unknown[]) => void;
+export function compileServerProgram(source: string, filename: string, cachedData?: Uint8Array): ModuleFunction {
+  return compileFunction(source, MODULE_PARAMETERS, { filename, cachedData }) as ModuleFunction;
 }
 
-/** Runs a module function of the server's bundle as a CommonJS module with `require`. */
-export function runServerProgram(program: (...args: unknown[]) => void, require: NodeJS.Require, filename: string): void {
-  const module = { exports: {} };
-  program(module.exports, require, module, filename, '.');
-}
+/** The module function of a bundle compiled by compileProgram. */
+export const moduleFunctionOf = (script: Script): ModuleFunction => script.runInThisContext() as ModuleFunction;
 
-/** Runs the compiled bundle as a CommonJS module with `require` (the executable's: built-in modules only). */
-export function runProgram(script: Script, require: NodeJS.Require, filename: string): void {
+/** Runs a compiled bundle as a CommonJS module with `require` (the executable's: built-in modules only). */
+export function runModule(moduleFunction: ModuleFunction, require: NodeJS.Require, filename: string): void {
   const module = { exports: {} };
-  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, filename, '.');
+  moduleFunction(module.exports, require, module, filename, '.');
 }

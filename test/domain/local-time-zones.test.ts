@@ -5,33 +5,8 @@ import {
   nameableInTz,
   readLocalWallClock,
   wallClockThroughLocalTime,
-  type LocalWallClock,
 } from '../../src/domain/validation/local-time-zones.js';
-
-/** The wall clock as Intl reads it, as calendar.ts did for every reading before. */
-function intlWallClock(format: Intl.DateTimeFormat, instant: number): LocalWallClock {
-  const fields = Object.fromEntries(format.formatToParts(instant).map((part) => [part.type, part.value]));
-  return {
-    year: Number(fields.year),
-    month: Number(fields.month),
-    day: Number(fields.day),
-    hour: Number(fields.hour),
-    minute: Number(fields.minute),
-    second: Number(fields.second),
-  };
-}
-
-const formatOf = (timeZone: string) =>
-  new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
+import { wallClockThroughIntl } from '../../src/domain/validation/calendar.js';
 
 const HOUR = 3_600_000;
 const onWindows = process.platform === 'win32';
@@ -45,10 +20,9 @@ describe('wall clocks through local time say what Intl says (local-time-zones.ts
       for (let month = 0; month < 12; month++) for (const day of [1, 15]) instants.push(Date.UTC(year, month, day, 12, 30, 15));
     const wrong: string[] = [];
     for (const zone of zones) {
-      const format = formatOf(zone);
       for (const instant of instants) {
         const local = readLocalWallClock(zone, instant);
-        const intl = intlWallClock(format, instant);
+        const intl = wallClockThroughIntl(zone, instant);
         if (JSON.stringify(local) !== JSON.stringify(intl))
           wrong.push(`${zone} at ${new Date(instant).toISOString()}: ${JSON.stringify(local)} against ${JSON.stringify(intl)}`);
       }
@@ -73,9 +47,8 @@ describe('wall clocks through local time say what Intl says (local-time-zones.ts
     const wrong: string[] = [];
     let changes = 0;
     for (const zone of zones) {
-      const format = formatOf(zone);
       const offset = (at: number) => {
-        const { year, month, day, hour, minute, second } = intlWallClock(format, at);
+        const { year, month, day, hour, minute, second } = wallClockThroughIntl(zone, at);
         return Date.UTC(year, month - 1, day, hour, minute, second) - Math.floor(at / 1000) * 1000;
       };
       for (const year of [2026, 2040]) {
@@ -86,7 +59,7 @@ describe('wall clocks through local time say what Intl says (local-time-zones.ts
           for (let at = dayStart; at <= dayStart + DAY; at += HOUR / 4) {
             for (const instant of [at - 1000, at]) {
               const local = readLocalWallClock(zone, instant);
-              const intl = intlWallClock(format, instant);
+              const intl = wallClockThroughIntl(zone, instant);
               if (JSON.stringify(local) !== JSON.stringify(intl))
                 wrong.push(`${zone} at ${new Date(instant).toISOString()}: ${JSON.stringify(local)} against ${JSON.stringify(intl)}`);
             }

@@ -4,7 +4,7 @@
  * time. Output is always UTC with milliseconds and 'Z'.
  */
 
-import { hostTimeZoneWithoutIntl, wallClockThroughLocalTime } from './local-time-zones.js';
+import { hostTimeZoneWithoutIntl, wallClockThroughLocalTime, type WallClock } from './local-time-zones.js';
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))?$/;
@@ -44,15 +44,7 @@ export function dateError(text: string): string | undefined {
   return undefined;
 }
 
-/** The calendar date and clock time on a wall clock, as numbers. */
-export interface WallClock {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-}
+export type { WallClock } from './local-time-zones.js';
 
 /** A date-time as written in a request: a wall clock, and the offset it gave if any. */
 export interface LocalDateTime extends WallClock {
@@ -112,13 +104,19 @@ const EN_US_CLOCK = /^(\d{2})\/(\d{2})\/(\d{4}), (\d{2}):(\d{2}):(\d{2})$/;
 /**
  * What a wall clock in `timeZone` shows at `instant` (milliseconds since the epoch): through the
  * process's local time where that says the same (local-time-zones.ts: a desk command then makes no
- * DateTimeFormat), else read with one formatter per zone made once: making a DateTimeFormat costs far more than using one. Its
- * text is read by position (a third of formatToParts's cost, which a booking with reminders pays
- * for each rule); formatToParts reads any other text (a year before 1000).
+ * DateTimeFormat), else through Intl.
  */
 export function wallClockAt(timeZone: string, instant: number): WallClock {
-  const local = wallClockThroughLocalTime(timeZone, instant);
-  if (local !== undefined) return local;
+  return wallClockThroughLocalTime(timeZone, instant) ?? wallClockThroughIntl(timeZone, instant);
+}
+
+/**
+ * What a wall clock in `timeZone` shows at `instant`, read with one formatter per zone made once:
+ * making a DateTimeFormat costs far more than using one. Its text is read by position (a third of
+ * formatToParts's cost, which a booking with reminders pays for each rule); formatToParts reads
+ * any other text (a year before 1000).
+ */
+export function wallClockThroughIntl(timeZone: string, instant: number): WallClock {
   let format = wallClockFormatters.get(timeZone);
   if (!format) {
     format = new Intl.DateTimeFormat('en-US', {

@@ -1,4 +1,5 @@
 import { readlinkSync } from 'node:fs';
+import { isListedTimeZone } from '../time-zones.js';
 
 /**
  * A zone's wall clock, and the machine's zone, read through the process's own local time instead
@@ -21,8 +22,8 @@ import { readlinkSync } from 'node:fs';
 /** Readings of a zone through local time before its DateTimeFormat is made: about 5 ms of them. */
 const LOCAL_TIME_READINGS = 200;
 
-/** What a wall clock shows, to the second. */
-export interface LocalWallClock {
+/** The calendar date and clock time on a wall clock, as numbers. */
+export interface WallClock {
   year: number;
   month: number;
   day: number;
@@ -31,21 +32,18 @@ export interface LocalWallClock {
   second: number;
 }
 
-let listedZones: ReadonlySet<string> | undefined;
 const readings = new Map<string, number>();
 
 /** Whether `timeZone` is one Intl lists under a name ICU takes from TZ as that zone. */
 export function nameableInTz(timeZone: string): boolean {
-  if (process.platform === 'win32' || /\d/.test(timeZone)) return false;
-  listedZones ??= new Set(Intl.supportedValuesOf('timeZone'));
-  return timeZone === 'UTC' || listedZones.has(timeZone);
+  return process.platform !== 'win32' && !/\d/.test(timeZone) && isListedTimeZone(timeZone);
 }
 
 /**
  * What a wall clock in `timeZone` shows at `instant` (milliseconds since the epoch), read through
  * the process's local time; undefined where Intl must be asked (see above).
  */
-export function wallClockThroughLocalTime(timeZone: string, instant: number): LocalWallClock | undefined {
+export function wallClockThroughLocalTime(timeZone: string, instant: number): WallClock | undefined {
   if (timeZone === 'UTC') {
     const utc = new Date(instant);
     return {
@@ -64,7 +62,7 @@ export function wallClockThroughLocalTime(timeZone: string, instant: number): Lo
 }
 
 /** The wall clock of `timeZone` (one nameableInTz allows) at `instant`, with TZ naming it for the call. */
-export function readLocalWallClock(timeZone: string, instant: number): LocalWallClock {
+export function readLocalWallClock(timeZone: string, instant: number): WallClock {
   const previous = process.env.TZ;
   process.env.TZ = timeZone;
   try {
