@@ -326,16 +326,7 @@ const TRAINING_DAY = [
 async function trainCodeCache() {
   step('training the code cache on a day of desk commands');
   const trainer = join(work, 'train-code-cache.mjs');
-  await build({
-    entryPoints: [join(root, 'scripts/train-code-cache.mjs')],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: `node${runtimeVersion.slice(1).split('.')[0]}`,
-    outfile: trainer,
-    define: { CLINIC_SEA_ASSETS: JSON.stringify(SEA_ASSETS) },
-    logLevel: 'warning',
-  });
+  await bundleScript(join(root, 'scripts/train-code-cache.mjs'), trainer, 'esm');
   const home = mkdtempSync(join(tmpdir(), 'clinic-training-'));
   const env = {
     PATH: process.env.PATH,
@@ -348,9 +339,9 @@ async function trainCodeCache() {
   let cache = '-';
   let printed = {};
   try {
-    const train = (entry, cacheIn, cacheOut, bundle = script) => {
+    const train = (entry, cacheIn, cacheOut) => {
       const args = [...(typeof entry === 'function' ? entry(printed) : entry), '--data', join(home, 'data')];
-      const run = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, bundle, cacheIn, cacheOut, '--', ...args], { env, encoding: 'utf8' });
+      const run = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, script, cacheIn, cacheOut, '--', ...args], { env, encoding: 'utf8' });
       if (run.status !== 0 || (cacheOut !== '-' && !existsSync(cacheOut))) {
         throw new Error(`training the code cache: clinic ${args.join(' ')} exited ${run.status ?? run.signal}: ${run.stderr}`);
       }
@@ -377,6 +368,21 @@ async function trainCodeCache() {
 }
 
 const runtimeVersion = checkRuntime();
+const nodeTarget = `node${runtimeVersion.slice(1).split('.')[0]}`;
+
+/** Bundles one of the small scripts around the program (the loader, the trainer) for the runtime, its asset names defined. */
+async function bundleScript(entry, outfile, format, define = {}) {
+  await build({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format,
+    target: nodeTarget,
+    outfile,
+    define: { CLINIC_SEA_ASSETS: JSON.stringify(SEA_ASSETS), ...define },
+    logLevel: 'warning',
+  });
+}
 mkdirSync(work, { recursive: true });
 let addonSha256 = '';
 if (!windows) {
@@ -397,7 +403,7 @@ async function bundleProgram(outfile, plugins = []) {
     ...commonOptions,
     entryPoints: [join(root, 'src/sea/main.ts')],
     format: 'cjs',
-    target: `node${runtimeVersion.slice(1).split('.')[0]}`,
+    target: nodeTarget,
     outfile,
     define: { CLINIC_ADDON_SHA256: JSON.stringify(addonSha256) },
     // V8 keeps the script's source for the life of the process (and Node maps it from the executable):
@@ -427,19 +433,9 @@ const serverScript = join(work, SEA_ASSETS.serverProgram);
 await bundleProgram(script);
 await bundleProgram(serverScript, [eagerCommandGroups]);
 
-const nodeTarget = `node${runtimeVersion.slice(1).split('.')[0]}`;
 step(`bundling ${relative(root, work)}/loader.cjs, the executable's main script`);
 const loader = join(work, 'loader.cjs');
-await build({
-  entryPoints: [join(root, 'src/sea/loader.ts')],
-  bundle: true,
-  platform: 'node',
-  format: 'cjs',
-  target: nodeTarget,
-  outfile: loader,
-  define: { CLINIC_SEA_ASSETS: JSON.stringify(SEA_ASSETS), CLINIC_HAS_CODE_CACHE: JSON.stringify(!windows) },
-  logLevel: 'warning',
-});
+await bundleScript(join(root, 'src/sea/loader.ts'), loader, 'cjs', { CLINIC_HAS_CODE_CACHE: JSON.stringify(!windows) });
 const codeCache = join(work, SEA_ASSETS.codeCache);
 const serverCodeCache = join(work, SEA_ASSETS.serverCodeCache);
 if (!windows) await trainCodeCache();

@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { compileFunction } from 'node:vm';
-import { compileProgram, MODULE_PARAMETERS, PROGRAM_ASSET, runProgram } from '../src/sea/program-script.ts';
+import { compileProgram, MODULE_PARAMETERS, moduleFunctionOf, PROGRAM_ASSET, runModule } from '../src/sea/program-script.ts';
 
 if (process.argv[2] === '--server') {
   // The server's bundle: its cache made at compile time, then checked (src/sea/program-script.ts, compileServerProgram).
@@ -38,4 +38,4 @@ process.on('exit', (code) => {
 });
 // The program reads its command line as an executable's: process.argv.slice(2).
 process.argv = [process.argv[0], PROGRAM_ASSET, ...args];
-runProgram(script, createRequire(import.meta.url), PROGRAM_ASSET);
+runModule(moduleFunctionOf(script), createRequire(import.meta.url), PROGRAM_ASSET);
