@@ -4,11 +4,12 @@
 // Debian trixie root of scripts/wine-root.sh, through scripts/wine-exe.sh.
 // The test runner itself runs on this machine's Node; only the processes it starts must do
 // without one.
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { runTestFiles, testFilesIn } from './run-tests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const windows = process.argv.includes('--windows');
@@ -46,13 +47,14 @@ if (windows) {
 } else {
   copyFileSync(join(root, 'dist/clinic'), bin);
 }
-// The desk's files that test what a command decides and prints from the database, not how it
-// meets its platform or runs as a process: `npm test` runs them (in process, or spawned from the
-// bundle both executables are built from) and `test:node-sqlite` on clinic.exe's driver. On an
-// executable they would add minutes and no path of its own; every desk file that touches files,
-// paths, modes, the console, processes, signals, the machine's time zone, the addon, serve,
-// backup, restore or an upgrade still runs on both (docs/development.md, "What each run covers").
-// CLINIC_DIST_ALL=1 runs them too.
+// The files that test what a desk command or an endpoint decides and prints from the database,
+// not how it meets its platform or runs as a process: `npm test` runs them (in process, or
+// spawned from the bundle both executables are built from) and `test:node-sqlite` on clinic.exe's
+// driver and runtime. On an executable they would add minutes and no path of its own; every file
+// that touches files, paths, modes, the console, processes, signals, the machine's time zone, the
+// addon, serve, backup, restore, an upgrade, the wire (Node 24's parser), TLS, streams, outgoing
+// requests or the executable's own assets (the OpenAPI document, the docs page) still runs
+// (docs/development.md, "What each run covers"). CLINIC_DIST_ALL=1 runs them too.
 const DECIDED_FROM_THE_DATABASE = [
   'appointment-corrections',
   'balances-in-currencies',
@@ -71,21 +73,49 @@ const DECIDED_FROM_THE_DATABASE = [
   // database (staff.test.ts runs logins and the session file on both executables).
   'role-matrix',
   'void-refund',
-].map((name) => `test/cli/${name}.test.ts`);
+]
+  .map((name) => `test/cli/${name}.test.ts`)
+  .concat(
+    [
+      'appointments',
+      'audit-checkpoints',
+      'audit-size',
+      'audit-trail',
+      'auth',
+      // In-process tests of the server's commit groups and change watch: no program is started.
+      'change-watch',
+      'commit-groups',
+      'confirm-appointment',
+      'contact-rule',
+      'credit-notes',
+      'erased-patient',
+      'failed-key-throttle',
+      'idempotent-posts',
+      'input-bounds',
+      'invisible-characters',
+      'invoices',
+      'key-rate-limits',
+      'lookups',
+      'outstanding-balances',
+      'pagination',
+      'patch-appointments',
+      'patch-patients',
+      'patients',
+      'payments',
+      'read-appointments',
+      'read-patients',
+      'read-scopes',
+      'reminders',
+      'retired-catalog',
+      'search-as-typed',
+      'throttling',
+      'void-refund',
+    ].map((name) => `test/server/${name}.test.ts`),
+  );
 // Its two PCs are two XDG_CONFIG_HOME folders; on Windows the folder is %APPDATA%\\clinic, which the test does not set.
 const NOT_ON_WINDOWS = ['test/cli/desk-pc.test.ts'];
 // The suites that start the program, and the upgrade of a 1.0.0 data directory by this one.
-const suites = ['test/server', 'test/cli', 'test/fault', 'test/db/upgrade.test.ts']
-  .filter((path) => existsSync(join(root, path)))
-  .flatMap((path) =>
-    path.endsWith('.test.ts')
-      ? [path]
-      : readdirSync(join(root, path), { recursive: true })
-          .map(String)
-          .filter((f) => f.endsWith('.test.ts'))
-          .map((f) => join(path, f)),
-  )
-  .sort()
+const suites = testFilesIn(['test/server', 'test/cli', 'test/fault', 'test/db/upgrade.test.ts'])
   .filter((path) => !process.env.CLINIC_SUITES || process.env.CLINIC_SUITES.split(',').some((wanted) => path.includes(wanted)))
   .filter((path) => process.env.CLINIC_DIST_ALL === '1' || !DECIDED_FROM_THE_DATABASE.includes(path))
   .filter((path) => !windows || !NOT_ON_WINDOWS.includes(path));
@@ -93,25 +123,7 @@ const suites = ['test/server', 'test/cli', 'test/fault', 'test/db/upgrade.test.t
 console.log(
   `testing ${windows ? `${bin} (clinic.exe under Wine)` : bin} (alone in ${place}, PATH=${place}) with ${suites.length} test files`,
 );
-const run = spawnSync(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--import',
-    './test/helpers/blocking-stdout.mjs',
-    '--test',
-    '--test-force-exit',
-    '--test-concurrency=2',
-    '--test-timeout=600000',
-    ...suites,
-  ],
-  {
-    cwd: root,
-    stdio: 'inherit',
-    env,
-  },
-);
+const status = runTestFiles(suites, env);
 rmSync(place, { recursive: true, force: true });
 rmSync(cache, { recursive: true, force: true });
-process.exitCode = run.status ?? 1;
+process.exitCode = status;

@@ -1,12 +1,7 @@
 // `npm run test:node-sqlite`: the suites again with node:sqlite, the driver of clinic.exe, on the
 // pinned Node 24 (Node 20 has no node:sqlite), less the files in which the driver decides nothing
 // (docs/development.md, "What each run covers"). CLINIC_NODE_SQLITE_ALL=1 runs them too.
-import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-
-const root = fileURLToPath(new URL('..', import.meta.url));
+import { runTestFiles, testFilesIn } from './run-tests.mjs';
 
 // What these test is the wire, a browser, a third-party client, the file system, the terminal,
 // the machine's time zone or real hours passing, not a statement: the driver runs no SQL in them
@@ -50,29 +45,8 @@ const DRIVER_DECIDES_NOTHING = [
 ].map((name) => `test/${name}.test.ts`);
 
 const all = process.env.CLINIC_NODE_SQLITE_ALL === '1';
-const suites = ['db', 'domain', 'server', 'fault', 'cli']
-  .flatMap((folder) =>
-    readdirSync(join(root, 'test', folder), { recursive: true })
-      .map(String)
-      .filter((file) => file.endsWith('.test.ts'))
-      .map((file) => join('test', folder, file)),
-  )
-  .filter((file) => all || !DRIVER_DECIDES_NOTHING.includes(file))
-  .sort();
-console.log(`node:sqlite on Node ${process.versions.node}: ${suites.length} test files`);
-const run = spawnSync(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--import',
-    './test/helpers/blocking-stdout.mjs',
-    '--test',
-    '--test-force-exit',
-    '--test-concurrency=2',
-    '--test-timeout=600000',
-    ...suites,
-  ],
-  { cwd: root, stdio: 'inherit', env: { ...process.env, CLINIC_SQLITE_DRIVER: 'node:sqlite' } },
+const suites = testFilesIn(['test/db', 'test/domain', 'test/server', 'test/fault', 'test/cli']).filter(
+  (file) => all || !DRIVER_DECIDES_NOTHING.includes(file),
 );
-process.exitCode = run.status ?? 1;
+console.log(`node:sqlite on Node ${process.versions.node}: ${suites.length} test files`);
+process.exitCode = runTestFiles(suites, { ...process.env, CLINIC_SQLITE_DRIVER: 'node:sqlite' });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -187,10 +187,15 @@ async function simulateWeek(dataDir: string, fs: LazyFs | undefined): Promise<We
     now = ms;
     writeFileSync(clockFile, String(ms));
   };
-  /** Moves the clock and waits until the server has read it (every 20 ms). */
+  const seenFile = `${clockFile}.seen`;
+  /** Moves the clock and waits until the server has read it (it looks every 5 ms, and says so in seenFile). */
   const moveClock = async (ms: number) => {
     setClock(ms);
-    await sleep(80);
+    for (let i = 0; !existsSync(seenFile) || Number(readFileSync(seenFile, 'utf8')) !== ms; i++) {
+      if (server!.child.exitCode !== null || server!.child.signalCode !== null) throw new Error('the server died');
+      if (i === 2000) throw new Error(`the server has not read the clock ${iso(ms)} within 10 s`);
+      await sleep(5);
+    }
   };
   setClock(now);
   const gateway = await startGateway();
@@ -327,17 +332,18 @@ async function simulateWeek(dataDir: string, fs: LazyFs | undefined): Promise<We
       { at: local(5, 9), act: () => book(1, local(5, 10)) },
       { at: local(5, 9, 5), act: () => book(2, local(5, 12, 5)) },
     ];
-    /** Waits until the server has nothing due and nothing in flight at `now` (it reads the clock every 20 ms), or holds a message, or died. */
+    /** Waits until the server has nothing due and nothing in flight at `now` (it reads the clock every 5 ms), or holds a message, or died. */
     const settle = async () => {
-      await sleep(60);
+      // A pass of the server's reminder sender (every 10 ms) on the clock just read.
+      await sleep(20);
       const busy = db.prepare(
         `SELECT count(*) AS n FROM reminders WHERE state = 'scheduled' AND due_at <= @now
          AND ((next_attempt_at IS NULL OR next_attempt_at <= @now) OR lease_until > @now)`,
       );
       for (let i = 0; (busy.get({ now: iso(now) }) as { n: number }).n > 0; i++) {
         if (gateway.holding || mail.holding || server!.child.exitCode !== null || server!.child.signalCode !== null) return;
-        if (i === 400) throw new Error(`the server has not sent what is due at ${iso(now)} within 20 s`);
-        await sleep(50);
+        if (i === 2000) throw new Error(`the server has not sent what is due at ${iso(now)} within 20 s`);
+        await sleep(10);
       }
     };
     /** The next moment the server has something to do: a due time, a retry, a lease running out. */
