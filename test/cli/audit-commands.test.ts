@@ -216,7 +216,7 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
       assertDeskEvent(saved.events[0], { action: 'document.read', patient_id: bob.id, subject_type: 'document', subject_id: document.id });
     });
 
-    it('invoice create, list (one read per distinct patient), show, record-payment (not its replay), refund, void, report day', async () => {
+    it('invoice create, list (one read per distinct patient), show, record-payment, refund, void, report day', async () => {
       const created = await recorded('invoice', 'create', '--patient-id', bob.patient_number, '--total', '50.00', '--json');
       const invoice = JSON.parse(created.result.stdout) as { id: string; invoice_number: string };
       assert.equal(created.events.length, 1);
@@ -238,49 +238,17 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
       assert.equal(shown.events.length, 1);
       assertDeskEvent(shown.events[0], { action: 'invoice.read', patient_id: bob.id, subject_id: invoice.id });
 
-      const payArgs = [
-        'record-payment',
-        '--invoice',
-        invoice.invoice_number,
-        '--amount',
-        '20.00',
-        '--method',
-        'cash',
-        '--idempotency-key',
-        'desk-pay-1',
-        '--json',
-      ];
-      const paid = await recorded(...payArgs);
-      const payment = JSON.parse(paid.result.stdout) as { payment_id: string };
-      assert.equal(paid.events.length, 1);
-      assertDeskEvent(paid.events[0], {
-        action: 'payment.create',
-        patient_id: bob.id,
-        subject_type: 'payment',
-        subject_id: payment.payment_id,
-        detail: null,
-      });
-      assert.deepEqual((await recorded(...payArgs)).events, [], 'a replay records nothing');
-
-      const refunded = await recorded('refund', '--invoice', invoice.invoice_number, '--reason', 'treatment cancelled', '--json');
-      const refund = JSON.parse(refunded.result.stdout) as { refund_id: string };
-      assert.equal(refunded.events.length, 1);
-      assertDeskEvent(refunded.events[0], {
-        action: 'refund.create',
-        patient_id: bob.id,
-        subject_type: 'refund',
-        subject_id: refund.refund_id,
-      });
-
+      // What record-payment, refund and void record, and a replay not: the tables of RECORD_PAYMENT,
+      // REFUND_PAYMENT and VOID_INVOICE (test/domain/payments, test/domain/invoices). Here, that the desk
+      // records them as its user, from this PC.
+      const paid = await recorded('record-payment', '--invoice', invoice.invoice_number, '--amount', '20.00', '--method', 'cash');
+      const refunded = await recorded('refund', '--invoice', invoice.invoice_number, '--reason', 'treatment cancelled');
       const voided = await recorded('invoice', 'void', invoice.invoice_number, '--reason', 'issued in error');
-      assert.equal(voided.events.length, 1);
-      assertDeskEvent(voided.events[0], {
-        action: 'invoice.void',
-        patient_id: bob.id,
-        subject_type: 'invoice',
-        subject_id: invoice.id,
-        detail: null,
-      });
+      assert.deepEqual(
+        [...paid.events, ...refunded.events, ...voided.events].map((event) => event.action),
+        ['payment.create', 'refund.create', 'invoice.void'],
+      );
+      for (const event of [...paid.events, ...refunded.events, ...voided.events]) assertDeskEvent(event, { patient_id: bob.id });
 
       // Today's report: Bob's payment and refund, and a payment of Ada's: one read per patient.
       const adas = createTestInvoice(data.db, { patient_id: ada.id });

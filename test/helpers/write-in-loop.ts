@@ -1,6 +1,6 @@
 // A second process writing money, for the tests that payments or refunds from several processes at
 // once neither lose an update, refuse a write, nor give back more than was paid
-// (test/domain/payments.test.ts).
+// (test/domain/payments/record-payment.test.ts and refund-payment.test.ts).
 //   node --import tsx test/helpers/write-in-loop.ts pay DATA_DIR INVOICE_ID COUNT START_AT_MS
 //   node --import tsx test/helpers/write-in-loop.ts refund DATA_DIR PAYMENT_ID COUNT START_AT_MS
 // Waits until START_AT_MS so that every process writes at the same moment, then tries COUNT

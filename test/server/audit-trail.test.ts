@@ -324,7 +324,7 @@ describe('the audit trail over HTTP', () => {
       assert.deepEqual(none, [], 'a 304 shows nothing and records nothing');
     });
 
-    it('invoices: one invoice.read per distinct patient of a list, a read, a void', async () => {
+    it('invoices: one invoice.read per distinct patient of a list, and a read', async () => {
       const [first, second] = [await newPatient(), await newPatient()];
       const invoices = [
         createTestInvoice(server.db, { patient_id: first.id }),
@@ -350,81 +350,9 @@ describe('the audit trail over HTTP', () => {
         subject_type: 'invoice',
         subject_id: invoices[2]!.id,
       });
-
-      let voided!: ApiResponse;
-      const voids = await recorded(
-        async () => (voided = await call('POST', `/invoices/${invoices[2]!.id}/void`, { body: { reason: 'wrong patient' } })),
-      );
-      assert.equal(voided.status, 200, voided.text);
-      assert.equal(voids.length, 1);
-      assertEvent(voids[0], voided, {
-        action: 'invoice.void',
-        patient_id: second.id,
-        subject_type: 'invoice',
-        subject_id: invoices[2]!.id,
-        detail: null,
-      });
     });
-
-    it('a payment and a refund record payment.create and refund.create; their idempotent replays record nothing', async () => {
-      const patient = await newPatient();
-      const invoice = createTestInvoice(server.db, { patient_id: patient.id, total: '90.00' });
-      const key = { 'idempotency-key': `pay-${randomUUID()}` };
-      let paid!: ApiResponse;
-      const payments = await recorded(
-        async () =>
-          (paid = await call('POST', `/invoices/${invoice.id}/payments`, { body: { amount: '40.00', method: 'cash' }, headers: key })),
-      );
-      assert.equal(paid.status, 200, paid.text);
-      assert.equal(payments.length, 1);
-      assertEvent(payments[0], paid, {
-        action: 'payment.create',
-        patient_id: patient.id,
-        patient_number: patient.patient_number,
-        subject_type: 'payment',
-        subject_id: paid.body.payment_id,
-        detail: null,
-      });
-      let replay!: ApiResponse;
-      assert.deepEqual(
-        await recorded(
-          async () =>
-            (replay = await call('POST', `/invoices/${invoice.id}/payments`, { body: { amount: '40.00', method: 'cash' }, headers: key })),
-        ),
-        [],
-      );
-      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
-
-      const refundKey = { 'idempotency-key': `refund-${randomUUID()}` };
-      let refunded!: ApiResponse;
-      const refunds = await recorded(
-        async () =>
-          (refunded = await call('POST', `/payments/${paid.body.payment_id}/refunds`, {
-            body: { amount: '15.00', reason: 'overpaid' },
-            headers: refundKey,
-          })),
-      );
-      assert.equal(refunded.status, 201, refunded.text);
-      assert.equal(refunds.length, 1);
-      assertEvent(refunds[0], refunded, {
-        action: 'refund.create',
-        patient_id: patient.id,
-        subject_type: 'refund',
-        subject_id: refunded.body.refund_id,
-        detail: null,
-      });
-      assert.deepEqual(
-        await recorded(
-          async () =>
-            (replay = await call('POST', `/payments/${paid.body.payment_id}/refunds`, {
-              body: { amount: '15.00', reason: 'overpaid' },
-              headers: refundKey,
-            })),
-        ),
-        [],
-      );
-      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
-    });
+    // invoice.void, payment.create and refund.create, and their replays recording nothing: the tables
+    // of VOID_INVOICE, RECORD_PAYMENT and REFUND_PAYMENT (test/domain/invoices, test/domain/payments).
   });
 
   describe('what records nothing', () => {

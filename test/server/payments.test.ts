@@ -437,7 +437,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
 
   // Many requests at once over HTTP. In process they are served one after the other, so these check
   // the balance rule, not the transaction; that BEGIN IMMEDIATE keeps writers from several processes
-  // apart is test/domain/payments.test.ts, "payments from several processes at once".
+  // apart is test/domain/payments/record-payment.test.ts, "loses no update ... from several processes at once".
   describe('many payments at once over HTTP', () => {
     it('lands exactly as many of 30 concurrent equal payments as fit, leaving the balance at exactly 0', async () => {
       const invoice = createTestInvoice(server.db, { total: '100.00' });
