@@ -150,34 +150,8 @@ describe('the audit trail over HTTP', () => {
       assert.deepEqual(none, []);
     });
 
-    it('PATCH /patients/{id}: patient.update with the changed field names sorted, never their values; a no-op records changed []', async () => {
-      const patient = await newPatient();
-      let response!: ApiResponse;
-      const events = await recorded(
-        async () =>
-          (response = await call('PATCH', `/patients/${patient.id}`, {
-            // Four fields change, in neither alphabetical nor the model's order; email is sent with the value it has.
-            body: { title: 'Dr.', mobile: '+43 699 0000000', gender: 'female', first_name: 'Augusta', email: 'ada@example.org' },
-          })),
-      );
-      assert.equal(response.status, 200, response.text);
-      assert.equal(events.length, 1);
-      assertEvent(events[0], response, {
-        action: 'patient.update',
-        patient_id: patient.id,
-        subject_type: 'patient',
-        subject_id: patient.id,
-        detail: { changed: ['first_name', 'gender', 'mobile', 'title'] },
-      });
-      assert.doesNotMatch(JSON.stringify(events[0]), /Augusta|0000000/, 'no value is recorded');
-
-      const noop = await recorded(
-        async () => (response = await call('PATCH', `/patients/${patient.id}`, { body: { first_name: 'Augusta' } })),
-      );
-      assert.equal(response.status, 200);
-      assert.equal(noop.length, 1);
-      assertEvent(noop[0], response, { action: 'patient.update', subject_id: patient.id, detail: { changed: [] } });
-    });
+    // PATCH /patients/{id}: patient.update with the fields changed, sorted, and changed [] for a no-op:
+    // UPDATE_PATIENT's table (test/domain/patients/update-patient.test.ts).
 
     it('appointments: create, read, update (changed sorted, no derived fields), and one read per distinct patient of a list', async () => {
       const [first, second] = [await newPatient('Terminata'), await newPatient('Terminata')];

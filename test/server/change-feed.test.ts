@@ -146,48 +146,8 @@ describe('the change feed over HTTP', () => {
       });
     });
 
-    it('patient.updated: the request fields whose stored value changed, sorted; a PATCH that changes nothing appends nothing', async () => {
-      const patient = await newPatient();
-      // Four fields change, in neither alphabetical nor the model's order; email is sent with the value it has.
-      const [changed, events] = await withEvents(() =>
-        patch(`/patients/${patient.id}`, {
-          title: 'Dr.',
-          mobile: '+43 699 0000000',
-          gender: 'female',
-          first_name: 'Augusta',
-          email: 'ada@example.org',
-        }),
-      );
-      assert.equal(changed.status, 200, changed.text);
-      assertEvent(single(events), {
-        type: 'patient.updated',
-        patient_id: patient.id,
-        data: { patient_number: patient.patient_number, changed: ['first_name', 'gender', 'mobile', 'title'] },
-      });
-
-      const [deactivated, more] = await withEvents(() =>
-        patch(`/patients/${patient.id}`, { is_active: false }, { headers: { 'content-type': 'application/merge-patch+json' } }),
-      );
-      assert.equal(deactivated.status, 200, deactivated.text);
-      assertEvent(single(more), {
-        type: 'patient.updated',
-        patient_id: patient.id,
-        data: { patient_number: patient.patient_number, changed: ['is_active'] },
-      });
-
-      // The values it has, nothing, an unknown field beside one, and a portal_access merged key by key onto what it is.
-      for (const body of [
-        { first_name: 'Augusta', is_active: false },
-        {},
-        { title: 'Dr.', unknown_field: 1 },
-        { portal_access: { xrays: false } },
-      ]) {
-        const [same, none] = await withEvents(() => patch(`/patients/${patient.id}`, body));
-        assert.equal(same.status, 200, same.text);
-        assert.equal(same.body.version, deactivated.body.version, 'no change');
-        assert.deepEqual(none, [], `no event for the no-op ${JSON.stringify(body)}`);
-      }
-    });
+    // patient.updated, and a PATCH that changes nothing appending nothing: UPDATE_PATIENT's table
+    // (test/domain/patients/update-patient.test.ts).
 
     it('appointment.created: id, number, times, status and doctor; a 1.0.0 free status as sent', async () => {
       const patient = await newPatient();
