@@ -7,10 +7,11 @@ import { useTestDatabase } from './fixtures.js';
 
 /**
  * A use case's rules as one table (issue 41): each scenario sets up a clinic, sends one request
- * through the use-case runner as both front ends run it, and says what it answers or refuses and
- * what it leaves in the audit trail and the change feed. A refusal must change nothing at all.
- * The HTTP and desk files then test only the wiring: statuses, headers, exit codes, printouts,
- * and the actor and source each front end gives the records.
+ * through the use-case runner (performUseCase, as the desk runs it; the server runs the same
+ * use case through its commit groups), and says what it answers or refuses and what it leaves in
+ * the audit trail and the change feed. A refusal must change nothing at all. The HTTP and desk
+ * files then test only the wiring: statuses, headers, exit codes, printouts, and the actor and
+ * source each front end gives the records (docs/development.md, "Where a test goes").
  */
 
 /** An audit event as a scenario expects it: the fields named are compared, the others not. */
