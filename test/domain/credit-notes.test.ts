@@ -7,7 +7,7 @@ import { CREATE_CREDIT_NOTE } from '../../src/domain/invoices/credit-invoice.js'
 import { recordPayment } from '../../src/domain/payments/record-payment.js';
 import { setClinicTimeZone } from '../../src/domain/settings.js';
 import { performUseCase } from '../../src/domain/use-case.js';
-import { buildPayment, createTestInvoice } from '../helpers/builders.js';
+import { buildPayment, createTestInvoice, idempotencyHeader } from '../helpers/builders.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 
 /**
@@ -27,7 +27,7 @@ describe('credit notes (domain)', () => {
     performUseCase(
       CREATE_CREDIT_NOTE,
       data.db,
-      { path: { invoice_id: invoiceId }, header: key === undefined ? {} : { 'idempotency-key': key }, body },
+      { path: { invoice_id: invoiceId }, header: idempotencyHeader(key), body },
       { source: 'cli', actor: null },
     );
   const numberOf = (answer: ReturnType<typeof credit>) => answer.credit_notes.at(-1)!.credit_note_number;

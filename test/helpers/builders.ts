@@ -33,6 +33,11 @@ export function buildInvoice(patientId: string, overrides: InvoiceBody = {}): In
   return { patient_id: patientId, total: '100.00', ...overrides };
 }
 
+/** Request headers carrying `key` as the Idempotency-Key, or none without one. */
+export function idempotencyHeader(key?: string): Record<string, string> {
+  return key === undefined ? {} : { 'idempotency-key': key };
+}
+
 /** A valid POST /invoices/{invoice_id}/payments body (10.00 in cash); override any field. */
 export function buildPayment(overrides: PaymentBody = {}): PaymentBody {
   return { amount: '10.00', method: 'cash', ...overrides };

@@ -3,6 +3,7 @@ import { describe, it } from 'node:test';
 import type { Db } from '../../src/db/open-database.js';
 import { AppError, ValidationError } from '../../src/errors.js';
 import { performUseCase, type AnyUseCase, type Caller, type RawRequest } from '../../src/domain/use-case.js';
+import { createTestInvoice } from './builders.js';
 import { useTestDatabase } from './fixtures.js';
 
 /**
@@ -64,6 +65,23 @@ export const DESK_USER: Caller = {
   source: 'cli',
   actor: { type: 'cli', id: 'maria', name: 'maria', source: 'reception-pc', requestId: null },
 };
+
+/** An invoice a table's scenario starts from: its patient, id and number. */
+export interface GivenInvoice {
+  patientId: string;
+  invoiceId: string;
+  invoiceNumber: string;
+}
+
+/** A `given`: an invoice of `total` EUR for a new patient, and what `before` does next to it. */
+export const givenInvoice =
+  (total: string, before: (db: Db, given: GivenInvoice) => void = () => {}) =>
+  (db: Db): GivenInvoice => {
+    const invoice = createTestInvoice(db, { total });
+    const given = { patientId: invoice.patient_id, invoiceId: invoice.id, invoiceNumber: invoice.invoice_number };
+    before(db, given);
+    return given;
+  };
 
 /** Runs each scenario of `useCase` as a test of its own, on a database of its own. */
 export function describeScenarios<G>(name: string, useCase: AnyUseCase, scenarios: readonly Scenario<G>[]): void {

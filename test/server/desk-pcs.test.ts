@@ -7,7 +7,7 @@ import { LIST_DEVICES, PAIR_DEVICE, REVOKE_DEVICE, type PairedDevice } from '../
 import { ADD_PERSON, DISABLE_PERSON, ENABLE_PERSON, findPerson } from '../../src/domain/people/persons.js';
 import { hashPin } from '../../src/domain/people/pin.js';
 import { connectionRunner, runUseCase, type AnyUseCase } from '../../src/domain/use-case.js';
-import { buildPatient } from '../helpers/builders.js';
+import { buildPatient, idempotencyHeader } from '../helpers/builders.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import type { TestServer } from '../helpers/test-server.js';
@@ -225,7 +225,7 @@ describe('desk PCs over the API: pairing, sessions, desk commands (interface 1.3
       return server.request('POST', '/desk/commands', {
         ...person,
         rawBody: body,
-        headers: { ...person.headers, 'content-type': contentType, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+        headers: { ...person.headers, 'content-type': contentType, ...idempotencyHeader(key) },
       });
     };
     const command = (line: string[]) => ({ name: 'command', contentType: 'application/json', data: JSON.stringify({ argv: line }) });

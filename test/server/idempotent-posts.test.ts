@@ -4,7 +4,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { addDoctor } from '../../src/domain/catalog.js';
-import { buildPatient, createTestInvoice, createTestPatient } from '../helpers/builders.js';
+import { buildPatient, createTestInvoice, createTestPatient, idempotencyHeader } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
 import { multipartBody } from '../helpers/multipart.js';
 import type { ApiResponse } from '../helpers/test-server.js';
@@ -42,7 +42,7 @@ describe('Idempotency-Key on the POSTs of 1.3.0', () => {
     ]);
     return server.request('POST', `/patients/${patientId}/documents`, {
       rawBody: body,
-      headers: { 'content-type': contentType, ...(key === undefined ? {} : { 'idempotency-key': key }) },
+      headers: { 'content-type': contentType, ...idempotencyHeader(key) },
     });
   };
 

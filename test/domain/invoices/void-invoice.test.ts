@@ -4,46 +4,27 @@ import { recordPayment } from '../../../src/domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../../src/domain/payments/refund-payment.js';
 import { setModuleEnabled } from '../../../src/domain/settings.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
-import { buildPayment, createTestInvoice } from '../../helpers/builders.js';
-import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-case-scenarios.js';
+import { buildPayment, idempotencyHeader } from '../../helpers/builders.js';
+import { describeScenarios, DESK_USER, givenInvoice, type GivenInvoice, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
  * VOID_INVOICE (POST /invoices/{invoice_id}/void, `clinic invoice void`), rule by rule. The wiring
  * of each front end: test/server/void-refund.test.ts and test/cli/void-refund.test.ts.
  */
 
-interface Given {
-  patientId: string;
-  invoiceId: string;
-  invoiceNumber: string;
-}
+type Given = GivenInvoice;
 
-/** An invoice of `total` EUR, and what `before` does next to it. */
-const anInvoice =
-  (total: string, before: (db: Db, given: Given) => void = () => {}) =>
-  (db: Db): Given => {
-    const invoice = createTestInvoice(db, { total });
-    const given = { patientId: invoice.patient_id, invoiceId: invoice.id, invoiceNumber: invoice.invoice_number };
-    before(db, given);
-    return given;
-  };
+const request = (body: Record<string, unknown>, key?: string) => (given: Pick<Given, 'invoiceId'>) => ({
+  path: { invoice_id: given.invoiceId },
+  header: idempotencyHeader(key),
+  body,
+});
 
 const voidIt = (db: Db, invoiceId: string, reason: string, key?: string) =>
-  performUseCase(
-    VOID_INVOICE,
-    db,
-    { path: { invoice_id: invoiceId }, header: key === undefined ? {} : { 'idempotency-key': key }, body: { reason } },
-    DESK_USER,
-  );
+  performUseCase(VOID_INVOICE, db, request({ reason }, key)({ invoiceId }), DESK_USER);
 
 const pay = (db: Db, invoiceId: string, amount: string) =>
   recordPayment(db, { path: { invoice_id: invoiceId }, headers: {}, body: buildPayment({ amount }) }).payment;
-
-const request = (body: Record<string, unknown>, key?: string) => (given: Given) => ({
-  path: { invoice_id: given.invoiceId },
-  header: key === undefined ? {} : { 'idempotency-key': key },
-  body,
-});
 
 const voidRecord = (given: Given) => ({
   action: 'invoice.void',
@@ -56,7 +37,7 @@ const voidRecord = (given: Given) => ({
 const scenarios: Scenario<Given>[] = [
   {
     title: 'voids an unpaid invoice: void, owing nothing, with when and why, and its number kept',
-    given: anInvoice('80.00'),
+    given: givenInvoice('80.00'),
     request: request({ reason: 'Issued to the wrong patient' }),
     expect: (given) => ({
       result: {
@@ -83,7 +64,7 @@ const scenarios: Scenario<Given>[] = [
   },
   {
     title: 'answers a second void with the invoice as it is: the first reason stays, no change event, the void recorded again',
-    given: anInvoice('80.00', (db, given) => voidIt(db, given.invoiceId, 'first')),
+    given: givenInvoice('80.00', (db, given) => voidIt(db, given.invoiceId, 'first')),
     request: request({ reason: 'second' }),
     expect: (given) => ({
       result: { voided: false, invoice: { status: 'void', void_reason: 'first' } },
@@ -93,13 +74,13 @@ const scenarios: Scenario<Given>[] = [
   },
   {
     title: 'refuses an invoice with payments, saying how much is paid (409 INVOICE_HAS_PAYMENTS)',
-    given: anInvoice('50.00', (db, given) => pay(db, given.invoiceId, '20.00')),
+    given: givenInvoice('50.00', (db, given) => pay(db, given.invoiceId, '20.00')),
     request: request({ reason: 'wrong patient' }),
     expect: () => ({ refused: 'INVOICE_HAS_PAYMENTS', status: 409, message: /has 20\.00 EUR paid/ }),
   },
   {
     title: 'voids an invoice whose payments were all refunded',
-    given: anInvoice('50.00', (db, given) => {
+    given: givenInvoice('50.00', (db, given) => {
       const payment = pay(db, given.invoiceId, '20.00');
       performUseCase(
         REFUND_PAYMENT,
@@ -124,38 +105,38 @@ const scenarios: Scenario<Given>[] = [
     ] as const
   ).map(([body, type]): Scenario<Given> => ({
     title: `refuses ${JSON.stringify(body).slice(0, 30)} as a reason: ${type}`,
-    given: anInvoice('80.00'),
+    given: givenInvoice('80.00'),
     request: request(body),
     expect: () => ({ invalid: ['body.reason'], types: [type] }),
   })),
   {
     title: 'refuses an unknown invoice (404 INVOICE_NOT_FOUND)',
-    given: anInvoice('80.00'),
+    given: givenInvoice('80.00'),
     request: () => ({ path: { invoice_id: '00000000-0000-4000-8000-000000000000' }, header: {}, body: { reason: 'x' } }),
     expect: () => ({ refused: 'INVOICE_NOT_FOUND', status: 404 }),
   },
   {
     title: 'refuses while billing is off (403 MODULE_DISABLED)',
-    given: anInvoice('80.00', (db) => setModuleEnabled(db, 'billing', false)),
+    given: givenInvoice('80.00', (db) => setModuleEnabled(db, 'billing', false)),
     request: request({ reason: 'x' }),
     expect: () => ({ refused: 'MODULE_DISABLED', status: 403 }),
   },
   {
     title: 'refuses a person at reception: only admin and billing void (403 ROLE_FORBIDDEN)',
-    given: anInvoice('80.00'),
+    given: givenInvoice('80.00'),
     request: request({ reason: 'x' }),
     caller: { ...DESK_USER, roles: ['reception'] },
     expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
   },
   {
     title: 'answers a void repeated with its Idempotency-Key as the first time, and records nothing again',
-    given: anInvoice('80.00', (db, given) => voidIt(db, given.invoiceId, 'wrong patient', 'void-1')),
+    given: givenInvoice('80.00', (db, given) => voidIt(db, given.invoiceId, 'wrong patient', 'void-1')),
     request: request({ reason: 'wrong patient' }, 'void-1'),
     expect: () => ({ result: { voided: true, invoice: { status: 'void', void_reason: 'wrong patient' } }, audit: [], changes: [] }),
   },
   {
     title: 'refuses the key of a void for another request (422 IDEMPOTENCY_KEY_REUSED)',
-    given: anInvoice('80.00', (db, given) => voidIt(db, given.invoiceId, 'wrong patient', 'void-1')),
+    given: givenInvoice('80.00', (db, given) => voidIt(db, given.invoiceId, 'wrong patient', 'void-1')),
     request: request({ reason: 'another reason' }, 'void-1'),
     expect: () => ({ refused: 'IDEMPOTENCY_KEY_REUSED', status: 422 }),
   },

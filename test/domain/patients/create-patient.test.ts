@@ -2,7 +2,7 @@ import type { Db } from '../../../src/db/open-database.js';
 import { CREATE_PATIENT } from '../../../src/domain/patients/create-patient.js';
 import { setClinicContactRule } from '../../../src/domain/settings.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
-import { buildPatient, createTestPatient, type PatientBody } from '../../helpers/builders.js';
+import { buildPatient, createTestPatient, idempotencyHeader, type PatientBody } from '../../helpers/builders.js';
 import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -27,7 +27,7 @@ const body = (overrides: PatientBody = {}) =>
 const request =
   (overrides: PatientBody = {}, key?: string) =>
   () => ({
-    header: key === undefined ? {} : { 'idempotency-key': key },
+    header: idempotencyHeader(key),
     body: body(overrides),
   });
 

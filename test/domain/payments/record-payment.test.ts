@@ -10,10 +10,10 @@ import { RECORD_PAYMENT, recordPayment, type PaymentRequest } from '../../../src
 import { REFUND_PAYMENT } from '../../../src/domain/payments/refund-payment.js';
 import { setModuleEnabled } from '../../../src/domain/settings.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
-import { buildPayment, createTestInvoice } from '../../helpers/builders.js';
+import { buildPayment, createTestInvoice, idempotencyHeader } from '../../helpers/builders.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
 import { runNode } from '../../helpers/run-cli.js';
-import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-case-scenarios.js';
+import { describeScenarios, DESK_USER, givenInvoice, type GivenInvoice, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
  * RECORD_PAYMENT (POST /invoices/{invoice_id}/payments, `clinic record-payment`): its rules as a
@@ -22,34 +22,16 @@ import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-c
  * desk's billing tests (test/cli/billing.test.ts).
  */
 
-interface Given {
-  patientId: string;
-  invoiceId: string;
-}
+type Given = GivenInvoice;
 
-/** An invoice of `total` EUR, and what `before` does next to it. */
-const anInvoice =
-  (total: string, before: (db: Db, given: Given) => void = () => {}) =>
-  (db: Db): Given => {
-    const invoice = createTestInvoice(db, { total });
-    const given = { patientId: invoice.patient_id, invoiceId: invoice.id };
-    before(db, given);
-    return given;
-  };
-
-const pay = (db: Db, invoiceId: string, body: Record<string, unknown>, key?: string) =>
-  performUseCase(
-    RECORD_PAYMENT,
-    db,
-    { path: { invoice_id: invoiceId }, header: key === undefined ? {} : { 'idempotency-key': key }, body: buildPayment(body) },
-    DESK_USER,
-  );
-
-const request = (body: Record<string, unknown>, key?: string) => (given: Given) => ({
+const request = (body: Record<string, unknown>, key?: string) => (given: Pick<Given, 'invoiceId'>) => ({
   path: { invoice_id: given.invoiceId },
-  header: key === undefined ? {} : { 'idempotency-key': key },
+  header: idempotencyHeader(key),
   body: buildPayment(body),
 });
+
+const pay = (db: Db, invoiceId: string, body: Record<string, unknown>, key?: string) =>
+  performUseCase(RECORD_PAYMENT, db, request(body, key)({ invoiceId }), DESK_USER);
 
 /** A payment's records: payment.create of the payment it made, and payment.created with the invoice as it left it. */
 const paymentRecords = (given: Given, invoice: { status: string; balance: number; amount: number }) => ({
@@ -78,7 +60,7 @@ const UNKNOWN_INVOICE = '00000000-0000-4000-8000-000000000000';
 const scenarios: Scenario<Given>[] = [
   {
     title: 'a first payment: the invoice partially paid, no notification yet',
-    given: anInvoice('30.00'),
+    given: givenInvoice('30.00'),
     request: request({ amount: 10 }),
     expect: (given) => ({
       result: {
@@ -101,7 +83,7 @@ const scenarios: Scenario<Given>[] = [
   },
   {
     title: 'takes amounts to the cent: 19.99 of 20.00 leaves 0.01',
-    given: anInvoice('30.00', (db, given) => pay(db, given.invoiceId, { amount: 10 })),
+    given: givenInvoice('30.00', (db, given) => pay(db, given.invoiceId, { amount: 10 })),
     request: request({ amount: '19.99' }),
     expect: (given) => ({
       result: { payment: { amount: 19.99, invoice_status: 'partially_paid', invoice_amount_paid: 29.99, invoice_balance: 0.01 } },
@@ -110,7 +92,7 @@ const scenarios: Scenario<Given>[] = [
   },
   {
     title: 'the payment that settles the invoice: paid, and one e-mail to the patient queued',
-    given: anInvoice('30.00', (db, given) => pay(db, given.invoiceId, { amount: '29.99' })),
+    given: givenInvoice('30.00', (db, given) => pay(db, given.invoiceId, { amount: '29.99' })),
     request: request({ amount: 0.01 }),
     expect: (given) => ({
       result: { payment: { invoice_status: 'paid', invoice_amount_paid: 30, invoice_balance: 0 } },
@@ -124,7 +106,7 @@ const scenarios: Scenario<Given>[] = [
   },
   {
     title: 'notifies by SMS to the mobile when the patient has no e-mail address',
-    given: anInvoice('5.00', (db, given) => db.prepare('UPDATE patients SET email = NULL WHERE id = ?').run(given.patientId)),
+    given: givenInvoice('5.00', (db, given) => db.prepare('UPDATE patients SET email = NULL WHERE id = ?').run(given.patientId)),
     request: request({ amount: 5 }),
     expect: (given) => ({
       result: { payment: { invoice_status: 'paid' } },
@@ -138,25 +120,25 @@ const scenarios: Scenario<Given>[] = [
   },
   {
     title: 'refuses more than the balance, saying what it is (422 PAYMENT_EXCEEDS_BALANCE)',
-    given: anInvoice('10.00', (db, given) => pay(db, given.invoiceId, { amount: 4 })),
+    given: givenInvoice('10.00', (db, given) => pay(db, given.invoiceId, { amount: 4 })),
     request: request({ amount: '6.01' }),
     expect: () => ({ refused: 'PAYMENT_EXCEEDS_BALANCE', status: 422, message: /balance of 6\.00 EUR\.$/ }),
   },
   {
     title: 'refuses any amount on a paid invoice',
-    given: anInvoice('10.00', (db, given) => pay(db, given.invoiceId, { amount: 10 })),
+    given: givenInvoice('10.00', (db, given) => pay(db, given.invoiceId, { amount: 10 })),
     request: request({ amount: 0.01 }),
     expect: () => ({ refused: 'PAYMENT_EXCEEDS_BALANCE', status: 422 }),
   },
   {
     title: 'refuses an unknown invoice (404 INVOICE_NOT_FOUND)',
-    given: anInvoice('10.00'),
+    given: givenInvoice('10.00'),
     request: () => ({ path: { invoice_id: UNKNOWN_INVOICE }, header: {}, body: buildPayment() }),
     expect: () => ({ refused: 'INVOICE_NOT_FOUND', status: 404 }),
   },
   {
     title: 'refuses a void invoice (409 INVOICE_VOID)',
-    given: anInvoice('10.00', (db, given) =>
+    given: givenInvoice('10.00', (db, given) =>
       performUseCase(VOID_INVOICE, db, { path: { invoice_id: given.invoiceId }, header: {}, body: { reason: 'wrong patient' } }, DESK_USER),
     ),
     request: request({ amount: 1 }),
@@ -164,19 +146,19 @@ const scenarios: Scenario<Given>[] = [
   },
   {
     title: 'refuses a zero amount, an unknown method and a note over 500 characters at once, as one invalid request',
-    given: anInvoice('10.00'),
+    given: givenInvoice('10.00'),
     request: request({ amount: 0, method: 'barter', note: 'n'.repeat(501) }),
     expect: () => ({ invalid: ['body.amount', 'body.method', 'body.note'] }),
   },
   ...[10.0, '10.00', '010.0'].map((amount): Scenario<Given> => ({
     title: `takes ${JSON.stringify(amount)} as the same request as 10 under one Idempotency-Key: the first answer, nothing recorded again`,
-    given: anInvoice('100.00', (db, given) => pay(db, given.invoiceId, { amount: 10 }, 'same-amount')),
+    given: givenInvoice('100.00', (db, given) => pay(db, given.invoiceId, { amount: 10 }, 'same-amount')),
     request: request({ amount }, 'same-amount'),
     expect: () => ({ result: { replayed: true, payment: { amount: 10, invoice_amount_paid: 10 } }, audit: [], changes: [] }),
   })),
   {
     title: 'replays the first answer even after later payments changed the invoice',
-    given: anInvoice('100.00', (db, given) => {
+    given: givenInvoice('100.00', (db, given) => {
       pay(db, given.invoiceId, { amount: 10 }, 'early');
       pay(db, given.invoiceId, { amount: 90 });
     }),
@@ -196,7 +178,7 @@ const scenarios: Scenario<Given>[] = [
     ] as const
   ).map(([what, body, elsewhere]): Scenario<Given> => ({
     title: `refuses the key of an earlier payment for ${what} (422 IDEMPOTENCY_KEY_REUSED)`,
-    given: anInvoice('100.00', (db, given) => pay(db, given.invoiceId, { amount: 10, note: 'n' }, 'reuse')),
+    given: givenInvoice('100.00', (db, given) => pay(db, given.invoiceId, { amount: 10, note: 'n' }, 'reuse')),
     request: (given) => ({
       path: { invoice_id: elsewhere ? UNKNOWN_INVOICE : given.invoiceId },
       header: { 'idempotency-key': 'reuse' },
@@ -206,7 +188,7 @@ const scenarios: Scenario<Given>[] = [
   })),
   {
     title: 'refuses the key of a refund: payments and refunds share one space of keys',
-    given: anInvoice('100.00', (db, given) => {
+    given: givenInvoice('100.00', (db, given) => {
       const { payment } = pay(db, given.invoiceId, { amount: 10 });
       performUseCase(
         REFUND_PAYMENT,
@@ -220,13 +202,13 @@ const scenarios: Scenario<Given>[] = [
   },
   {
     title: 'refuses while the payments module is off (403 MODULE_DISABLED)',
-    given: anInvoice('10.00', (db) => setModuleEnabled(db, 'payments', false)),
+    given: givenInvoice('10.00', (db) => setModuleEnabled(db, 'payments', false)),
     request: request({ amount: 1 }),
     expect: () => ({ refused: 'MODULE_DISABLED', status: 403 }),
   },
   {
     title: 'takes a person at reception: reception takes money',
-    given: anInvoice('10.00'),
+    given: givenInvoice('10.00'),
     request: request({ amount: 1 }),
     caller: { ...DESK_USER, roles: ['reception'] },
     expect: (given) => ({
@@ -236,7 +218,7 @@ const scenarios: Scenario<Given>[] = [
   },
   {
     title: 'refuses a practitioner: only admin, reception and billing take money (403 ROLE_FORBIDDEN)',
-    given: anInvoice('10.00'),
+    given: givenInvoice('10.00'),
     request: request({ amount: 1 }),
     caller: { ...DESK_USER, roles: ['practitioner', 'scheduler'] },
     expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
@@ -247,9 +229,10 @@ describeScenarios('recording a payment (RECORD_PAYMENT)', RECORD_PAYMENT, scenar
 
 describe('recording a payment: one transaction, one key, any connection', () => {
   const data = useTestDatabase();
-  const request = (invoiceId: string, body: Record<string, unknown>, key?: string): PaymentRequest => ({
+  /** The request as recordPayment, the desk's own call, takes it. */
+  const paymentRequest = (invoiceId: string, body: Record<string, unknown>, key?: string): PaymentRequest => ({
     path: { invoice_id: invoiceId },
-    headers: key === undefined ? {} : { 'idempotency-key': key },
+    headers: idempotencyHeader(key),
     body: buildPayment(body),
   });
 
@@ -257,7 +240,7 @@ describe('recording a payment: one transaction, one key, any connection', () => 
     const invoice = createTestInvoice(data.db, { total: '10' });
     data.db.exec(`CREATE TEMP TRIGGER outbox_down BEFORE INSERT ON notification_outbox BEGIN SELECT RAISE(ABORT, 'outbox down'); END`);
     try {
-      assert.throws(() => recordPayment(data.db, request(invoice.id, { amount: 10 }, 'atomic-1')), /outbox down/);
+      assert.throws(() => recordPayment(data.db, paymentRequest(invoice.id, { amount: 10 }, 'atomic-1')), /outbox down/);
     } finally {
       data.db.exec('DROP TRIGGER temp.outbox_down');
     }
@@ -265,15 +248,15 @@ describe('recording a payment: one transaction, one key, any connection', () => 
     assert.deepEqual([row.status, row.amount_paid_cents, row.balance_cents], ['issued', 0, 1000]);
     assert.equal(listPaymentRows(data.db, invoice.id).length, 0);
     // The key was not consumed: the same request now records the payment, not a replay.
-    assert.equal(recordPayment(data.db, request(invoice.id, { amount: 10 }, 'atomic-1')).replayed, false);
+    assert.equal(recordPayment(data.db, paymentRequest(invoice.id, { amount: 10 }, 'atomic-1')).replayed, false);
   });
 
   it('replays a key through another connection (another process) to the same database', () => {
     const invoice = createTestInvoice(data.db, { total: '100' });
-    const original = recordPayment(data.db, request(invoice.id, { amount: 25 }, 'cross-connection')).payment;
+    const original = recordPayment(data.db, paymentRequest(invoice.id, { amount: 25 }, 'cross-connection')).payment;
     const other = openDatabase(data.dataDir);
     try {
-      assert.deepEqual(recordPayment(other, request(invoice.id, { amount: 25 }, 'cross-connection')), {
+      assert.deepEqual(recordPayment(other, paymentRequest(invoice.id, { amount: 25 }, 'cross-connection')), {
         payment: original,
         replayed: true,
       });
@@ -284,7 +267,7 @@ describe('recording a payment: one transaction, one key, any connection', () => 
 
   it('stores the request fingerprint and the key with the payment', () => {
     const invoice = createTestInvoice(data.db, { total: '100' });
-    recordPayment(data.db, request(invoice.id, { amount: 1 }, 'fp'));
+    recordPayment(data.db, paymentRequest(invoice.id, { amount: 1 }, 'fp'));
     const [row] = listPaymentRows(data.db, invoice.id);
     assert.match(row?.request_fingerprint ?? '', /^[0-9a-f]{64}$/);
     assert.equal(row?.idempotency_key, 'fp');

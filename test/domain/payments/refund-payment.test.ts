@@ -6,7 +6,7 @@ import { recordPayment } from '../../../src/domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../../src/domain/payments/refund-payment.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
 import { setModuleEnabled } from '../../../src/domain/settings.js';
-import { buildPayment, createTestInvoice } from '../../helpers/builders.js';
+import { buildPayment, createTestInvoice, idempotencyHeader } from '../../helpers/builders.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
 import { runNode } from '../../helpers/run-cli.js';
 import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-case-scenarios.js';
@@ -37,19 +37,14 @@ const paidInvoice =
     return given;
   };
 
-const refund = (db: Db, paymentId: string, body: Record<string, unknown>, key?: string) =>
-  performUseCase(
-    REFUND_PAYMENT,
-    db,
-    { path: { payment_id: paymentId }, header: key === undefined ? {} : { 'idempotency-key': key }, body },
-    DESK_USER,
-  );
-
-const request = (body: Record<string, unknown>, key?: string) => (given: Given) => ({
+const request = (body: Record<string, unknown>, key?: string) => (given: Pick<Given, 'paymentId'>) => ({
   path: { payment_id: given.paymentId },
-  header: key === undefined ? {} : { 'idempotency-key': key },
+  header: idempotencyHeader(key),
   body,
 });
+
+const refund = (db: Db, paymentId: string, body: Record<string, unknown>, key?: string) =>
+  performUseCase(REFUND_PAYMENT, db, request(body, key)({ paymentId }), DESK_USER);
 
 const refundRecords = (given: Given) => ({
   audit: (result: { refund: { refund_id: string } }) => [
