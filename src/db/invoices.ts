@@ -110,6 +110,15 @@ const OWING_IN_SEVERAL_CURRENCIES_SQL = `
    WHERE o.patient_id IN (SELECT patient_id FROM open GROUP BY patient_id HAVING count(DISTINCT currency) > 1)
    GROUP BY p.patient_number, o.currency ORDER BY p.patient_number, o.currency`;
 
+/**
+ * What each patient of a page owes, in one statement (a search page's fifty patients): their
+ * open invoices through invoices_by_patient, patient by patient, as sumOpenBalances reads one.
+ */
+const OPEN_BALANCES_OF_PATIENTS_SQL = `
+  SELECT patient_id, currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at
+    FROM invoices WHERE patient_id IN (SELECT value FROM json_each(?)) AND balance_cents > 0
+   GROUP BY patient_id, currency ORDER BY patient_id, currency`;
+
 const statements = preparedFor((db) => ({
   insert: db.prepare<NewInvoiceRow>(
     `INSERT INTO invoices (${COLUMNS})
@@ -139,6 +148,7 @@ const statements = preparedFor((db) => ({
     `SELECT currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at FROM invoices
      WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`,
   ),
+  openBalancesOfPatients: db.prepare<[string], OpenBalanceRow & { patient_id: string }>(OPEN_BALANCES_OF_PATIENTS_SQL),
   owingInSeveralCurrencies: db.prepare<[], OpenBalanceRow & { patient_number: string }>(OWING_IN_SEVERAL_CURRENCIES_SQL),
   // Open invoices only: read through the partial index invoices_open_by_issued_at, not the whole table.
   openCountsByCurrency: db.prepare<[], { currency: string; invoices: number }>(
@@ -225,6 +235,19 @@ export interface OpenBalanceRow {
 /** The sum of a patient's open balances per currency, by currency (empty when nothing is owed). */
 export function sumOpenBalances(db: Db, patientId: string): OpenBalanceRow[] {
   return statements(db).openBalances.all(patientId);
+}
+
+/** sumOpenBalances of each of `patientIds`, by patient id, then currency (a patient who owes nothing has no row). */
+export function sumOpenBalancesOfPatients(db: Db, patientIds: readonly string[]): (OpenBalanceRow & { patient_id: string })[] {
+  return statements(db).openBalancesOfPatients.all(JSON.stringify(patientIds));
+}
+
+/** SQLite's plan for sumOpenBalancesOfPatients, one line per step (test/db/list-plans.test.ts). */
+export function explainOpenBalancesOfPatients(db: Db): string[] {
+  return db
+    .prepare<[string], { detail: string }>(`EXPLAIN QUERY PLAN ${OPEN_BALANCES_OF_PATIENTS_SQL}`)
+    .all('[]')
+    .map((step) => step.detail);
 }
 
 /**

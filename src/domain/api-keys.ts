@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Db } from '../db/open-database.js';
 import { countApiKeys, findApiKeyByHash, insertApiKey, listApiKeyRows, revokeApiKeyRow, type ApiKeyRow } from '../db/api-keys.js';
 import { field } from '../fields/field-spec.js';
@@ -86,7 +86,8 @@ export const API_KEY_INPUT_FIELDS = [
 const API_KEY_PATH_FIELDS = [field.uuid('id', { required: true, description: 'the key id from api-key list' })] as const;
 
 function hashKey(key: string): Buffer {
-  return createHash('sha256').update(key, 'utf8').digest();
+  // node:crypto's one-shot hash: half the time of a Hash object, on every request.
+  return hash('sha256', key, 'buffer');
 }
 
 /**

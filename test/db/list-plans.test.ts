@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { explainAppointmentList } from '../../src/db/appointments.js';
 import { explainPatientDocumentList } from '../../src/db/documents.js';
-import { explainPatientsOwingInSeveralCurrencies } from '../../src/db/invoices.js';
+import { explainOpenBalancesOfPatients, explainPatientsOwingInSeveralCurrencies } from '../../src/db/invoices.js';
 import { explainPatientSearch, explainPatientWalk } from '../../src/db/patient-search.js';
 import { explainDueReminder, explainReminderList } from '../../src/db/reminders.js';
 import { wordLookup } from '../../src/fields/search-terms.js';
@@ -34,6 +34,12 @@ describe('the plans of the 1.1.0 lists', () => {
     const plan = explainPatientsOwingInSeveralCurrencies(data.db).join('\n');
     assert.match(plan, /SCAN invoices USING INDEX invoices_open_by_issued_at/);
     assert.doesNotMatch(plan, /invoices_by_patient|SCAN invoices\b(?! USING INDEX invoices_open_by_issued_at)/);
+  });
+
+  it("reads what a search page's patients owe through invoices_by_patient, patient by patient, in one statement (issue 43)", () => {
+    const plan = explainOpenBalancesOfPatients(data.db).join('\n');
+    assert.match(plan, /SEARCH invoices USING INDEX invoices_by_patient \(patient_id=\?\)/);
+    assert.doesNotMatch(plan, /SCAN invoices\b/);
   });
 
   it('walks the name index in order for common words, checking each patient on the term index, without a sort', () => {

@@ -1,4 +1,9 @@
-import { listBalancesOfPatientsOwingInSeveralCurrencies, sumOpenBalances, type OpenBalanceRow } from '../../db/invoices.js';
+import {
+  listBalancesOfPatientsOwingInSeveralCurrencies,
+  sumOpenBalances,
+  sumOpenBalancesOfPatients,
+  type OpenBalanceRow,
+} from '../../db/invoices.js';
 import type { Db } from '../../db/open-database.js';
 import type { OwedInCurrency, PatientBalance } from '../patients/present-patient.js';
 import { clinicCurrency } from '../settings.js';
@@ -36,6 +41,19 @@ function balanceOf(rows: readonly OpenBalanceRow[], clinic: () => string): Patie
  */
 export function outstandingBalance(db: Db, patientId: string): PatientBalance {
   return balanceOf(sumOpenBalances(db, patientId), () => clinicCurrency(db));
+}
+
+/** outstandingBalance of each of `patientIds` (a page of a list), in one statement; a patient who owes nothing is not in the map. */
+export function outstandingBalances(db: Db, patientIds: readonly string[]): Map<string, PatientBalance> {
+  const openByPatient = new Map<string, OpenBalanceRow[]>();
+  for (const row of sumOpenBalancesOfPatients(db, patientIds)) {
+    const open = openByPatient.get(row.patient_id);
+    if (open === undefined) openByPatient.set(row.patient_id, [row]);
+    else open.push(row);
+  }
+  let clinic: string | undefined;
+  const clinicOnce = () => (clinic ??= clinicCurrency(db));
+  return new Map([...openByPatient].map(([patientId, open]) => [patientId, balanceOf(open, clinicOnce)]));
 }
 
 /** `40.00 EUR + 4000.00 JPY`: what is owed in every currency, for people. */

@@ -3,13 +3,13 @@ import { BEFORE_FIRST_PATIENT, searchPatientRows, type PatientCursor, type Patie
 import type { ResponseOf, ValuesOf } from '../../fields/field-spec.js';
 import { pageQueryFields } from '../../fields/page-fields.js';
 import { MAX_SEARCH_WORDS, PATIENT_SEARCH_FIELDS, type PATIENT_SUMMARY_FIELDS } from '../../fields/patient-fields.js';
-import { outstandingBalance } from '../invoices/outstanding-balance.js';
+import { NOTHING_OWED, outstandingBalances } from '../invoices/outstanding-balance.js';
 import { cursorIssues, decodeCursor, DEFAULT_PAGE_LIMIT, pageOf, type Page } from '../pagination.js';
 import type { ValidationIssue } from '../../errors.js';
 import { problems } from '../validation/problems.js';
 import { defineUseCase, performUseCase } from '../use-case.js';
 import { issue } from '../validation/validate.js';
-import { presentBalance } from './present-patient.js';
+import { presentBalance, type PatientBalance } from './present-patient.js';
 import { binaryOrder, narrowingLookups, phoneNumberWord, queryWords, type WordLookup } from '../../fields/search-terms.js';
 import { balanceFor, ROLE_ROWS } from '../people/roles.js';
 
@@ -22,8 +22,8 @@ export const PATIENT_LIST_QUERY_FIELDS = [...PATIENT_SEARCH_FIELDS, ...pageQuery
 const CURSOR = 'patients';
 const CURSOR_SHAPE = ['string', 'string', 'number'] as const;
 
-function presentSummary(db: Db, row: PatientSummaryRow): PatientSummary {
-  const { outstanding_balances, ...oneAmount } = presentBalance(outstandingBalance(db, row.id));
+function presentSummary(row: PatientSummaryRow, balance: PatientBalance): PatientSummary {
+  const { outstanding_balances, ...oneAmount } = presentBalance(balance);
   return {
     id: row.id,
     patient_number: row.patient_number,
@@ -113,12 +113,17 @@ function findPatientPage(db: Db, values: ValuesOf<typeof PATIENT_LIST_QUERY_FIEL
     const asPhone = searchPatientRows(db, narrowingLookups([phone]), after, limit + 1);
     rows.splice(0, rows.length, ...mergedInNameOrder(rows, asPhone).slice(0, limit + 1));
   }
+  // What the page's patients owe, in one statement rather than one per patient.
+  const balances = outstandingBalances(
+    db,
+    rows.slice(0, limit).map((row) => row.id),
+  );
   return pageOf(
     rows,
     limit,
     CURSOR,
     (row) => [row.last_name, row.first_name, row.seq],
-    (row) => presentSummary(db, row),
+    (row) => presentSummary(row, balances.get(row.id) ?? NOTHING_OWED),
   );
 }
 
