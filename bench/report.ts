@@ -104,6 +104,29 @@ function minimalFloorP99Ratios(results: RunResults, scenario: Scenario, rounds =
   return rounds.map((round, i) => round.loads.get(scenario.name)!.p99 / results.floor[i]!.get(scenario.minimalFloor!)!.p99);
 }
 
+/** Each round's server CPU per answer of one scenario, where it was measured; undefined for a round without. */
+function cpuPerAnswer(round: ReadonlyMap<string, LoadResult>, name: string): number | undefined {
+  return round.get(name)?.serverCpu?.microsPerAnswer;
+}
+
+/** Each round's server CPU per answer of one scenario over its minimal floor's in the same round (issue 43). */
+function minimalFloorCpuRatios(results: RunResults, scenario: Scenario): number[] {
+  return results.clinic.flatMap((round, i) => {
+    const own = cpuPerAnswer(round.loads, scenario.name);
+    const floor = cpuPerAnswer(results.floor[i]!, scenario.minimalFloor!);
+    return own === undefined || floor === undefined ? [] : [own / floor];
+  });
+}
+
+/** Each round's server CPU per item shown above the scenario answering one (issue 43), in µs. */
+function cpuPerItem(results: RunResults, scenario: Scenario, above: { scenario: string; items: number }): number[] {
+  return results.clinic.flatMap((round) => {
+    const own = cpuPerAnswer(round.loads, scenario.name);
+    const one = cpuPerAnswer(round.loads, above.scenario);
+    return own === undefined || one === undefined ? [] : [(own - one) / above.items];
+  });
+}
+
 /** Every target with its verdict, in the order of the table. */
 export function verdicts(results: RunResults): Verdict[] {
   const found: Verdict[] = [];
@@ -131,6 +154,25 @@ export function verdicts(results: RunResults): Verdict[] {
         target: `${scenario.title}: p99 ≤ ${minimalFloorP99Ratio}× the minimal floor's own p99 in the same round`,
         measured: `${ratio.toFixed(2)}×`,
         met: ratio <= minimalFloorP99Ratio,
+      });
+    }
+    const { minimalFloorCpuRatio, cpuPerItemAbove } = scenario.targets;
+    const cpuRatios = minimalFloorCpuRatio === undefined ? [] : minimalFloorCpuRatios(results, scenario);
+    if (cpuRatios.length > 0) {
+      const ratio = spread(cpuRatios).median;
+      found.push({
+        target: `${scenario.title}: server CPU per answer ≤ ${minimalFloorCpuRatio}× the minimal floor's in the same round`,
+        measured: `${ratio.toFixed(2)}×`,
+        met: ratio <= minimalFloorCpuRatio!,
+      });
+    }
+    const perItem = cpuPerItemAbove === undefined ? [] : cpuPerItem(results, scenario, cpuPerItemAbove);
+    if (perItem.length > 0) {
+      const micros = spread(perItem).median;
+      found.push({
+        target: `${scenario.title}: server CPU ≤ ${cpuPerItemAbove!.micros} µs per item shown above ${titleOf(results, cpuPerItemAbove!.scenario)}`,
+        measured: `${micros.toFixed(1)} µs`,
+        met: micros <= cpuPerItemAbove!.micros,
       });
     }
     if (p99Ms !== undefined) {
@@ -551,6 +593,53 @@ export function formatAgainstMinimalFloor(results: RunResults): string {
     );
   }
   return lines.join('\n');
+}
+
+/** A scenario's CPU per answer over its same-SQL floor's, round by round: what the program adds to the SQL it runs (shown beside the budget). */
+function sameSqlCpu(results: RunResults, scenario: Scenario): string {
+  const ratios = results.clinic.flatMap((round, i) => {
+    const own = cpuPerAnswer(round.loads, scenario.name);
+    const floor = cpuPerAnswer(results.floor[i]!, scenario.floor);
+    return own === undefined || floor === undefined ? [] : [own / floor];
+  });
+  return ratios.length === 0 ? '–' : `${show(ratios, 2)}×`;
+}
+
+const titleOf = (results: RunResults, name: string) => results.scenarios.find((scenario) => scenario.name === name)?.title ?? name;
+
+/**
+ * Issue 43: the server's CPU per answer against its budget, round by round: a write's or the
+ * audited read's over its minimal floor's in the same round, a list's per item shown above the
+ * scenario answering one item. A row over its budget says so (medians over the rounds).
+ */
+export function formatCpuBudget(results: RunResults): string {
+  const lines = [
+    "| scenario | server CPU per answer | × its same-SQL floor's | budget | measured | within budget |",
+    '|---|---:|---:|---|---:|---|',
+  ];
+  for (const scenario of results.scenarios) {
+    const { minimalFloorCpuRatio, cpuPerItemAbove } = scenario.targets;
+    const own = results.clinic.map((round) => cpuPerAnswer(round.loads, scenario.name)).filter((cpu) => cpu !== undefined);
+    if (own.length === 0) continue;
+    const ratios = minimalFloorCpuRatio === undefined ? [] : minimalFloorCpuRatios(results, scenario);
+    if (ratios.length > 0) {
+      const floors = results.floor.map((round) => cpuPerAnswer(round, scenario.minimalFloor!)).filter((cpu) => cpu !== undefined);
+      lines.push(
+        `| ${scenario.title} | ${show(own, 0)} µs | ${sameSqlCpu(results, scenario)} | ≤ ${minimalFloorCpuRatio}× the minimal floor's ${show(floors, 0)} µs | ${show(ratios, 2)}× | ${
+          spread(ratios).median <= minimalFloorCpuRatio! ? 'yes' : '**OVER**'
+        } |`,
+      );
+    }
+    const perItem = cpuPerItemAbove === undefined ? [] : cpuPerItem(results, scenario, cpuPerItemAbove);
+    if (perItem.length > 0) {
+      lines.push(
+        `| ${scenario.title} | ${show(own, 0)} µs | ${sameSqlCpu(results, scenario)} | ≤ ${cpuPerItemAbove!.micros} µs per item above ${titleOf(results, cpuPerItemAbove!.scenario)} | ${show(perItem, 1)} µs | ${
+          spread(perItem).median <= cpuPerItemAbove!.micros ? 'yes' : '**OVER**'
+        } |`,
+      );
+    }
+  }
+  return lines.length === 2 ? '' : lines.join('\n');
 }
 
 /**

@@ -33,6 +33,16 @@ export interface ScenarioTargets {
    * write and the audited read, ≤ 1.5).
    */
   minimalFloorP99Ratio?: number;
+  /**
+   * Issue 43's budget: the highest server CPU per answer as a multiple of its minimal floor's in
+   * the same round (≤ 1.5 for the writes and the audited read).
+   */
+  minimalFloorCpuRatio?: number;
+  /**
+   * Issue 43's budget of a list: the highest server CPU per item shown, in µs, above a scenario
+   * answering one item the same way (a search page of 50 above one audited read).
+   */
+  cpuPerItemAbove?: { scenario: string; items: number; micros: number };
 }
 
 /**
@@ -104,6 +114,10 @@ const P99_AT_10_CONNECTIONS = 20;
 const WRITE_P99_AT_10_CONNECTIONS = 8;
 /** Issue 29: the p99 of every write and of the audited read, as a multiple of the minimal floor's own. */
 const P99_OVER_MINIMAL_FLOOR = 1.5;
+/** Issue 43: the server's CPU per answer of every write and of the audited read, as a multiple of the minimal floor's. */
+const CPU_OVER_MINIMAL_FLOOR = 1.5;
+/** Issue 43: the server's CPU per patient shown on a search page, above one audited read, in µs. */
+const SEARCH_CPU_PER_PATIENT_MICROS = 15;
 /**
  * The search of the audited-search scenario: the first name every patient of the bench database
  * has (`invoice-database.ts`), so that any page is full: 50 patients, 50 audit events.
@@ -158,6 +172,7 @@ export const SCENARIOS: readonly Scenario[] = [
       minimalFloorShare: 0.75,
       p99Ms: WRITE_P99_AT_10_CONNECTIONS,
       minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR,
+      minimalFloorCpuRatio: CPU_OVER_MINIMAL_FLOOR,
     },
     floor: 'insert',
     minimalFloor: 'minimal-insert',
@@ -177,7 +192,7 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'appointments',
     title: 'POST /appointments',
     connections: 10,
-    targets: { p99Ms: P99_AT_10_CONNECTIONS, minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR },
+    targets: { p99Ms: P99_AT_10_CONNECTIONS, minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR, minimalFloorCpuRatio: CPU_OVER_MINIMAL_FLOOR },
     floor: 'insert',
     // No minimal floor of its own (issue 15 set it no share): read against the one-row INSERT.
     minimalFloor: 'minimal-insert',
@@ -211,6 +226,7 @@ export const SCENARIOS: readonly Scenario[] = [
       minimalFloorShare: 0.8,
       p99Ms: WRITE_P99_AT_10_CONNECTIONS,
       minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR,
+      minimalFloorCpuRatio: CPU_OVER_MINIMAL_FLOOR,
     },
     floor: 'payment-spread',
     minimalFloor: 'minimal-payment-spread',
@@ -227,6 +243,7 @@ export const SCENARIOS: readonly Scenario[] = [
       minimalFloorShare: 0.8,
       p99Ms: WRITE_P99_AT_10_CONNECTIONS,
       minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR,
+      minimalFloorCpuRatio: CPU_OVER_MINIMAL_FLOOR,
     },
     floor: 'payment-hot',
     minimalFloor: 'minimal-payment-hot',
@@ -237,7 +254,12 @@ export const SCENARIOS: readonly Scenario[] = [
     name: 'patients-patch',
     title: 'PATCH /patients/{id}',
     connections: 10,
-    targets: { minimalFloorShare: 0.75, p99Ms: WRITE_P99_AT_10_CONNECTIONS, minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR },
+    targets: {
+      minimalFloorShare: 0.75,
+      p99Ms: WRITE_P99_AT_10_CONNECTIONS,
+      minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR,
+      minimalFloorCpuRatio: CPU_OVER_MINIMAL_FLOOR,
+    },
     floor: 'insert',
     minimalFloor: 'minimal-insert',
     request: ({ key, patientIds }) => {
@@ -280,7 +302,7 @@ export const SCENARIOS: readonly Scenario[] = [
     connections: 10,
     // Issue 29: one patient shown, one audit event appended and fsynced before the answer; held
     // to the one-row durable write of the minimal floor.
-    targets: { minimalFloorShare: 1.0, minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR },
+    targets: { minimalFloorShare: 1.0, minimalFloorP99Ratio: P99_OVER_MINIMAL_FLOOR, minimalFloorCpuRatio: CPU_OVER_MINIMAL_FLOOR },
     floor: 'insert',
     minimalFloor: 'minimal-insert',
     auditedRead: true,
@@ -300,7 +322,7 @@ export const SCENARIOS: readonly Scenario[] = [
     title: `GET /patients?q=${SEARCH_OF_50.q}&limit=${SEARCH_OF_50.limit}, audited`,
     connections: 10,
     // Fifty patients shown, fifty audit events: figures reported, no target (issue 29 sets none).
-    targets: {},
+    targets: { cpuPerItemAbove: { scenario: 'patient-read', items: SEARCH_OF_50.limit, micros: SEARCH_CPU_PER_PATIENT_MICROS } },
     floor: 'insert',
     minimalFloor: 'minimal-insert',
     auditedRead: true,
