@@ -6,12 +6,15 @@ export const RUNTIME_FLAGS = [
   // instead of every few dozen MiB. The server's memory rose 77 MiB during a 200 MiB upload with
   // V8's default and 27 MiB with this; 1 MiB gave 17 MiB but spent half as much time again in
   // scavenges under load (3.7 % of the time against 2.4 %).
-  //
-  // No --optimize-for-size (issue 43). It was here to keep the old generation small after many
-  // uploads, but V8 also makes it imply --max-semi-space-size=1, whatever this list says, so the
-  // server ran with 1 MiB, not 2. Without it, in one run on the same database: server CPU per
-  // answer 8-19 % lower on every scenario (POST /patients 320 → 297 µs, a search page of 50
-  // 1,862 → 1,566 µs, a 1 MiB upload 7.9 → 5.0 ms), start-up without the 70 ms of Node's built-in
-  // modules losing their code cache, and 6 MiB more RSS after the run (153 MiB against 147).
   '--max-semi-space-size=2',
+  // V8 grows the old generation more slowly and collects it sooner. After 2,000 uploads of 1 MiB
+  // the server held 50 MiB of private memory instead of 102 (V8's heap 20 MiB instead of 63),
+  // and 151-158 MiB RSS after a whole benchmark run instead of 169-179; throughput within the
+  // run-to-run noise. The price: a flag V8 hashes, so Node's built-in modules lose their
+  // embedded code cache and start-up takes about 70 ms more (218 ms instead of 150).
+  // --heap-growing-percent=10 was tried instead: 156-163 MiB after the run, start-up 169 ms.
+  // V8 makes this flag imply --max-semi-space-size=1 whatever the line above says, so the young
+  // generation is 1 MiB. Without the flag (issue 43, 2026-11-30) the server spent 8-19 % less CPU
+  // per answer, but held 169 MiB (168-209) after a whole benchmark run instead of 149-153: kept.
+  '--optimize-for-size',
 ];
