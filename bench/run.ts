@@ -23,6 +23,7 @@ import { cachedInvoiceDatabase, readInvoiceData } from './invoice-database.js';
 import { describeMachine } from './machine.js';
 import {
   formatAgainstMinimalFloor,
+  formatCpuBudget,
   formatBaselineComparison,
   formatChangeEventFloors,
   formatDriverComparison,
@@ -317,6 +318,7 @@ try {
   const againstBaseline = formatBaselineComparison(results);
   const writes = formatWriteFloors(results);
   const againstMinimal = formatAgainstMinimalFloor(results);
+  const cpuBudget = formatCpuBudget(results);
   const changeEventFloors = formatChangeEventFloors(results);
   const changeEvents = [
     ...(changeEventFloors === '' ? [] : [changeEventFloors]),
@@ -326,6 +328,7 @@ try {
     formatFigures(results),
     ...(writes === '' ? [] : ['', '### Writes against their floors: same SQL, and minimal', '', writes]),
     ...(againstMinimal === '' ? [] : ['', '### Audited reads and writes against the minimal floor', '', againstMinimal]),
+    ...(cpuBudget === '' ? [] : ['', "### The server's CPU per answer against its budget (issue 43)", '', cpuBudget]),
     ...(changeEvents === '' ? [] : ['', "### The change feed's event row (issue 30)", '', changeEvents]),
     ...(driverComparison === ''
       ? []
