@@ -109,12 +109,12 @@ function cpuPerAnswer(round: ReadonlyMap<string, LoadResult>, name: string): num
   return round.get(name)?.serverCpu?.microsPerAnswer;
 }
 
-/** Each round's server CPU per answer of one scenario over its minimal floor's in the same round (issue 43). */
-function minimalFloorCpuRatios(results: RunResults, scenario: Scenario): number[] {
+/** Each round's server CPU per answer of one scenario over a floor's in the same round (issue 43): its minimal floor's, or `floor`. */
+function floorCpuRatios(results: RunResults, scenario: Scenario, floor = scenario.minimalFloor!): number[] {
   return results.clinic.flatMap((round, i) => {
     const own = cpuPerAnswer(round.loads, scenario.name);
-    const floor = cpuPerAnswer(results.floor[i]!, scenario.minimalFloor!);
-    return own === undefined || floor === undefined ? [] : [own / floor];
+    const floorCpu = cpuPerAnswer(results.floor[i]!, floor);
+    return own === undefined || floorCpu === undefined ? [] : [own / floorCpu];
   });
 }
 
@@ -157,7 +157,7 @@ export function verdicts(results: RunResults): Verdict[] {
       });
     }
     const { minimalFloorCpuRatio, cpuPerItemAbove } = scenario.targets;
-    const cpuRatios = minimalFloorCpuRatio === undefined ? [] : minimalFloorCpuRatios(results, scenario);
+    const cpuRatios = minimalFloorCpuRatio === undefined ? [] : floorCpuRatios(results, scenario);
     if (cpuRatios.length > 0) {
       const ratio = spread(cpuRatios).median;
       found.push({
@@ -595,13 +595,9 @@ export function formatAgainstMinimalFloor(results: RunResults): string {
   return lines.join('\n');
 }
 
-/** A scenario's CPU per answer over its same-SQL floor's, round by round: what the program adds to the SQL it runs (shown beside the budget). */
+/** A scenario's CPU per answer over its same-SQL floor's: what the program adds to the SQL it runs (shown beside the budget). */
 function sameSqlCpu(results: RunResults, scenario: Scenario): string {
-  const ratios = results.clinic.flatMap((round, i) => {
-    const own = cpuPerAnswer(round.loads, scenario.name);
-    const floor = cpuPerAnswer(results.floor[i]!, scenario.floor);
-    return own === undefined || floor === undefined ? [] : [own / floor];
-  });
+  const ratios = floorCpuRatios(results, scenario, scenario.floor);
   return ratios.length === 0 ? '–' : `${show(ratios, 2)}×`;
 }
 
@@ -621,7 +617,7 @@ export function formatCpuBudget(results: RunResults): string {
     const { minimalFloorCpuRatio, cpuPerItemAbove } = scenario.targets;
     const own = results.clinic.map((round) => cpuPerAnswer(round.loads, scenario.name)).filter((cpu) => cpu !== undefined);
     if (own.length === 0) continue;
-    const ratios = minimalFloorCpuRatio === undefined ? [] : minimalFloorCpuRatios(results, scenario);
+    const ratios = minimalFloorCpuRatio === undefined ? [] : floorCpuRatios(results, scenario);
     if (ratios.length > 0) {
       const floors = results.floor.map((round) => cpuPerAnswer(round, scenario.minimalFloor!)).filter((cpu) => cpu !== undefined);
       lines.push(
