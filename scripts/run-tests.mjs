@@ -1,8 +1,8 @@
 // Runs test files under node:test the one way every run here does: `npm test` (all of test/, or
-// the files and folders named: `npm test -- test/server/patients.test.ts`), and through
+// the files and folders named: `npm test -- test/server/routes/patients.test.ts`), and through
 // runTestFiles `npm run test:node-sqlite`, `test:dist` and `test:wine`.
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -21,23 +21,23 @@ const CONCURRENCY = 3;
  * end while the other cores wait (clinic.exe's staff.test.ts took 50 s under Wine, and came
  * near the end of the alphabet). A file not named here runs in alphabetical order after them.
  */
-const SLOWEST_FIRST = [
-  'test/cli/staff.test.ts',
+const SLOWEST_FIRST = existingTestFiles([
+  'test/cli/commands/staff.test.ts',
   'test/cli/desk-pc.test.ts',
   'test/fault/reminder-week.test.ts',
-  'test/cli/settings.test.ts',
-  'test/cli/serve.test.ts',
+  'test/cli/commands/settings.test.ts',
+  'test/cli/commands/serve.test.ts',
   'test/cli/serve-backups.test.ts',
   'test/cli/commands.test.ts',
-  'test/cli/tls.test.ts',
+  'test/cli/commands/tls.test.ts',
   'test/cli/webhooks.test.ts',
   'test/server/slow-clients.test.ts',
   'test/fault/feed-faults.test.ts',
-  'test/cli/reminders.test.ts',
+  'test/cli/commands/reminders.test.ts',
   'test/fault/audit-faults.test.ts',
-  'test/server/documents.test.ts',
+  'test/server/routes/documents.test.ts',
   'test/cli/audit-commands.test.ts',
-];
+]);
 
 /** The `.test.ts` files of `paths` (files, or folders searched through), relative to the root, the slowest first. */
 export function testFilesIn(paths) {
@@ -51,6 +51,16 @@ export function testFilesIn(paths) {
         : [path],
     )
     .sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : a > b ? 1 : 0));
+}
+
+/**
+ * `paths`, each checked to be a test file here: a list of files that a moved or renamed test
+ * left behind would silently stop choosing it.
+ */
+export function existingTestFiles(paths) {
+  const missing = paths.filter((path) => !existsSync(join(root, path)));
+  if (missing.length > 0) throw new Error(`no such test file: ${missing.join(', ')}`);
+  return paths;
 }
 
 function rank(file) {

@@ -9,7 +9,7 @@ import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { runTestFiles, testFilesIn } from './run-tests.mjs';
+import { existingTestFiles, runTestFiles, testFilesIn } from './run-tests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const windows = process.argv.includes('--windows');
@@ -55,65 +55,67 @@ if (windows) {
 // addon, serve, backup, restore, an upgrade, the wire (Node 24's parser), TLS, streams, outgoing
 // requests or the executable's own assets (the OpenAPI document, the docs page) still runs
 // (docs/development.md, "What each run covers"). CLINIC_DIST_ALL=1 runs them too.
-const DECIDED_FROM_THE_DATABASE = [
-  'appointment-corrections',
-  'balances-in-currencies',
-  'billing',
-  'book-appointment',
-  'catalog-corrections',
-  'contact-rule',
-  'credit-notes',
-  'desk',
-  'desk-second-day',
-  'invisible-names',
-  'patient-edit',
-  'patient-find-words',
-  'references',
-  // Every desk command as a person of each role: a few hundred commands, decided from the
-  // database (staff.test.ts runs logins and the session file on both executables).
-  'role-matrix',
-  'void-refund',
-]
-  .map((name) => `test/cli/${name}.test.ts`)
-  .concat(
-    [
-      'appointments',
-      'audit-checkpoints',
-      'audit-size',
-      'audit-trail',
-      'auth',
-      // In-process tests of the server's commit groups and change watch: no program is started.
-      'change-watch',
-      'commit-groups',
-      'confirm-appointment',
-      'contact-rule',
-      'credit-notes',
-      'erased-patient',
-      'failed-key-throttle',
-      'idempotent-posts',
-      'input-bounds',
-      'invisible-characters',
-      'invoices',
-      'key-rate-limits',
-      'lookups',
-      'outstanding-balances',
-      'pagination',
-      'patch-appointments',
-      'patch-patients',
-      'patients',
-      'payments',
-      'read-appointments',
-      'read-patients',
-      'read-scopes',
-      'reminders',
-      'retired-catalog',
-      'search-as-typed',
-      'throttling',
-      'void-refund',
-    ].map((name) => `test/server/${name}.test.ts`),
-  );
+const DECIDED_FROM_THE_DATABASE = existingTestFiles(
+  [
+    'appointment-corrections',
+    'balances-in-currencies',
+    'billing',
+    'book-appointment',
+    'catalog-corrections',
+    'contact-rule',
+    'credit-notes',
+    'desk',
+    'desk-second-day',
+    'invisible-names',
+    'patient-edit',
+    'patient-find-words',
+    'references',
+    // Every desk command as a person of each role: a few hundred commands, decided from the
+    // database (staff.test.ts runs logins and the session file on both executables).
+    'role-matrix',
+    'void-refund',
+  ]
+    .map((name) => `test/cli/${name}.test.ts`)
+    .concat(
+      [
+        'audit-size',
+        'audit-trail',
+        'auth',
+        'routes/appointments',
+        'workers/audit-checkpoints',
+        // In-process tests of the server's commit groups and change watch: no program is started.
+        'confirm-appointment',
+        'contact-rule',
+        'credit-notes',
+        'erased-patient',
+        'idempotent-posts',
+        'input-bounds',
+        'invisible-characters',
+        'outstanding-balances',
+        'pagination',
+        'patch-appointments',
+        'patch-patients',
+        'read-appointments',
+        'read-patients',
+        'read-scopes',
+        'retired-catalog',
+        'routes/invoices',
+        'routes/lookups',
+        'routes/patients',
+        'routes/payments',
+        'routes/reminders',
+        'search-as-typed',
+        'throttles/failed-key-throttle',
+        'throttles/key-rate-limits',
+        'throttling',
+        'void-refund',
+        'writes/change-watch',
+        'writes/commit-groups',
+      ].map((name) => `test/server/${name}.test.ts`),
+    ),
+);
 // Its two PCs are two XDG_CONFIG_HOME folders; on Windows the folder is %APPDATA%\\clinic, which the test does not set.
-const NOT_ON_WINDOWS = ['test/cli/desk-pc.test.ts'];
+const NOT_ON_WINDOWS = existingTestFiles(['test/cli/desk-pc.test.ts']);
 // The suites that start the program, and the upgrade of a 1.0.0 data directory by this one.
 const suites = testFilesIn(['test/server', 'test/cli', 'test/fault', 'test/db/upgrade.test.ts'])
   .filter((path) => !process.env.CLINIC_SUITES || process.env.CLINIC_SUITES.split(',').some((wanted) => path.includes(wanted)))

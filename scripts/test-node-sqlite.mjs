@@ -1,48 +1,50 @@
 // `npm run test:node-sqlite`: the suites again with node:sqlite, the driver of clinic.exe, on the
 // pinned Node 24 (Node 20 has no node:sqlite), less the files in which the driver decides nothing
 // (docs/development.md, "What each run covers"). CLINIC_NODE_SQLITE_ALL=1 runs them too.
-import { runTestFiles, testFilesIn } from './run-tests.mjs';
+import { existingTestFiles, runTestFiles, testFilesIn } from './run-tests.mjs';
 
 // What these test is the wire, a browser, a third-party client, the file system, the terminal,
 // the machine's time zone or real hours passing, not a statement: the driver runs no SQL in them
 // that the other files do not run too. Checked by comparing the V8 coverage of src/db under
 // node:sqlite with them and without (docs/development.md).
-const DRIVER_DECIDES_NOTHING = [
-  // The wire and the documents describing it.
-  'server/browser-network',
-  'server/connection-limits',
-  'server/docs-page',
-  'server/expect-continue',
-  'server/generated-client',
-  'server/host-and-origin',
-  'server/hostile-json',
-  'server/multipart-form',
-  'server/openapi',
-  'server/openapi-examples',
-  'server/plain-beside-tls',
-  'server/prism-proxy',
-  'server/slow-clients',
-  // The process, its files, folders, users and terminal; TLS; the machine's time zone.
-  'cli/autostart',
-  'cli/check-tls',
-  'cli/desk-group',
-  'cli/desk-pc',
-  'cli/executable',
-  'cli/folder-modes',
-  'cli/hostile-data-dir',
-  'cli/progress',
-  'cli/root-owned-files',
-  'cli/serve-first-run',
-  'cli/serve-network',
-  'cli/serve-start',
-  'cli/settings',
-  'cli/terminal-safety',
-  'cli/tls',
-  // Random requests against the HTTP parsers; a week of reminders in real time (the sender's
-  // statements run in test/domain and test/server).
-  'fault/fuzz',
-  'fault/reminder-week',
-].map((name) => `test/${name}.test.ts`);
+const DRIVER_DECIDES_NOTHING = existingTestFiles(
+  [
+    // The wire and the documents describing it.
+    'server/browser-network',
+    'server/connections/connection-limits',
+    'server/connections/expect-continue',
+    'server/connections/plain-beside-tls',
+    'server/generated-client',
+    'server/host-and-origin',
+    'server/hostile-json',
+    'server/multipart-form',
+    'server/openapi-examples',
+    'server/openapi/docs-page',
+    'server/prism-proxy',
+    'server/routes/openapi',
+    'server/slow-clients',
+    // The process, its files, folders, users and terminal; TLS; the machine's time zone.
+    'cli/check-tls',
+    'cli/commands/autostart',
+    'cli/commands/settings',
+    'cli/commands/tls',
+    'cli/desk-group',
+    'cli/desk-pc',
+    'cli/executable',
+    'cli/folder-modes',
+    'cli/hostile-data-dir',
+    'cli/progress',
+    'cli/root-owned-files',
+    'cli/serve-first-run',
+    'cli/serve-network',
+    'cli/serve-start',
+    'cli/terminal-safety',
+    // Random requests against the HTTP parsers; a week of reminders in real time (the sender's
+    // statements run in test/domain and test/server).
+    'fault/fuzz',
+    'fault/reminder-week',
+  ].map((name) => `test/${name}.test.ts`),
+);
 
 const all = process.env.CLINIC_NODE_SQLITE_ALL === '1';
 const suites = testFilesIn(['test/db', 'test/domain', 'test/server', 'test/fault', 'test/cli']).filter(

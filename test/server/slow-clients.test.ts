@@ -134,7 +134,7 @@ describe('slow and idle clients', { skip: testingExecutable && 'the request time
   it(`keeps at most ${MAX_CONNECTIONS} connections: one more closes the longest-waiting, unanswered, and the idle ones are freed`, async () => {
     const held = await Promise.all(Array.from({ length: MAX_CONNECTIONS }, () => openSocket(port())));
     const extra = await openSocket(port());
-    // The rest of the rule (per address, the PC's reserve, shrinking waits) is test/server/connection-limits.test.ts's.
+    // The rest of the rule (per address, the PC's reserve, shrinking waits) is test/server/connections/connection-limits.test.ts's.
     assert.equal(await held[0]!.answer, '', 'the longest-waiting connection was answered');
     extra.socket.write('GET /api/public/v1/document-types HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
     assert.equal(parseAnswer(await extra.answer).status, 200, 'the new connection is served');

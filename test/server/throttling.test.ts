@@ -9,7 +9,7 @@ import { runClinic, startServeProcess, STOP_SIGNAL, type ServeProcess } from '..
 
 /**
  * clinic-api-1.2.md, "Network", "Failed keys" and `api-key create --rate-limit`, over HTTP in real
- * time: the rule's minutes on a fake clock are test/server/failed-key-throttle.test.ts's.
+ * time: the rule's minutes on a fake clock are test/server/throttles/failed-key-throttle.test.ts's.
  */
 
 interface Answer {

@@ -8,7 +8,7 @@ import { hash } from 'node:crypto';
  * (a few microseconds). The server has node:crypto loaded from its start (API keys, TLS) and
  * hashes an event per audited answer, fifty for a page of a search: it switches to node:crypto's
  * (hashWithNodeCrypto), 0.4 µs an event of 460 bytes against 4.2 µs here. Both are checked
- * against node:crypto in test/domain/sha256.test.ts.
+ * against node:crypto in test/domain/audit/sha256.test.ts.
  */
 
 const K = new Uint32Array([

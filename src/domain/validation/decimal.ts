@@ -8,7 +8,7 @@ const DECIMAL_NUMERAL = /^([+-]?)(\d*)(?:\.(\d*))?$/;
 
 /**
  * The same rule as one JSON Schema pattern, for the interface description (a regular expression
- * cannot say "not both empty" as DECIMAL_NUMERAL's parts do; test/domain/decimal.test.ts checks
+ * cannot say "not both empty" as DECIMAL_NUMERAL's parts do; test/domain/validation/decimal.test.ts checks
  * that the two agree).
  */
 export const DECIMAL_NUMERAL_PATTERN = '^[+-]?(?:\\d+(?:\\.\\d*)?|\\.\\d+)$';

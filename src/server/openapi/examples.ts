@@ -6,7 +6,7 @@ import { MODELS, type ModelName } from './models.js';
 /**
  * Example requests and responses of the interface description. Responses are completed from the field
  * descriptions (a field not given takes its default, or null), so they have every field the
- * server returns; test/server/openapi.test.ts checks each against its schema.
+ * server returns; test/server/routes/openapi.test.ts checks each against its schema.
  */
 
 const PATIENT_ID = '6f1c2d3e-4b5a-4c7d-8e9f-0a1b2c3d4e5f';

@@ -1,0 +1,331 @@
+import assert from 'node:assert/strict';
+import type { FieldSpec } from '../../../src/fields/field-spec.js';
+import { describe, it } from 'node:test';
+import { PATIENT_INPUT_FIELDS } from '../../../src/fields/patient-fields.js';
+import { buildPatient, text } from '../../helpers/builders.js';
+import { useTestServer } from '../../helpers/fixtures.js';
+
+const PORTAL_KEYS = ['invoices', 'quotations', 'xrays', 'scans', 'prescriptions', 'consent', 'communications', 'other'];
+
+/** Every length limit of spec section 8, as [field, max]. */
+const MAX_LENGTHS: [string, number][] = [
+  ['first_name', 128],
+  ['last_name', 128],
+  ['email', 320],
+  ['mobile', 32],
+  ['phone', 32],
+  ['fax', 32],
+  ['employer_phone', 32],
+  ['tin', 64],
+  ['billing_tariff', 64],
+  ['insurance_category', 32],
+  ['supplemental_insurance_label', 128],
+  ['occupation', 128],
+  ['bank_name', 128],
+  ['bank_bic', 16],
+  ['bank_iban', 40],
+  ['address_country', 2],
+  ['insurance_country', 2],
+  ['visit_address_country', 2],
+  ['employer_country', 2],
+];
+
+/** A value of exactly `length` characters that is valid for `field` (email must keep its @). */
+function valueOfLength(field: string, length: number): string {
+  return field === 'email' ? `${text(length - 12)}@example.org` : text(length);
+}
+
+describe('POST /patients', () => {
+  const server = useTestServer();
+
+  const post = (body: unknown, options = {}) => server.request('POST', '/patients', { body, ...options });
+
+  it('creates a patient with defaults applied and returns 201 with the full Patient', async () => {
+    const response = await post(buildPatient());
+    assert.equal(response.status, 201);
+    const patient = response.body;
+    assert.match(patient.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.match(patient.patient_number, /^P-\d{6}$/);
+    assert.equal(patient.is_active, true);
+    assert.match(patient.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    assert.equal(patient.updated_at, patient.created_at);
+    assert.equal(patient.outstanding_balance, '0');
+    assert.equal(patient.outstanding_currency, null);
+    assert.equal(patient.discount_percent, '0');
+    assert.equal(patient.recall_contact_count, 0);
+    assert.equal(patient.visit_address_same_as_main, true);
+    assert.equal(patient.gdpr_consent, false);
+    assert.equal(patient.insurer_code, null);
+    assert.equal(patient.last_panoramic_date, null);
+    assert.equal(patient.communication_prefs, null);
+    assert.deepEqual(patient.portal_access, Object.fromEntries(PORTAL_KEYS.map((k) => [k, false])));
+    assert.equal('link_existing_portal_user' in patient, false);
+    for (const spec of PATIENT_INPUT_FIELDS.filter((s: FieldSpec) => !s.requestOnly)) {
+      assert.ok(spec.name in patient, `response lacks ${spec.name}`);
+    }
+  });
+
+  it('gives each patient the next patient number', async () => {
+    const first = await post(buildPatient());
+    const second = await post(buildPatient());
+    const n = (p: { patient_number: string }) => Number(p.patient_number.slice(2));
+    assert.equal(n(second.body), n(first.body) + 1);
+  });
+
+  it('round-trips every field of the request', async () => {
+    const body = {
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      salutation: 'Ms',
+      title: 'Dr.',
+      gender: 'female',
+      date_of_birth: '1815-12-10',
+      avatar: 'data:image/png;base64,AAAA',
+      email: 'ada@example.org',
+      mobile: '+43 660 1',
+      phone: '+43 1 2',
+      fax: '+43 1 3',
+      address_street: 'Main St 1',
+      address_zip: '1010',
+      address_city: 'Vienna',
+      address_state: 'W',
+      address_country: 'AT',
+      insurance_type: 'public',
+      insurer_name: 'ÖGK',
+      insurance_number: '1234 010180',
+      supplemental_insurance: 'none',
+      insurer_id: '3f2a1c4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b',
+      billing_recipient: 'self',
+      reference_number: 'R-1',
+      tin: 'ATU123',
+      recall_date: '2027-01-31',
+      recall_type: 'checkup',
+      classification: 'A',
+      cave: 'penicillin',
+      notes: 'likes mornings',
+      gdpr_consent: true,
+      gdpr_consent_date: '2026-11-01',
+      insured_status: 'member',
+      billing_tariff: 'T1',
+      insurance_category: 'C',
+      insurance_country: 'AT',
+      insurance_note: 'n',
+      prescription_fee_exempt: true,
+      is_doctor_relative: true,
+      has_disability: true,
+      has_supplemental_insurance: true,
+      supplemental_insurance_label: 'extra',
+      supplemental_insurance_copies: 2,
+      recall_manual_month: 3,
+      recall_manual_year: 2027,
+      recall_contact_count: 4,
+      recall_last_contact_at: '2026-10-10',
+      recall_hygiene_interval_months: 6,
+      recall_checkup_interval_months: 12,
+      recall_blocked: true,
+      visit_address_street: 'Side St 2',
+      visit_address_zip: '1020',
+      visit_address_city: 'Vienna',
+      visit_address_country: 'AT',
+      visit_address_same_as_main: false,
+      occupation: 'mathematician',
+      employer_name: 'Babbage Ltd',
+      employer_street: 'Engine Rd',
+      employer_zip: 'N1',
+      employer_city: 'London',
+      employer_country: 'GB',
+      employer_phone: '+44 20 1',
+      referrer_name: 'Dr. B',
+      referral_reason: 'pain',
+      gp_name: 'Dr. G',
+      referral_date: '2026-09-09',
+      discount_percent: '10.50',
+      dunning_blocked: true,
+      bank_name: 'Bank',
+      bank_bic: 'BKAUATWW',
+      bank_iban: 'AT611904300234573201',
+      last_anamnesis_date: '2026-08-08',
+      mandant_user_id: '9a8b7c6d-5e4f-4a3b-9c2d-1e0f9a8b7c6d',
+      newsletter_opt_in: true,
+      suppress_payment_slip: true,
+      appointments_blocked: true,
+      consent_presentations: true,
+      contact_consent: true,
+      communication_prefs: { email: ['invoices', 'recalls'], sms: [] },
+      portal_access: Object.fromEntries(PORTAL_KEYS.map((k) => [k, true])),
+      reminders_opt_out: true,
+    };
+    const sent = PATIENT_INPUT_FIELDS.filter((s: FieldSpec) => !s.requestOnly).map((s) => s.name);
+    assert.deepEqual(Object.keys(body).sort(), [...sent].sort(), 'the test sends every field');
+    const response = await post({ ...body, link_existing_portal_user: true });
+    assert.equal(response.status, 201, response.text);
+    for (const [key, value] of Object.entries(body)) assert.deepEqual(response.body[key], value, key);
+  });
+
+  for (const [field, max] of MAX_LENGTHS) {
+    it(`accepts a ${max}-character ${field} and rejects ${max + 1}`, async () => {
+      const ok = await post(buildPatient({ [field]: valueOfLength(field, max) }));
+      assert.equal(ok.status, 201, ok.text);
+      const tooLong = await post(buildPatient({ [field]: valueOfLength(field, max + 1) }));
+      assert.equal(tooLong.status, 422);
+      assert.deepEqual(tooLong.body.detail, [
+        {
+          type: 'string_too_long',
+          loc: ['body', field],
+          msg: `String should have at most ${max} character${max === 1 ? '' : 's'}`,
+          input: valueOfLength(field, max + 1),
+          ctx: { max_length: max },
+        },
+      ]);
+    });
+  }
+
+  it('accepts a 2,000,000-character avatar and rejects 2,000,001', async () => {
+    const ok = await post(buildPatient({ avatar: text(2_000_000) }));
+    assert.equal(ok.status, 201);
+    assert.equal(ok.body.avatar.length, 2_000_000);
+    const tooLong = await post(buildPatient({ avatar: text(2_000_001) }));
+    assert.equal(tooLong.status, 422);
+    assert.equal(tooLong.body.detail[0].type, 'string_too_long');
+  });
+
+  it('counts characters, not UTF-16 units: 128 emoji fit in first_name', async () => {
+    const ok = await post(buildPatient({ first_name: '😀'.repeat(128) }));
+    assert.equal(ok.status, 201);
+    const tooLong = await post(buildPatient({ first_name: '😀'.repeat(129) }));
+    assert.equal(tooLong.status, 422);
+  });
+
+  it('rejects an empty first_name as string_too_short', async () => {
+    const response = await post(buildPatient({ first_name: '' }));
+    assert.equal(response.status, 422);
+    assert.deepEqual(response.body.detail[0], {
+      type: 'string_too_short',
+      loc: ['body', 'first_name'],
+      msg: 'String should have at least 1 character',
+      input: '',
+      ctx: { min_length: 1 },
+    });
+  });
+
+  it('reports every failing field at once', async () => {
+    const response = await post({ first_name: 5, gdpr_consent: 'true', date_of_birth: '2025-02-30', portal_access: null });
+    assert.equal(response.status, 422);
+    const found = response.body.detail.map((d: { loc: unknown[]; type: string }) => [d.loc.join('.'), d.type]);
+    assert.deepEqual(found, [
+      ['body.first_name', 'string_type'],
+      ['body.last_name', 'missing'],
+      ['body.date_of_birth', 'date_parsing'],
+      ['body.gdpr_consent', 'bool_type'],
+      ['body.portal_access', 'dict_type'],
+    ]);
+    const missing = response.body.detail[1];
+    assert.equal(missing.msg, 'Field required');
+  });
+
+  const badValues: [string, unknown, string][] = [
+    ['first_name', null, 'string_type'],
+    ['first_name', ['a'], 'string_type'],
+    ['salutation', 5, 'string_type'],
+    ['gdpr_consent', 'true', 'bool_type'],
+    ['gdpr_consent', 1, 'bool_type'],
+    ['gdpr_consent', null, 'bool_type'],
+    ['recall_contact_count', '5', 'int_type'],
+    ['recall_contact_count', 1.5, 'int_type'],
+    ['recall_contact_count', null, 'int_type'],
+    ['supplemental_insurance_copies', true, 'int_type'],
+    ['date_of_birth', '2025-02-30', 'date_parsing'],
+    ['date_of_birth', '2025-13-01', 'date_parsing'],
+    ['date_of_birth', '0000-01-01', 'date_parsing'],
+    ['date_of_birth', '01.02.2025', 'date_parsing'],
+    ['date_of_birth', '2025-01-01T00:00:00Z', 'date_parsing'],
+    ['recall_date', 20250101, 'date_parsing'],
+    ['insurer_id', 'not-a-uuid', 'uuid_parsing'],
+    ['mandant_user_id', '3f2a1c4e5b6d4e7f8a9b0c1d2e3f4a5', 'uuid_parsing'],
+    ['discount_percent', '', 'decimal_parsing'],
+    ['discount_percent', '+', 'decimal_parsing'],
+    ['discount_percent', '.', 'decimal_parsing'],
+    ['discount_percent', '+.', 'decimal_parsing'],
+    ['discount_percent', '1e3', 'decimal_parsing'],
+    ['discount_percent', '1,5', 'decimal_parsing'],
+    ['discount_percent', true, 'decimal_parsing'],
+    ['discount_percent', null, 'decimal_parsing'],
+    ['portal_access', null, 'dict_type'],
+    ['portal_access', [], 'dict_type'],
+    ['communication_prefs', [], 'dict_type'],
+    ['communication_prefs', 'email', 'dict_type'],
+    ['email', 'no-at-sign', 'value_error'],
+    ['email', 'a@b@c', 'value_error'],
+    ['email', '@example.org', 'value_error'],
+    ['email', 'ada@', 'value_error'],
+  ];
+  for (const [field, value, type] of badValues) {
+    it(`rejects ${field} = ${JSON.stringify(value)} as ${type}`, async () => {
+      const response = await post(buildPatient({ [field]: value }));
+      assert.equal(response.status, 422, response.text);
+      assert.equal(response.body.detail.length, 1, response.text);
+      assert.equal(response.body.detail[0].type, type);
+      assert.deepEqual(response.body.detail[0].loc, ['body', field]);
+      assert.deepEqual(response.body.detail[0].input, value);
+    });
+  }
+
+  it('locates errors inside nested objects and lists', async () => {
+    const response = await post(buildPatient({ portal_access: { xrays: 'yes' }, communication_prefs: { email: ['ok', 7] } }));
+    assert.equal(response.status, 422);
+    assert.deepEqual(
+      response.body.detail.map((d: { loc: unknown[] }) => d.loc),
+      [
+        ['body', 'communication_prefs', 'email', 1],
+        ['body', 'portal_access', 'xrays'],
+      ],
+    );
+  });
+
+  it('completes a partial portal_access with false', async () => {
+    const response = await post(buildPatient({ portal_access: { xrays: true } }));
+    assert.equal(response.status, 201);
+    assert.deepEqual(response.body.portal_access, { ...Object.fromEntries(PORTAL_KEYS.map((k) => [k, false])), xrays: true });
+  });
+
+  const canonicalDiscounts: [unknown, string][] = [
+    ['10.50', '10.50'],
+    ['+5', '5'],
+    ['.5', '0.5'],
+    ['5.', '5'],
+    ['007.25', '7.25'],
+    ['-3.0', '-3.0'],
+    ['-0', '0'],
+    [12.5, '12.5'],
+    [0, '0'],
+    [3, '3'],
+  ];
+  for (const [input, expected] of canonicalDiscounts) {
+    it(`returns discount_percent ${JSON.stringify(input)} as "${expected}"`, async () => {
+      const response = await post(buildPatient({ discount_percent: input }));
+      assert.equal(response.status, 201, response.text);
+      assert.equal(response.body.discount_percent, expected);
+    });
+  }
+
+  it('stores ids lowercase whatever case they were sent in', async () => {
+    const response = await post(buildPatient({ insurer_id: '3F2A1C4E-5B6D-4E7F-8A9B-0C1D2E3F4A5B' }));
+    assert.equal(response.body.insurer_id, '3f2a1c4e-5b6d-4e7f-8a9b-0c1d2e3f4a5b');
+  });
+
+  it('ignores unknown fields', async () => {
+    const response = await post({ ...buildPatient(), favourite_colour: 'blue', id: 'mine' });
+    assert.equal(response.status, 201);
+    assert.equal('favourite_colour' in response.body, false);
+    assert.notEqual(response.body.id, 'mine');
+  });
+
+  it('answers the contact rule as 422 PATIENT_CONTACT_REQUIRED, storing nothing; every case of the rule is CREATE_PATIENT’s table', async () => {
+    const before = (server.db.prepare('SELECT count(*) AS n FROM patients').get() as { n: number }).n;
+    const response = await post(buildPatient({ mobile: null }));
+    assert.equal(response.status, 422);
+    assert.equal(response.body.detail.code, 'PATIENT_CONTACT_REQUIRED');
+    assert.equal(typeof response.body.detail.message, 'string');
+    assert.equal((server.db.prepare('SELECT count(*) AS n FROM patients').get() as { n: number }).n, before, 'nothing was stored');
+  });
+});
