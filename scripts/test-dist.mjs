@@ -93,7 +93,6 @@ const DECIDED_FROM_THE_DATABASE = existingTestFiles(
         'invisible-characters',
         'outstanding-balances',
         'pagination',
-        'patch-appointments',
         'patch-patients',
         'read-appointments',
         'read-patients',

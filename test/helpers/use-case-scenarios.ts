@@ -147,12 +147,18 @@ function runScenario<G>(db: Db, useCase: AnyUseCase, scenario: Scenario<G>): voi
   expected.then?.(db);
 }
 
-/** Asserts each field named in `expected` of `actual`: nested plain objects field by field, anything else deep-equal. */
+/**
+ * Asserts each field named in `expected` of `actual`: nested plain objects field by field, a
+ * RegExp as a string it matches (a time stamped by the run), anything else deep-equal.
+ */
 export function assertFields(actual: unknown, expected: object, where: string): void {
   assert.ok(actual !== null && typeof actual === 'object', `${where}: an object, not ${JSON.stringify(actual)}`);
   for (const [field, value] of Object.entries(expected)) {
     const got: unknown = (actual as Record<string, unknown>)[field];
-    if (value !== null && typeof value === 'object' && !Array.isArray(value)) assertFields(got, value, `${where}.${field}`);
+    if (value instanceof RegExp) {
+      assert.ok(typeof got === 'string', `${where}.${field}: a string, not ${JSON.stringify(got)}`);
+      assert.match(got, value, `${where}.${field}`);
+    } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) assertFields(got, value, `${where}.${field}`);
     else assert.deepEqual(got, value, `${where}.${field}`);
   }
 }
