@@ -441,7 +441,7 @@ export function listAuditEventRows(db: Db, filter: AuditEventFilter): AuditEvent
 }
 
 /**
- * SQLite's plan of each statement a list with these filters runs (test/db/audit-plans.test.ts):
+ * SQLite's plan of each statement a list with these filters runs (test/db/audit-events.test.ts):
  * the patient's rows or the actions' codes, the range of the index, a window's probe, and the
  * page's events by seq.
  */

@@ -149,95 +149,9 @@ describe('the change feed over HTTP', () => {
     // patient.updated, and a PATCH that changes nothing appending nothing: UPDATE_PATIENT's table
     // (test/domain/patients/update-patient.test.ts).
 
-    it('appointment.created: id, number, times, status and doctor; a 1.0.0 free status as sent', async () => {
-      const patient = await newPatient();
-      const [booked, events] = await withEvents(() => book(patient.id, '2031-05-05'));
-      assert.equal(booked.status, 201, booked.text);
-      assertEvent(single(events), {
-        type: 'appointment.created',
-        patient_id: patient.id,
-        data: {
-          appointment_id: booked.body.id,
-          appointment_number: booked.body.appointment_number,
-          start_at: '2031-05-05T09:00:00.000Z',
-          end_at: '2031-05-05T09:30:00.000Z',
-          status: 'booked',
-          resource_id: doctorId,
-        },
-      });
-
-      // POST /appointments still takes a 1.0.0 free status text.
-      const [free, more] = await withEvents(() => book(patient.id, '2031-05-06', { status: 'Tentative' }));
-      assert.equal(free.status, 201, free.text);
-      assertEvent(single(more), {
-        type: 'appointment.created',
-        patient_id: patient.id,
-        data: {
-          appointment_id: free.body.id,
-          appointment_number: free.body.appointment_number,
-          start_at: '2031-05-06T09:00:00.000Z',
-          end_at: '2031-05-06T09:30:00.000Z',
-          status: 'Tentative',
-          resource_id: doctorId,
-        },
-      });
-    });
-
-    it('appointment.updated: a reschedule and a status change, changed without derived fields; the same values append nothing', async () => {
-      const patient = await newPatient();
-      const booked = await book(patient.id, '2031-05-07');
-      assert.equal(booked.status, 201, booked.text);
-      const path = `/appointments/${booked.body.id}`;
-      const base = { appointment_id: booked.body.id, appointment_number: booked.body.appointment_number, resource_id: doctorId };
-
-      const [moved, events] = await withEvents(() => patch(path, { start_at: '2031-05-07T10:00:00Z', end_at: '2031-05-07T10:45:00Z' }));
-      assert.equal(moved.status, 200, moved.text);
-      assertEvent(single(events), {
-        type: 'appointment.updated',
-        patient_id: patient.id,
-        data: {
-          ...base,
-          start_at: '2031-05-07T10:00:00.000Z',
-          end_at: '2031-05-07T10:45:00.000Z',
-          status: 'booked',
-          changed: ['end_at', 'start_at'],
-        },
-      });
-
-      const [arrived, more] = await withEvents(() =>
-        patch(path, { status: 'arrived', notes: 'Came early', end_at: '2031-05-07T10:45:00Z' }),
-      );
-      assert.equal(arrived.status, 200, arrived.text);
-      assertEvent(single(more), {
-        type: 'appointment.updated',
-        patient_id: patient.id,
-        data: {
-          ...base,
-          start_at: '2031-05-07T10:00:00.000Z',
-          end_at: '2031-05-07T10:45:00.000Z',
-          status: 'arrived',
-          changed: ['notes', 'status'],
-        },
-      });
-
-      // The status it has, the notes it has, nothing, the same instant written with another offset, overlap (a rule, not stored).
-      for (const body of [
-        { status: 'arrived' },
-        { notes: 'Came early' },
-        {},
-        { start_at: '2031-05-07T12:00:00+02:00' },
-        { overlap: 'reject' },
-      ]) {
-        const [same, none] = await withEvents(() => patch(path, body));
-        assert.equal(same.status, 200, same.text);
-        assert.deepEqual(none, [], `no event for the no-op ${JSON.stringify(body)}`);
-      }
-
-      const [completed, last] = await withEvents(() => patch(path, { status: 'completed', status_reason: 'Seen' }));
-      assert.equal(completed.status, 200, completed.text);
-      assert.equal(single(last).data.status, 'completed');
-      assert.deepEqual(single(last).data.changed, ['status', 'status_reason']);
-    });
+    // appointment.created and appointment.updated with their data (a free 1.0.0 status as sent,
+    // no doctor, changed without derived fields, a change of nothing appending nothing):
+    // BOOK_APPOINTMENT's and UPDATE_APPOINTMENT's tables (test/domain/appointments/).
 
     it('appointment.updated of an appointment without patient has patient_id null; POST without a patient is refused and appends nothing', async () => {
       const patient = await newPatient();
@@ -932,40 +846,6 @@ describe('the change feed over HTTP', () => {
         [mark],
       );
       assert.ok(took < 500, `${took} ms`);
-    });
-  });
-
-  // On a server of its own: an event that does not match the OpenAPI document would fail every
-  // later test that reads the whole feed of the suite's server.
-  describe('an appointment without a doctor', () => {
-    const other = useTestServer();
-
-    it('appointment.created and appointment.updated with resource_id null', async () => {
-      const patient = await other.request('POST', '/patients', { body: buildPatient() });
-      assert.equal(patient.status, 201, patient.text);
-      const booked = await other.request('POST', '/appointments', {
-        body: { patient_id: patient.body.id, start_at: '2031-07-01T09:00:00Z', end_at: '2031-07-01T09:30:00Z' },
-      });
-      assert.equal(booked.status, 201, booked.text);
-      assert.equal(booked.body.resource_id, null);
-      const arrived = await other.request('PATCH', `/appointments/${booked.body.id}`, { body: { status: 'arrived' } });
-      assert.equal(arrived.status, 200, arrived.text);
-      const events = await other.request<ChangeEvent[]>('GET', '/events?after=1');
-      assert.equal(events.status, 200, events.text);
-      const data = {
-        appointment_id: booked.body.id,
-        appointment_number: booked.body.appointment_number,
-        start_at: '2031-07-01T09:00:00.000Z',
-        end_at: '2031-07-01T09:30:00.000Z',
-        resource_id: null,
-      };
-      assert.deepEqual(
-        events.body.map((e) => [e.type, e.patient_id, e.data]),
-        [
-          ['appointment.created', patient.body.id, { ...data, status: 'booked' }],
-          ['appointment.updated', patient.body.id, { ...data, status: 'arrived', changed: ['status'] }],
-        ],
-      );
     });
   });
 });

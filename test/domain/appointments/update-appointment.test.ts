@@ -164,6 +164,18 @@ const scenarios: Scenario<Given>[] = [
     expect: unchanged,
   },
   {
+    title: 'names only the request fields whose value changed: not an end given as it was, nor what follows (status_changed_at)',
+    given: aBooking(),
+    request: change((given) => ({ status: 'arrived', notes: 'Came early', end_at: given.appointment.end_at })),
+    expect: changed({ status: 'arrived', notes: 'Came early' }, 'notes', 'status'),
+  },
+  ...[{ notes: 'Came early' }, {}, { overlap: 'reject' }].map((body): Scenario<Given> => ({
+    title: `changes nothing with ${JSON.stringify(body)}: no change event`,
+    given: aBooking(() => ({ notes: 'Came early' })),
+    request: change(() => body),
+    expect: unchanged,
+  })),
+  {
     title: 'refuses a status outside the five (literal_error)',
     given: aBooking(),
     request: change(() => ({ status: 'wartend' })),

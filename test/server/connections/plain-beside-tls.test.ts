@@ -101,7 +101,8 @@ async function postPatient(served: Served): Promise<number> {
   return Number((JSON.parse(created.text) as { patient_number: string }).patient_number.slice(2));
 }
 
-const skip = testingExecutable && 'the server is started in this process; the executable serves the same code (test/cli/commands/tls.test.ts)';
+const skip =
+  testingExecutable && 'the server is started in this process; the executable serves the same code (test/cli/commands/tls.test.ts)';
 
 describe('plain HTTP beside TLS on one port', { skip, timeout: 120_000 }, () => {
   let served: Served;
