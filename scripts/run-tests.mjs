@@ -30,13 +30,13 @@ const SLOWEST_FIRST = existingTestFiles([
   'test/cli/serve-backups.test.ts',
   'test/cli/commands.test.ts',
   'test/cli/commands/tls.test.ts',
-  'test/cli/webhooks.test.ts',
+  'test/cli/commands/webhook.test.ts',
   'test/server/slow-clients.test.ts',
   'test/fault/feed-faults.test.ts',
   'test/cli/commands/reminders.test.ts',
   'test/fault/audit-faults.test.ts',
   'test/server/routes/documents.test.ts',
-  'test/cli/audit-commands.test.ts',
+  'test/cli/commands/audit.test.ts',
 ]);
 
 /** The `.test.ts` files of `paths` (files, or folders searched through), relative to the root, the slowest first. */

@@ -57,18 +57,16 @@ if (windows) {
 // (docs/development.md, "What each run covers"). CLINIC_DIST_ALL=1 runs them too.
 const DECIDED_FROM_THE_DATABASE = existingTestFiles(
   [
-    'appointment-corrections',
     'balances-in-currencies',
     'billing',
-    'book-appointment',
     'catalog-corrections',
+    'commands/appointment',
+    'commands/invoice',
+    'commands/patient',
     'contact-rule',
-    'credit-notes',
     'desk',
     'desk-second-day',
     'invisible-names',
-    'patient-edit',
-    'patient-find-words',
     'references',
     // Every desk command as a person of each role: a few hundred commands, decided from the
     // database (staff.test.ts runs logins and the session file on both executables).
@@ -79,25 +77,21 @@ const DECIDED_FROM_THE_DATABASE = existingTestFiles(
     .concat(
       [
         'audit-size',
-        'audit-trail',
-        'auth',
-        'routes/appointments',
-        'workers/audit-checkpoints',
-        // In-process tests of the server's commit groups and change watch: no program is started.
         'confirm-appointment',
         'contact-rule',
-        'credit-notes',
         'erased-patient',
         'idempotent-posts',
         'input-bounds',
         'invisible-characters',
+        'middleware/authorize',
         'outstanding-balances',
         'pagination',
-        'patch-patients',
         'read-appointments',
         'read-patients',
         'read-scopes',
         'retired-catalog',
+        'routes/appointments',
+        'routes/audit',
         'routes/invoices',
         'routes/lookups',
         'routes/patients',
@@ -108,6 +102,8 @@ const DECIDED_FROM_THE_DATABASE = existingTestFiles(
         'throttles/key-rate-limits',
         'throttling',
         'void-refund',
+        'workers/audit-checkpoints',
+        // In-process tests of the server's commit groups and change watch: no program is started.
         'writes/change-watch',
         'writes/commit-groups',
       ].map((name) => `test/server/${name}.test.ts`),

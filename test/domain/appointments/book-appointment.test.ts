@@ -13,7 +13,7 @@ import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../..
  * BOOK_APPOINTMENT (POST /appointments) and BOOK_APPOINTMENT_AT_DESK (`clinic book-appointment`),
  * rule by rule. The Appointment as the API shows it (every field in order, numbering, limits):
  * test/server/routes/appointments.test.ts; the desk's options and printout:
- * test/cli/book-appointment.test.ts; a retired doctor or service over the API:
+ * test/cli/commands/appointment.test.ts; a retired doctor or service over the API:
  * test/server/retired-catalog.test.ts.
  */
 

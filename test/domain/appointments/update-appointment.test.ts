@@ -18,7 +18,7 @@ import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../..
  * UPDATE_APPOINTMENT (PATCH /appointments/{appointment_id}, `clinic appointment
  * cancel|arrived|completed|no-show`) and RESCHEDULE_APPOINTMENT (`clinic appointment
  * reschedule`), rule by rule (clinic-api-1.2.md, "Appointments"). The wiring of each front end:
- * test/server/routes/appointments.test.ts and test/cli/appointment-corrections.test.ts.
+ * test/server/routes/appointments.test.ts and test/cli/commands/appointment.test.ts.
  */
 
 interface Given {

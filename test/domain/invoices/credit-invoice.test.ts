@@ -25,7 +25,7 @@ import {
  * rule (clinic-api-1.3.md, "Credit notes"), and what a table cannot show: numbers per calendar
  * year in clinic time and a stored answer's 24 hours, on the program's clock moved by the test.
  * The goodwill refund's credit note: REFUND_PAYMENT's table. The wiring of each front end:
- * test/server/credit-notes.test.ts and test/cli/credit-notes.test.ts.
+ * test/server/routes/invoices.test.ts and test/cli/commands/invoice.test.ts.
  */
 
 const request = (body: Record<string, unknown>, key?: string) => (given: Pick<GivenInvoice, 'invoiceId'>) => ({

@@ -6,8 +6,8 @@ import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-c
 
 /**
  * UPDATE_PATIENT (PATCH /patients/{patient_id}, `clinic patient edit`), rule by rule. The wiring of
- * each front end: test/server/patch-patients.test.ts (ETag, media types, what a search finds
- * after) and test/cli/patient-edit.test.ts.
+ * each front end: test/server/routes/patients.test.ts (ETag, media types, what a search finds
+ * after) and test/cli/commands/patient.test.ts.
  */
 
 interface Given {

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { randomUUID } from 'node:crypto';
+import { after, afterEach, before, describe, it } from 'node:test';
 import { createInvoice } from '../../../src/domain/invoices/create-invoice.js';
 import type { Invoice } from '../../../src/domain/invoices/present-invoice.js';
 import { createPatient } from '../../../src/domain/patients/create-patient.js';
 import { recordPayment } from '../../../src/domain/payments/record-payment.js';
-import { buildInvoice, buildPatient, buildPayment } from '../../helpers/builders.js';
+import { buildInvoice, buildPatient, buildPayment, createTestInvoice } from '../../helpers/builders.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { useTestServer } from '../../helpers/fixtures.js';
+import { assertLedgerConsistent } from '../../helpers/ledger.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 describe('GET /invoices', () => {
@@ -169,5 +171,189 @@ describe('POST /patients outstanding balance', () => {
     assert.equal(response.status, 201);
     assert.equal(response.body.outstanding_balance, '0');
     assert.equal(response.body.outstanding_currency, null);
+  });
+});
+
+interface CreditNote {
+  id: string;
+  credit_note_number: string;
+  amount: number;
+  reason: string;
+  created_at: string;
+}
+
+/**
+ * Credit notes (clinic-api-1.3.md, "Credit notes"): POST /invoices/{invoice_id}/credit-notes and
+ * the goodwill refund, on the real server. Issue 42, finding 8: a goodwill refund made the patient
+ * a debtor, and nothing could lower what an invoice asks.
+ */
+describe('credit notes and goodwill refunds', () => {
+  const server = useTestServer();
+  afterEach(() => assertLedgerConsistent(server.db));
+
+  const pay = async (invoiceId: string, amount: string, headers: Record<string, string> = {}) => {
+    const answer = await server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment({ amount }), headers });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.body as { payment_id: string };
+  };
+  const credit = (invoiceId: string, body: unknown, headers: Record<string, string> = {}) =>
+    server.request('POST', `/invoices/${invoiceId}/credit-notes`, { body, headers });
+  const refund = (paymentId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    server.request('POST', `/payments/${paymentId}/refunds`, { body, headers });
+  const detail = async (invoiceId: string) => (await server.request('GET', `/invoices/${invoiceId}`)).body;
+  const count = (table: string) => (server.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
+  const lastSeq = async () => {
+    const feed = (await server.request('GET', '/events?limit=1000')).body as { seq: number }[];
+    return feed.at(-1)?.seq ?? 0;
+  };
+  const year = new Date().getUTCFullYear();
+
+  it('keeps a paid invoice paid through a goodwill refund: the patient owes nothing (finding 8)', async () => {
+    const invoice = createTestInvoice(server.db, { total: '60.00' });
+    const { payment_id } = await pay(invoice.id, '60.00');
+    const before = await lastSeq();
+
+    const answer = await refund(payment_id, { amount: '10.00', reason: 'Waited an hour', goodwill: true });
+    assert.equal(answer.status, 201, answer.text);
+    assert.deepEqual(
+      [answer.body.amount, answer.body.invoice_status, answer.body.invoice_amount_paid, answer.body.invoice_balance],
+      [10, 'paid', 50, 0],
+    );
+    const note = answer.body.credit_note as CreditNote;
+    assert.match(note.credit_note_number, new RegExp(`^CN-${year}-\\d{6}$`));
+    assert.deepEqual([note.amount, note.reason, note.created_at], [10, 'Waited an hour', answer.body.created_at]);
+
+    const shown = await detail(invoice.id);
+    assert.deepEqual([shown.status, shown.total, shown.amount_paid, shown.balance, shown.amount_credited], ['paid', 60, 50, 0, 10]);
+    assert.deepEqual(shown.credit_notes, [note]);
+    assert.deepEqual(
+      Object.keys(shown).slice(-4),
+      ['voided_at', 'void_reason', 'amount_credited', 'credit_notes'],
+      'appended after the 1.2.0 fields',
+    );
+    assert.equal((await server.request('GET', `/patients/${invoice.patient_id}`)).body.outstanding_balance, '0');
+    assert.deepEqual((await server.request('GET', `/invoices?patient_id=${invoice.patient_id}&unpaid=true`)).body, []);
+
+    const events = (await server.request('GET', `/events?after=${before}`)).body as { type: string; data: unknown }[];
+    assert.deepEqual(
+      events.map((event) => [event.type, event.data]),
+      [
+        [
+          'refund.created',
+          { refund_id: answer.body.refund_id, payment_id, invoice_id: invoice.id, amount: 10, invoice_status: 'paid', invoice_balance: 0 },
+        ],
+        [
+          'invoice.credited',
+          {
+            invoice_id: invoice.id,
+            credit_note_id: note.id,
+            credit_note_number: note.credit_note_number,
+            amount: 10,
+            invoice_status: 'paid',
+            invoice_balance: 0,
+          },
+        ],
+      ],
+    );
+    const trail = (await server.request('GET', `/audit-events?patient_id=${invoice.patient_id}&action=refund.create,invoice.credit`))
+      .body as { action: string; subject_id: string }[];
+    assert.deepEqual(
+      trail.map((event) => [event.action, event.subject_id]),
+      [
+        ['refund.create', answer.body.refund_id],
+        ['invoice.credit', invoice.id],
+      ],
+    );
+  });
+
+  it('replays a goodwill refund with its credit note, and a plain refund still reopens the invoice (credit_note null)', async () => {
+    const invoice = createTestInvoice(server.db, { total: '40.00' });
+    const { payment_id } = await pay(invoice.id, '40.00');
+    const key = { 'idempotency-key': `goodwill-${randomUUID()}` };
+    const first = await refund(payment_id, { amount: 5, reason: 'goodwill', goodwill: true }, key);
+    const again = await refund(payment_id, { amount: '5.00', reason: 'goodwill', goodwill: true }, key);
+    assert.equal(again.status, 201);
+    assert.equal(again.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(again.body, first.body);
+    const other = await refund(payment_id, { amount: 5, reason: 'goodwill' }, key);
+    assert.deepEqual([other.status, other.body.detail.code], [422, 'IDEMPOTENCY_KEY_REUSED'], 'goodwill is part of the request');
+
+    const plain = await refund(payment_id, { amount: 5, reason: 'charged twice' });
+    assert.equal(plain.status, 201);
+    assert.equal(plain.body.credit_note, null);
+    assert.deepEqual([plain.body.invoice_status, plain.body.invoice_balance], ['partially_paid', 5]);
+  });
+
+  it('refuses a goodwill refund of everything paid that would leave the invoice asking nothing (409 INVOICE_FULLY_CREDITED)', async () => {
+    const invoice = createTestInvoice(server.db, { total: '30.00' });
+    const { payment_id } = await pay(invoice.id, '30.00');
+    const refused = await refund(payment_id, { reason: 'all of it', goodwill: true });
+    assert.deepEqual([refused.status, refused.body.detail.code], [409, 'INVOICE_FULLY_CREDITED']);
+    assert.deepEqual([(await detail(invoice.id)).refunds, (await detail(invoice.id)).credit_notes], [[], []]);
+    // Refunded, then voided: the way to give everything back.
+    assert.equal((await refund(payment_id, { reason: 'all of it' })).status, 201);
+    assert.equal((await server.request('POST', `/invoices/${invoice.id}/void`, { body: { reason: 'given back' } })).body.status, 'void');
+  });
+
+  it('lowers what an invoice asks with a credit note: 201 with the invoice, numbered in its year, and a paid status once money covers the rest', async () => {
+    const invoice = createTestInvoice(server.db, { total: '100.00' });
+    await pay(invoice.id, '60.00');
+    const answer = await credit(invoice.id, { amount: '15.50', reason: 'X-ray billed twice' });
+    assert.equal(answer.status, 201, answer.text);
+    assert.deepEqual(answer.body, await detail(invoice.id));
+    assert.deepEqual(
+      [answer.body.status, answer.body.amount_paid, answer.body.amount_credited, answer.body.balance],
+      ['partially_paid', 60, 15.5, 24.5],
+    );
+    const listed = (await server.request('GET', `/invoices?patient_id=${invoice.patient_id}`)).body;
+    assert.deepEqual(Object.keys(listed[0]).at(-1), 'amount_credited', 'the Invoice item appends it too');
+    assert.equal(listed[0].amount_credited, 15.5);
+
+    const rest = await credit(invoice.id, { amount: 24.5, reason: 'Goodwill' });
+    assert.deepEqual([rest.body.status, rest.body.balance, rest.body.amount_credited], ['paid', 0, 40]);
+    const [first, second] = rest.body.credit_notes as CreditNote[];
+    const serial = (note: CreditNote) => Number(note.credit_note_number.slice(-6));
+    assert.equal(serial(second!), serial(first!) + 1, 'one series, never reused');
+    const notified = server.db.prepare('SELECT count(*) AS n FROM notification_outbox WHERE invoice_id = ?').get(invoice.id) as {
+      n: number;
+    };
+    assert.equal(notified.n, 1, 'paid by the credit note: the patient is told, as when a payment pays it');
+    const paying = await server.request('POST', `/invoices/${invoice.id}/payments`, { body: buildPayment({ amount: '0.01' }) });
+    assert.deepEqual([paying.status, paying.body.detail.code], [422, 'PAYMENT_EXCEEDS_BALANCE']);
+  });
+
+  // Every refusal of a credit note is a row of CREATE_CREDIT_NOTE's table
+  // (test/domain/invoices/credit-invoice.test.ts); here, how the API shows each kind.
+  it('shows its refusals as the API does: 404, 409 with its code, 422 with detail.balance, 422 at the field; nothing made', async () => {
+    const open = createTestInvoice(server.db, { total: '50.00' });
+    const notes = count('credit_notes');
+    const missing = await credit(randomUUID(), { amount: 1, reason: 'x' });
+    assert.deepEqual([missing.status, missing.body.detail.code], [404, 'INVOICE_NOT_FOUND']);
+    const fully = await credit(open.id, { amount: 50, reason: 'all of it' });
+    assert.deepEqual([fully.status, fully.body.detail.code], [409, 'INVOICE_FULLY_CREDITED']);
+    const tooMuch = await credit(open.id, { amount: '50.01', reason: 'too much' });
+    assert.deepEqual([tooMuch.status, tooMuch.body.detail.code, tooMuch.body.detail.balance], [422, 'CREDIT_EXCEEDS_BALANCE', 50]);
+    const blank = await credit(open.id, { amount: 1, reason: '   ' });
+    assert.deepEqual([blank.status, blank.body.detail[0].loc, blank.body.detail[0].type], [422, ['body', 'reason'], 'value_error']);
+    assert.equal(count('credit_notes'), notes, 'nothing was made');
+    assert.deepEqual([(await detail(open.id)).balance, (await detail(open.id)).status], [50, 'issued']);
+  });
+
+  it('answers an Idempotency-Key once: a replay with Idempotent-Replayed, recording nothing, another request refused', async () => {
+    const invoice = createTestInvoice(server.db, { total: '80.00' });
+    const key = `credit-${randomUUID()}`;
+    const first = await credit(invoice.id, { amount: 10, reason: 'discount' }, { 'idempotency-key': key });
+    assert.equal(first.status, 201);
+    assert.equal(first.headers.get('idempotent-replayed'), null);
+    const before = await lastSeq();
+    const replay = await credit(invoice.id, { amount: '10.00', reason: 'discount' }, { 'idempotency-key': key });
+    assert.equal(replay.status, 201);
+    assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    assert.deepEqual(replay.body, first.body);
+    assert.equal((await detail(invoice.id)).credit_notes.length, 1, 'recorded once');
+    assert.equal(await lastSeq(), before, 'a replay records nothing');
+
+    const reused = await credit(invoice.id, { amount: 11, reason: 'discount' }, { 'idempotency-key': key });
+    assert.deepEqual([reused.status, reused.body.detail.code], [422, 'IDEMPOTENCY_KEY_REUSED']);
   });
 });

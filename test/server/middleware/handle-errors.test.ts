@@ -2,12 +2,12 @@ import assert from 'node:assert/strict';
 import { request as httpRequest } from 'node:http';
 import { describe, it } from 'node:test';
 import { join } from 'node:path';
-import { DATABASE_FILE } from '../../src/db/data-directory.js';
-import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
-import { buildPatient, text } from '../helpers/builders.js';
-import { assertMatchesContract, checkedFetch } from '../helpers/contract.js';
-import { useTestServer } from '../helpers/fixtures.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { DATABASE_FILE } from '../../../src/db/data-directory.js';
+import { sqliteDriver } from '../../../src/db/drivers/sqlite-driver.js';
+import { buildPatient, text } from '../../helpers/builders.js';
+import { assertMatchesContract, checkedFetch } from '../../helpers/contract.js';
+import { useTestServer } from '../../helpers/fixtures.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 
 /** Sends a body with chunked encoding (no Content-Length), as a streaming client would. */
 function postChunked(server: TestServer, path: string, chunks: Buffer[]): Promise<{ status: number; body: any }> {

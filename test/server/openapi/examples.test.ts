@@ -5,22 +5,22 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
-import { addDoctor, addService } from '../../src/domain/catalog.js';
-import { API_PREFIX } from '../../src/server/config.js';
-import { buildPatient, createTestInvoice } from '../helpers/builders.js';
-import { assertMatchesContract } from '../helpers/contract.js';
-import { useTestServer } from '../helpers/fixtures.js';
-import { multipartBody } from '../helpers/multipart.js';
+import { addDoctor, addService } from '../../../src/domain/catalog.js';
+import { API_PREFIX } from '../../../src/server/config.js';
+import { buildPatient, createTestInvoice } from '../../helpers/builders.js';
+import { assertMatchesContract } from '../../helpers/contract.js';
+import { useTestServer } from '../../helpers/fixtures.js';
+import { multipartBody } from '../../helpers/multipart.js';
 
 import { randomUUID } from 'node:crypto';
-import { findDeviceById } from '../../src/db/devices.js';
-import { updatePersonRow } from '../../src/db/persons.js';
-import { deviceActor, joinDevice, PAIR_DEVICE, type PairedDevice } from '../../src/domain/people/devices.js';
-import { hashOneTimeCode } from '../../src/domain/people/one-time-codes.js';
-import { ADD_PERSON, findPerson } from '../../src/domain/people/persons.js';
-import { hashPin } from '../../src/domain/people/pin.js';
-import { logIn } from '../../src/domain/people/sessions.js';
-import { connectionRunner, runUseCase } from '../../src/domain/use-case.js';
+import { findDeviceById } from '../../../src/db/devices.js';
+import { updatePersonRow } from '../../../src/db/persons.js';
+import { deviceActor, joinDevice, PAIR_DEVICE, type PairedDevice } from '../../../src/domain/people/devices.js';
+import { hashOneTimeCode } from '../../../src/domain/people/one-time-codes.js';
+import { ADD_PERSON, findPerson } from '../../../src/domain/people/persons.js';
+import { hashPin } from '../../../src/domain/people/pin.js';
+import { logIn } from '../../../src/domain/people/sessions.js';
+import { connectionRunner, runUseCase } from '../../../src/domain/use-case.js';
 
 /** The OS user, as the examples' people and PCs are made by. */
 const cliCaller = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'it', name: 'it', source: 'test', requestId: null } };

@@ -3,12 +3,12 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { listPatientDocuments, type DocumentItem } from '../../src/domain/documents/read-documents.js';
-import type { Patient } from '../../src/domain/patients/present-patient.js';
-import { createTestPatient } from '../helpers/builders.js';
-import { assertMatchesSchema } from '../helpers/contract.js';
-import { useDataDirs, useTestDatabase } from '../helpers/fixtures.js';
-import { programPath, programPlatform, runClinic } from '../helpers/run-cli.js';
+import { listPatientDocuments, type DocumentItem } from '../../../src/domain/documents/read-documents.js';
+import type { Patient } from '../../../src/domain/patients/present-patient.js';
+import { createTestPatient } from '../../helpers/builders.js';
+import { assertMatchesSchema } from '../../helpers/contract.js';
+import { useDataDirs, useTestDatabase } from '../../helpers/fixtures.js';
+import { programPath, programPlatform, runClinic } from '../../helpers/run-cli.js';
 
 describe('clinic document save', () => {
   const data = useTestDatabase();

@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it, mock } from 'node:test';
-import { BOOK_APPOINTMENT } from '../../src/domain/appointments/book-appointment.js';
-import { UPDATE_APPOINTMENT } from '../../src/domain/appointments/update-appointment.js';
-import { SET_CLINIC_NAME } from '../../src/domain/desk/clinic-settings.js';
-import { outOfQuietHours } from '../../src/domain/reminders/plan-reminders.js';
-import { SET_REMINDERS, SHOW_REMINDERS } from '../../src/domain/reminders/set-reminders.js';
-import { parseTemplate, renderTemplate } from '../../src/domain/reminders/reminder-templates.js';
-import { setClinicCountry, setClinicTimeZone } from '../../src/domain/settings.js';
-import { performUseCase, type AnyUseCase } from '../../src/domain/use-case.js';
-import { AppError, ValidationError } from '../../src/errors.js';
-import { createTestPatient } from '../helpers/builders.js';
-import { useTestDatabase } from '../helpers/fixtures.js';
-import { seededRandom } from '../helpers/random.js';
-import { wallClockAt } from '../../src/domain/validation/calendar.js';
+import { BOOK_APPOINTMENT } from '../../../src/domain/appointments/book-appointment.js';
+import { UPDATE_APPOINTMENT } from '../../../src/domain/appointments/update-appointment.js';
+import { SET_CLINIC_NAME } from '../../../src/domain/desk/clinic-settings.js';
+import { outOfQuietHours } from '../../../src/domain/reminders/plan-reminders.js';
+import { SET_REMINDERS, SHOW_REMINDERS } from '../../../src/domain/reminders/set-reminders.js';
+import { parseTemplate, renderTemplate } from '../../../src/domain/reminders/reminder-templates.js';
+import { setClinicCountry, setClinicTimeZone } from '../../../src/domain/settings.js';
+import { performUseCase, type AnyUseCase } from '../../../src/domain/use-case.js';
+import { AppError, ValidationError } from '../../../src/errors.js';
+import { createTestPatient } from '../../helpers/builders.js';
+import { useTestDatabase } from '../../helpers/fixtures.js';
+import { seededRandom } from '../../helpers/random.js';
+import { wallClockAt } from '../../../src/domain/validation/calendar.js';
 
 /**
  * Reminder rules, quiet hours and templates, and the reminders planned with each booking and

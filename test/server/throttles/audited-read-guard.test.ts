@@ -3,15 +3,15 @@ import { closeSync, openSync, statfsSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, it } from 'node:test';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import type { Logger } from '../../src/logger.js';
-import { AUDITED_READS_PER_MINUTE } from '../../src/server/throttles/audited-read-guard.js';
-import { trailOf } from '../helpers/audit-chain.js';
-import { buildPatient, buildPayment, createTestInvoice, createTestPatient } from '../helpers/builders.js';
-import { dataDirOn, mountTmpfs } from '../helpers/faults.js';
-import { useTestServer } from '../helpers/fixtures.js';
-import { runClinic, testingExecutable } from '../helpers/run-cli.js';
-import { startTestServer } from '../helpers/test-server.js';
+import { createApiKey } from '../../../src/domain/api-keys.js';
+import type { Logger } from '../../../src/logger.js';
+import { AUDITED_READS_PER_MINUTE } from '../../../src/server/throttles/audited-read-guard.js';
+import { trailOf } from '../../helpers/audit-chain.js';
+import { buildPatient, buildPayment, createTestInvoice, createTestPatient } from '../../helpers/builders.js';
+import { dataDirOn, mountTmpfs } from '../../helpers/faults.js';
+import { useTestServer } from '../../helpers/fixtures.js';
+import { runClinic, testingExecutable } from '../../helpers/run-cli.js';
+import { startTestServer } from '../../helpers/test-server.js';
 
 const MiB = 1024 * 1024;
 

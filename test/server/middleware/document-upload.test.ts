@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { before, describe, it } from 'node:test';
-import { createPatient } from '../../src/domain/patients/create-patient.js';
-import { buildPatient } from '../helpers/builders.js';
-import { useTestServer } from '../helpers/fixtures.js';
-import { multipartBody, TEST_BOUNDARY } from '../helpers/multipart.js';
+import { createPatient } from '../../../src/domain/patients/create-patient.js';
+import { buildPatient } from '../../helpers/builders.js';
+import { useTestServer } from '../../helpers/fixtures.js';
+import { multipartBody, TEST_BOUNDARY } from '../../helpers/multipart.js';
 
 // How the upload endpoint reads a multipart/form-data body (@koa/multer, i.e. busboy), byte by
 // byte over a real socket: whatever the chunks, a preamble and an epilogue, RFC 5987 names.

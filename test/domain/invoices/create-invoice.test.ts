@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { explainInvoiceList, findInvoice } from '../../src/db/invoices.js';
-import { findPatient } from '../../src/db/patients.js';
-import { writeSetting } from '../../src/db/settings.js';
-import { AppError, ValidationError } from '../../src/errors.js';
-import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
-import { listInvoices } from '../../src/domain/invoices/list-invoices.js';
-import { outstandingBalance } from '../../src/domain/invoices/outstanding-balance.js';
-import { createPatient } from '../../src/domain/patients/create-patient.js';
-import { presentPatient } from '../../src/domain/patients/present-patient.js';
-import { recordPayment } from '../../src/domain/payments/record-payment.js';
-import { setClinicTimeZone } from '../../src/domain/settings.js';
-import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
-import { useTestDatabase } from '../helpers/fixtures.js';
+import { explainInvoiceList, findInvoice } from '../../../src/db/invoices.js';
+import { findPatient } from '../../../src/db/patients.js';
+import { writeSetting } from '../../../src/db/settings.js';
+import { AppError, ValidationError } from '../../../src/errors.js';
+import { createInvoice } from '../../../src/domain/invoices/create-invoice.js';
+import { listInvoices } from '../../../src/domain/invoices/list-invoices.js';
+import { outstandingBalance } from '../../../src/domain/invoices/outstanding-balance.js';
+import { createPatient } from '../../../src/domain/patients/create-patient.js';
+import { presentPatient } from '../../../src/domain/patients/present-patient.js';
+import { recordPayment } from '../../../src/domain/payments/record-payment.js';
+import { setClinicTimeZone } from '../../../src/domain/settings.js';
+import { buildInvoice, buildPatient, buildPayment } from '../../helpers/builders.js';
+import { useTestDatabase } from '../../helpers/fixtures.js';
 
 /** The issues a call was refused with, as [type, loc] pairs. */
 function issuesOf(call: () => unknown): [string, string][] {

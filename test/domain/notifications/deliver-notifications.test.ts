@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { claimDueNotification, listNotificationRows, type NotificationRow } from '../../src/db/notifications.js';
-import { ValidationError } from '../../src/errors.js';
-import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
-import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
+import { claimDueNotification, listNotificationRows, type NotificationRow } from '../../../src/db/notifications.js';
+import { ValidationError } from '../../../src/errors.js';
+import { createInvoice } from '../../../src/domain/invoices/create-invoice.js';
+import type { Invoice } from '../../../src/domain/invoices/present-invoice.js';
 import {
   DEFAULT_RETRY_POLICY,
   SMS_SENDING,
@@ -11,21 +11,21 @@ import {
   retryDelayMs,
   type Mailer,
   type RetryPolicy,
-} from '../../src/domain/notifications/deliver-notifications.js';
-import { listNotifications } from '../../src/domain/notifications/list-notifications.js';
-import { createPatient } from '../../src/domain/patients/create-patient.js';
-import { recordPayment } from '../../src/domain/payments/record-payment.js';
-import { startDeliveryWorker } from '../../src/server/workers/notification-worker.js';
-import { connectionRunner } from '../../src/domain/use-case.js';
-import { createSmtpMailer } from '../../src/adapters/smtp-mailer.js';
-import { silentLogger } from '../../src/logger.js';
-import { sendSms } from '../../src/adapters/sms-gateway-client.js';
-import { writeSmsGateway } from '../../src/domain/reminders/sms-gateway.js';
-import { setClinicCountry } from '../../src/domain/settings.js';
-import { startGateway } from '../helpers/local-sms-gateway.js';
-import { buildInvoice, buildPatient, buildPayment } from '../helpers/builders.js';
-import { closedPort, startSmtpSink, type SmtpSink } from '../helpers/smtp-sink.js';
-import { useTestDatabase } from '../helpers/fixtures.js';
+} from '../../../src/domain/notifications/deliver-notifications.js';
+import { listNotifications } from '../../../src/domain/notifications/list-notifications.js';
+import { createPatient } from '../../../src/domain/patients/create-patient.js';
+import { recordPayment } from '../../../src/domain/payments/record-payment.js';
+import { startDeliveryWorker } from '../../../src/server/workers/notification-worker.js';
+import { connectionRunner } from '../../../src/domain/use-case.js';
+import { createSmtpMailer } from '../../../src/adapters/smtp-mailer.js';
+import { silentLogger } from '../../../src/logger.js';
+import { sendSms } from '../../../src/adapters/sms-gateway-client.js';
+import { writeSmsGateway } from '../../../src/domain/reminders/sms-gateway.js';
+import { setClinicCountry } from '../../../src/domain/settings.js';
+import { startGateway } from '../../helpers/local-sms-gateway.js';
+import { buildInvoice, buildPatient, buildPayment } from '../../helpers/builders.js';
+import { closedPort, startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
+import { useTestDatabase } from '../../helpers/fixtures.js';
 
 describe('notification delivery', () => {
   const data = useTestDatabase();

@@ -4,11 +4,11 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Webhook } from 'standardwebhooks';
-import { buildPatient, buildPayment } from '../helpers/builders.js';
-import type { AddedWebhook, ChangeEvent, ListedWebhook } from '../helpers/change-feed.js';
-import { checkedFetch } from '../helpers/contract.js';
-import { copyReleaseFixture, useDataDirs } from '../helpers/fixtures.js';
-import { runClinic, startServeProcess, STOP_SIGNAL, type CliResult, type ServeProcess } from '../helpers/run-cli.js';
+import { buildPatient, buildPayment } from '../../helpers/builders.js';
+import type { AddedWebhook, ChangeEvent, ListedWebhook } from '../../helpers/change-feed.js';
+import { checkedFetch } from '../../helpers/contract.js';
+import { copyReleaseFixture, useDataDirs } from '../../helpers/fixtures.js';
+import { runClinic, startServeProcess, STOP_SIGNAL, type CliResult, type ServeProcess } from '../../helpers/run-cli.js';
 
 // Webhooks, black box (clinic-api-1.2.md, "Change feed"; docs/design-choices.md "Change feed and webhooks"): `clinic webhook …` and
 // `clinic serve` as real child processes, a real receiver on a loopback port of this process, and
@@ -418,7 +418,7 @@ describe('webhooks', { concurrency: true }, () => {
 
   describe('an endpoint over plain HTTP to another host that release 1.2.0 took', { concurrency: 1 }, () => {
     it('keeps it as it was: listed enabled with its URL, said for people, and enable and replay work on it', async () => {
-      const clinic = clinicIn(copyReleaseFixture(fileURLToPath(new URL('../fixtures/release-1.2.0', import.meta.url)), newDir()));
+      const clinic = clinicIn(copyReleaseFixture(fileURLToPath(new URL('../../fixtures/release-1.2.0', import.meta.url)), newDir()));
       // A desk command refuses a database of an older schema (SCHEMA_UPGRADE_REQUIRED): upgraded first, as a clinic does.
       ok(await clinic('upgrade'));
       const [listed] = json<ListedWebhook[]>(await clinic('webhook', 'list', '--json'));

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { revokeApiKey, listApiKeys } from '../../src/domain/api-keys.js';
-import { buildPatient } from '../helpers/builders.js';
-import { useTestServer } from '../helpers/fixtures.js';
+import { revokeApiKey, listApiKeys } from '../../../src/domain/api-keys.js';
+import { buildPatient } from '../../helpers/builders.js';
+import { useTestServer } from '../../helpers/fixtures.js';
 
 describe('API keys and scopes', () => {
   const server = useTestServer();

@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { FieldSpec } from '../../src/fields/field-spec.js';
-import * as appointmentFields from '../../src/fields/appointment-fields.js';
-import * as billingFields from '../../src/fields/billing-fields.js';
-import * as catalogFields from '../../src/fields/catalog-fields.js';
-import * as documentFields from '../../src/fields/document-fields.js';
-import * as notificationFields from '../../src/fields/notification-fields.js';
-import * as pageFields from '../../src/fields/page-fields.js';
-import * as patientFields from '../../src/fields/patient-fields.js';
-import { objectStruct } from '../../src/domain/validation/structs.js';
-import { walkIssues } from '../../src/domain/validation/validate.js';
+import type { FieldSpec } from '../../../src/fields/field-spec.js';
+import * as appointmentFields from '../../../src/fields/appointment-fields.js';
+import * as billingFields from '../../../src/fields/billing-fields.js';
+import * as catalogFields from '../../../src/fields/catalog-fields.js';
+import * as documentFields from '../../../src/fields/document-fields.js';
+import * as notificationFields from '../../../src/fields/notification-fields.js';
+import * as pageFields from '../../../src/fields/page-fields.js';
+import * as patientFields from '../../../src/fields/patient-fields.js';
+import { objectStruct } from '../../../src/domain/validation/structs.js';
+import { walkIssues } from '../../../src/domain/validation/validate.js';
 
 // A valid request is checked by Structure.accepts alone, and superstruct's walk runs only for one
 // that is refused (structs.ts). Both must give the same verdict on every value, or a request

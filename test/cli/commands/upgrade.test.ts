@@ -5,10 +5,10 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { SCHEMA_VERSION } from '../../src/db/migrations.js';
-import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
-import { copyReleaseFixture } from '../helpers/fixtures.js';
-import { readDatabase, columnsOf, rowsOf } from '../helpers/release-database.js';
+import { SCHEMA_VERSION } from '../../../src/db/migrations.js';
+import { sqliteDriver } from '../../../src/db/drivers/sqlite-driver.js';
+import { copyReleaseFixture } from '../../helpers/fixtures.js';
+import { readDatabase, columnsOf, rowsOf } from '../../helpers/release-database.js';
 import {
   programPath,
   runClinic,
@@ -17,9 +17,9 @@ import {
   unwrapped,
   type CliResult,
   type ServeProcess,
-} from '../helpers/run-cli.js';
-import { schemaOf } from '../helpers/schema-of.js';
-import { makeDataDir } from '../helpers/test-server.js';
+} from '../../helpers/run-cli.js';
+import { schemaOf } from '../../helpers/schema-of.js';
+import { makeDataDir } from '../../helpers/test-server.js';
 
 /**
  * Installing a new version (issue 42, finding 6) on the data directory release 1.2.0 left
@@ -27,7 +27,7 @@ import { makeDataDir } from '../helpers/test-server.js';
  * `clinic upgrade` (or `serve`) writes a verified backup and then migrates, and that backup is
  * the way back.
  */
-const fixture = fileURLToPath(new URL('../fixtures/release-1.2.0', import.meta.url));
+const fixture = fileURLToPath(new URL('../../fixtures/release-1.2.0', import.meta.url));
 const OLD_SCHEMA = 6;
 /** The tables whose rows the desk shows: every one kept with its old columns. */
 const TABLES = ['patients', 'appointments', 'invoices', 'payments', 'refunds', 'documents', 'doctors', 'services'];

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
-import { createPatient } from '../../src/domain/patients/create-patient.js';
-import { buildPatient, text } from '../helpers/builders.js';
-import { useTestServer } from '../helpers/fixtures.js';
+import { createInvoice } from '../../../src/domain/invoices/create-invoice.js';
+import { createPatient } from '../../../src/domain/patients/create-patient.js';
+import { buildPatient, text } from '../../helpers/builders.js';
+import { useTestServer } from '../../helpers/fixtures.js';
 
 /** `{"a0":1,"a1":1,...}` with `count` members, and `extra` members first. */
 function manyKeys(count: number, extra = ''): string {

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { readInvoice } from '../../src/domain/invoices/read-invoice.js';
-import { recordPayment } from '../../src/domain/payments/record-payment.js';
-import { buildPayment, createTestInvoice, createTestPatient } from '../helpers/builders.js';
-import { useTestDatabase } from '../helpers/fixtures.js';
-import { assertLedgerConsistent } from '../helpers/ledger.js';
-import { runClinic, type CliResult } from '../helpers/run-cli.js';
+import { readInvoice } from '../../../src/domain/invoices/read-invoice.js';
+import { recordPayment } from '../../../src/domain/payments/record-payment.js';
+import { buildPayment, createTestInvoice, createTestPatient } from '../../helpers/builders.js';
+import { useTestDatabase } from '../../helpers/fixtures.js';
+import { assertLedgerConsistent } from '../../helpers/ledger.js';
+import { type CliResult, runClinic } from '../../helpers/run-cli.js';
 
 /**
  * `clinic invoice credit` and `clinic refund --goodwill` (clinic-api-1.3.md, "Credit notes"), and

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it, mock } from 'node:test';
-import { sendSms } from '../../src/adapters/sms-gateway-client.js';
-import { BOOK_APPOINTMENT } from '../../src/domain/appointments/book-appointment.js';
-import { SET_CLINIC_NAME } from '../../src/domain/desk/clinic-settings.js';
-import { sendDueReminders } from '../../src/domain/reminders/send-reminders.js';
-import { SET_REMINDERS } from '../../src/domain/reminders/set-reminders.js';
-import { REMOVE_SMS_GATEWAY, SET_SMS_GATEWAY, SHOW_SMS_GATEWAY } from '../../src/domain/reminders/set-sms-gateway.js';
-import { setClinicCountry, setClinicTimeZone } from '../../src/domain/settings.js';
-import { connectionRunner, performUseCase, type AnyUseCase } from '../../src/domain/use-case.js';
-import { AppError, ValidationError } from '../../src/errors.js';
-import { createTestPatient } from '../helpers/builders.js';
-import { useTestDatabase } from '../helpers/fixtures.js';
-import { startGateway } from '../helpers/local-sms-gateway.js';
+import { sendSms } from '../../../src/adapters/sms-gateway-client.js';
+import { BOOK_APPOINTMENT } from '../../../src/domain/appointments/book-appointment.js';
+import { SET_CLINIC_NAME } from '../../../src/domain/desk/clinic-settings.js';
+import { sendDueReminders } from '../../../src/domain/reminders/send-reminders.js';
+import { SET_REMINDERS } from '../../../src/domain/reminders/set-reminders.js';
+import { REMOVE_SMS_GATEWAY, SET_SMS_GATEWAY, SHOW_SMS_GATEWAY } from '../../../src/domain/reminders/set-sms-gateway.js';
+import { setClinicCountry, setClinicTimeZone } from '../../../src/domain/settings.js';
+import { connectionRunner, performUseCase, type AnyUseCase } from '../../../src/domain/use-case.js';
+import { AppError, ValidationError } from '../../../src/errors.js';
+import { createTestPatient } from '../../helpers/builders.js';
+import { useTestDatabase } from '../../helpers/fixtures.js';
+import { startGateway } from '../../helpers/local-sms-gateway.js';
 
 /**
  * Sending reminders by SMS (interface 1.3.0, "Channels and replies"): Twilio's real API (form POST

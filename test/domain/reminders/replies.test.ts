@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { after, afterEach, before, describe, it, mock } from 'node:test';
-import { fetchReplies } from '../../src/adapters/sms-gateway-client.js';
-import { BOOK_APPOINTMENT } from '../../src/domain/appointments/book-appointment.js';
-import { SET_CLINIC_NAME } from '../../src/domain/desk/clinic-settings.js';
-import { answerOf, LIST_REPLIES, readReplies } from '../../src/domain/reminders/replies.js';
-import { SET_REMINDERS } from '../../src/domain/reminders/set-reminders.js';
-import { SET_SMS_GATEWAY } from '../../src/domain/reminders/set-sms-gateway.js';
-import { setClinicCountry, setClinicTimeZone } from '../../src/domain/settings.js';
-import { connectionRunner, performUseCase, type AnyUseCase } from '../../src/domain/use-case.js';
-import { createTestPatient } from '../helpers/builders.js';
-import { useTestDatabase } from '../helpers/fixtures.js';
+import { fetchReplies } from '../../../src/adapters/sms-gateway-client.js';
+import { BOOK_APPOINTMENT } from '../../../src/domain/appointments/book-appointment.js';
+import { SET_CLINIC_NAME } from '../../../src/domain/desk/clinic-settings.js';
+import { answerOf, LIST_REPLIES, readReplies } from '../../../src/domain/reminders/replies.js';
+import { SET_REMINDERS } from '../../../src/domain/reminders/set-reminders.js';
+import { SET_SMS_GATEWAY } from '../../../src/domain/reminders/set-sms-gateway.js';
+import { setClinicCountry, setClinicTimeZone } from '../../../src/domain/settings.js';
+import { connectionRunner, performUseCase, type AnyUseCase } from '../../../src/domain/use-case.js';
+import { createTestPatient } from '../../helpers/builders.js';
+import { useTestDatabase } from '../../helpers/fixtures.js';
 
 /** A local server that lists messages as a gateway would: `route` answers each path and query, every request's URL kept. */
 async function startInbox(): Promise<{ url: string; asked: string[]; route: (url: string) => unknown; close(): Promise<void> }> {

@@ -2,15 +2,15 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { updatePersonRow } from '../../src/db/persons.js';
-import { LIST_DEVICES, PAIR_DEVICE, REVOKE_DEVICE, type PairedDevice } from '../../src/domain/people/devices.js';
-import { ADD_PERSON, DISABLE_PERSON, ENABLE_PERSON, findPerson } from '../../src/domain/people/persons.js';
-import { hashPin } from '../../src/domain/people/pin.js';
-import { connectionRunner, runUseCase, type AnyUseCase } from '../../src/domain/use-case.js';
-import { buildPatient, idempotencyHeader } from '../helpers/builders.js';
-import { multipartBody } from '../helpers/multipart.js';
-import { useTestServer } from '../helpers/fixtures.js';
-import type { TestServer } from '../helpers/test-server.js';
+import { updatePersonRow } from '../../../src/db/persons.js';
+import { LIST_DEVICES, PAIR_DEVICE, REVOKE_DEVICE, type PairedDevice } from '../../../src/domain/people/devices.js';
+import { ADD_PERSON, DISABLE_PERSON, ENABLE_PERSON, findPerson } from '../../../src/domain/people/persons.js';
+import { hashPin } from '../../../src/domain/people/pin.js';
+import { connectionRunner, runUseCase, type AnyUseCase } from '../../../src/domain/use-case.js';
+import { buildPatient, idempotencyHeader } from '../../helpers/builders.js';
+import { multipartBody } from '../../helpers/multipart.js';
+import { useTestServer } from '../../helpers/fixtures.js';
+import type { TestServer } from '../../helpers/test-server.js';
 
 /** The OS user at the server PC, who pairs the PCs and adds the people here. */
 const osUser = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'it', name: 'it', source: 'server-pc', requestId: null } };

@@ -1,15 +1,15 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { before, describe, it } from 'node:test';
-import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
+import { sqliteDriver } from '../../../src/db/drivers/sqlite-driver.js';
 import { join } from 'node:path';
-import { createApiKey } from '../../src/domain/api-keys.js';
-import { addDoctor } from '../../src/domain/catalog.js';
-import { createTestInvoice } from '../helpers/builders.js';
-import { useTestServer } from '../helpers/fixtures.js';
-import { multipartBody } from '../helpers/multipart.js';
-import type { ApiResponse, RequestOptions } from '../helpers/test-server.js';
-import { assertChain, type AuditEvent } from '../helpers/audit-chain.js';
+import { createApiKey } from '../../../src/domain/api-keys.js';
+import { addDoctor } from '../../../src/domain/catalog.js';
+import { createTestInvoice } from '../../helpers/builders.js';
+import { useTestServer } from '../../helpers/fixtures.js';
+import { multipartBody } from '../../helpers/multipart.js';
+import type { ApiResponse, RequestOptions } from '../../helpers/test-server.js';
+import { assertChain, type AuditEvent } from '../../helpers/audit-chain.js';
 
 // The audit trail of interface 1.2.0 (clinic-api-1.2.md, "Audit trail"), black box over HTTP:
 // what each answer records, the hash chain recomputed here, and GET /audit-events.

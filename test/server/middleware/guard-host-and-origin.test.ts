@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { createConnection } from 'node:net';
 import { describe, it } from 'node:test';
-import { assertMatchesContract } from '../helpers/contract.js';
-import { useTestServer } from '../helpers/fixtures.js';
-import { corsHeaderNames, rawRequest, refusalCode, type RawResponse } from '../helpers/raw-request.js';
+import { assertMatchesContract } from '../../helpers/contract.js';
+import { useTestServer } from '../../helpers/fixtures.js';
+import { corsHeaderNames, rawRequest, refusalCode, type RawResponse } from '../../helpers/raw-request.js';
 
 // clinic-api-1.2.md, "Network": a server started as `clinic serve` is by default (127.0.0.1, no
 // --allowed-host, no --allowed-origin). The options themselves: test/cli/serve-network.test.ts.

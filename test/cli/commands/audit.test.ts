@@ -4,16 +4,16 @@ import { hostname, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
-import { addDoctor } from '../../src/domain/catalog.js';
-import { bookAppointment } from '../../src/domain/appointments/book-appointment.js';
-import { recordPayment } from '../../src/domain/payments/record-payment.js';
-import { setClinicTimeZone } from '../../src/domain/settings.js';
-import { buildPayment, createTestInvoice, createTestPatient } from '../helpers/builders.js';
-import { copyReleaseFixture, useDataDirs, useTestDatabase } from '../helpers/fixtures.js';
-import { addDocument } from '../helpers/module-tables.js';
-import { programPath, runClinic, type CliResult } from '../helpers/run-cli.js';
-import { assertChain, trailOf, type AuditEvent } from '../helpers/audit-chain.js';
+import { sqliteDriver } from '../../../src/db/drivers/sqlite-driver.js';
+import { addDoctor } from '../../../src/domain/catalog.js';
+import { bookAppointment } from '../../../src/domain/appointments/book-appointment.js';
+import { recordPayment } from '../../../src/domain/payments/record-payment.js';
+import { setClinicTimeZone } from '../../../src/domain/settings.js';
+import { buildPayment, createTestInvoice, createTestPatient } from '../../helpers/builders.js';
+import { copyReleaseFixture, useDataDirs, useTestDatabase } from '../../helpers/fixtures.js';
+import { addDocument } from '../../helpers/module-tables.js';
+import { programPath, runClinic, type CliResult } from '../../helpers/run-cli.js';
+import { assertChain, trailOf, type AuditEvent } from '../../helpers/audit-chain.js';
 
 // The audit trail at the desk (clinic-api-1.2.md, "Audit trail"): what the commands record,
 // `clinic audit list|verify|export`, check, backup and restore, an upgrade. Real CLI processes.
@@ -502,7 +502,7 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
   });
 
   describe('upgrading a data directory of release 1.1.0', { concurrency: 1 }, () => {
-    const fixture = fileURLToPath(new URL('../fixtures/release-1.1.0', import.meta.url));
+    const fixture = fileURLToPath(new URL('../../fixtures/release-1.1.0', import.meta.url));
     let dataDir: string;
     before(async () => {
       dataDir = copyReleaseFixture(fixture, tempDir());
