@@ -16,6 +16,13 @@ const VOID = 'src/domain/invoices/void-invoice.ts';
 const VOID_TABLE = ['test/domain/invoices/void-invoice.test.ts'];
 const PATIENT_UPDATE = 'src/domain/patients/update-patient.ts';
 const PATIENT_UPDATE_TABLE = ['test/domain/patients/update-patient.test.ts'];
+const READS = [
+  'test/domain/patients/read-patient.test.ts',
+  'test/domain/patients/find-patients.test.ts',
+  'test/domain/appointments/list-appointments.test.ts',
+  'test/domain/invoices/read-invoice.test.ts',
+  'test/domain/invoices/list-invoices.test.ts',
+];
 
 /** @type {{ title: string; file: string; from: string; to: string; tests: string[] }[]} */
 export const MUTANTS = [
@@ -267,5 +274,41 @@ export const MUTANTS = [
     from: "if (spec.kind === 'object') value = { ...(fromColumn(spec, stored) as object), ...(value as object) };",
     to: '',
     tests: PATIENT_UPDATE_TABLE,
+  },
+  // What reads record (their HTTP and desk sequences became these tables' rows).
+  {
+    title: 'a search records the text searched for as null',
+    file: 'src/domain/patients/find-patients.ts',
+    from: 'detail: { q: query.q ?? null },',
+    to: 'detail: { q: null },',
+    tests: READS,
+  },
+  {
+    title: 'a list records a patient once per item, not once per patient',
+    file: 'src/domain/audit/record-audit.ts',
+    from: 'if (patientId === null || seen.has(patientId)) continue;',
+    to: 'if (patientId === null) continue;',
+    tests: READS,
+  },
+  {
+    title: 'a list records the blocked time of no patient',
+    file: 'src/domain/audit/record-audit.ts',
+    from: 'if (patientId === null || seen.has(patientId)) continue;',
+    to: 'if (seen.has(patientId!)) continue;',
+    tests: READS,
+  },
+  {
+    title: 'an appointment of no patient records a read',
+    file: 'src/domain/audit/record-audit.ts',
+    from: 'return patientId === null ? [] : [{ action, patientId, subjectId }];',
+    to: 'return [{ action, patientId: patientId!, subjectId }];',
+    tests: READS,
+  },
+  {
+    title: 'an invoice read records another action',
+    file: 'src/domain/invoices/read-invoice.ts',
+    from: "audit: (invoice) => [{ action: 'invoice.read',",
+    to: "audit: (invoice) => [{ action: 'invoice.list' as 'invoice.read',",
+    tests: READS,
   },
 ];

@@ -148,8 +148,9 @@ function runScenario<G>(db: Db, useCase: AnyUseCase, scenario: Scenario<G>): voi
 }
 
 /**
- * Asserts each field named in `expected` of `actual`: nested plain objects field by field, a
- * RegExp as a string it matches (a time stamped by the run), anything else deep-equal.
+ * Asserts each field named in `expected` of `actual`: nested plain objects field by field (in a
+ * list too, item by item, the list as long), a RegExp as a string it matches (a time stamped by
+ * the run), anything else deep-equal.
  */
 export function assertFields(actual: unknown, expected: object, where: string): void {
   assert.ok(actual !== null && typeof actual === 'object', `${where}: an object, not ${JSON.stringify(actual)}`);
@@ -158,7 +159,14 @@ export function assertFields(actual: unknown, expected: object, where: string): 
     if (value instanceof RegExp) {
       assert.ok(typeof got === 'string', `${where}.${field}: a string, not ${JSON.stringify(got)}`);
       assert.match(got, value, `${where}.${field}`);
-    } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) assertFields(got, value, `${where}.${field}`);
+    } else if (Array.isArray(value) && value.some(isPlainObject)) {
+      assert.ok(Array.isArray(got) && got.length === value.length, `${where}.${field}: ${value.length} items, not ${JSON.stringify(got)}`);
+      value.forEach((item: unknown, i) =>
+        isPlainObject(item)
+          ? assertFields(got[i], item, `${where}.${field}[${i}]`)
+          : assert.deepEqual(got[i], item, `${where}.${field}[${i}]`),
+      );
+    } else if (isPlainObject(value)) assertFields(got, value, `${where}.${field}`);
     else assert.deepEqual(got, value, `${where}.${field}`);
   }
 }
@@ -173,4 +181,8 @@ function snapshot(db: Db): Record<string, unknown[]> {
     name: string;
   }[];
   return Object.fromEntries(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}"`).all()]));
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof RegExp);
 }

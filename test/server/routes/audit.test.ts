@@ -4,7 +4,6 @@ import { before, describe, it } from 'node:test';
 import { sqliteDriver } from '../../../src/db/drivers/sqlite-driver.js';
 import { join } from 'node:path';
 import { createApiKey } from '../../../src/domain/api-keys.js';
-import { addDoctor } from '../../../src/domain/catalog.js';
 import { createTestInvoice } from '../../helpers/builders.js';
 import { useTestServer } from '../../helpers/fixtures.js';
 import { multipartBody } from '../../helpers/multipart.js';
@@ -18,12 +17,10 @@ describe('the audit trail over HTTP', () => {
   const server = useTestServer();
   /** The key every recorded request of this suite is made with, and its id and name. */
   let auditor: { id: string; key: string; name: string };
-  let doctorId: string;
 
   before(() => {
     const created = createApiKey(server.db, { name: 'Audit test integration' });
     auditor = { id: created.id, key: created.key, name: 'Audit test integration' };
-    doctorId = addDoctor(server.db, { name: 'Dr. Audit', color: '#123456' }).id;
   });
 
   const call = (method: string, path: string, options: RequestOptions = {}) =>
@@ -116,38 +113,19 @@ describe('the audit trail over HTTP', () => {
       });
     });
 
-    it('GET /patients?q: one patient.search per patient on the page returned, with the text searched', async () => {
+    // What a search, a list and a read of appointments and invoices record (one event per patient
+    // on the page returned, q null without a text, nothing for nobody found or a blocked time):
+    // the tables of FIND_PATIENTS, READ_APPOINTMENT, LIST_APPOINTMENTS, READ_INVOICE and LIST_INVOICES.
+    // Here, that a list's events carry the actor and the one request they came from.
+    it('GET /patients?q: its events, one per patient on the page, name the key and share the request id', async () => {
       const word = `Searchable${randomUUID().slice(0, 8)}`;
-      const found = [await newPatient(word), await newPatient(word), await newPatient(word)];
+      await newPatient(word);
+      await newPatient(word);
       let response!: ApiResponse;
-      const events = await recorded(async () => (response = await call('GET', `/patients?q=${word}&limit=2`)));
+      const events = await recorded(async () => (response = await call('GET', `/patients?q=${word}`)));
       assert.equal(response.status, 200);
-      assert.equal(response.body.length, 2, 'a page of two of the three');
-      assert.equal(events.length, 2, 'one per patient on the page, not per match');
-      const onPage = (response.body as { id: string; patient_number: string }[]).map((p) => p.id).sort();
-      assert.deepEqual(events.map((e) => e.patient_id).sort(), onPage);
-      for (const event of events) {
-        const patient = found.find((p) => p.id === event.patient_id)!;
-        assertEvent(event, response, {
-          action: 'patient.search',
-          patient_number: patient.patient_number,
-          subject_type: 'patient',
-          subject_id: null,
-          detail: { q: word },
-        });
-      }
-      assert.equal(events[0]!.request_id, events[1]!.request_id, 'one request');
-    });
-
-    it('GET /patients without q: patient.search with q null; a search that finds nobody records nothing', async () => {
-      await newPatient();
-      let response!: ApiResponse;
-      const events = await recorded(async () => (response = await call('GET', '/patients?limit=3')));
-      assert.equal(response.body.length, 3);
-      assert.equal(events.length, 3);
-      for (const event of events) assertEvent(event, response, { action: 'patient.search', subject_id: null, detail: { q: null } });
-      const none = await recorded(() => call('GET', `/patients?q=nobody${randomUUID().slice(0, 8)}`));
-      assert.deepEqual(none, []);
+      assert.equal(events.length, 2);
+      for (const event of events) assertEvent(event, response, { action: 'patient.search', detail: { q: word } });
     });
 
     // PATCH /patients/{id}: patient.update with the fields changed, sorted, and changed [] for a no-op:
@@ -155,60 +133,6 @@ describe('the audit trail over HTTP', () => {
 
     // appointment.create and appointment.update (the request fields changed, sorted; [] for a
     // change of nothing): BOOK_APPOINTMENT's and UPDATE_APPOINTMENT's tables (test/domain/appointments/).
-
-    it('appointments: a read, and one read per distinct patient of a list, none for a blocked time', async () => {
-      const [first, second] = [await newPatient('Terminata'), await newPatient('Terminata')];
-      const day = '2031-03-0';
-      const book = (patientId: string, hour: number, n: number) =>
-        call('POST', '/appointments', {
-          body: {
-            patient_id: patientId,
-            resource_id: doctorId,
-            start_at: `${day}${n}T${String(hour).padStart(2, '0')}:00:00Z`,
-            end_at: `${day}${n}T${String(hour).padStart(2, '0')}:30:00Z`,
-          },
-        });
-
-      const booked = await book(first.id, 9, 3);
-      assert.equal(booked.status, 201, booked.text);
-
-      // Two more of the first patient's, one of the second's, one of nobody's (a blocked time).
-      assert.equal((await book(first.id, 10, 3)).status, 201);
-      assert.equal((await book(second.id, 11, 3)).status, 201);
-      // An appointment of no patient (a doctor's blocked time, as older releases stored them): a
-      // copy of the booked one without its patient, written to the database directly.
-      const blocked = { body: { id: randomUUID() } };
-      const columns = (
-        server.db.prepare('SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0').all('appointments') as { name: string }[]
-      )
-        .map((c) => c.name)
-        .filter((name) => name !== 'seq');
-      const row = server.db.prepare('SELECT * FROM appointments WHERE id = ?').get(booked.body.id) as Record<string, unknown>;
-      server.db
-        .prepare(`INSERT INTO appointments (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`)
-        .run(Object.fromEntries(columns.map((c) => [c, c === 'id' ? blocked.body.id : c === 'patient_id' ? null : row[c]])));
-
-      let read!: ApiResponse;
-      const reads = await recorded(async () => (read = await call('GET', `/appointments/${booked.body.id}`)));
-      assert.equal(read.status, 200);
-      assert.equal(reads.length, 1);
-      assertEvent(reads[0], read, {
-        action: 'appointment.read',
-        patient_id: first.id,
-        subject_type: 'appointment',
-        subject_id: booked.body.id,
-      });
-      assert.deepEqual(await recorded(() => call('GET', `/appointments/${blocked.body.id}`)), []);
-
-      let list!: ApiResponse;
-      const listed = await recorded(async () => (list = await call('GET', `/appointments?from=${day}3&to=${day}3`)));
-      assert.equal(list.status, 200, list.text);
-      assert.equal(list.body.length, 4, 'all four on the page');
-      assert.equal(listed.length, 2, 'one per distinct patient, none for the blocked time');
-      assert.deepEqual(listed.map((e) => e.patient_id).sort(), [first.id, second.id].sort());
-      for (const event of listed)
-        assertEvent(event, list, { action: 'appointment.read', subject_type: 'appointment', subject_id: null, detail: null });
-    });
 
     it('documents: upload document.create, list document.list, download document.read; a 304 records nothing', async () => {
       const patient = await newPatient();
@@ -265,36 +189,6 @@ describe('the audit trail over HTTP', () => {
       assert.equal(notModified.status, 304);
       assert.deepEqual(none, [], 'a 304 shows nothing and records nothing');
     });
-
-    it('invoices: one invoice.read per distinct patient of a list, and a read', async () => {
-      const [first, second] = [await newPatient(), await newPatient()];
-      const invoices = [
-        createTestInvoice(server.db, { patient_id: first.id }),
-        createTestInvoice(server.db, { patient_id: first.id }),
-        createTestInvoice(server.db, { patient_id: second.id }),
-      ];
-      let list!: ApiResponse;
-      const listed = await recorded(async () => (list = await call('GET', '/invoices?limit=3')));
-      assert.equal(list.status, 200);
-      assert.deepEqual((list.body as { id: string }[]).map((i) => i.id).sort(), invoices.map((i) => i.id).sort(), 'the newest three');
-      assert.equal(listed.length, 2, 'one per distinct patient');
-      assert.deepEqual(listed.map((e) => e.patient_id).sort(), [first.id, second.id].sort());
-      for (const event of listed)
-        assertEvent(event, list, { action: 'invoice.read', subject_type: 'invoice', subject_id: null, detail: null });
-
-      let read!: ApiResponse;
-      const reads = await recorded(async () => (read = await call('GET', `/invoices/${invoices[2]!.id}`)));
-      assert.equal(reads.length, 1);
-      assertEvent(reads[0], read, {
-        action: 'invoice.read',
-        patient_id: second.id,
-        patient_number: second.patient_number,
-        subject_type: 'invoice',
-        subject_id: invoices[2]!.id,
-      });
-    });
-    // invoice.void, payment.create and refund.create, and their replays recording nothing: the tables
-    // of VOID_INVOICE, RECORD_PAYMENT and REFUND_PAYMENT (test/domain/invoices, test/domain/payments).
   });
 
   describe('what records nothing', () => {
@@ -341,7 +235,7 @@ describe('the audit trail over HTTP', () => {
       await call('PATCH', `/patients/${patient.id}`, { body: { title: 'Mag. ünïcødé "quoted"' } });
       await call('GET', `/patients?q=${encodeURIComponent('Ada   Auditee')}`);
       const events = await eventsAfter();
-      assert.ok(events.length > 40, `${events.length} events`);
+      assert.ok(events.length > 15, `${events.length} events`);
       assertChain(events);
       // The same rows the database holds.
       const raw = sqliteDriver().open(join(server.dataDir, 'clinic.db'));
@@ -463,7 +357,7 @@ describe('the audit trail over HTTP', () => {
     });
 
     it('pages by after and limit (1..1000, default 100) with a Link to the next page and none on the last', async () => {
-      for (let n = 0; n < 60; n++) assert.equal((await call('GET', `/patients/${subject.id}`)).status, 200);
+      for (let n = 0; n < 80; n++) assert.equal((await call('GET', `/patients/${subject.id}`)).status, 200);
       const all = await eventsAfter();
       assert.ok(all.length > 100, `${all.length} events, more than a default page`);
       const first = await get('');
