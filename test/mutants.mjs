@@ -16,6 +16,7 @@ const VOID = 'src/domain/invoices/void-invoice.ts';
 const VOID_TABLE = ['test/domain/invoices/void-invoice.test.ts'];
 const PATIENT_UPDATE = 'src/domain/patients/update-patient.ts';
 const PATIENT_UPDATE_TABLE = ['test/domain/patients/update-patient.test.ts'];
+const SETTINGS_TABLE = ['test/domain/desk/clinic-settings.test.ts'];
 const READS = [
   'test/domain/patients/read-patient.test.ts',
   'test/domain/patients/find-patients.test.ts',
@@ -310,5 +311,34 @@ export const MUTANTS = [
     from: "audit: (invoice) => [{ action: 'invoice.read',",
     to: "audit: (invoice) => [{ action: 'invoice.list' as 'invoice.read',",
     tests: READS,
+  },
+  // Settings (their desk loops of names became SET_TIME_ZONE's rows).
+  {
+    title: 'a time zone refused offers nothing',
+    file: 'src/domain/settings.ts',
+    from: 'const suggestions = suggestTimeZones(typed);',
+    to: 'const suggestions: string[] = [];',
+    tests: SETTINGS_TABLE,
+  },
+  {
+    title: 'a time zone typed between spaces is refused',
+    file: 'src/domain/settings.ts',
+    from: 'const timeZone = canonicalTimeZone(typed.trim());',
+    to: 'const timeZone = canonicalTimeZone(typed);',
+    tests: SETTINGS_TABLE,
+  },
+  {
+    title: 'a name set again counts as changed',
+    file: 'src/domain/settings.ts',
+    from: 'return { name, changed: before !== name };',
+    to: 'return { name, changed: true };',
+    tests: SETTINGS_TABLE,
+  },
+  {
+    title: 'records may be kept 31 years',
+    file: 'src/domain/retention/retention-rules.ts',
+    from: 'export const MAX_RECORDS_YEARS = 30;',
+    to: 'export const MAX_RECORDS_YEARS = 31;',
+    tests: SETTINGS_TABLE,
   },
 ];

@@ -48,7 +48,12 @@ export type Outcome =
   /** A coded refusal (AppError): its code and HTTP status, and what its message must say. */
   | { refused: string; status: number; message?: RegExp }
   /** A request off its schema (ValidationError, 422): the `loc` of each issue, joined with dots, and their types if named. */
-  | { invalid: readonly string[]; types?: readonly string[] };
+  | {
+      invalid: readonly string[];
+      types?: readonly string[];
+      /** The named fields of each issue's `ctx` (what a refusal offers instead: `did_you_mean`). */
+      ctx?: readonly Record<string, unknown>[];
+    };
 
 export interface Scenario<G> {
   title: string;
@@ -113,6 +118,7 @@ function runScenario<G>(db: Db, useCase: AnyUseCase, scenario: Scenario<G>): voi
             error.issues.map((issue) => issue.type),
             expected.types,
           );
+        expected.ctx?.forEach((ctx, i) => assertFields(error.issues[i]?.ctx ?? {}, ctx, `issue ${i + 1}: ctx`));
       } else {
         assert.ok(error instanceof AppError, `refused with an AppError, not ${String(error)}`);
         assert.deepEqual([error.code, error.status], [expected.refused, expected.status], error.message);

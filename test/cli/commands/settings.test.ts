@@ -35,39 +35,29 @@ describe('clinic settings: the time zone', () => {
     assert.match(text, /^Currency {3}EUR \(the default; clinic settings set-currency CODE sets the clinic's\)$/m);
   });
 
-  for (const [typed, stored] of [
-    ['europe/vienna', 'Europe/Vienna'],
-    ['EUROPE/VIENNA', 'Europe/Vienna'],
-    [' America/New_York ', 'America/New_York'],
-    ['utc', 'UTC'],
-    ['Etc/UTC', 'UTC'],
-  ]) {
-    it(`stores ${JSON.stringify(typed)} as ${stored}`, async () => {
-      const result = await clinic('settings', 'set-timezone', typed!);
-      assert.equal(result.code, 0, result.stderr);
-      assert.equal(result.stdout, `Time zone set to ${stored}: times without an offset are read in it.\n`);
-      assert.deepEqual(await shown(), {
-        timezone: stored,
-        timezone_source: 'setting',
-        currency: 'EUR',
-        currency_source: 'default',
-        contact_rule: 'email-and-mobile',
-        contact_rule_source: 'default',
-        name: null,
-        country: null,
-        retention: null,
-      });
+  // Which names are stored as which zone, and which zone is offered for a name refused:
+  // SET_TIME_ZONE's table (test/domain/desk/clinic-settings.test.ts). Here, what the desk prints.
+  it('stores a zone typed in any case and between spaces by its IANA name, and says how it reads times', async () => {
+    const stored = 'America/New_York';
+    const result = await clinic('settings', 'set-timezone', ' america/new_york ');
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stdout, `Time zone set to ${stored}: times without an offset are read in it.\n`);
+    assert.deepEqual(await shown(), {
+      timezone: stored,
+      timezone_source: 'setting',
+      currency: 'EUR',
+      currency_source: 'default',
+      contact_rule: 'email-and-mobile',
+      contact_rule_source: 'default',
+      name: null,
+      country: null,
+      retention: null,
     });
-  }
+  });
 
   for (const [typed, meant] of [
-    ['Vienna', 'Europe/Vienna'],
-    ['vienna', 'Europe/Vienna'],
     ['new york', 'America/New_York'],
-    ['New_York', 'America/New_York'],
-    ['Europe/Viena', 'Europe/Vienna'],
     ['Europe/Berlni', 'Europe/Berlin'],
-    ['America/Vienna', 'Europe/Vienna'],
   ]) {
     it(`refuses ${JSON.stringify(typed)}, naming it, and asks whether ${meant} was meant`, async () => {
       const lines = refusalLines(await clinic('settings', 'set-timezone', typed!));
