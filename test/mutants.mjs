@@ -17,6 +17,8 @@ const VOID_TABLE = ['test/domain/invoices/void-invoice.test.ts'];
 const PATIENT_UPDATE = 'src/domain/patients/update-patient.ts';
 const PATIENT_UPDATE_TABLE = ['test/domain/patients/update-patient.test.ts'];
 const SETTINGS_TABLE = ['test/domain/desk/clinic-settings.test.ts'];
+const CATALOG = 'src/domain/catalog.ts';
+const CATALOG_TABLE = ['test/domain/catalog.test.ts'];
 const READS = [
   'test/domain/patients/read-patient.test.ts',
   'test/domain/patients/find-patients.test.ts',
@@ -340,5 +342,34 @@ export const MUTANTS = [
     from: 'export const MAX_RECORDS_YEARS = 30;',
     to: 'export const MAX_RECORDS_YEARS = 31;',
     tests: SETTINGS_TABLE,
+  },
+  // The catalog.
+  {
+    title: 'catalog: names are compared as written',
+    file: CATALOG,
+    from: 'const wanted = foldName(name);',
+    to: 'const wanted = name;',
+    tests: CATALOG_TABLE,
+  },
+  {
+    title: 'catalog: a colour name is stored as typed',
+    file: CATALOG,
+    from: 'const storedColor = (color: string) => (HEX_COLOR.test(color) ? color : color.toLowerCase());',
+    to: 'const storedColor = (color: string) => color;',
+    tests: CATALOG_TABLE,
+  },
+  {
+    title: 'catalog: any colour is taken',
+    file: CATALOG,
+    from: "if (!isPlainObject(body) || typeof body.color !== 'string') return [];",
+    to: 'return [];',
+    tests: CATALOG_TABLE,
+  },
+  {
+    title: "catalog: a change of case of a doctor's own name is taken for another's",
+    file: CATALOG,
+    from: 'if (body.allow_duplicate !== true && foldName(after.name) !== foldName(row.name)) {\n      const holder = holderOf(listActiveDoctorRows(db)',
+    to: 'if (body.allow_duplicate !== true) {\n      const holder = holderOf(listActiveDoctorRows(db)',
+    tests: CATALOG_TABLE,
   },
 ];
