@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/open-database.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
@@ -55,4 +56,21 @@ export function createTestPatient(db: Db, overrides: PatientBody = {}): Patient 
 export function createTestInvoice(db: Db, overrides: InvoiceBody = {}): Invoice {
   const patientId = typeof overrides.patient_id === 'string' ? overrides.patient_id : createTestPatient(db).id;
   return createInvoice(db, buildInvoice(patientId, overrides));
+}
+
+/**
+ * A doctor's blocked time of no patient, as releases before 1.1.0 stored them: a copy of the
+ * appointment `appointmentId` without its patient, written to the database directly (no use case
+ * makes one now). Returns its id.
+ */
+export function insertBlockedTime(db: Db, appointmentId: string): string {
+  const id = randomUUID();
+  const columns = (db.prepare('SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0').all('appointments') as { name: string }[])
+    .map((column) => column.name)
+    .filter((name) => name !== 'seq');
+  const row = db.prepare('SELECT * FROM appointments WHERE id = ?').get(appointmentId) as Record<string, unknown>;
+  db.prepare(`INSERT INTO appointments (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`).run(
+    Object.fromEntries(columns.map((c) => [c, c === 'id' ? id : c === 'patient_id' ? null : row[c]])),
+  );
+  return id;
 }

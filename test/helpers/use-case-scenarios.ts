@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { Db } from '../../src/db/open-database.js';
 import { AppError, ValidationError } from '../../src/errors.js';
+import { isPlainObject } from '../../src/fields/plain-object.js';
 import { performUseCase, type AnyUseCase, type Caller, type RawRequest } from '../../src/domain/use-case.js';
 import { createTestInvoice } from './builders.js';
 import { useTestDatabase } from './fixtures.js';
@@ -160,21 +161,20 @@ function runScenario<G>(db: Db, useCase: AnyUseCase, scenario: Scenario<G>): voi
  */
 export function assertFields(actual: unknown, expected: object, where: string): void {
   assert.ok(actual !== null && typeof actual === 'object', `${where}: an object, not ${JSON.stringify(actual)}`);
-  for (const [field, value] of Object.entries(expected)) {
-    const got: unknown = (actual as Record<string, unknown>)[field];
-    if (value instanceof RegExp) {
-      assert.ok(typeof got === 'string', `${where}.${field}: a string, not ${JSON.stringify(got)}`);
-      assert.match(got, value, `${where}.${field}`);
-    } else if (Array.isArray(value) && value.some(isPlainObject)) {
-      assert.ok(Array.isArray(got) && got.length === value.length, `${where}.${field}: ${value.length} items, not ${JSON.stringify(got)}`);
-      value.forEach((item: unknown, i) =>
-        isPlainObject(item)
-          ? assertFields(got[i], item, `${where}.${field}[${i}]`)
-          : assert.deepEqual(got[i], item, `${where}.${field}[${i}]`),
-      );
-    } else if (isPlainObject(value)) assertFields(got, value, `${where}.${field}`);
-    else assert.deepEqual(got, value, `${where}.${field}`);
-  }
+  for (const [field, value] of Object.entries(expected))
+    assertValue((actual as Record<string, unknown>)[field], value, `${where}.${field}`);
+}
+
+/** One expected value, as assertFields reads it. */
+function assertValue(got: unknown, value: unknown, where: string): void {
+  if (value instanceof RegExp) {
+    assert.ok(typeof got === 'string', `${where}: a string, not ${JSON.stringify(got)}`);
+    assert.match(got, value, where);
+  } else if (Array.isArray(value) && value.some(isPlainObject)) {
+    assert.ok(Array.isArray(got) && got.length === value.length, `${where}: ${value.length} items, not ${JSON.stringify(got)}`);
+    value.forEach((item: unknown, i) => assertValue(got[i], item, `${where}[${i}]`));
+  } else if (isPlainObject(value)) assertFields(got, value, where);
+  else assert.deepEqual(got, value, where);
 }
 
 function lastSeq(db: Db, table: string): number {
@@ -187,8 +187,4 @@ function snapshot(db: Db): Record<string, unknown[]> {
     name: string;
   }[];
   return Object.fromEntries(tables.map(({ name }) => [name, db.prepare(`SELECT * FROM "${name}"`).all()]));
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) && !(value instanceof RegExp);
 }

@@ -3,7 +3,7 @@ import type { Db } from '../../../src/db/open-database.js';
 import { bookAppointment } from '../../../src/domain/appointments/book-appointment.js';
 import { LIST_APPOINTMENTS, READ_APPOINTMENT } from '../../../src/domain/appointments/list-appointments.js';
 import { setClinicTimeZone } from '../../../src/domain/settings.js';
-import { createTestPatient } from '../../helpers/builders.js';
+import { createTestPatient, insertBlockedTime } from '../../helpers/builders.js';
 import { describeScenarios, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -32,16 +32,7 @@ const aDay = (db: Db): Given => {
   const adasFirst = book(ada, '09');
   book(ada, '10');
   book(bob, '11');
-  const blocked = randomUUID();
-  const columns = (db.prepare('SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0').all('appointments') as { name: string }[])
-    .map((column) => column.name)
-    .filter((name) => name !== 'seq');
-  const row = db.prepare('SELECT * FROM appointments WHERE id = ?').get(adasFirst) as Record<string, unknown>;
-  db.prepare(`INSERT INTO appointments (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`).run(
-    Object.fromEntries(
-      columns.map((c) => [c, c === 'id' ? blocked : c === 'patient_id' ? null : c === 'appointment_number' ? 'A-999999' : row[c]]),
-    ),
-  );
+  const blocked = insertBlockedTime(db, adasFirst);
   return { ada, bob, adasFirst, blocked };
 };
 

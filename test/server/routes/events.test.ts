@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { createApiKey, SCOPES } from '../../../src/domain/api-keys.js';
 import { addDoctor, addService } from '../../../src/domain/catalog.js';
 import { setModuleEnabled } from '../../../src/domain/settings.js';
-import { buildPatient, createTestInvoice, type PatientBody } from '../../helpers/builders.js';
+import { buildPatient, createTestInvoice, insertBlockedTime, type PatientBody } from '../../helpers/builders.js';
 import type { ChangeEvent } from '../../helpers/change-feed.js';
 import { useTestServer } from '../../helpers/fixtures.js';
 import { multipartBody } from '../../helpers/multipart.js';
@@ -159,20 +159,9 @@ describe('the change feed over HTTP', () => {
       assert.equal(refused.status, 422, refused.text);
       assert.deepEqual(none, []);
 
-      // A doctor's blocked time without patient, as releases before 1.1.0 stored them: a copy of a
-      // booked appointment without its patient, written to the database directly.
       const booked = await book(patient.id, '2031-05-08');
       assert.equal(booked.status, 201, booked.text);
-      const blockedId = randomUUID();
-      const columns = (
-        server.db.prepare('SELECT name FROM pragma_table_xinfo(?) WHERE hidden = 0').all('appointments') as { name: string }[]
-      )
-        .map((c) => c.name)
-        .filter((name) => name !== 'seq');
-      const row = server.db.prepare('SELECT * FROM appointments WHERE id = ?').get(booked.body.id) as Record<string, unknown>;
-      server.db
-        .prepare(`INSERT INTO appointments (${columns.join(', ')}) VALUES (${columns.map((c) => `@${c}`).join(', ')})`)
-        .run(Object.fromEntries(columns.map((c) => [c, c === 'id' ? blockedId : c === 'patient_id' ? null : row[c]])));
+      const blockedId = insertBlockedTime(server.db, booked.body.id);
       const blocked = await server.request('GET', `/appointments/${blockedId}`);
       assert.equal(blocked.status, 200, blocked.text);
       assert.equal(blocked.body.patient_id, null);
