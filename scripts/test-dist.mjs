@@ -58,36 +58,27 @@ if (windows) {
 const DECIDED_FROM_THE_DATABASE = existingTestFiles(
   [
     'balances-in-currencies',
-    'billing',
-    'catalog-corrections',
     'commands/appointment',
+    'commands/catalog',
     'commands/invoice',
+    'commands/notifications',
     'commands/patient',
-    'contact-rule',
+    'commands/payment',
+    'commands/report',
     'desk',
     'desk-second-day',
     'invisible-names',
-    'references',
     // Every desk command as a person of each role: a few hundred commands, decided from the
     // database (staff.test.ts runs logins and the session file on both executables).
-    'role-matrix',
-    'void-refund',
+    'desk-roles',
   ]
     .map((name) => `test/cli/${name}.test.ts`)
     .concat(
       [
         'audit-size',
-        'confirm-appointment',
-        'contact-rule',
-        'erased-patient',
-        'idempotent-posts',
         'input-bounds',
-        'invisible-characters',
         'middleware/authorize',
-        'outstanding-balances',
-        'pagination',
-        'read-appointments',
-        'read-patients',
+        'middleware/throttle-failed-keys',
         'read-scopes',
         'retired-catalog',
         'routes/appointments',
@@ -100,8 +91,6 @@ const DECIDED_FROM_THE_DATABASE = existingTestFiles(
         'search-as-typed',
         'throttles/failed-key-throttle',
         'throttles/key-rate-limits',
-        'throttling',
-        'void-refund',
         'workers/audit-checkpoints',
         // In-process tests of the server's commit groups and change watch: no program is started.
         'writes/change-watch',
@@ -111,9 +100,31 @@ const DECIDED_FROM_THE_DATABASE = existingTestFiles(
 );
 // Its two PCs are two XDG_CONFIG_HOME folders; on Windows the folder is %APPDATA%\\clinic, which the test does not set.
 const NOT_ON_WINDOWS = existingTestFiles(['test/cli/desk-pc.test.ts']);
-// The suites that start the program, and the upgrade of a 1.0.0 data directory by this one.
-const suites = testFilesIn(['test/server', 'test/cli', 'test/fault', 'test/db/upgrade.test.ts'])
-  .filter((path) => !process.env.CLINIC_SUITES || process.env.CLINIC_SUITES.split(',').some((wanted) => path.includes(wanted)))
+// The test files beside their sources outside test/cli that start the program as the desk does,
+// from files and folders of the machine: each runs on both executables (test/server's on
+// dist/clinic as part of its folder).
+const STARTING_THE_PROGRAM_ELSEWHERE = existingTestFiles([
+  'test/db/data-directory.test.ts',
+  'test/db/file-modes.test.ts',
+  // The upgrade of a 1.0.0 data directory by this one.
+  'test/db/migrations.test.ts',
+  'test/domain/audit/audit-anchor.test.ts',
+  'test/domain/changes/feed-after-restore.test.ts',
+  'test/domain/documents/upload-document.test.ts',
+  'test/domain/maintenance/backup-archive.test.ts',
+  'test/domain/maintenance/backup.test.ts',
+  'test/domain/maintenance/tls-check.test.ts',
+  'test/domain/named-files.test.ts',
+  // serve as the desk starts it: its network flags, backups and outgoing mail.
+  'test/server/connections/network-policy.test.ts',
+  'test/server/workers/backup-schedule.test.ts',
+  'test/server/workers/notification-worker.test.ts',
+]);
+// The suites that start the program. Under Wine, unless CLINIC_SUITES chooses others, the desk's
+// and those beside their sources: CI leaves the HTTP and fault suites to the Linux runs.
+const wanted = process.env.CLINIC_SUITES?.split(',') ?? (windows ? ['test/cli/', ...STARTING_THE_PROGRAM_ELSEWHERE] : undefined);
+const suites = [...new Set(testFilesIn(['test/server', 'test/cli', 'test/fault', ...STARTING_THE_PROGRAM_ELSEWHERE]))]
+  .filter((path) => wanted === undefined || wanted.some((part) => path.includes(part)))
   .filter((path) => process.env.CLINIC_DIST_ALL === '1' || !DECIDED_FROM_THE_DATABASE.includes(path))
   .filter((path) => !windows || !NOT_ON_WINDOWS.includes(path));
 // PATH is that new directory alone, holding nothing but the copy: no node can be found on it.

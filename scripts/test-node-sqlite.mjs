@@ -13,6 +13,7 @@ const DRIVER_DECIDES_NOTHING = existingTestFiles(
     'server/browser-network',
     'server/connections/connection-limits',
     'server/connections/expect-continue',
+    'server/connections/http-server',
     'server/connections/plain-beside-tls',
     'server/generated-client',
     'server/middleware/document-upload',
@@ -22,23 +23,22 @@ const DRIVER_DECIDES_NOTHING = existingTestFiles(
     'server/openapi/examples',
     'server/prism-proxy',
     'server/routes/openapi',
-    'server/slow-clients',
     // The process, its files, folders, users and terminal; TLS; the machine's time zone.
-    'cli/check-tls',
     'cli/commands/autostart',
     'cli/commands/settings',
     'cli/commands/tls',
     'cli/desk-group',
     'cli/desk-pc',
     'cli/executable',
-    'cli/folder-modes',
-    'cli/hostile-data-dir',
+    'cli/given-files',
     'cli/progress-bar',
-    'cli/root-owned-files',
     'cli/serve-first-run',
-    'cli/serve-network',
     'cli/serve-start',
-    'cli/terminal-safety',
+    'cli/terminal-text',
+    'db/data-directory',
+    'db/file-modes',
+    'domain/maintenance/tls-check',
+    'server/connections/network-policy',
     // Random requests against the HTTP parsers; a week of reminders in real time (the sender's
     // statements run in test/domain and test/server).
     'fault/fuzz',
@@ -47,7 +47,7 @@ const DRIVER_DECIDES_NOTHING = existingTestFiles(
 );
 
 const all = process.env.CLINIC_NODE_SQLITE_ALL === '1';
-const suites = testFilesIn(['test/db', 'test/domain', 'test/server', 'test/fault', 'test/cli']).filter(
+const suites = testFilesIn(['test/db', 'test/domain', 'test/fields', 'test/server', 'test/fault', 'test/cli']).filter(
   (file) => all || !DRIVER_DECIDES_NOTHING.includes(file),
 );
 console.log(`node:sqlite on Node ${process.versions.node}: ${suites.length} test files`);

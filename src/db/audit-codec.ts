@@ -4,7 +4,7 @@
  * text. A value is stored in its short form only when it reads back unchanged; anything else (a
  * row someone altered before migration 7 converted it) is kept as it was, as text, so that the
  * trail verifies, or fails, exactly as before. The view `audit_events` decodes the same way in
- * SQL; test/db/audit-storage.test.ts holds both to the same rows.
+ * SQL; test/db/audit-codec.test.ts holds both to the same rows.
  */
 
 /** The `prev_hash` of the first event. */

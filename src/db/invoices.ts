@@ -242,7 +242,7 @@ export function sumOpenBalancesOfPatients(db: Db, patientIds: readonly string[])
   return statements(db).openBalancesOfPatients.all(JSON.stringify(patientIds));
 }
 
-/** SQLite's plan for sumOpenBalancesOfPatients, one line per step (test/db/list-plans.test.ts). */
+/** SQLite's plan for sumOpenBalancesOfPatients, one line per step (test/db/invoices.test.ts). */
 export function explainOpenBalancesOfPatients(db: Db): string[] {
   return db
     .prepare<[string], { detail: string }>(`EXPLAIN QUERY PLAN ${OPEN_BALANCES_OF_PATIENTS_SQL}`)
@@ -258,7 +258,7 @@ export function listBalancesOfPatientsOwingInSeveralCurrencies(db: Db): (OpenBal
   return statements(db).owingInSeveralCurrencies.all();
 }
 
-/** SQLite's plan for listBalancesOfPatientsOwingInSeveralCurrencies, one line per step (test/db/list-plans.test.ts). */
+/** SQLite's plan for listBalancesOfPatientsOwingInSeveralCurrencies, one line per step (test/db/invoices.test.ts). */
 export function explainPatientsOwingInSeveralCurrencies(db: Db): string[] {
   return db
     .prepare<[], { detail: string }>(`EXPLAIN QUERY PLAN ${OWING_IN_SEVERAL_CURRENCIES_SQL}`)

@@ -54,8 +54,9 @@ const statements = preparedFor((db) => ({
     `UPDATE reminders SET state = 'withdrawn', reason = 'rules_changed', updated_at = ? WHERE state = 'scheduled' AND rule_ms = ?`,
   ),
   scheduledWithStart: db.prepare<[], ScheduledReminder>(
-    `SELECT r.seq, r.rule_ms, a.start_at, r.due_at FROM reminders r JOIN appointments a ON a.id = r.appointment_id
-     WHERE r.state = 'scheduled'`,
+    `SELECT r.seq, r.id, r.appointment_id, a.appointment_number, r.patient_id, r.channel, r.rule_ms, a.start_at, r.due_at
+       FROM reminders r JOIN appointments a ON a.id = r.appointment_id
+      WHERE r.state = 'scheduled'`,
   ),
   moveDue: db.prepare<[string, string, number]>(`UPDATE reminders SET due_at = ?, updated_at = ? WHERE seq = ? AND state = 'scheduled'`),
   plannable: db.prepare<[string], PlannableAppointment>(
@@ -109,6 +110,11 @@ export function withdrawScheduledOfRule(db: Db, ruleMs: number, now: string): nu
 /** A scheduled reminder (its row, seq) with its appointment's start. */
 export interface ScheduledReminder {
   seq: number;
+  id: string;
+  appointment_id: string;
+  appointment_number: string;
+  patient_id: string;
+  channel: string | null;
   rule_ms: number;
   start_at: string;
   due_at: string;

@@ -33,7 +33,9 @@ export const INVOICE_INPUT_FIELDS = [
   field.uuid('patient_id', { required: true, description: 'The patient the invoice is for' }),
   field.money('total', { required: true, ...MONEY_LIMITS, description: 'Amount due, e.g. 120.50' }),
   currency('ISO 4217 code (default: the clinic currency)'),
-  field.datetime('issued_at', { description: 'When it was issued, a date-time or a date (default: now)' }),
+  field.datetime('issued_at', {
+    description: 'When it was issued, a date-time (default: now); the desk also takes a date, as its midnight in clinic time',
+  }),
 ] as const satisfies readonly FieldSpec[];
 
 /** The Invoice item of spec 2.8 as interface 1.2.0 gave it. */

@@ -1,14 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { cpSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
-import { explainPaymentsBetween } from '../../src/db/day-report.js';
-import { openDatabase } from '../../src/db/open-database.js';
-import { explainUpcomingAppointments } from '../../src/db/patient-calendar.js';
+import { before, describe, it } from 'node:test';
 import { insertDocument } from '../../src/db/documents.js';
-import { insertPayment } from '../../src/db/payments.js';
 import { bookAppointment } from '../../src/domain/appointments/book-appointment.js';
 import type { Appointment } from '../../src/domain/appointments/present-appointment.js';
 import { addDoctor, addService, type Doctor } from '../../src/domain/catalog.js';
@@ -17,11 +10,10 @@ import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
 import type { Patient } from '../../src/domain/patients/present-patient.js';
 import { recordPayment } from '../../src/domain/payments/record-payment.js';
 import { setClinicTimeZone, setModuleEnabled } from '../../src/domain/settings.js';
-import { formatDate, localDateOf } from '../../src/domain/validation/calendar.js';
 import { buildInvoice, createTestPatient } from '../helpers/builders.js';
 import { useTestServer } from '../helpers/fixtures.js';
-import { runClinic, type CliResult } from '../helpers/run-cli.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { runClinic } from '../helpers/run-cli.js';
+import { forPeople, jsonOf, lineWith, refusalOf } from '../helpers/desk-output.js';
 
 /**
  * The front desk's commands (clinic-api-1.1.md, "Staff references on the command line"): with
@@ -30,43 +22,8 @@ import { makeDataDir } from '../helpers/test-server.js';
  */
 
 const ZONE = 'Europe/Vienna';
-const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/i;
 const HOUR = 3600 * 1000;
 const DAY = 24 * HOUR;
-
-/**
- * The output of a command that succeeded, checked for what people should never see: ids (but
- * those `shownIds`, documents' ids, which have no number on paper) and lines over 100 columns.
- */
-function forPeople(result: CliResult, shownIds: readonly string[] = []): string {
-  assert.equal(result.code, 0, result.stderr);
-  assert.doesNotMatch(
-    shownIds.reduce((text, id) => text.replaceAll(id, ''), result.stdout),
-    UUID,
-    'a UUID in output for people',
-  );
-  for (const line of result.stdout.split('\n')) assert.ok([...line].length <= 100, `wider than 100 columns (${[...line].length}): ${line}`);
-  return result.stdout;
-}
-
-/** The parsed JSON a command printed. */
-function jsonOf<T = any>(result: CliResult): T {
-  assert.equal(result.code, 0, result.stderr);
-  return JSON.parse(result.stdout) as T;
-}
-
-/** The error body of a refused --json command, which must exit 1. */
-function refusalOf(result: CliResult): { code: string; message: string } {
-  assert.equal(result.code, 1, result.stdout);
-  return (JSON.parse(result.stderr) as { detail: { code: string; message: string } }).detail;
-}
-
-/** The line of `text` that contains `needle`. */
-function lineWith(text: string, needle: string): string {
-  const line = text.split('\n').find((candidate) => candidate.includes(needle));
-  assert.ok(line !== undefined, `no line with ${needle} in:\n${text}`);
-  return line;
-}
 
 /** An ISO instant `ms` from now, to the minute. */
 const fromNow = (ms: number) => new Date(Math.floor((Date.now() + ms) / 60000) * 60000).toISOString();
@@ -451,132 +408,6 @@ describe('the front desk commands', () => {
     });
   });
 
-  describe('clinic report day', () => {
-    let march: Record<string, string>;
-    before(() => {
-      const db = server.db;
-      const payer = createTestPatient(db, { first_name: 'Paula', last_name: 'Payer' });
-      const invoice = createInvoice(db, buildInvoice(payer.id, { total: '5000', issued_at: '2026-03-01T09:00:00Z' }));
-      const swiss = createTestPatient(db, { first_name: 'Urs', last_name: 'Schweizer' });
-      const francs = createInvoice(db, buildInvoice(swiss.id, { total: '300', currency: 'CHF', issued_at: '2026-03-01T09:00:00Z' }));
-      march = {};
-      // 29 March 2026 is the day Vienna moves to summer time: 23 hours, from 23:00 UTC on the
-      // 28th to 22:00 UTC on the 29th. Payments are written as recorded at chosen instants.
-      const pay = (name: string, invoiceId: string, cents: number, method: 'cash' | 'card' | 'bank' | 'other', at: string) => {
-        const id = randomUUID();
-        march[name] = id;
-        insertPayment(db, {
-          id,
-          invoice_id: invoiceId,
-          amount_cents: cents,
-          method,
-          note: null,
-          idempotency_key: null,
-          request_fingerprint: id,
-          invoice_status: 'partially_paid',
-          invoice_amount_paid_cents: cents,
-          invoice_balance_cents: 1,
-          created_at: at,
-        });
-      };
-      pay('dayBefore', invoice.id, 700, 'cash', '2026-03-28T22:59:59.999Z');
-      pay('midnight', invoice.id, 1000, 'cash', '2026-03-28T23:00:00.000Z');
-      pay('morning', invoice.id, 8550, 'card', '2026-03-29T08:15:00.000Z');
-      pay('dime', invoice.id, 10, 'cash', '2026-03-29T09:00:00.000Z');
-      pay('francs', francs.id, 2000, 'cash', '2026-03-29T10:00:00.000Z');
-      pay('twoDimes', invoice.id, 20, 'cash', '2026-03-29T12:00:00.000Z');
-      pay('late', invoice.id, 500, 'bank', '2026-03-29T21:59:00.000Z');
-      pay('nextDay', invoice.id, 900, 'other', '2026-03-29T22:00:00.000Z');
-    });
-
-    it("prints the clinic day's payments in the order recorded and the totals per method as JSON numbers", async () => {
-      const report = jsonOf(await clinic('report', 'day', '--date', '2026-03-29', '--json'));
-      const payment = (name: string, created_at: string, method: string, amount: number) => ({
-        payment_id: march[name],
-        created_at,
-        invoice_number: 'INV-2026-000005',
-        patient_number: report.payments[0]?.patient_number,
-        patient_name: 'Paula Payer',
-        method,
-        amount,
-      });
-      assert.match(report.payments[0].patient_number, /^P-\d{6}$/);
-      assert.deepEqual(report, {
-        date: '2026-03-29',
-        time_zone: ZONE,
-        currency: 'EUR',
-        payments: [
-          payment('midnight', '2026-03-28T23:00:00.000Z', 'cash', 10),
-          payment('morning', '2026-03-29T08:15:00.000Z', 'card', 85.5),
-          payment('dime', '2026-03-29T09:00:00.000Z', 'cash', 0.1),
-          payment('twoDimes', '2026-03-29T12:00:00.000Z', 'cash', 0.2),
-          payment('late', '2026-03-29T21:59:00.000Z', 'bank', 5),
-        ],
-        refunds: [],
-        // Summed in cents: 10 + 0.1 + 0.2 in floating point would be 10.299999999999999.
-        totals: { cash: 10.3, card: 85.5, bank: 5, other: 0 },
-        total: 100.8,
-      });
-    });
-
-    it('prints the cash count for people in clinic time, keeping other currencies out of the totals', async () => {
-      const text = forPeople(await clinic('report', 'day', '--date', '2026-03-29'));
-      assert.match(text, /^Payments Sun 29\.03\.2026 {2}\(times in Europe\/Vienna\)$/m);
-      assert.match(text, /^00:00 {2}INV-2026-000005 {2}P-\d{6} Paula Payer +cash +10\.00 EUR$/m);
-      assert.match(text, /^10:15 {2}INV-2026-000005 .* card +85\.50 EUR$/m);
-      assert.match(text, /^23:59 {2}.* bank +5\.00 EUR$/m);
-      assert.match(text, /^cash +10\.30 EUR$/m);
-      assert.match(text, /^card +85\.50 EUR$/m);
-      assert.match(text, /^bank +5\.00 EUR$/m);
-      assert.match(text, /^other +0\.00 EUR$/m);
-      assert.match(text, /^total +100\.80 EUR$/m);
-      assert.match(text, /^Not in the totals: paid in another currency than EUR\n.*\n12:00 .*Urs Schweizer +cash +20\.00 CHF$/m);
-    });
-
-    it("defaults to today's clinic day and lists a payment just recorded", async () => {
-      const invoice = createInvoice(server.db, buildInvoice(juergen.id, { total: '30' }));
-      const before = formatDate(localDateOf(Date.now(), ZONE));
-      const paid = jsonOf(
-        await clinic('record-payment', '--invoice', invoice.invoice_number, '--amount', '12.5', '--method', 'card', '--json'),
-      );
-      const report = jsonOf(await clinic('report', 'day', '--json'));
-      const afterwards = formatDate(localDateOf(Date.now(), ZONE));
-      assert.ok([before, afterwards].includes(report.date), report.date);
-      if (report.date === formatDate(localDateOf(Date.parse(paid.created_at), ZONE))) {
-        assert.deepEqual(
-          report.payments.find((item: { payment_id: string }) => item.payment_id === paid.payment_id),
-          {
-            payment_id: paid.payment_id,
-            created_at: paid.created_at,
-            invoice_number: invoice.invoice_number,
-            patient_number: juergen.patient_number,
-            patient_name: 'Jürgen Müller-Lüdenscheidt',
-            method: 'card',
-            amount: 12.5,
-          },
-        );
-      }
-      assert.deepEqual(jsonOf(await clinic('report', 'day', '--date', 'today', '--json')).date, report.date);
-    });
-
-    it('prints an empty day with zero totals', async () => {
-      const report = jsonOf(await clinic('report', 'day', '--date', '2026-03-31', '--json'));
-      assert.deepEqual([report.payments, report.totals, report.total], [[], { cash: 0, card: 0, bank: 0, other: 0 }, 0]);
-      assert.match(forPeople(await clinic('report', 'day', '--date', '2026-03-31')), /^No payments\.$/m);
-    });
-
-    it('refuses a --date that is no calendar date, naming --date', async () => {
-      const result = await clinic('report', 'day', '--date', '2026-13-01');
-      assert.equal(result.code, 1);
-      assert.match(result.stderr, /^ {2}--date "[^"]+": .*date_parsing/m);
-    });
-
-    it('reads one day of payments from the created_at index', () => {
-      const plan = explainPaymentsBetween(server.db).join('\n');
-      assert.match(plan, /SEARCH p USING INDEX payments_by_created_at \(created_at>\? AND created_at<\?\)/);
-    });
-  });
-
   describe('modules', () => {
     it('with billing off, refuses invoice create|list|show and report day, and patient show lists no invoices', async () => {
       setModuleEnabled(server.db, 'billing', false);
@@ -667,40 +498,5 @@ describe('the desk commands in --help', () => {
     assert.match(lineWith(list, '--date'), /30\.11\.2026, 2026-11-30, today or tomorrow/);
     assert.match(lineWith(list, '--doctor'), /name .* or the id/);
     assert.match(lineWith(await helpOf('report', 'day'), '--date'), /30\.11\.2026, 2026-11-30, today or tomorrow/);
-  });
-});
-
-describe('the indexes of the desk lists', () => {
-  let dataDir: string;
-  before(() => {
-    dataDir = makeDataDir();
-  });
-  after(() => rmSync(dataDir, { recursive: true, force: true }));
-
-  it("reads a patient's coming appointments from appointments_by_patient, in order", () => {
-    const db = openDatabase(join(dataDir, 'fresh'));
-    try {
-      const plan = explainUpcomingAppointments(db).join('\n');
-      assert.match(plan, /USING INDEX appointments_by_patient \(patient_id=\? AND start_at>\?\)/);
-      assert.doesNotMatch(plan, /TEMP B-TREE/);
-    } finally {
-      db.close();
-    }
-  });
-
-  it('gives a database upgraded from 1.0.0 the same payments_by_created_at index as a new one', () => {
-    const fixture = fileURLToPath(new URL('../fixtures/release-1.0.0', import.meta.url));
-    cpSync(fixture, join(dataDir, 'upgraded'), { recursive: true });
-    const indexSql = (dir: string) => {
-      const db = openDatabase(join(dataDir, dir));
-      try {
-        return db.prepare("SELECT sql FROM sqlite_master WHERE name = 'payments_by_created_at'").get() as { sql: string } | undefined;
-      } finally {
-        db.close();
-      }
-    };
-    const fresh = indexSql('fresh');
-    assert.equal(fresh?.sql, 'CREATE INDEX payments_by_created_at ON payments (created_at)');
-    assert.deepEqual(indexSql('upgraded'), fresh);
   });
 });

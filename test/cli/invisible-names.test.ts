@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { useTestDatabase } from '../helpers/fixtures.js';
-import { runClinic, type CliResult } from '../helpers/run-cli.js';
+import { runClinic } from '../helpers/run-cli.js';
+import { jsonOf } from '../helpers/desk-output.js';
 
 // Issue 39, L5 at the desk: a name typed or pasted with a zero-width space, a soft hyphen or a
 // bidi control is stored without it, as over the API, and found as it prints. Real CLI processes.
@@ -13,13 +14,9 @@ const RLO = '\u202e';
 describe('L5 at the desk: names with characters that print as nothing (issue 39)', () => {
   const data = useTestDatabase();
   const clinic = (...args: string[]) => runClinic([...args, '--data', data.dataDir]);
-  const json = <T>(result: CliResult): T => {
-    assert.equal(result.code, 0, result.stderr);
-    return JSON.parse(result.stdout) as T;
-  };
 
   it('create-patient and patient edit store the name without them; patient find finds it as it prints', async () => {
-    const created = json<{ patient_number: string; first_name: string; last_name: string }>(
+    const created = jsonOf<{ patient_number: string; first_name: string; last_name: string }>(
       await clinic(
         'create-patient',
         '--first-name',
@@ -34,13 +31,13 @@ describe('L5 at the desk: names with characters that print as nothing (issue 39)
       ),
     );
     assert.deepEqual([created.first_name, created.last_name], ['Eva', 'Zürcher']);
-    const found = json<{ patient_number: string }[]>(await clinic('patient', 'find', 'zürcher', '--json'));
+    const found = jsonOf<{ patient_number: string }[]>(await clinic('patient', 'find', 'zürcher', '--json'));
     assert.deepEqual(
       found.map((patient) => patient.patient_number),
       [created.patient_number],
     );
 
-    const edited = json<{ last_name: string }>(
+    const edited = jsonOf<{ last_name: string }>(
       await clinic('patient', 'edit', created.patient_number, '--last-name', `${RLO}Zürcher-Hof${ZWSP}`, '--json'),
     );
     assert.equal(edited.last_name, 'Zürcher-Hof');
@@ -64,6 +61,6 @@ describe('L5 at the desk: names with characters that print as nothing (issue 39)
     assert.notEqual(refused.code, 0);
     assert.match(refused.stderr, /last.name/);
     assert.match(refused.stderr, /at least 1 character/);
-    assert.deepEqual(json<unknown[]>(await clinic('patient', 'find', 'ida', '--json')), []);
+    assert.deepEqual(jsonOf<unknown[]>(await clinic('patient', 'find', 'ida', '--json')), []);
   });
 });

@@ -7,6 +7,7 @@ import { SET_REMINDERS } from '../../src/domain/reminders/set-reminders.js';
 import { performUseCase, type AnyUseCase } from '../../src/domain/use-case.js';
 import { createTestPatient } from '../helpers/builders.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
+import { explainDueReminder, explainReminderList } from '../../src/db/reminders.js';
 
 const desk = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'it', name: 'it', source: 'pc', requestId: null } };
 const everyReminder: ReminderFilter = { from: null, to: null, states: null, patientId: null, appointmentId: null };
@@ -81,5 +82,45 @@ describe('reminders due at the same instant, across states', () => {
     const due = findDueReminder(data.db, '2030-03-04T09:00:00.000Z');
     assert.equal(due?.id, scheduled[0]!.id);
     assert.equal(findDueReminder(data.db, '2030-03-04T08:59:59.999Z'), undefined);
+  });
+});
+
+/**
+ * Every list query is read from an index (the quality bar: "an index for every list query"),
+ * proved on SQLite's own plan rather than on timings.
+ */
+describe('the plans of the reminder lists', () => {
+  const data = useTestDatabase();
+
+  const everyReminder = { from: null, to: null, states: null, patientId: null, appointmentId: null };
+
+  for (const [what, filter, parts] of [
+    ['every reminder', everyReminder, 6],
+    [
+      "a day's sent and failed reminders",
+      { ...everyReminder, from: '2026-12-01T00:00:00.000Z', to: '2026-12-02T00:00:00.000Z', states: '["failed","sent"]' },
+      2,
+    ],
+  ] as const) {
+    it(`lists ${what} by (due_at, id) from reminders_by_state_due, one range per state merged, sorting only ties (issue 46)`, () => {
+      const plan = explainReminderList(data.db, filter).join('\n');
+      const ranges = plan.match(/SEARCH r USING INDEX reminders_by_state_due \(state=\? AND due_at>\? AND due_at<\?\)/g) ?? [];
+      assert.equal(ranges.length, parts, plan);
+      assert.match(plan, /MERGE \(UNION ALL\)/);
+      // Only the reminders due at the same instant are sorted, by id.
+      assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY|SCAN r\b/);
+    });
+  }
+
+  it("lists an appointment's reminders through reminders_by_appointment", () => {
+    const plan = explainReminderList(data.db, { ...everyReminder, appointmentId: 'appointment' }).join('\n');
+    assert.match(plan, /SEARCH r USING INDEX reminders_by_appointment \(appointment_id=\?\)/);
+    assert.doesNotMatch(plan, /SCAN r\b/);
+  });
+
+  it('finds the reminder due first among the scheduled ones alone, in order, sorting only ties (issue 46)', () => {
+    const plan = explainDueReminder(data.db).join('\n');
+    assert.match(plan, /SEARCH r USING INDEX reminders_by_state_due \(state=\? AND due_at<\?\)/);
+    assert.doesNotMatch(plan, /TEMP B-TREE FOR ORDER BY|SCAN r\b/);
   });
 });

@@ -1,5 +1,8 @@
+import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '../../src/db/open-database.js';
+import { bookAppointment } from '../../src/domain/appointments/book-appointment.js';
+import { readAppointment } from '../../src/domain/appointments/list-appointments.js';
 import {
   ADD_DOCTOR,
   ADD_SERVICE,
@@ -7,17 +10,20 @@ import {
   addService,
   EDIT_DOCTOR,
   EDIT_SERVICE,
+  LIST_SERVICES,
   REINSTATE_DOCTOR,
+  REINSTATE_SERVICE,
   RETIRE_DOCTOR,
   RETIRE_SERVICE,
 } from '../../src/domain/catalog.js';
 import { performUseCase } from '../../src/domain/use-case.js';
+import { createTestPatient } from '../helpers/builders.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../helpers/use-case-scenarios.js';
 
 /**
  * The catalog (`clinic doctor|service add|edit|retire|reinstate`), rule by rule: names the desk
  * compares as people do, colours a calendar can show, corrections recorded as catalog.update with
- * the fields changed. The desk's printouts: test/cli/catalog-corrections.test.ts; a retired doctor
+ * the fields changed. The desk's printouts: test/cli/commands/catalog.test.ts; a retired doctor
  * or service in bookings: the appointment tables (test/domain/appointments/).
  */
 
@@ -50,7 +56,7 @@ const corrected =
   (subject: keyof Given, item: Record<string, unknown>, changed: string[]) =>
   (given: Given): Outcome => ({
     result: { item, changed },
-    audit: [{ action: 'catalog.update', patient_id: null, subject_id: given[subject], detail: { changed } }],
+    audit: [{ action: 'catalog.update', patient_id: null, subject_type: 'catalog', subject_id: given[subject], detail: { changed } }],
     changes: [],
   });
 
@@ -186,9 +192,131 @@ const serviceEdits: Scenario<Given>[] = [
   },
 ];
 
+/** The service retired, as the desk's `service retire` leaves it. */
+const retireService = (db: Db, given: Given) =>
+  void performUseCase(RETIRE_SERVICE, db, { path: { service_id: given.serviceId } }, DESK_USER);
+
+const serviceRef = (given: Given) => ({ path: { service_id: given.serviceId } });
+
+/** Whether GET /services lists the service, and whether it does with include_retired. */
+const listedServices = (db: Db, serviceId: string) =>
+  [false, true].map((includeRetired) =>
+    performUseCase(LIST_SERVICES, db, { query: { include_retired: includeRetired } }, DESK_USER).some(
+      (service) => service.id === serviceId,
+    ),
+  );
+
+/** A correction of the service, and what the lists then offer: [bookable, listed with the retired]. */
+const servicesListed =
+  (item: Record<string, unknown>, changed: string[], listed: [boolean, boolean]) =>
+  (given: Given): Outcome => ({
+    ...corrected('serviceId', item, changed)(given),
+    then: (db) => assert.deepEqual(listedServices(db, given.serviceId), listed, '[listed, listed with the retired]'),
+  });
+
+/**
+ * RETIRE_SERVICE and REINSTATE_SERVICE (`clinic service retire|reinstate`, clinic-api-1.3.md,
+ * "Doctors and services"): a service no longer offered keeps its id and its appointments. A
+ * retired service in bookings: test/domain/appointments/book-appointment.test.ts and
+ * update-appointment.test.ts; over the API, test/server/retired-catalog.test.ts.
+ */
+const retiringServices: Scenario<Given>[] = [
+  {
+    title: 'retires a service: left out of the list, listed with the retired, recording retired_at changed',
+    given: aCatalog(),
+    request: serviceRef,
+    expect: servicesListed({ name: 'Kontrolle', retired_at: /^\d{4}-\d\d-\d\dT/ }, ['retired_at'], [false, true]),
+  },
+  {
+    title: 'retires a retired service as no change',
+    given: aCatalog(retireService),
+    request: serviceRef,
+    expect: servicesListed({ retired_at: /^\d{4}-/ }, [], [false, true]),
+  },
+  {
+    title: 'keeps the service on the appointments that name it',
+    given: aCatalog((db, given) => {
+      const patientId = createTestPatient(db).id;
+      bookAppointment(
+        db,
+        { patient_id: patientId, start_at: '2026-12-01T09:00Z', end_at: '2026-12-01T09:30Z', service_id: given.serviceId },
+        'cli',
+      );
+    }),
+    request: serviceRef,
+    expect: (given) => ({
+      ...corrected('serviceId', { retired_at: /^\d{4}-/ }, ['retired_at'])(given),
+      then: (db) => {
+        const { id } = db.prepare('SELECT id FROM appointments').get() as { id: string };
+        const appointment = readAppointment(db, id);
+        assert.deepEqual(
+          [appointment.service_id, appointment.service_ids, appointment.service_name],
+          [given.serviceId, [given.serviceId], 'Kontrolle'],
+        );
+      },
+    }),
+  },
+  {
+    title: 'refuses an unknown service (422 SERVICE_NOT_FOUND)',
+    given: aCatalog(),
+    request: () => ({ path: { service_id: randomUUID() } }),
+    expect: () => ({ refused: 'SERVICE_NOT_FOUND', status: 422 }),
+  },
+  {
+    title: "refuses a doctor's id: it names no service (422 SERVICE_NOT_FOUND)",
+    given: aCatalog(),
+    request: (given) => ({ path: { service_id: given.doctorId } }),
+    expect: () => ({ refused: 'SERVICE_NOT_FOUND', status: 422 }),
+  },
+  {
+    title: 'refuses a malformed id (uuid_parsing)',
+    given: aCatalog(),
+    request: () => ({ path: { service_id: 'Kontrolle' } }),
+    expect: () => ({ invalid: ['path.service_id'], types: ['uuid_parsing'] }),
+  },
+  {
+    title: 'refuses a person at reception: only an admin changes the catalog (403 ROLE_FORBIDDEN)',
+    given: aCatalog(),
+    request: serviceRef,
+    caller: { ...DESK_USER, roles: ['reception', 'practitioner', 'billing', 'scheduler'] },
+    expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
+  },
+];
+
+/** REINSTATE_SERVICE (`clinic service reinstate`): a retired service bookable again, as above. */
+const reinstatingServices: Scenario<Given>[] = [
+  {
+    title: 'reinstates a retired service: listed and bookable again, recording retired_at changed',
+    given: aCatalog(retireService),
+    request: serviceRef,
+    expect: servicesListed({ name: 'Kontrolle', retired_at: null }, ['retired_at'], [true, true]),
+  },
+  {
+    title: 'reinstates an active service as no change',
+    given: aCatalog(),
+    request: serviceRef,
+    expect: servicesListed({ retired_at: null }, [], [true, true]),
+  },
+  {
+    title: 'refuses an unknown service (422 SERVICE_NOT_FOUND)',
+    given: aCatalog(),
+    request: () => ({ path: { service_id: randomUUID() } }),
+    expect: () => ({ refused: 'SERVICE_NOT_FOUND', status: 422 }),
+  },
+  {
+    title: 'refuses a person who is not an admin (403 ROLE_FORBIDDEN)',
+    given: aCatalog(retireService),
+    request: serviceRef,
+    caller: { ...DESK_USER, roles: ['reception'] },
+    expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
+  },
+];
+
 describeScenarios('ADD_DOCTOR', ADD_DOCTOR, doctors);
 describeScenarios('EDIT_DOCTOR', EDIT_DOCTOR, doctorEdits);
 describeScenarios('RETIRE_DOCTOR', RETIRE_DOCTOR, retiring);
 describeScenarios('REINSTATE_DOCTOR', REINSTATE_DOCTOR, reinstating);
 describeScenarios('ADD_SERVICE', ADD_SERVICE, services);
 describeScenarios('EDIT_SERVICE', EDIT_SERVICE, serviceEdits);
+describeScenarios('RETIRE_SERVICE', RETIRE_SERVICE, retiringServices);
+describeScenarios('REINSTATE_SERVICE', REINSTATE_SERVICE, reinstatingServices);

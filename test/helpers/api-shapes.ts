@@ -72,6 +72,48 @@ export function assertPatient(body: any): void {
   assert.equal('link_existing_portal_user' in body, false);
 }
 
+/** Every field of the Appointment response (spec 2.5), in the specification's order, then those 1.2.0 and 1.3.0 append. */
+export const APPOINTMENT_KEYS = [
+  'id',
+  'appointment_number',
+  'booking_source',
+  'resource_id',
+  'patient_id',
+  'service_id',
+  'title',
+  'appointment_type',
+  'color',
+  'notes',
+  'start_at',
+  'end_at',
+  'status',
+  'created_at',
+  'updated_at',
+  'patient_first_name',
+  'patient_last_name',
+  'patient_number',
+  'patient_email',
+  'patient_mobile',
+  'patient_cave',
+  'patient_classification',
+  'service_name',
+  'service_color',
+  'service_ids',
+  'services',
+  'clinic_confirmed_at',
+  'patient_confirmed_at',
+  'reschedule_from_start_at',
+  'reschedule_from_end_at',
+  'reschedule_at',
+  'reschedule_by_role',
+  'confirmation_reminder_sent_at',
+  'confirmation_state',
+  'status_reason',
+  'status_changed_at',
+  // 1.3.0, after the fields of 1.2.0.
+  'patient_declined_at',
+];
+
 /** The Appointment of spec 2.5. */
 export function assertAppointment(body: any): void {
   assertFields(

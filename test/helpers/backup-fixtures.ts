@@ -41,7 +41,7 @@ export function dumpTables(db: Db): Record<string, string[]> {
 /**
  * Every file under `dir` (relative path → content), the database's own files left out, and the
  * audit trail's anchor, which is each data directory's own (a backup is anchored in its source, a
- * restore begins a new anchor: test/cli/audit-anchor.test.ts).
+ * restore begins a new anchor: test/domain/audit/audit-anchor.test.ts).
  */
 export function filesUnder(dir: string): Map<string, Buffer> {
   const files = new Map<string, Buffer>();

@@ -107,3 +107,48 @@ export function copyReleaseFixture(fixture: string, dataDir = makeDataDir()): st
   giveOlderReleaseModes(dataDir);
   return dataDir;
 }
+
+/** A release's data directory served by this program, and a copy of it the program never opened. */
+export interface UpgradedRelease {
+  /** The server on the upgraded copy, started before the suite's tests. */
+  readonly server: TestServer;
+  readonly dataDir: string;
+  /** The data directory as the release left it, to compare with: set with `keepOriginal` only. */
+  readonly original: string;
+}
+
+/**
+ * For the suite it is called in: the data directory of the release fixture `fixture`, upgraded by
+ * starting this program's server on a copy of it; with `keepOriginal`, a second copy that this
+ * program never opens. Both are removed after the suite.
+ */
+export function useUpgradedRelease(fixture: string, options: { keepOriginal?: boolean } = {}): UpgradedRelease {
+  let current: { server: TestServer; dataDir: string; original: string | undefined } | undefined;
+  before(async () => {
+    const original = options.keepOriginal ? copyReleaseFixture(fixture) : undefined;
+    const dataDir = copyReleaseFixture(fixture);
+    current = { server: await startTestServer({}, dataDir), dataDir, original };
+  });
+  after(async () => {
+    await current?.server.close();
+    if (current?.original !== undefined) rmSync(current.original, { recursive: true, force: true });
+    current = undefined;
+  });
+  const get = () => {
+    if (!current) throw new Error('useUpgradedRelease: read its fields inside a test or hook');
+    return current;
+  };
+  return {
+    get server() {
+      return get().server;
+    },
+    get dataDir() {
+      return get().dataDir;
+    },
+    get original() {
+      const { original } = get();
+      if (original === undefined) throw new Error('useUpgradedRelease: the original is kept with keepOriginal only');
+      return original;
+    },
+  };
+}

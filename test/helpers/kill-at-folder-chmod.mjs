@@ -1,4 +1,4 @@
-// Preloaded (NODE_OPTIONS=--import) into a clinic child by test/cli/folder-modes.test.ts: the
+// Preloaded (NODE_OPTIONS=--import) into a clinic child by test/db/file-modes.test.ts: the
 // program is killed (SIGKILL) at the moment it would change the mode of a folder under
 // documents/, as a power cut between a folder's mkdir and its chmod would stop it (issue 42,
 // finding 15). Everything else runs as it would.

@@ -52,7 +52,8 @@ export const CREATE_PATIENT_AT_DESK = defineUseCase({
   roles: ROLE_ROWS.createPatients,
   summary: 'Create a patient, unless an active patient has the same name and date of birth',
   input: { header: IDEMPOTENCY_HEADER_FIELDS, body: DESK_PATIENT_FIELDS },
-  // One key space with POST /patients: the same key answers the desk's command and the API alike.
+  // One key space with POST /patients: a key the API used is refused here (IDEMPOTENCY_KEY_REUSED),
+  // the desk's request (with its duplicate check) being another request, and the other way round.
   answersOnce: CREATE_PATIENT.answersOnce!,
   refusals: [...CREATE_PATIENT.refusals, errors.patientDuplicate([{ patient_number: 'P-000003', name: 'Maria Müller' }], '02.03.1985')],
   access: 'read-then-write',

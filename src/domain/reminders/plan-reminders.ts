@@ -9,6 +9,7 @@ import {
   withdrawScheduledOfRule,
   withdrawScheduledReminders,
   type PlannableAppointment,
+  type ScheduledReminder,
 } from '../../db/reminders.js';
 import { newId, nowIso } from '../clock.js';
 import { clinicTimeZone } from '../settings.js';
@@ -147,23 +148,27 @@ export function followAppointmentChange(
 /**
  * New reminder settings, in their transaction: scheduled rows of removed rules are withdrawn
  * (`rules_changed`), added rules planned for every future appointment, and new quiet hours move
- * what is still scheduled (earlier or back, as the rule and the new hours say).
+ * what is still scheduled (earlier or back, as the rule and the new hours say). Returns the
+ * reminders it ended `skipped` (`too_late`), whose move the feed tells (reminder.updated).
  */
-export function replanForSettings(db: Db, before: ReminderSettings, after: ReminderSettings): void {
+export function replanForSettings(db: Db, before: ReminderSettings, after: ReminderSettings): ScheduledReminder[] {
   const now = nowIso();
   for (const removed of before.rules.filter((rule) => !after.rules.includes(rule))) withdrawScheduledOfRule(db, removed, now);
   const timeZone = clinicTimeZone(db);
+  const skipped: ScheduledReminder[] = [];
   if (JSON.stringify(before.quietHours) !== JSON.stringify(after.quietHours)) {
     for (const row of scheduledRemindersWithStart(db)) {
       const dueAt = dueAtOf(row.start_at, row.rule_ms, after.quietHours, timeZone);
       if (dueAt === row.due_at) continue;
       // Moved to a time already past (into quiet hours that began): too late, as a booking's would be.
-      if (Date.parse(dueAt) <= Date.parse(now)) endScheduledReminder(db, row.seq, 'skipped', 'too_late', now);
-      else moveReminderDue(db, row.seq, dueAt, now);
+      if (Date.parse(dueAt) <= Date.parse(now)) {
+        endScheduledReminder(db, row.seq, 'skipped', 'too_late', now);
+        skipped.push(row);
+      } else moveReminderDue(db, row.seq, dueAt, now);
     }
   }
   const added = after.rules.filter((rule) => !before.rules.includes(rule));
-  if (added.length === 0) return;
   const plan = { settings: after, timeZone, now };
-  for (const appointment of plannableAppointments(db, now)) planRows(db, appointment, added, plan);
+  if (added.length > 0) for (const appointment of plannableAppointments(db, now)) planRows(db, appointment, added, plan);
+  return skipped;
 }

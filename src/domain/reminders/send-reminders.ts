@@ -4,7 +4,6 @@ import type { Db } from '../../db/open-database.js';
 import { endReminder, findDueReminder, leaseReminder, markReminderSent, retryReminder, type DueReminderRow } from '../../db/reminders.js';
 import { appendAuditEvents } from '../audit/record-audit.js';
 import { appendChangeEvents } from '../changes/record-changes.js';
-import type { ChangeRecord } from '../changes/change-event.js';
 import { describeError, type NotificationChannels } from '../notifications/deliver-notifications.js';
 import { clinicCountry, clinicName, clinicTimeZone } from '../settings.js';
 import type { WorkRunner } from '../use-case.js';
@@ -12,6 +11,7 @@ import { wallClockAt } from '../validation/calendar.js';
 import { e164Mobile } from './mobile-numbers.js';
 import { reminderSettings, templatesInForce } from './reminder-settings.js';
 import { renderTemplate } from './reminder-templates.js';
+import { reminderUpdated } from './reminder-updated.js';
 import { dropsRepeats, smsGateway, SmsSendError, type SmsGateway } from './sms-gateway.js';
 
 /**
@@ -59,13 +59,6 @@ export interface ReminderOutcome {
 }
 
 export { serverActor };
-
-/** The feed's reminder.updated for a reminder's move to a final state. */
-const movedRecord = (row: DueReminderRow, state: string, reason: string | null, channel: string | null): ChangeRecord => ({
-  type: 'reminder.updated',
-  patientId: row.patient_id,
-  data: { reminder_id: row.id, appointment_id: row.appointment_id, appointment_number: row.appointment_number, state, reason, channel },
-});
 
 /** What to send for a reminder, or the final state it ends in without being sent. */
 type Decision =
@@ -138,7 +131,7 @@ function claim(db: Db, channels: ReminderChannels, now: number, runningSince: nu
   const decision = decide(db, row, { email: channels.mailer !== null, sms: gateway }, now, runningSince);
   if ('end' in decision) {
     endReminder(db, { seq: row.seq, state: decision.end, reason: decision.reason, error: null, now: at });
-    appendChangeEvents(db, [movedRecord(row, decision.end, decision.reason, row.channel)]);
+    appendChangeEvents(db, [reminderUpdated(row, decision.end, decision.reason, row.channel)]);
   } else {
     leaseReminder(db, {
       seq: row.seq,
@@ -192,7 +185,7 @@ async function send(db: Db, runner: WorkRunner, channels: ReminderChannels, clai
     await runner.run('write', () => {
       // Withdrawn while it was tried (a cancel meanwhile): it keeps that one final state.
       if (endReminder(db, { seq: row.seq, state: 'failed', reason, error: error500, now: at })) {
-        appendChangeEvents(db, [movedRecord(row, 'failed', reason, message.channel)]);
+        appendChangeEvents(db, [reminderUpdated(row, 'failed', reason, message.channel)]);
       }
     });
     return { reminder_id: row.id, state: 'failed', reason };
@@ -202,7 +195,7 @@ async function send(db: Db, runner: WorkRunner, channels: ReminderChannels, clai
   await runner.run('write', () => {
     // Withdrawn while it was sent: the row keeps its one final state, but the message went out, so the trail says so.
     if (markReminderSent(db, { seq: row.seq, appointment_id: row.appointment_id, provider_message_id: providerId, now: sentAt })) {
-      appendChangeEvents(db, [movedRecord(row, 'sent', null, message.channel)]);
+      appendChangeEvents(db, [reminderUpdated(row, 'sent', null, message.channel)]);
     }
     appendAuditEvents(db, serverActor(), [{ action: 'reminder.send', patientId: row.patient_id, subjectId: row.id, detail: null }]);
   });

@@ -9,7 +9,9 @@ import { defineUseCase } from '../use-case.js';
 import { problems } from '../validation/problems.js';
 import { isPlainObject } from '../validation/structs.js';
 import { issue } from '../validation/validate.js';
+import type { ScheduledReminder } from '../../db/reminders.js';
 import { replanForSettings } from './plan-reminders.js';
+import { reminderUpdated } from './reminder-updated.js';
 import {
   CHANNEL_CHOICES,
   quietHoursOf,
@@ -107,6 +109,8 @@ function ruleIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): Val
 interface RemindersChange {
   settings: ShownReminderSettings;
   changed: string[];
+  /** The scheduled reminders that new quiet hours left too late to send: the feed tells each. */
+  skipped: ScheduledReminder[];
 }
 
 /** The settings after the request: what is not given stays. */
@@ -160,14 +164,14 @@ export const SET_REMINDERS = defineUseCase({
     const after = settingsAfter(before, body);
     if (after.rules.length > 0 && clinicName(db) === null) throw errors.settingRequired('name');
     const changed = changedNames(before, after);
-    if (changed.length > 0) {
-      writeReminderSettings(db, after);
-      replanForSettings(db, before, after);
-    }
-    return { settings: shownReminderSettings(db, after), changed };
+    if (changed.length === 0) return { settings: shownReminderSettings(db, after), changed, skipped: [] };
+    writeReminderSettings(db, after);
+    const skipped = replanForSettings(db, before, after);
+    return { settings: shownReminderSettings(db, after), changed, skipped };
   },
   audit: ({ changed }): AuditRecord[] =>
     changed.length === 0 ? [] : [{ action: 'setting.update', patientId: null, subjectId: null, detail: { changed } }],
+  changes: ({ skipped }) => skipped.map((reminder) => reminderUpdated(reminder, 'skipped', 'too_late', reminder.channel)),
 });
 
 /** `clinic reminders show`: the rules, channel, quiet hours and the templates in force. */

@@ -86,6 +86,12 @@ function gatewayIssues(body: unknown, fieldIssues: readonly ValidationIssue[]): 
     if (body[name] !== undefined && only !== preset)
       found.push(issue(['body', name], problems.valueError(`only the ${only} preset takes it`), body[name]));
   }
+  // Stored trimmed: spaces alone would store nothing (a Twilio URL of no account, a sender of no name).
+  for (const name of ['account', 'token', 'from']) {
+    const value = body[name];
+    if (typeof value === 'string' && !failed.has(name) && value.trim() === '')
+      found.push(issue(['body', name], problems.stringTooShort(1), value));
+  }
   for (const name of ['base_url', 'url', 'inbound_url']) {
     const value = body[name];
     if (typeof value === 'string' && !failed.has(name) && !isHttpUrl(value))

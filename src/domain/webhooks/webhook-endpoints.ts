@@ -11,6 +11,7 @@ import {
   type WebhookEndpointRow,
 } from '../../db/webhook-endpoints.js';
 import { field } from '../../fields/field-spec.js';
+import { idOf } from '../../fields/human-numbers.js';
 import { CHANGE_TYPES, type ChangeType } from '../../change-types.js';
 import { changeTypesError, changeTypesOf } from '../changes/list-change-events.js';
 import { newId, nowIso } from '../clock.js';
@@ -85,9 +86,10 @@ export function listedWebhookEndpoint(status: WebhookEndpointStatus): WebhookEnd
   return { id, name, url, types, state, last_delivered_seq, lag, last_error };
 }
 
-/** The endpoint `reference` names: its id, or its name. */
+/** The endpoint `reference` names: its id, in any case (decisions.md §3), or its name. */
 function resolveEndpoint(db: Db, reference: string): WebhookEndpointRow {
-  const row = findWebhookEndpoint(db, reference) ?? findWebhookEndpointByName(db, reference);
+  const id = idOf(reference.trim());
+  const row = (id === undefined ? undefined : findWebhookEndpoint(db, id)) ?? findWebhookEndpointByName(db, reference);
   if (row === undefined) throw errors.webhookNotFound(reference);
   return row;
 }

@@ -5,11 +5,12 @@ import { addDoctor, addService, type Doctor, type Service } from '../../../src/d
 import { createPatient } from '../../../src/domain/patients/create-patient.js';
 import { setClinicTimeZone } from '../../../src/domain/settings.js';
 import { buildPatient, createTestPatient } from '../../helpers/builders.js';
-import { type CliResult, runClinic } from '../../helpers/run-cli.js';
+import { runClinic } from '../../helpers/run-cli.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
 import { assertMatchesSchema } from '../../helpers/contract.js';
 import { readAppointment } from '../../../src/domain/appointments/list-appointments.js';
 import type { Patient } from '../../../src/domain/patients/present-patient.js';
+import { jsonOf, refusalOf } from '../../helpers/desk-output.js';
 
 describe('clinic book-appointment', () => {
   const data = useTestDatabase();
@@ -139,16 +140,8 @@ describe('the desk correcting appointments', () => {
     doctor = addDoctor(data.db, { name: 'Dr. Desk', color: '#123456' });
   });
   const clinic = (...args: string[]) => runClinic([...args, '--data', data.dataDir]);
-  const json = (result: CliResult) => {
-    assert.equal(result.code, 0, result.stderr);
-    return JSON.parse(result.stdout) as Record<string, unknown>;
-  };
-  const refusal = (result: CliResult) => {
-    assert.equal(result.code, 1, result.stdout + result.stderr);
-    return (JSON.parse(result.stderr) as { detail: { code: string; conflicts?: string[] } }).detail;
-  };
   const book = async (start: string, end: string, ...more: string[]) =>
-    json(
+    jsonOf(
       await clinic(
         'book-appointment',
         '--patient-id',
@@ -166,7 +159,7 @@ describe('the desk correcting appointments', () => {
 
   it('refuses an overlapping booking by default, naming the appointment in the way, and books it with --allow-overlap', async () => {
     const first = await book('2027-05-03T09:00', '2027-05-03T09:30');
-    const refused = refusal(
+    const refused = refusalOf(
       await clinic(
         'book-appointment',
         '--patient-id',
@@ -196,16 +189,16 @@ describe('the desk correcting appointments', () => {
 
   it('cancels with a reason, marks arrived, completed and no-show, and refuses a move the table forbids', async () => {
     const a = await book('2027-05-05T09:00', '2027-05-05T09:30');
-    const cancelled = json(await clinic('appointment', 'cancel', String(a.appointment_number), '--reason', 'patient ill', '--json'));
+    const cancelled = jsonOf(await clinic('appointment', 'cancel', String(a.appointment_number), '--reason', 'patient ill', '--json'));
     assert.deepEqual([cancelled.status, cancelled.status_reason], ['cancelled', 'patient ill']);
     assert.equal(
-      refusal(await clinic('appointment', 'arrived', String(a.appointment_number), '--json')).code,
+      refusalOf(await clinic('appointment', 'arrived', String(a.appointment_number), '--json')).code,
       'APPOINTMENT_TRANSITION_INVALID',
     );
     // In 2027: ahead of its time, which the desk refuses unless --force (issue 42: APPOINTMENT_NOT_STARTED).
     const b = await book('2027-05-05T10:00', '2027-05-05T10:30');
-    assert.equal(json(await clinic('appointment', 'no-show', String(b.appointment_number), '--force', '--json')).status, 'no_show');
-    assert.equal(json(await clinic('appointment', 'arrived', String(b.appointment_number), '--force', '--json')).status, 'arrived');
+    assert.equal(jsonOf(await clinic('appointment', 'no-show', String(b.appointment_number), '--force', '--json')).status, 'no_show');
+    assert.equal(jsonOf(await clinic('appointment', 'arrived', String(b.appointment_number), '--force', '--json')).status, 'arrived');
     const done = await clinic('appointment', 'completed', String(b.appointment_number), '--force');
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /is completed\.$/m);

@@ -9,7 +9,7 @@ import { describeScenarios, type Scenario } from '../../helpers/use-case-scenari
 /**
  * READ_APPOINTMENT (GET /appointments/{appointment_id}, `clinic appointment show`) and
  * LIST_APPOINTMENTS (GET /appointments, `clinic appointment list`): what each answers and
- * records. Windows, filters and pages on the wire: test/server/read-appointments.test.ts; the
+ * records. Windows, filters and pages on the wire: test/server/routes/appointments.test.ts; the
  * actor each front end records: test/server/routes/audit.test.ts and test/cli/commands/audit.test.ts.
  */
 

@@ -1,12 +1,16 @@
+import assert from 'node:assert/strict';
 import type { Db } from '../../../src/db/open-database.js';
 import {
+  LIST_MODULES,
   SET_CLINIC_COUNTRY,
   SET_CLINIC_NAME,
   SET_CONTACT_RULE,
   SET_CURRENCY,
   SET_RETENTION,
   SET_TIME_ZONE,
+  SWITCH_MODULE,
 } from '../../../src/domain/desk/clinic-settings.js';
+import { setModuleEnabled } from '../../../src/domain/settings.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
 import { createTestInvoice, createTestPatient } from '../../helpers/builders.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
@@ -32,7 +36,7 @@ const body = (values: Record<string, unknown>) => () => ({ body: values });
 /** Stored: the result's fields, and one setting.update naming the setting, or nothing when it stays. */
 const stored = (result: Record<string, unknown>, changed: string[]): Outcome => ({
   result,
-  audit: [{ action: 'setting.update', patient_id: null, subject_id: null, detail: { changed } }],
+  audit: [{ action: 'setting.update', patient_id: null, subject_type: 'setting', subject_id: null, detail: { changed } }],
   changes: [],
 });
 
@@ -222,6 +226,76 @@ const contactRule: Scenario<Given>[] = [
   },
 ];
 
+/** Which modules are on, as `clinic module list` shows them. */
+const modulesOn = (db: Db) =>
+  performUseCase(LIST_MODULES, db, {}, DESK_USER)
+    .filter((module) => module.enabled)
+    .map((module) => module.module);
+
+/** Switched: the module and its state, setting.update naming it, and the modules on after. */
+const switched = (module: string, enabled: boolean, on: string[]): Outcome => ({
+  ...stored({ module, enabled }, [`module.${module}`]),
+  then: (db) => assert.deepEqual(modulesOn(db), on, 'the modules on'),
+});
+
+/**
+ * SWITCH_MODULE (`clinic module enable|disable`): billing or payments on or off, at once. What a
+ * module off refuses: each use case's table (MODULE_DISABLED rows); a running server following
+ * the switch: test/server/routes/invoices.test.ts; the desk's printout: test/cli/program.test.ts.
+ */
+const switchModule: Scenario<Given>[] = [
+  {
+    title: 'switches billing off, leaving payments on',
+    given: aClinic(),
+    request: body({ module: 'billing', enabled: false }),
+    expect: () => switched('billing', false, ['payments']),
+  },
+  {
+    title: 'switches payments off, leaving billing on',
+    given: aClinic(),
+    request: body({ module: 'payments', enabled: false }),
+    expect: () => switched('payments', false, ['billing']),
+  },
+  {
+    title: 'switches billing on again while it is off: the switch needs no module itself',
+    given: aClinic((db) => void setModuleEnabled(db, 'billing', false)),
+    request: body({ module: 'billing', enabled: true }),
+    expect: () => switched('billing', true, ['billing', 'payments']),
+  },
+  {
+    title: 'records a module switched to the state it is in as switched: the switch does not compare',
+    given: aClinic(),
+    request: body({ module: 'payments', enabled: true }),
+    expect: () => switched('payments', true, ['billing', 'payments']),
+  },
+  {
+    title: 'refuses a module the program does not have (literal_error)',
+    given: aClinic(),
+    request: body({ module: 'pharmacy', enabled: false }),
+    expect: () => ({ invalid: ['body.module'], types: ['literal_error'] }),
+  },
+  {
+    title: 'refuses "false" as a state: JSON types are strict',
+    given: aClinic(),
+    request: body({ module: 'billing', enabled: 'false' }),
+    expect: () => ({ invalid: ['body.enabled'], types: ['bool_type'] }),
+  },
+  {
+    title: 'refuses a switch that names neither module nor state',
+    given: aClinic(),
+    request: body({}),
+    expect: () => ({ invalid: ['body.module', 'body.enabled'], types: ['missing', 'missing'] }),
+  },
+  {
+    title: 'refuses a person who is not an admin (403 ROLE_FORBIDDEN)',
+    given: aClinic(),
+    request: body({ module: 'billing', enabled: false }),
+    caller: { ...DESK_USER, roles: ['reception', 'practitioner', 'billing', 'scheduler'] },
+    expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
+  },
+];
+
+describeScenarios('SWITCH_MODULE', SWITCH_MODULE, switchModule);
 describeScenarios('SET_TIME_ZONE', SET_TIME_ZONE, timeZone);
 describeScenarios('SET_CURRENCY', SET_CURRENCY, currency);
 describeScenarios('SET_CLINIC_NAME', SET_CLINIC_NAME, clinicName);

@@ -1,18 +1,25 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { explainInvoiceList, findInvoice } from '../../../src/db/invoices.js';
+import type { Db } from '../../../src/db/open-database.js';
 import { findPatient } from '../../../src/db/patients.js';
 import { writeSetting } from '../../../src/db/settings.js';
 import { AppError, ValidationError } from '../../../src/errors.js';
-import { createInvoice } from '../../../src/domain/invoices/create-invoice.js';
+import { CREATE_INVOICE, createInvoice } from '../../../src/domain/invoices/create-invoice.js';
 import { listInvoices } from '../../../src/domain/invoices/list-invoices.js';
 import { outstandingBalance } from '../../../src/domain/invoices/outstanding-balance.js';
+import type { InvoiceDetail } from '../../../src/domain/invoices/read-invoice.js';
+import { VOID_INVOICE } from '../../../src/domain/invoices/void-invoice.js';
 import { createPatient } from '../../../src/domain/patients/create-patient.js';
 import { presentPatient } from '../../../src/domain/patients/present-patient.js';
 import { recordPayment } from '../../../src/domain/payments/record-payment.js';
-import { setClinicTimeZone } from '../../../src/domain/settings.js';
-import { buildInvoice, buildPatient, buildPayment } from '../../helpers/builders.js';
+import { REFUND_PAYMENT } from '../../../src/domain/payments/refund-payment.js';
+import { setClinicCurrency, setClinicTimeZone, setModuleEnabled } from '../../../src/domain/settings.js';
+import { performUseCase } from '../../../src/domain/use-case.js';
+import { wallClockAt } from '../../../src/domain/validation/calendar.js';
+import { buildInvoice, buildPatient, buildPayment, idempotencyHeader } from '../../helpers/builders.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
+import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /** The issues a call was refused with, as [type, loc] pairs. */
 function issuesOf(call: () => unknown): [string, string][] {
@@ -242,3 +249,276 @@ describe('outstanding balance', () => {
     assert.equal(presented(other).outstanding_balance, '7.00');
   });
 });
+
+/**
+ * CREATE_INVOICE (POST /invoices, `clinic invoice create`), rule by rule (clinic-api-1.3.md,
+ * "Scopes, audit, change feed, errors"). The wiring of each front end: the Invoice as the API
+ * shows it, test/server/routes/invoices.test.ts; the desk's options, its date alone as midnight
+ * and its printout, test/cli/commands/invoice.test.ts; what a patient owing in two currencies
+ * is shown, test/domain/invoices/outstanding-balance.test.ts.
+ */
+
+/** The patient the invoice is for. */
+interface InvoiceGiven {
+  patientId: string;
+}
+
+/** A clinic in Vienna with a patient, and what `first` did next for them (invoices issued, paid, voided). */
+const aPatient =
+  (first: (db: Db, patientId: string) => void = () => {}) =>
+  (db: Db): InvoiceGiven => {
+    setClinicTimeZone(db, 'Europe/Vienna');
+    const patientId = createPatient(db, buildPatient()).id;
+    first(db, patientId);
+    return { patientId };
+  };
+
+/** An invoice of 100.00 for the given patient (buildInvoice), with `fields` over it, under `key` if one is given. */
+const issueRequest =
+  (fields: Record<string, unknown> = {}, key?: string) =>
+  (given: InvoiceGiven) => ({ header: idempotencyHeader(key), body: buildInvoice(given.patientId, fields) });
+
+/** An invoice issued before the request, with `fields` over buildInvoice's, under `key` if one is given. */
+const issueFirst = (db: Db, patientId: string, fields: Record<string, unknown>, key?: string) =>
+  performUseCase(CREATE_INVOICE, db, issueRequest(fields, key)({ patientId }), DESK_USER);
+
+/** A payment of all `invoice` asks, under `key` if one is given. */
+const payWhole = (db: Db, invoice: { id: string; total: number }, key?: string) =>
+  recordPayment(db, { path: { invoice_id: invoice.id }, headers: idempotencyHeader(key), body: buildPayment({ amount: invoice.total }) })
+    .payment;
+
+/** invoice.create of the invoice issued, and invoice.created with its number, total and status. */
+const issueRecords = {
+  audit: (invoice: InvoiceDetail) => [
+    { action: 'invoice.create', patient_id: invoice.patient_id, subject_type: 'invoice', subject_id: invoice.id, detail: null },
+  ],
+  changes: (invoice: InvoiceDetail) => [
+    {
+      type: 'invoice.created',
+      patient_id: invoice.patient_id,
+      data: { invoice_id: invoice.id, invoice_number: invoice.invoice_number, total: invoice.total, status: 'issued' },
+    },
+  ],
+};
+
+/** Issued, with `result`'s fields, and its two records. */
+const issued = (result: Record<string, unknown>): Outcome => ({ result, ...issueRecords });
+
+const invoiceScenarios: Scenario<InvoiceGiven>[] = [
+  {
+    title: 'issues an invoice: issued, nothing paid, in the clinic currency, issued now, numbered first of its year',
+    given: aPatient(),
+    request: issueRequest({ total: '120.50' }),
+    expect: (given) =>
+      issued({
+        invoice_number: new RegExp(`^INV-${wallClockAt('Europe/Vienna', Date.now()).year}-000001$`),
+        patient_id: given.patientId,
+        status: 'issued',
+        currency: 'EUR',
+        total: 120.5,
+        amount_paid: 0,
+        balance: 120.5,
+        issued_at: /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/,
+        patient_number: 'P-000001',
+        patient_first_name: 'Ada',
+        patient_last_name: 'Lovelace',
+        payments: [],
+        refunds: [],
+        voided_at: null,
+        void_reason: null,
+        amount_credited: 0,
+        credit_notes: [],
+      }),
+  },
+  {
+    title: 'numbers the next invoice of the same year after the last',
+    given: aPatient((db, patientId) => void issueFirst(db, patientId, { issued_at: '2024-06-01T10:00:00Z' })),
+    request: issueRequest({ issued_at: '2024-07-01T10:00:00Z' }),
+    expect: () => issued({ invoice_number: 'INV-2024-000002', issued_at: '2024-07-01T10:00:00.000Z' }),
+  },
+  {
+    title: 'starts a series per year of issue in the clinic time zone: 23:30 UTC on New Year’s Eve is next year in Vienna',
+    given: aPatient((db, patientId) => void issueFirst(db, patientId, { issued_at: '2024-06-01T10:00:00Z' })),
+    request: issueRequest({ issued_at: '2024-12-31T23:30:00Z' }),
+    expect: () => issued({ invoice_number: 'INV-2025-000001', issued_at: '2024-12-31T23:30:00.000Z' }),
+  },
+  {
+    title: 'reads an issued_at without an offset in clinic time',
+    given: aPatient(),
+    request: issueRequest({ issued_at: '2025-01-01T00:30' }),
+    expect: () => issued({ invoice_number: 'INV-2025-000001', issued_at: '2024-12-31T23:30:00.000Z' }),
+  },
+  {
+    title: 'never hands out a number again, even when the last invoice of its year was removed by hand',
+    given: aPatient((db, patientId) => {
+      const last = issueFirst(db, patientId, { issued_at: '2024-06-01T10:00:00Z' });
+      db.prepare('DELETE FROM invoices WHERE id = ?').run(last.id);
+    }),
+    request: issueRequest({ issued_at: '2024-07-01T10:00:00Z' }),
+    expect: () => issued({ invoice_number: 'INV-2024-000002' }),
+  },
+  {
+    title: 'takes the largest total, and a total with fraction zeros beyond two places',
+    given: aPatient(),
+    request: issueRequest({ total: '99999999.990' }),
+    expect: () => issued({ total: 99999999.99, balance: 99999999.99 }),
+  },
+  // Currencies.
+  {
+    title: 'issues in the clinic currency as set when it is issued',
+    given: aPatient((db) => void setClinicCurrency(db, 'CHF')),
+    request: issueRequest(),
+    expect: () => issued({ currency: 'CHF' }),
+  },
+  {
+    title: 'issues in the currency asked for',
+    given: aPatient(),
+    request: issueRequest({ currency: 'USD' }),
+    expect: () => issued({ currency: 'USD', total: 100 }),
+  },
+  {
+    title: 'issues a second open invoice in the currency the patient owes in',
+    given: aPatient((db, patientId) => void issueFirst(db, patientId, { total: '5.00' })),
+    request: issueRequest({ currency: 'EUR' }),
+    expect: () => issued({ invoice_number: /-000002$/, currency: 'EUR' }),
+  },
+  {
+    title: 'refuses an invoice in another currency while one is owed, naming it (422 INVOICE_CURRENCY_MISMATCH)',
+    given: aPatient((db, patientId) => void issueFirst(db, patientId, { total: '5.00' })),
+    request: issueRequest({ currency: 'USD' }),
+    expect: () => ({
+      refused: 'INVOICE_CURRENCY_MISMATCH',
+      status: 422,
+      message: /^This patient has open invoices in EUR; a new invoice must use EUR until they are paid\.$/,
+    }),
+  },
+  {
+    title: 'takes another currency once the open invoices are paid',
+    given: aPatient((db, patientId) => void payWhole(db, issueFirst(db, patientId, { total: '5.00' }))),
+    request: issueRequest({ currency: 'USD' }),
+    expect: () => issued({ currency: 'USD' }),
+  },
+  {
+    title: 'takes another currency once the open invoice is void: it asks nothing',
+    given: aPatient((db, patientId) => {
+      const open = issueFirst(db, patientId, { total: '5.00' });
+      performUseCase(VOID_INVOICE, db, { path: { invoice_id: open.id }, body: { reason: 'wrong patient' } }, DESK_USER);
+    }),
+    request: issueRequest({ currency: 'USD' }),
+    expect: () => issued({ currency: 'USD' }),
+  },
+  ...(
+    [
+      ['refuses a third currency to a patient a refund left owing in two, naming both', 'CHF', undefined],
+      ['still invoices a patient owing in two in either: a refund must not stop the billing', 'JPY', 'JPY'],
+    ] as const
+  ).map(([title, currency, takes]): Scenario<InvoiceGiven> => ({
+    title,
+    // 40.00 EUR paid, then 4000 JPY issued while nothing was open, then the EUR payment refunded.
+    given: aPatient((db, patientId) => {
+      const payment = payWhole(db, issueFirst(db, patientId, { total: '40.00' }));
+      issueFirst(db, patientId, { total: '4000.00', currency: 'JPY' });
+      performUseCase(REFUND_PAYMENT, db, { path: { payment_id: payment.payment_id }, body: { reason: 'charged twice' } }, DESK_USER);
+    }),
+    request: issueRequest({ currency }),
+    expect: () =>
+      takes === undefined
+        ? { refused: 'INVOICE_CURRENCY_MISMATCH', status: 422, message: /in EUR and JPY; a new invoice must use one of them/ }
+        : issued({ currency: takes }),
+  })),
+  // Off the schema, and what the request names.
+  {
+    title: 'refuses an invoice of nothing: patient_id and total are required',
+    given: aPatient(),
+    request: () => ({ body: {} }),
+    expect: () => ({ invalid: ['body.patient_id', 'body.total'], types: ['missing', 'missing'] }),
+  },
+  ...(
+    [
+      ['zero', 0, 'greater_than'],
+      ['three fraction digits', '0.001', 'decimal_max_places'],
+      ['nine integer digits', 123456789, 'decimal_whole_digits'],
+      ['exponent notation', '1e3', 'decimal_parsing'],
+    ] as const
+  ).map(([name, total, type]): Scenario<InvoiceGiven> => ({
+    title: `refuses a total of ${name} (${type})`,
+    given: aPatient(),
+    request: issueRequest({ total }),
+    expect: () => ({ invalid: ['body.total'], types: [type] }),
+  })),
+  {
+    title: 'reports every failing field at once, in the order of the fields',
+    given: aPatient(),
+    request: () => ({ body: { patient_id: 'P-000001', total: -1, currency: 'eur', issued_at: 'soon' } }),
+    expect: () => ({
+      invalid: ['body.patient_id', 'body.total', 'body.currency', 'body.issued_at'],
+      types: ['uuid_parsing', 'greater_than', 'string_pattern_mismatch', 'datetime_parsing'],
+    }),
+  },
+  {
+    title: 'refuses a date alone as issued_at: only the desk reads one as midnight (withIssuedDateAsMidnight)',
+    given: aPatient(),
+    request: issueRequest({ issued_at: '2023-03-01' }),
+    expect: () => ({ invalid: ['body.issued_at'], types: ['datetime_parsing'] }),
+  },
+  {
+    title: 'refuses an unknown patient (422 PATIENT_NOT_FOUND)',
+    given: aPatient(),
+    request: issueRequest({ patient_id: '00000000-0000-4000-8000-000000000000' }),
+    expect: () => ({ refused: 'PATIENT_NOT_FOUND', status: 422 }),
+  },
+  // The module and the roles.
+  {
+    title: 'refuses while billing is off (403 MODULE_DISABLED)',
+    given: aPatient((db) => void setModuleEnabled(db, 'billing', false)),
+    request: issueRequest(),
+    expect: () => ({ refused: 'MODULE_DISABLED', status: 403, message: /billing/ }),
+  },
+  {
+    title: 'issues while payments are off: invoicing needs billing only',
+    given: aPatient((db) => void setModuleEnabled(db, 'payments', false)),
+    request: issueRequest(),
+    expect: () => issued({ status: 'issued' }),
+  },
+  {
+    title: 'issues for a person at reception, who takes money',
+    given: aPatient(),
+    request: issueRequest(),
+    caller: { ...DESK_USER, roles: ['reception'] },
+    expect: () => issued({ status: 'issued' }),
+  },
+  {
+    title: 'refuses practitioners and schedulers: admin, reception and billing invoice (403 ROLE_FORBIDDEN)',
+    given: aPatient(),
+    request: issueRequest(),
+    caller: { ...DESK_USER, roles: ['practitioner', 'scheduler'] },
+    expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
+  },
+  // Idempotency-Key (1.3.0).
+  {
+    title: 'answers a request repeated with its Idempotency-Key, the total written otherwise, as the first time, and records nothing',
+    given: aPatient((db, patientId) => void issueFirst(db, patientId, { total: 120.5 }, 'invoice-1')),
+    request: issueRequest({ total: '120.50' }, 'invoice-1'),
+    expect: () => ({ result: { invoice_number: /-000001$/, total: 120.5 }, audit: [], changes: [] }),
+  },
+  {
+    title: 'refuses the key of an invoice for another request (422 IDEMPOTENCY_KEY_REUSED)',
+    given: aPatient((db, patientId) => void issueFirst(db, patientId, { total: 120.5 }, 'invoice-1')),
+    request: issueRequest({ total: '120.51' }, 'invoice-1'),
+    expect: () => ({ refused: 'IDEMPOTENCY_KEY_REUSED', status: 422 }),
+  },
+  {
+    title: "refuses a payment's key: one key space, and a payment keeps its key for ever (422 IDEMPOTENCY_KEY_REUSED)",
+    given: aPatient((db, patientId) => void payWhole(db, issueFirst(db, patientId, { total: '5.00' }), 'pay-1')),
+    request: issueRequest({}, 'pay-1'),
+    expect: () => ({ refused: 'IDEMPOTENCY_KEY_REUSED', status: 422 }),
+  },
+  {
+    title: 'refuses a key with a space in it at the header',
+    given: aPatient(),
+    request: issueRequest({}, 'invoice 1'),
+    expect: () => ({ invalid: ['header.idempotency-key'], types: ['string_pattern_mismatch'] }),
+  },
+];
+
+describeScenarios('issuing an invoice (CREATE_INVOICE)', CREATE_INVOICE, invoiceScenarios);

@@ -5,7 +5,7 @@ import { describeScenarios, givenInvoice, type GivenInvoice, type Scenario } fro
 /**
  * READ_INVOICE (GET /invoices/{invoice_id}, `clinic invoice show`): what it answers and records.
  * The invoice on the wire with its payments, refunds and credit notes:
- * test/server/read-invoices-documents.test.ts and test/server/routes/invoices.test.ts.
+ * test/server/routes/invoices.test.ts.
  */
 
 const scenarios: Scenario<GivenInvoice>[] = [

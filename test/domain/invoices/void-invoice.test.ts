@@ -9,7 +9,7 @@ import { describeScenarios, DESK_USER, givenInvoice, type GivenInvoice, type Sce
 
 /**
  * VOID_INVOICE (POST /invoices/{invoice_id}/void, `clinic invoice void`), rule by rule. The wiring
- * of each front end: test/server/void-refund.test.ts and test/cli/void-refund.test.ts.
+ * of each front end: test/server/routes/invoices.test.ts and test/cli/commands/payment.test.ts.
  */
 
 type Given = GivenInvoice;

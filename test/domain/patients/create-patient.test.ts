@@ -8,7 +8,7 @@ import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-c
 /**
  * CREATE_PATIENT (POST /patients, `clinic create-patient`), rule by rule. Every field's limits and
  * the Patient as the API shows it: test/server/routes/patients.test.ts; the desk's options and printout:
- * test/cli/commands.test.ts and test/cli/desk-frictions.test.ts.
+ * test/cli/program.test.ts and test/cli/desk-frictions.test.ts.
  */
 
 interface Given {

@@ -5,8 +5,8 @@ import { describeScenarios, type Outcome, type Scenario } from '../../helpers/us
 
 /**
  * FIND_PATIENTS (GET /patients, `clinic patient find`): what a search answers and records, row by
- * row. How each query word matches: test/db/search-terms.test.ts and test/server/read-patients.test.ts;
- * pages and their Link: test/server/pagination.test.ts; the actor each front end records:
+ * row. How each query word matches: test/fields/search-terms.test.ts and test/server/routes/patients.test.ts;
+ * pages and their Link: test/domain/pagination.test.ts; the actor each front end records:
  * test/server/routes/audit.test.ts and test/cli/commands/audit.test.ts.
  */
 

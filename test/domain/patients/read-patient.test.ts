@@ -7,7 +7,7 @@ import { describeScenarios, type Scenario } from '../../helpers/use-case-scenari
 /**
  * READ_PATIENT (GET /patients/{patient_id}; `clinic patient show` records as it does), rule by
  * rule: what it answers and the one patient.read it records. The Patient on the wire, its ETag
- * and the roles that see a balance: test/server/read-patients.test.ts; the actor each front end
+ * and the roles that see a balance: test/server/routes/patients.test.ts; the actor each front end
  * records: test/server/routes/audit.test.ts and test/cli/commands/audit.test.ts.
  */
 

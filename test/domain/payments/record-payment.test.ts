@@ -19,7 +19,7 @@ import { describeScenarios, DESK_USER, givenInvoice, type GivenInvoice, type Sce
  * RECORD_PAYMENT (POST /invoices/{invoice_id}/payments, `clinic record-payment`): its rules as a
  * table, then what a table cannot show (a transaction that fails half-way, another connection,
  * several processes at once). The wiring of each front end: test/server/routes/payments.test.ts and the
- * desk's billing tests (test/cli/billing.test.ts).
+ * desk's billing tests (test/cli/commands/payment.test.ts).
  */
 
 type Given = GivenInvoice;

@@ -13,7 +13,7 @@ import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-c
 
 /**
  * REFUND_PAYMENT (POST /payments/{payment_id}/refunds, `clinic refund`), rule by rule. The wiring
- * of each front end: test/server/void-refund.test.ts and test/cli/void-refund.test.ts.
+ * of each front end: test/server/routes/payments.test.ts and test/cli/commands/payment.test.ts.
  */
 
 interface Given {

@@ -6,7 +6,7 @@ import { useTestServer } from '../../helpers/fixtures.js';
 import { corsHeaderNames, rawRequest, refusalCode, type RawResponse } from '../../helpers/raw-request.js';
 
 // clinic-api-1.2.md, "Network": a server started as `clinic serve` is by default (127.0.0.1, no
-// --allowed-host, no --allowed-origin). The options themselves: test/cli/serve-network.test.ts.
+// --allowed-host, no --allowed-origin). The options themselves: test/server/connections/network-policy.test.ts.
 
 describe('the Host and Origin checks of a default server', () => {
   const server = useTestServer();

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
@@ -10,13 +10,16 @@ import { fileURLToPath } from 'node:url';
 import { openDatabase } from '../../../src/db/open-database.js';
 import { createApiKey } from '../../../src/domain/api-keys.js';
 import { createPatient } from '../../../src/domain/patients/create-patient.js';
-import { buildPatient } from '../../helpers/builders.js';
+import { buildPatient, createTestPatient } from '../../helpers/builders.js';
 import { assertMatchesContract } from '../../helpers/contract.js';
-import { formEnd, multipartBody, partHead, type FormPart } from '../../helpers/multipart.js';
+import { formEnd, type FormPart, multipartBody, partHead } from '../../helpers/multipart.js';
 import { useTestServer } from '../../helpers/fixtures.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir, type TestServer } from '../../helpers/test-server.js';
 import { checkoutProgram } from '../../helpers/run-cli.js';
 import { RUNTIME_FLAGS } from '../../../scripts/runtime-flags.mjs';
+import { tmpdir } from 'node:os';
+import { promisify } from 'node:util';
+import { rawRequest } from '../../helpers/raw-request.js';
 
 const LIMIT = 1024 * 1024;
 const DOCUMENT_KEYS = ['id', 'filename', 'content_type', 'size', 'created_at', 'type', 'document_number'];
@@ -676,4 +679,279 @@ describe('uploading a large document', () => {
       }
     },
   );
+});
+
+const execFileAsync = promisify(execFile);
+
+/** curl where Debian puts it: found by path, as test:dist runs the suites with a PATH of the program alone. */
+const curl = ['/usr/bin/curl', '/bin/curl', '/usr/local/bin/curl'].find((path) => existsSync(path));
+
+// GET /patients/{patient_id}/documents and the document download of interface 1.1.0
+// (clinic-api-1.1.md), black box over HTTP.
+
+/** The [type, loc] of each item of a 422 detail array. */
+const issuesOf = (body: any): [string, unknown[]][] => body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]);
+
+/** Uploads one document over POST /patients/{patient_id}/documents and returns the 2.11 response. */
+async function upload(server: TestServer, patientId: string, file: Partial<FormPart> & { data: string | Uint8Array }, title?: string) {
+  const parts: FormPart[] = [{ name: 'file', filename: 'scan.pdf', contentType: 'application/pdf', ...file }];
+  if (title !== undefined) parts.push({ name: 'title', data: title });
+  const { body, contentType } = multipartBody(parts);
+  const response = await server.request('POST', `/patients/${patientId}/documents`, {
+    rawBody: body,
+    headers: { 'content-type': contentType },
+  });
+  assert.equal(response.status, 201, response.text);
+  return response.body as { id: string; filename: string; content_type: string; size: number; created_at: string; type: string };
+}
+
+describe('GET /patients/{patient_id}/documents', () => {
+  const server = useTestServer();
+
+  it('lists the documents newest first, each the upload response plus title and sha256', async () => {
+    const patient = createTestPatient(server.db);
+    const other = createTestPatient(server.db);
+    const sent: { data: Buffer; title: string | null; uploaded: Awaited<ReturnType<typeof upload>> }[] = [];
+    for (const title of ['Panoramic 2026', null, 'Consent form']) {
+      const data = randomBytes(1000 + sent.length);
+      const uploaded = await upload(server, patient.id, { data, filename: `doc${sent.length}.bin` }, title ?? undefined);
+      sent.push({ data, title, uploaded });
+      // Uploads a few milliseconds apart, so that "newest" is well defined.
+      await sleep(5);
+    }
+    await upload(server, other.id, { data: 'not this patient' });
+
+    const response = await server.request('GET', `/patients/${patient.id}/documents`);
+    assert.equal(response.status, 200, response.text);
+    assert.deepEqual(
+      response.body,
+      sent.reverse().map(({ data, title, uploaded }) => ({ ...uploaded, title, sha256: sha256(data) })),
+    );
+  });
+
+  it('keeps the type and content type given at upload', async () => {
+    const patient = createTestPatient(server.db);
+    const { body, contentType } = multipartBody([
+      { name: 'type', data: 'xrays' },
+      { name: 'file', filename: 'pano.png', contentType: 'image/png', data: 'png bytes' },
+    ]);
+    const uploaded = await server.request('POST', `/patients/${patient.id}/documents`, {
+      rawBody: body,
+      headers: { 'content-type': contentType },
+    });
+    assert.equal(uploaded.status, 201, uploaded.text);
+    const response = await server.request('GET', `/patients/${patient.id}/documents`);
+    assert.deepEqual(response.body, [{ ...uploaded.body, title: null, sha256: sha256(Buffer.from('png bytes')) }]);
+    assert.equal(response.body[0].type, 'xrays');
+    assert.equal(response.body[0].content_type, 'image/png');
+  });
+
+  it('answers [] for a patient without documents, by an upper-case id too', async () => {
+    const patient = createTestPatient(server.db);
+    for (const id of [patient.id, patient.id.toUpperCase()]) {
+      const response = await server.request('GET', `/patients/${id}/documents`);
+      assert.deepEqual([response.status, response.body], [200, []]);
+    }
+  });
+
+  it('answers 404 PATIENT_NOT_FOUND for an unknown patient', async () => {
+    const response = await server.request('GET', `/patients/${randomUUID()}/documents`);
+    assert.equal(response.status, 404, response.text);
+    assert.equal(response.body.detail.code, 'PATIENT_NOT_FOUND');
+  });
+
+  it('checks the query before looking for the patient (422 before 404)', async () => {
+    const response = await server.request('GET', `/patients/${randomUUID()}/documents?limit=0`);
+    assert.equal(response.status, 422, response.text);
+    assert.deepEqual(issuesOf(response.body), [['greater_than_equal', ['query', 'limit']]]);
+  });
+
+  it('refuses a malformed patient id with 422 uuid_parsing at ["path","patient_id"]', async () => {
+    const response = await server.request('GET', '/patients/P-000001/documents');
+    assert.equal(response.status, 422, response.text);
+    assert.deepEqual(issuesOf(response.body), [['uuid_parsing', ['path', 'patient_id']]]);
+  });
+});
+
+describe('GET /patients/{patient_id}/documents/{document_id}', () => {
+  const server = useTestServer();
+  let patientId: string;
+  let otherPatientId: string;
+  const bytes = Buffer.concat([Buffer.from(Array.from({ length: 256 }, (_, i) => i)), randomBytes(200_000)]);
+  let doc: Awaited<ReturnType<typeof upload>>;
+  let othersDoc: Awaited<ReturnType<typeof upload>>;
+
+  before(async () => {
+    patientId = createTestPatient(server.db).id;
+    otherPatientId = createTestPatient(server.db).id;
+    doc = await upload(server, patientId, { data: bytes, filename: 'Befund Müller ✓.png', contentType: 'image/png' }, 'Befund');
+    othersDoc = await upload(server, otherPatientId, { data: 'someone else' });
+  });
+
+  const pathOf = (patient: string, document: string) => `/patients/${patient}/documents/${document}`;
+
+  /**
+   * GET of a document with fetch, its body as bytes. Answers other than 200 are checked against the
+   * OpenAPI document; a 200 is the stored bytes of any media type (the document's `*\/*`), which
+   * the contract helper, matching media types exactly, cannot check.
+   */
+  async function download(path: string, headers: Record<string, string> = {}) {
+    const url = `${server.baseUrl}${path}`;
+    const response = await fetch(url, { headers: { authorization: `Bearer ${server.key}`, ...headers } });
+    const body = Buffer.from(await response.arrayBuffer());
+    if (response.status !== 200)
+      assertMatchesContract('GET', url, { status: response.status, headers: response.headers, text: body.toString('latin1') });
+    return { status: response.status, headers: response.headers, body };
+  }
+
+  /**
+   * Asserts a Content-Disposition of exactly `attachment; filename="<ascii>"; filename*=UTF-8''<name
+   * percent-encoded>` (RFC 6266 §4.3; RFC 8187 attr-chars), the fallback being `ascii`.
+   */
+  function assertDisposition(header: string | null, filename: string, ascii: string): void {
+    const match = /^attachment; filename="([^"\\]*)"; filename\*=UTF-8''(.*)$/.exec(header ?? '');
+    assert.ok(match, `Content-Disposition: ${header}`);
+    assert.equal(match[1], ascii, 'the ASCII fallback');
+    assert.match(match[1]!, /^[\x20-\x7e]*$/, 'the fallback is printable ASCII');
+    assert.match(match[2]!, /^(?:[A-Za-z0-9!#$&+\-.^_`|~]|%[0-9A-Fa-f]{2})+$/, 'only attr-chars and percent-encoded octets');
+    assert.equal(decodeURIComponent(match[2]!), filename);
+  }
+
+  it('answers the stored bytes with their type, length, name, ETag and nosniff', async () => {
+    const response = await download(pathOf(patientId, doc.id));
+    assert.equal(response.status, 200);
+    assert.ok(response.body.equals(bytes), 'the bytes uploaded');
+    assert.equal(response.headers.get('content-type'), 'image/png');
+    assert.equal(response.headers.get('content-length'), String(bytes.length));
+    assertDisposition(response.headers.get('content-disposition'), 'Befund Müller ✓.png', 'Befund M_ller _.png');
+    assert.equal(response.headers.get('etag'), `"${sha256(bytes)}"`);
+    assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+  });
+
+  it('percent-encodes every character of the stored name that may not stand raw in filename*', async () => {
+    const name = 'O\'Brien (1); *copy* 100% "final".pdf';
+    const stored = await upload(server, patientId, {
+      data: 'x',
+      filename: undefined,
+      filenameStar: `utf-8''${encodeURIComponent(name).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+    });
+    assert.equal(stored.filename, name);
+    const response = await download(pathOf(patientId, stored.id));
+    assert.equal(response.status, 200);
+    assertDisposition(response.headers.get('content-disposition'), name, "O'Brien (1); *copy* 100% _final_.pdf");
+  });
+
+  it(
+    'gives a name curl -OJ saves the file under (the ASCII fallback of 1.2.0)',
+    { skip: curl === undefined && 'no curl on this machine' },
+    async () => {
+      const stored = await upload(server, patientId, { data: '%PDF-1.7', filename: 'scan.pdf', contentType: 'application/pdf' });
+      const folder = mkdtempSync(join(tmpdir(), 'clinic-curl-'));
+      try {
+        const url = `${server.baseUrl}${pathOf(patientId, stored.id)}`;
+        await execFileAsync(curl!, ['-s', '-f', '-O', '-J', '-H', `Authorization: Bearer ${server.key}`, url], { cwd: folder });
+        assert.deepEqual(readdirSync(folder), ['scan.pdf']);
+        assert.equal(readFileSync(join(folder, 'scan.pdf'), 'utf8'), '%PDF-1.7');
+      } finally {
+        rmSync(folder, { recursive: true, force: true });
+      }
+    },
+  );
+
+  const storedTypes: { title: string; contentType: string | undefined; data: string }[] = [
+    {
+      title: 'application/octet-stream for an upload whose part had no type',
+      contentType: undefined,
+      data: '<html>not for sniffing</html>',
+    },
+    { title: 'text/plain', contentType: 'text/plain', data: 'plain text' },
+    { title: 'a type with a parameter', contentType: 'text/plain; charset=iso-8859-1', data: 'caf\u00e9' },
+    { title: 'text/html, which nosniff and attachment keep from being rendered', contentType: 'text/html', data: '<script>1</script>' },
+  ];
+  for (const { title, contentType, data } of storedTypes) {
+    it(`answers the Content-Type as stored: ${title}`, async () => {
+      const stored = await upload(server, patientId, { data, contentType });
+      const response = await download(pathOf(patientId, stored.id));
+      assert.equal(response.status, 200);
+      assert.equal(response.headers.get('content-type'), stored.content_type);
+      assert.equal(response.headers.get('x-content-type-options'), 'nosniff');
+      assert.ok(response.body.equals(Buffer.from(data)));
+    });
+  }
+
+  it('accepts both ids in upper case', async () => {
+    const response = await download(pathOf(patientId.toUpperCase(), doc.id.toUpperCase()));
+    assert.equal(response.status, 200);
+    assert.ok(response.body.equals(bytes));
+  });
+
+  const revalidations: { title: string; headers: () => Record<string, string> }[] = [
+    { title: 'naming the ETag (fetch adds Cache-Control: no-cache itself)', headers: () => ({ 'if-none-match': `"${sha256(bytes)}"` }) },
+    {
+      title: 'naming the ETag, with Cache-Control: no-cache and Pragma: no-cache sent explicitly',
+      headers: () => ({ 'if-none-match': `"${sha256(bytes)}"`, 'cache-control': 'no-cache', pragma: 'no-cache' }),
+    },
+    { title: 'naming the ETag among others', headers: () => ({ 'if-none-match': `"0000", "${sha256(bytes)}", "ffff"` }) },
+    // RFC 9110 §13.1.2: If-None-Match compares entity tags weakly.
+    { title: 'naming the ETag as a weak tag', headers: () => ({ 'if-none-match': `W/"${sha256(bytes)}"` }) },
+  ];
+  for (const { title, headers } of revalidations) {
+    it(`answers 304 without a body to If-None-Match ${title}`, async () => {
+      const response = await download(pathOf(patientId, doc.id), headers());
+      assert.equal(response.status, 304);
+      assert.equal(response.body.length, 0);
+      assert.equal(response.headers.get('etag'), `"${sha256(bytes)}"`);
+    });
+  }
+
+  it('answers 304 to If-None-Match with Cache-Control: no-cache over a plain connection as well', async () => {
+    const response = await rawRequest(server.baseUrl, {
+      method: 'GET',
+      path: pathOf(patientId, doc.id),
+      headers: { authorization: `Bearer ${server.key}`, 'if-none-match': `"${sha256(bytes)}"`, 'cache-control': 'no-cache' },
+    });
+    assert.equal(response.status, 304);
+    assert.equal(response.text, '');
+  });
+
+  it('answers 200 with the bytes to If-None-Match naming another ETag', async () => {
+    const response = await download(pathOf(patientId, doc.id), { 'if-none-match': `"${sha256(Buffer.from('else'))}"` });
+    assert.equal(response.status, 200);
+    assert.ok(response.body.equals(bytes));
+  });
+
+  const notFound: { title: string; path: () => string; code: string }[] = [
+    { title: 'an unknown document', path: () => pathOf(patientId, randomUUID()), code: 'DOCUMENT_NOT_FOUND' },
+    { title: 'a document of another patient', path: () => pathOf(patientId, othersDoc.id), code: 'DOCUMENT_NOT_FOUND' },
+    {
+      title: "the other patient's view of this patient's document",
+      path: () => pathOf(otherPatientId, doc.id),
+      code: 'DOCUMENT_NOT_FOUND',
+    },
+    { title: 'an unknown patient', path: () => pathOf(randomUUID(), doc.id), code: 'PATIENT_NOT_FOUND' },
+    { title: 'an unknown patient and an unknown document', path: () => pathOf(randomUUID(), randomUUID()), code: 'PATIENT_NOT_FOUND' },
+  ];
+  for (const { title, path, code } of notFound) {
+    it(`answers 404 ${code} for ${title}`, async () => {
+      const response = await server.request('GET', path());
+      assert.equal(response.status, 404, response.text);
+      assert.equal(response.body.detail.code, code);
+      assert.equal(response.headers.get('etag'), null);
+    });
+  }
+
+  it('answers DELETE with 405 and Allow naming GET', async () => {
+    const response = await server.request('DELETE', pathOf(patientId, doc.id));
+    assert.equal(response.status, 405, response.text);
+    assert.match(response.headers.get('allow') ?? '', /\bGET\b/);
+  });
+
+  it('refuses malformed ids with 422 uuid_parsing at their path parameters', async () => {
+    const response = await server.request('GET', pathOf('P-1', 'scan.pdf'));
+    assert.equal(response.status, 422, response.text);
+    assert.deepEqual(issuesOf(response.body), [
+      ['uuid_parsing', ['path', 'patient_id']],
+      ['uuid_parsing', ['path', 'document_id']],
+    ]);
+  });
 });

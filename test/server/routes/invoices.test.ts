@@ -5,11 +5,13 @@ import { createInvoice } from '../../../src/domain/invoices/create-invoice.js';
 import type { Invoice } from '../../../src/domain/invoices/present-invoice.js';
 import { createPatient } from '../../../src/domain/patients/create-patient.js';
 import { recordPayment } from '../../../src/domain/payments/record-payment.js';
-import { buildInvoice, buildPatient, buildPayment, createTestInvoice } from '../../helpers/builders.js';
+import { buildInvoice, buildPatient, buildPayment, createTestInvoice, createTestPatient } from '../../helpers/builders.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { useTestServer } from '../../helpers/fixtures.js';
 import { assertLedgerConsistent } from '../../helpers/ledger.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
+import type { Patient } from '../../../src/domain/patients/present-patient.js';
+import { setModuleEnabled } from '../../../src/domain/settings.js';
 
 describe('GET /invoices', () => {
   let server: TestServer;
@@ -355,5 +357,211 @@ describe('credit notes and goodwill refunds', () => {
 
     const reused = await credit(invoice.id, { amount: 11, reason: 'discount' }, { 'idempotency-key': key });
     assert.deepEqual([reused.status, reused.body.detail.code], [422, 'IDEMPOTENCY_KEY_REUSED']);
+  });
+});
+
+// GET /invoices/{invoice_id} of interface 1.1.0 (clinic-api-1.1.md), black box over HTTP.
+
+/** The [type, loc] of each item of a 422 detail array. */
+const issuesOf = (body: any): [string, unknown[]][] => body.detail.map((d: { type: string; loc: unknown[] }) => [d.type, d.loc]);
+
+describe('GET /invoices/{invoice_id}', () => {
+  const server = useTestServer();
+  let patient: Patient;
+  let invoice: Invoice;
+  let untouched: Invoice;
+  const payments: Record<string, any>[] = [];
+
+  before(async () => {
+    patient = createTestPatient(server.db, { first_name: 'Ida', last_name: 'Rechnung' });
+    invoice = createInvoice(server.db, buildInvoice(patient.id, { total: '120.50', issued_at: '2026-02-10T10:00:00Z' }));
+    untouched = createInvoice(server.db, buildInvoice(patient.id, { total: '15.00', issued_at: '2026-02-11T10:00:00Z' }));
+    // Recorded in this order, back to back: the order recorded is the only order they have.
+    for (const body of [
+      buildPayment({ amount: '10.00', method: 'cash' }),
+      buildPayment({ amount: 20.5, method: 'card', note: 'terminal 2' }),
+      buildPayment({ amount: '5', method: 'other', note: 'voucher' }),
+      buildPayment({ amount: '0.01', method: 'bank', note: null }),
+    ]) {
+      const response = await server.request('POST', `/invoices/${invoice.id}/payments`, { body });
+      assert.equal(response.status, 200, response.text);
+      payments.push(response.body);
+    }
+  });
+
+  /** The Invoice item of `id` as GET /invoices lists it now. */
+  async function listed(id: string): Promise<Record<string, unknown>> {
+    const response = await server.request('GET', `/invoices?patient_id=${patient.id}`);
+    assert.equal(response.status, 200, response.text);
+    return response.body.find((i: { id: string }) => i.id === id);
+  }
+
+  it('answers the Invoice item plus the patient and the payments in the order recorded', async () => {
+    const response = await server.request('GET', `/invoices/${invoice.id}`);
+    assert.equal(response.status, 200, response.text);
+    assert.deepEqual(
+      [response.body.status, response.body.total, response.body.amount_paid, response.body.balance],
+      ['partially_paid', 120.5, 35.51, 84.99],
+    );
+    assert.deepEqual(response.body, {
+      ...(await listed(invoice.id)),
+      patient_number: patient.patient_number,
+      patient_first_name: 'Ida',
+      patient_last_name: 'Rechnung',
+      payments: payments.map((p, index) => ({
+        payment_id: p.payment_id,
+        amount: [10, 20.5, 5, 0.01][index],
+        method: ['cash', 'card', 'other', 'bank'][index],
+        note: [null, 'terminal 2', 'voucher', null][index],
+        created_at: p.created_at,
+        refunded_amount: 0,
+      })),
+      refunds: [],
+      voided_at: null,
+      void_reason: null,
+      amount_credited: 0,
+      credit_notes: [],
+    });
+  });
+
+  it('answers an invoice without payments with an empty payments array', async () => {
+    const response = await server.request('GET', `/invoices/${untouched.id.toUpperCase()}`);
+    assert.equal(response.status, 200, response.text);
+    assert.equal(response.body.status, 'issued');
+    assert.deepEqual(response.body, {
+      ...(await listed(untouched.id)),
+      patient_number: patient.patient_number,
+      patient_first_name: 'Ida',
+      patient_last_name: 'Rechnung',
+      payments: [],
+      refunds: [],
+      voided_at: null,
+      void_reason: null,
+      amount_credited: 0,
+      credit_notes: [],
+    });
+  });
+
+  it('answers 404 INVOICE_NOT_FOUND for an unknown id', async () => {
+    const response = await server.request('GET', `/invoices/${randomUUID()}`);
+    assert.equal(response.status, 404, response.text);
+    assert.equal(response.body.detail.code, 'INVOICE_NOT_FOUND');
+  });
+
+  it('answers 404 INVOICE_NOT_FOUND for the id of a patient', async () => {
+    const response = await server.request('GET', `/invoices/${patient.id}`);
+    assert.equal(response.status, 404, response.text);
+    assert.equal(response.body.detail.code, 'INVOICE_NOT_FOUND');
+  });
+
+  for (const id of ['not-a-uuid', 'INV-2026-000001']) {
+    it(`refuses the malformed id ${JSON.stringify(id)} with 422 uuid_parsing at ["path","invoice_id"]`, async () => {
+      const response = await server.request('GET', `/invoices/${id}`);
+      assert.equal(response.status, 422, response.text);
+      assert.deepEqual(issuesOf(response.body), [['uuid_parsing', ['path', 'invoice_id']]]);
+    });
+  }
+
+  it('answers 403 MODULE_DISABLED with billing off, before looking at the id, and again 200 once it is on', async () => {
+    setModuleEnabled(server.db, 'billing', false);
+    try {
+      for (const id of [invoice.id, randomUUID(), 'not-a-uuid']) {
+        const response = await server.request('GET', `/invoices/${id}`);
+        assert.equal(response.status, 403, `${id}: ${response.text}`);
+        assert.equal(response.body.detail.code, 'MODULE_DISABLED');
+      }
+      // Credentials and scope come first.
+      assert.equal((await server.request('GET', `/invoices/${invoice.id}`, { key: null })).status, 401);
+      const forbidden = await server.request('GET', `/invoices/${invoice.id}`, { key: server.createKey(['patients:read']) });
+      assert.deepEqual([forbidden.status, forbidden.body.detail.code], [403, 'FORBIDDEN']);
+    } finally {
+      setModuleEnabled(server.db, 'billing', true);
+    }
+    assert.equal((await server.request('GET', `/invoices/${invoice.id}`)).status, 200);
+  });
+
+  it('answers DELETE with 405 and Allow naming GET', async () => {
+    const response = await server.request('DELETE', `/invoices/${invoice.id}`);
+    assert.equal(response.status, 405, response.text);
+    assert.match(response.headers.get('allow') ?? '', /\bGET\b/);
+  });
+
+  it('does not depend on the payments module', async () => {
+    setModuleEnabled(server.db, 'payments', false);
+    try {
+      assert.equal((await server.request('GET', `/invoices/${invoice.id}`)).status, 200);
+    } finally {
+      setModuleEnabled(server.db, 'payments', true);
+    }
+  });
+});
+
+/**
+ * POST /invoices/{invoice_id}/void (clinic-api-1.2.md), on the real server. Its rules are
+ * VOID_INVOICE's table (test/domain/invoices/void-invoice.test.ts); here, how the server answers
+ * it and what the other endpoints then show.
+ */
+describe('voiding invoices', () => {
+  const server = useTestServer();
+  afterEach(() => assertLedgerConsistent(server.db));
+
+  const pay = (invoiceId: string, amount: string, headers: Record<string, string> = {}) =>
+    server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment({ amount }), headers });
+  const refund = (paymentId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
+    server.request('POST', `/payments/${paymentId}/refunds`, { body, headers });
+  const voidInvoice = (invoiceId: string, body: unknown = { reason: 'Issued to the wrong patient' }) =>
+    server.request('POST', `/invoices/${invoiceId}/void`, { body });
+  const detail = async (invoiceId: string) => (await server.request('GET', `/invoices/${invoiceId}`)).body;
+
+  describe('POST /invoices/{invoice_id}/void', () => {
+    it('voids an unpaid invoice: status void, balance 0, when and why, and it owes nothing', async () => {
+      const invoice = createTestInvoice(server.db, { total: '80.00' });
+      const answer = await voidInvoice(invoice.id);
+      assert.equal(answer.status, 200);
+      assert.equal(answer.body.status, 'void');
+      assert.equal(answer.body.balance, 0);
+      assert.equal(answer.body.amount_paid, 0);
+      assert.equal(answer.body.total, 80);
+      assert.equal(answer.body.void_reason, 'Issued to the wrong patient');
+      assert.match(answer.body.voided_at, /^\d{4}-\d\d-\d\dT/);
+      assert.equal(answer.body.invoice_number, invoice.invoice_number, 'the number stays');
+      assert.deepEqual(await detail(invoice.id), answer.body);
+      const listed = (await server.request('GET', `/invoices?patient_id=${invoice.patient_id}`)).body;
+      assert.deepEqual(
+        listed.map((i: { status: string; balance: number }) => [i.status, i.balance]),
+        [['void', 0]],
+      );
+      assert.deepEqual((await server.request('GET', `/invoices?patient_id=${invoice.patient_id}&unpaid=true`)).body, []);
+      const patient = (await server.request('GET', `/patients/${invoice.patient_id}`)).body;
+      assert.equal(patient.outstanding_balance, '0');
+    });
+
+    it('makes a void invoice refuse payments (409 INVOICE_VOID), after an Idempotency-Key replay', async () => {
+      const invoice = createTestInvoice(server.db, { total: '50.00' });
+      const paid = await pay(invoice.id, '50.00', { 'idempotency-key': 'void-replay' });
+      await refund(paid.body.payment_id, { reason: 'wrong patient' });
+      await voidInvoice(invoice.id);
+      const refused = await pay(invoice.id, '10.00');
+      assert.equal(refused.status, 409);
+      assert.equal(refused.body.detail.code, 'INVOICE_VOID');
+      const replay = await pay(invoice.id, '50.00', { 'idempotency-key': 'void-replay' });
+      assert.equal(replay.status, 200);
+      assert.equal(replay.headers.get('idempotent-replayed'), 'true');
+    });
+
+    it('answers a refusal with its status and code: 404 INVOICE_NOT_FOUND, 409 INVOICE_HAS_PAYMENTS, 422 for a blank reason, 403 without invoices:write', async () => {
+      assert.equal((await voidInvoice('00000000-0000-4000-8000-000000000000')).body.detail.code, 'INVOICE_NOT_FOUND');
+      const invoice = createTestInvoice(server.db, { total: '50.00' });
+      await pay(invoice.id, '20.00');
+      const paid = await voidInvoice(invoice.id);
+      assert.deepEqual([paid.status, paid.body.detail.code], [409, 'INVOICE_HAS_PAYMENTS']);
+      const blank = await voidInvoice(invoice.id, { reason: '   ' });
+      assert.equal(blank.status, 422);
+      assert.deepEqual([blank.body.detail[0].type, blank.body.detail[0].loc], ['value_error', ['body', 'reason']]);
+      const reader = server.createKey(['invoices:read']);
+      const forbidden = await server.request('POST', `/invoices/${invoice.id}/void`, { body: { reason: 'x' }, key: reader });
+      assert.deepEqual([forbidden.status, forbidden.body.detail.code], [403, 'FORBIDDEN']);
+      assert.equal((await detail(invoice.id)).status, 'partially_paid');
+    });
   });
 });
