@@ -57,6 +57,9 @@ export function documentFilePath(dataDir: string, patientId: string, documentId:
   return join(dataDir, DOCUMENTS_DIR, patientId, documentId);
 }
 
+/** What opening a stored document's file meets when it is missing, or something else stands in its place. */
+const MISSING_OR_REPLACED = new Set(['ENOENT', 'ENOTDIR', 'ELOOP']);
+
 /**
  * Opens a committed document's file for reading without following a link: documents/, the
  * patient's folder and the file must be what this program made (a folder, a folder, a regular
@@ -65,14 +68,15 @@ export function documentFilePath(dataDir: string, patientId: string, documentId:
  * missing one, is 500 STORAGE_FAILED (logged), and `clinic check` names it.
  */
 export async function openDocumentFile(dataDir: string, patientId: string, documentId: string): Promise<FileHandle> {
-  for (const folder of [join(dataDir, DOCUMENTS_DIR), join(dataDir, DOCUMENTS_DIR, patientId)]) {
-    if (!(await lstat(folder)).isDirectory()) throw errors.storageFailed();
-  }
   let file: FileHandle;
   try {
+    for (const folder of [join(dataDir, DOCUMENTS_DIR), join(dataDir, DOCUMENTS_DIR, patientId)]) {
+      if (!(await lstat(folder)).isDirectory()) throw errors.storageFailed();
+    }
     file = await open(documentFilePath(dataDir, patientId, documentId), constants.O_RDONLY | NO_FOLLOW);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ELOOP') throw errors.storageFailed();
+    // A stored document's file gone, or a link in its place: the storage failed it, not the program.
+    if (MISSING_OR_REPLACED.has((error as NodeJS.ErrnoException).code ?? '')) throw errors.storageFailed();
     throw error;
   }
   try {

@@ -85,10 +85,12 @@ const statements = preparedFor((db) => ({
   emptyFeedData: db.prepare<[string]>("UPDATE change_events SET data = '{}' WHERE patient_id = ? AND data <> '{}'"),
   // No fingerprint is 'erased': a request with the key is refused as the key's reuse until it expires.
   // An upload's answer (a Document) names its document, not the patient.
-  deleteIdempotentAnswers: db.prepare<{ patient_id: string }>(
+  deleteIdempotentAnswers: db.prepare<{ patient_id: string; patient_number: string }>(
     `UPDATE idempotent_answers SET fingerprint = 'erased', body = '{}'
       WHERE body LIKE '%' || @patient_id || '%'
-         OR (operation = 'uploadDocument' AND json_extract(body, '$.id') IN (SELECT id FROM documents WHERE patient_id = @patient_id))`,
+         OR (operation = 'uploadDocument' AND json_extract(body, '$.id') IN (SELECT id FROM documents WHERE patient_id = @patient_id))
+         OR (operation = 'runDeskCommand'
+             AND (body GLOB '*' || @patient_number || '[^0-9]*' OR body GLOB '*' || @patient_number))`,
   ),
   deleteDocument: db.prepare<[string]>('DELETE FROM documents WHERE id = ?'),
   deleteInvoiceNotifications: db.prepare<[string]>('DELETE FROM notification_outbox WHERE invoice_id = ?'),
@@ -171,11 +173,12 @@ export function emptyPatientFeedData(db: Db, patientId: string): void {
 }
 
 /**
- * The stored idempotent answers that name the patient (each names it by its id) lose what they
- * held; their keys stay taken until they expire (24 h): any request with one is refused as its reuse.
+ * The stored idempotent answers that name the patient lose what they held: the API's by the
+ * patient's id, a desk PC's printouts by the patient's number (P-000042 followed by no digit).
+ * Their keys stay taken until they expire (24 h): any request with one is refused as its reuse.
  */
-export function deletePatientIdempotentAnswers(db: Db, patientId: string): void {
-  statements(db).deleteIdempotentAnswers.run({ patient_id: patientId });
+export function deletePatientIdempotentAnswers(db: Db, patient: { id: string; patient_number: string }): void {
+  statements(db).deleteIdempotentAnswers.run({ patient_id: patient.id, patient_number: patient.patient_number });
 }
 
 /** A document's row; its file is named for deletion once this commits (purged_document_files). */

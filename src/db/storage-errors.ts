@@ -7,8 +7,19 @@ import { sqliteErrorCode } from './sqlite-result-codes.js';
  */
 export type StorageFault = 'busy' | 'full' | 'failed';
 
-/** SQLite result codes meaning another connection held the lock past the wait. */
-const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_LOCKED']);
+/**
+ * SQLite result codes meaning another connection held the lock past the wait, with their extended
+ * codes (SQLITE_BUSY_RECOVERY: another process recovering the WAL after a crash).
+ */
+const BUSY_CODES = new Set([
+  'SQLITE_BUSY',
+  'SQLITE_BUSY_RECOVERY',
+  'SQLITE_BUSY_SNAPSHOT',
+  'SQLITE_BUSY_TIMEOUT',
+  'SQLITE_LOCKED',
+  'SQLITE_LOCKED_SHAREDCACHE',
+  'SQLITE_LOCKED_VTAB',
+]);
 
 /** No room left: SQLite's own code, and the errno codes of a file write (documents, backups). */
 const FULL_CODES = new Set(['SQLITE_FULL', 'ENOSPC', 'EDQUOT']);

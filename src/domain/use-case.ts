@@ -11,7 +11,7 @@ import { clinicTimeZone, requireModuleEnabled, type ModuleName } from './setting
 import { requireRoles, type Role } from './people/roles.js';
 import { normalizePresent, type NormalizeContext } from './validation/values.js';
 import { answerOnce, requestFingerprint, type IdempotentOperation } from './idempotent-answers.js';
-import { fieldsValidator, throwIfIssues } from './validation/validate.js';
+import { fieldsValidator, secretNames, throwIfIssues, withSecretsHidden } from './validation/validate.js';
 import type { Access, Caller, ConnectionRunner, WorkRunner } from './use-case-context.js';
 
 export type { Access, Caller, ConnectionRunner, WorkRunner } from './use-case-context.js';
@@ -144,6 +144,8 @@ export function defineUseCase<const I extends UseCaseInput, R, const Patch exten
     const fields = declaration.input[part];
     return fields === undefined ? [] : [{ part, fields, validator: fieldsValidator(fields, part) }];
   });
+  // A use case's own checks echo what they refuse too: never a secret of its fields.
+  const secrets = new Set(parts.flatMap(({ fields }) => [...secretNames(fields)]));
   return {
     ...declaration,
     valuesOf(db, given) {
@@ -151,7 +153,7 @@ export function defineUseCase<const I extends UseCaseInput, R, const Patch exten
       const request = given.header === undefined ? { ...given, header: {} } : given;
       const context = lazyTimeZone(db);
       const fieldIssues = parts.flatMap(({ part, validator }) => validator.issues(request[part]));
-      throwIfIssues(fieldIssues, declaration.moreIssues?.(request, fieldIssues, context) ?? []);
+      throwIfIssues(fieldIssues, withSecretsHidden(declaration.moreIssues?.(request, fieldIssues, context) ?? [], secrets));
       const values: Record<string, unknown> = {};
       for (const { part, validator, fields } of parts) {
         values[part] =

@@ -19,6 +19,8 @@ interface FieldBase {
   description?: string;
   /** Set by the server only (spec: "read-only"); marked `readOnly` in the interface description. */
   readOnly?: boolean;
+  /** A secret (a PIN, a gateway's token or headers): a 422 never echoes what was sent for it. */
+  secret?: boolean;
 }
 
 export type FieldSpec = FieldBase &

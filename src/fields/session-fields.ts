@@ -8,9 +8,15 @@ export const LOGIN_INPUT_FIELDS = [
     required: true,
     minLength: 1,
     maxLength: 64,
+    secret: true,
     description: 'their PIN; with `new_pin`, the PIN or the setup code `clinic staff add` or `reset-pin` printed',
   }),
-  field.string('new_pin', { minLength: 1, maxLength: 64, description: 'a new PIN (6–12 digits, not weak), set before the login' }),
+  field.string('new_pin', {
+    minLength: 1,
+    maxLength: 64,
+    secret: true,
+    description: 'a new PIN (6–12 digits, not weak), set before the login',
+  }),
 ] as const satisfies readonly FieldSpec[];
 
 /** A session as GET /sessions/current and `clinic whoami --json` give it. */
@@ -38,7 +44,13 @@ export const NEW_SESSION_FIELDS = [
 
 /** POST /desk/join: the pairing code `clinic desk pair` printed, and the new PC's name. */
 export const DESK_JOIN_FIELDS = [
-  field.string('code', { required: true, minLength: 1, maxLength: 64, description: 'the pairing code, `XXXX-XXXX-XXXX`, any case' }),
+  field.string('code', {
+    required: true,
+    minLength: 1,
+    maxLength: 64,
+    secret: true,
+    description: 'the pairing code, `XXXX-XXXX-XXXX`, any case',
+  }),
   field.string('host_name', { required: true, minLength: 1, maxLength: 255, description: "the desk PC's host name, for `desk list`" }),
 ] as const satisfies readonly FieldSpec[];
 

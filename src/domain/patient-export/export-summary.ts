@@ -141,7 +141,9 @@ export function exportSummaryHtml(contents: PatientExportContents): string {
   const address = [patient.address_street, [patient.address_zip, patient.address_city].filter(Boolean).join(' '), patient.address_country]
     .filter((part) => typeof part === 'string' && part !== '')
     .join(', ');
-  const born = typeof patient.date_of_birth === 'string' ? date.format(new Date(`${patient.date_of_birth}T12:00:00Z`)) : '';
+  // A date of birth is a calendar date, in no zone: written as the day it names wherever the clinic is.
+  const calendarDate = new Intl.DateTimeFormat(locale, { dateStyle: 'medium', timeZone: 'UTC' });
+  const born = typeof patient.date_of_birth === 'string' ? calendarDate.format(new Date(`${patient.date_of_birth}T00:00:00Z`)) : '';
   const name = `${patient.first_name} ${patient.last_name}`;
   const sections = [
     `<h2>${escape(words.record)}</h2>`,

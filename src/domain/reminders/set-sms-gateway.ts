@@ -18,6 +18,7 @@ const SMS_GATEWAY_FIELDS = [
   field.string('token', {
     minLength: 1,
     maxLength: 500,
+    secret: true,
     description: "twilio: the account's auth token (at the desk: --token-file, its first line)",
   }),
   field.string('from', {
@@ -30,6 +31,7 @@ const SMS_GATEWAY_FIELDS = [
   field.stringList('header', {
     maxItems: 20,
     maxItemLength: 2000,
+    secret: true,
     description: "generic: 'Name: value' headers; a value may hold {reference}",
   }),
   field.string('body_template', {

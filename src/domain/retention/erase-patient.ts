@@ -80,7 +80,7 @@ function applyErasure(db: Db, row: PatientRow, items: readonly ErasureItem[], at
   }
   deletePatientMessages(db, row.id);
   emptyPatientFeedData(db, row.id);
-  deletePatientIdempotentAnswers(db, row.id);
+  deletePatientIdempotentAnswers(db, row);
   if (!keepsSomething) deletePatientRow(db, row.id);
 }
 

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { isIPv4 } from 'node:net';
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { join } from 'node:path';
 import { acquireInstanceLock } from '../../db/instance-lock.js';
 
@@ -28,9 +28,17 @@ export function certificatesOf(pem: Buffer | string): X509Certificate[] {
   return [...text.matchAll(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g)].map((m) => new X509Certificate(m[0]));
 }
 
+/** This PC's own addresses: 127.0.0.0/8 and ::1, however written (::ffff:127.0.0.1 too). */
+const LOOPBACK = new BlockList();
+LOOPBACK.addSubnet('127.0.0.0', 8, 'ipv4');
+LOOPBACK.addAddress('::1', 'ipv6');
+
 /** Whether `host` names this computer only: localhost, ::1, or an address of 127.0.0.0/8. */
 export function isLoopbackName(host: string): boolean {
-  return ['::1', 'localhost'].includes(host.toLowerCase()) || (isIPv4(host) && host.startsWith('127.'));
+  if (host.toLowerCase() === 'localhost') return true;
+  // An address in any of its spellings: Node writes a certificate's IPv6 addresses whole (0:0:…:1).
+  if (isIPv4(host)) return LOOPBACK.check(host, 'ipv4');
+  return isIPv6(host) && LOOPBACK.check(host, 'ipv6');
 }
 
 /**

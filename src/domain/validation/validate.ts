@@ -192,11 +192,12 @@ export function collectIssues(struct: Structure, value: unknown, source: LocSour
  */
 export function fieldsValidator<const Fields extends readonly FieldSpec[]>(fields: Fields, source: LocSource) {
   const struct = objectStruct(source, fields);
+  const secrets = secretNames(fields);
   const issues = (value: unknown): ValidationIssue[] => {
     // No body, or a JSON null, is a required body left out (FastAPI's `missing` at ["body"]).
     if (source === 'body' && (value === undefined || value === null)) return [issue([source], problems.missing(), null)];
     if (!isPlainObject(value)) return [issue([source], problems.modelAttributesType(), value)];
-    return collectIssues(struct, value, source);
+    return withSecretsHidden(collectIssues(struct, value, source), secrets);
   };
   return {
     /** Issues for `value`, or an empty list. */
@@ -211,6 +212,28 @@ export function fieldsValidator<const Fields extends readonly FieldSpec[]>(field
     },
   };
 }
+
+/** What a 422 echoes in place of a secret's value. */
+export const SECRET_ECHO = '(not shown)';
+
+/**
+ * `issues` without the values of the fields named `secrets` (a PIN, a gateway's token): an issue
+ * at one of them echoes SECRET_ECHO, and an object echoed whole (the body around a missing field)
+ * has theirs replaced, so that a refusal printed or logged never holds a secret.
+ */
+export function withSecretsHidden(issues: readonly ValidationIssue[], secrets: ReadonlySet<string>): ValidationIssue[] {
+  if (secrets.size === 0) return [...issues];
+  return issues.map((found) => {
+    if (typeof found.loc[1] === 'string' && secrets.has(found.loc[1])) return { ...found, input: SECRET_ECHO };
+    if (!isPlainObject(found.input) || !Object.keys(found.input).some((key) => secrets.has(key))) return found;
+    const input = Object.fromEntries(Object.entries(found.input).map(([key, value]) => [key, secrets.has(key) ? SECRET_ECHO : value]));
+    return { ...found, input };
+  });
+}
+
+/** The names of the secret fields among `fields`. */
+export const secretNames = (fields: readonly FieldSpec[]): ReadonlySet<string> =>
+  new Set(fields.filter((spec) => spec.secret === true).map((spec) => spec.name));
 
 /**
  * Throws one ValidationError with the issues of every request part (path, query, headers and

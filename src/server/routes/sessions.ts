@@ -55,6 +55,7 @@ export const sessionOperations: readonly Operation[] = [
     refusals: [
       errors.loginFailed('wrong_pin', 4),
       errors.pinNotSet(),
+      errors.pinInvalid('sequence'),
       errors.personDisabled(),
       errors.personLocked('2026-11-30T09:15:00.000Z', 900_000, '10:15'),
       errors.deviceUnknown(),

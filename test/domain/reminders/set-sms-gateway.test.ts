@@ -4,7 +4,10 @@ import type { Db } from '../../../src/db/open-database.js';
 import { REMOVE_SMS_GATEWAY, SET_SMS_GATEWAY, SHOW_SMS_GATEWAY } from '../../../src/domain/reminders/set-sms-gateway.js';
 import { smsGateway, writeSmsGateway, type SmsGateway } from '../../../src/domain/reminders/sms-gateway.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
+import { SECRET_ECHO } from '../../../src/domain/validation/validate.js';
+import { ValidationError } from '../../../src/errors.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
+import { thrownBy } from '../../helpers/thrown.js';
 import { assertFields, describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -370,4 +373,20 @@ describe('SET_SMS_GATEWAY keeps its secrets', () => {
       }
     });
   }
+
+  it('echoes no secret in a refusal: a token too long, a header malformed, or the body around a field left out', () => {
+    const longToken = `${TOKEN}${'x'.repeat(500)}`;
+    for (const body of [
+      { ...TWILIO, token: longToken },
+      { preset: 'twilio', token: TOKEN, from: TWILIO.from },
+      { ...GENERIC, header: [`Authorization Bearer ${BEARER}`] },
+      { preset: 'generic', header: [`Authorization: Bearer ${BEARER}`], url: GENERIC.url },
+    ]) {
+      const refusal = thrownBy(() => performUseCase(SET_SMS_GATEWAY, data.db, { body }, DESK_USER));
+      assert.ok(refusal instanceof ValidationError, `refused as invalid, not ${String(refusal)}`);
+      const echoed = JSON.stringify(refusal.issues);
+      for (const secret of [TOKEN, BEARER]) assert.ok(!echoed.includes(secret), `the refusal echoes ${secret}: ${echoed}`);
+      assert.ok(echoed.includes(SECRET_ECHO), `the refusal says a secret is not shown: ${echoed}`);
+    }
+  });
 });
