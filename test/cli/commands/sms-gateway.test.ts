@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { smsGateway } from '../../../src/domain/reminders/sms-gateway.js';
 import { forPeople, jsonOf } from '../../helpers/desk-output.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
-import { programPath, runClinic, unwrapped, type CliResult } from '../../helpers/run-cli.js';
+import { runClinic, unwrapped, type CliResult } from '../../helpers/run-cli.js';
 
 const TOKEN = 'tok-9f2c-secret';
 
@@ -117,7 +117,7 @@ describe('clinic sms-gateway', () => {
     assert.match(
       unwrapped(missing.stderr),
       new RegExp(
-        `^error: option '--token-file <file>' argument '${programPath(join(folder, 'no-token.txt')).replace(/[\\.]/g, '\\$&')}' is invalid\\. there is no such file \\(ENOENT\\)`,
+        `^error: option '--token-file <file>' argument '${join(folder, 'no-token.txt').replace(/[\\.]/g, '\\$&')}' is invalid\\. there is no such file \\(ENOENT\\)`,
       ),
     );
     assert.equal(
