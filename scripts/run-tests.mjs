@@ -2,7 +2,7 @@
 // the files and folders named: `npm test -- test/server/routes/patients.test.ts`), and through
 // runTestFiles `npm run test:node-sqlite`, `test:dist` and `test:wine`.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -61,6 +61,35 @@ export function existingTestFiles(paths) {
   const missing = paths.filter((path) => !existsSync(join(root, path)));
   if (missing.length > 0) throw new Error(`no such test file: ${missing.join(', ')}`);
   return paths;
+}
+
+/**
+ * The helpers of test/helpers that start the program under test: with CLINIC_BIN set (test:dist,
+ * test:wine) they start that executable, else the checkout's. test/scripts/run-tests.test.ts
+ * holds the list whole: every exported helper that calls one of these is one of them.
+ */
+export const PROGRAM_STARTERS = [
+  'createPatientWithCli',
+  'programCommand',
+  'runAsNobody',
+  'runClinic',
+  'runExecutable',
+  'spawnClinic',
+  'startServeProcess',
+  'startTestServer',
+  'useRestoredBackup',
+  'useTestServer',
+  'useUpgradedRelease',
+];
+
+const namesAStarter = new RegExp(`\\b(${PROGRAM_STARTERS.join('|')})\\b`);
+
+/**
+ * Whether the test file at `path` starts the program (it names a helper of PROGRAM_STARTERS).
+ * A file that does not tests the source in the runner's own process, the same on every run.
+ */
+export function startsTheProgram(path) {
+  return namesAStarter.test(readFileSync(join(root, path), 'utf8'));
 }
 
 function rank(file) {

@@ -1,5 +1,6 @@
 // `npm run test:dist`: builds dist/clinic, copies it alone into an empty directory, and runs the
-// black-box HTTP, CLI and fault suites against that copy with a PATH on which no node can be found.
+// files of the HTTP, CLI and fault suites that start the program against that copy, with a PATH on
+// which no node can be found.
 // `npm run test:wine` (`--windows`): the same for dist/clinic.exe, run under Wine 10 from the
 // Debian trixie root of scripts/wine-root.sh, through scripts/wine-exe.sh.
 // The test runner itself runs on this machine's Node; only the processes it starts must do
@@ -9,7 +10,7 @@ import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { existingTestFiles, runTestFiles, testFilesIn } from './run-tests.mjs';
+import { existingTestFiles, runTestFiles, startsTheProgram, testFilesIn } from './run-tests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const windows = process.argv.includes('--windows');
@@ -89,12 +90,6 @@ const DECIDED_FROM_THE_DATABASE = existingTestFiles(
         'routes/payments',
         'routes/reminders',
         'search-as-typed',
-        'throttles/failed-key-throttle',
-        'throttles/key-rate-limits',
-        'workers/audit-checkpoints',
-        // In-process tests of the server's commit groups and change watch: no program is started.
-        'writes/change-watch',
-        'writes/commit-groups',
       ].map((name) => `test/server/${name}.test.ts`),
     ),
 );
@@ -120,10 +115,19 @@ const STARTING_THE_PROGRAM_ELSEWHERE = existingTestFiles([
   'test/server/workers/backup-schedule.test.ts',
   'test/server/workers/notification-worker.test.ts',
 ]);
-// The suites that start the program. Under Wine, unless CLINIC_SUITES chooses others, the desk's
-// and those beside their sources: CI leaves the HTTP and fault suites to the Linux runs.
+const doesNotStart = STARTING_THE_PROGRAM_ELSEWHERE.filter((path) => !startsTheProgram(path));
+if (doesNotStart.length > 0) throw new Error(`named as starting the program, but starts none: ${doesNotStart.join(', ')}`);
+// Names useTestServer only for a suite that it skips on an executable (whose request timeout is
+// 30 s); the rest of it is Node's HTTP server in the runner's own process.
+const STARTS_IT_ONLY_FROM_SOURCE = existingTestFiles(['test/server/connections/http-server.test.ts']);
+// The suites that start the program: a file that starts none tests the source in the runner's own
+// process (the desk's formatting, the server's middleware, commit groups, throttles, the reminder
+// week's serve-on-clock), which npm test has run already. Under Wine, unless CLINIC_SUITES
+// chooses others, the desk's and those beside their sources: CI leaves the HTTP and fault suites
+// to the Linux runs.
 const wanted = process.env.CLINIC_SUITES?.split(',') ?? (windows ? ['test/cli/', ...STARTING_THE_PROGRAM_ELSEWHERE] : undefined);
 const suites = [...new Set(testFilesIn(['test/server', 'test/cli', 'test/fault', ...STARTING_THE_PROGRAM_ELSEWHERE]))]
+  .filter((path) => startsTheProgram(path) && !STARTS_IT_ONLY_FROM_SOURCE.includes(path))
   .filter((path) => wanted === undefined || wanted.some((part) => path.includes(part)))
   .filter((path) => process.env.CLINIC_DIST_ALL === '1' || !DECIDED_FROM_THE_DATABASE.includes(path))
   .filter((path) => !windows || !NOT_ON_WINDOWS.includes(path));

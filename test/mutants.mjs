@@ -323,6 +323,27 @@ export const MUTANTS = [
     tests: READS,
   },
   {
+    title: 'a database that a newer program made opens where an older schema is kept',
+    file: 'src/db/open-database.ts',
+    from: 'if (found > SCHEMA_VERSION) throw new SchemaTooNewError(found, SCHEMA_VERSION);',
+    to: 'if (found < SCHEMA_VERSION) throw new SchemaTooNewError(found, SCHEMA_VERSION);',
+    tests: ['test/db/open-database.test.ts'],
+  },
+  {
+    title: 'the appointment list ignores the statuses asked for',
+    file: 'src/db/appointments.ts',
+    from: 'statuses: filter.statuses === null ? null : JSON.stringify(filter.statuses),',
+    to: 'statuses: null,',
+    tests: ['test/domain/appointments/list-appointments.test.ts'],
+  },
+  {
+    title: 'the appointment list of one doctor and one patient ignores the patient',
+    file: 'src/db/appointments.ts',
+    from: "return filter.patientId === null ? 'doctor' : 'both';",
+    to: "return 'doctor';",
+    tests: ['test/domain/appointments/list-appointments.test.ts'],
+  },
+  {
     title: 'a list records a patient once per item, not once per patient',
     file: 'src/domain/audit/record-audit.ts',
     from: 'if (patientId === null || seen.has(patientId)) continue;',

@@ -3,7 +3,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
 import { programPath, runClinic } from '../helpers/run-cli.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { makeDataDir } from '../helpers/fixtures.js';
 
 // Every administrative command once, through a child process: with CLINIC_BIN this proves the
 // single executable runs each of them on its own.

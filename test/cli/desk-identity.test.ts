@@ -1,9 +1,9 @@
 // Who works at this PC's command line (src/cli/desk-identity.ts): the OS user until the first person, then the person logged in here, their token in this OS user's session.json (clinic-api-1.3.md, "Roles", "Sessions", "Pairing": folder 0700, files 0600), and a desk PC's person on the server.
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import {
   beginCommand,
   configFolder,
@@ -21,24 +21,14 @@ import { systemUserActor } from '../../src/domain/audit/system-user.js';
 import { ADD_PERSON } from '../../src/domain/people/persons.js';
 import { logIn, logOut } from '../../src/domain/people/sessions.js';
 import { performUseCase } from '../../src/domain/use-case.js';
-import { useTestDatabase } from '../helpers/fixtures.js';
+import { useConfigHome, useTestDatabase } from '../helpers/fixtures.js';
 
 const unixModes = process.platform !== 'win32';
 
 describe("this PC's command line: its configuration folder, session.json and caller (desk-identity)", () => {
   const data = useTestDatabase();
-  let configHome: string;
-  const savedConfigHome = process.env.XDG_CONFIG_HOME;
-  before(() => {
-    configHome = mkdtempSync(join(tmpdir(), 'clinic-config-'));
-    process.env.XDG_CONFIG_HOME = configHome;
-  });
-  after(() => {
-    if (savedConfigHome === undefined) delete process.env.XDG_CONFIG_HOME;
-    else process.env.XDG_CONFIG_HOME = savedConfigHome;
-    rmSync(configHome, { recursive: true, force: true });
-  });
-  const sessionFile = () => join(configHome, 'clinic', 'session.json');
+  const configHome = useConfigHome();
+  const sessionFile = () => join(configHome(), 'clinic', 'session.json');
 
   const osUser = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'it', name: 'it', source: 'pc', requestId: null } };
   /** A person of `roles` who set `pin` with their setup code, which logged them in at a PC; gives that session's token. */
@@ -61,20 +51,20 @@ describe("this PC's command line: its configuration folder, session.json and cal
 
   it("keeps a token per place in session.json, this OS user's alone (folder 0700, file 0600), written whole", () => {
     // A folder made before, by anything, as the umask left it.
-    mkdirSync(join(configHome, 'clinic'), { mode: 0o755 });
-    if (unixModes) chmodSync(join(configHome, 'clinic'), 0o755);
+    mkdirSync(join(configHome(), 'clinic'), { mode: 0o755 });
+    if (unixModes) chmodSync(join(configHome(), 'clinic'), 0o755);
     keepToken(dataDirPlace(data.dataDir), 'cls_server_pc');
     keepToken('desk https://clinic-pc:8080', 'cls_desk');
     assert.equal(keptToken(dataDirPlace(data.dataDir)), 'cls_server_pc');
     assert.equal(keptToken('desk https://clinic-pc:8080'), 'cls_desk');
     assert.equal(keptToken('desk https://other:8080'), undefined);
     if (unixModes) {
-      assert.equal(statSync(join(configHome, 'clinic')).mode & 0o777, 0o700);
+      assert.equal(statSync(join(configHome(), 'clinic')).mode & 0o777, 0o700);
       assert.equal(statSync(sessionFile()).mode & 0o777, 0o600);
     }
     keepToken('desk https://clinic-pc:8080', undefined);
     assert.deepEqual(JSON.parse(readFileSync(sessionFile(), 'utf8')), { sessions: { [dataDirPlace(data.dataDir)]: 'cls_server_pc' } });
-    assert.deepEqual(readdirSync(join(configHome, 'clinic')), ['session.json'], 'no temporary file left');
+    assert.deepEqual(readdirSync(join(configHome(), 'clinic')), ['session.json'], 'no temporary file left');
     keepToken(dataDirPlace(data.dataDir), undefined);
   });
 

@@ -8,7 +8,7 @@ import { buildProgram } from '../../src/cli/program.js';
 import { DESK_COMMAND_ROWS } from '../../src/cli/desk-roles.js';
 import { OPERATIONS } from '../../src/server/api/api-operations.js';
 import { apiDescription } from '../helpers/contract.js';
-import { useTestDatabase, useTestServer } from '../helpers/fixtures.js';
+import { useConfigHome, useTestDatabase, useTestServer } from '../helpers/fixtures.js';
 import { updatePersonRow } from '../../src/db/persons.js';
 import { PAIR_DEVICE } from '../../src/domain/people/devices.js';
 import { ADD_PERSON, findPerson } from '../../src/domain/people/persons.js';
@@ -242,17 +242,14 @@ describe('the role matrix of interface 1.3.0: every desk command and every API o
 
   describe('at the desk, a person of each one role', () => {
     const data = useTestDatabase();
-    let configHome: string;
+    useConfigHome();
     let scratch: string;
-    const savedConfigHome = process.env.XDG_CONFIG_HOME;
     const pins = { admin: '482913', reception: '573920', practitioner: '604918', billing: '715029', scheduler: '826130' };
     const clinic = (args: string[], input?: string) => runClinic([...args, '--data', data.dataDir], input === undefined ? {} : { input });
 
     before(async () => {
-      configHome = mkdtempSync(join(tmpdir(), 'clinic-config-'));
       scratch = mkdtempSync(join(tmpdir(), 'clinic-matrix-'));
       writeFileSync(join(scratch, 'given.txt'), 'a document\n');
-      process.env.XDG_CONFIG_HOME = configHome;
       const codes: Record<string, string> = {};
       for (const role of ROLES) {
         // The first is added by the OS user, the others by that admin, logged in by setting her PIN.
@@ -271,9 +268,6 @@ describe('the role matrix of interface 1.3.0: every desk command and every API o
       }
     });
     after(() => {
-      if (savedConfigHome === undefined) delete process.env.XDG_CONFIG_HOME;
-      else process.env.XDG_CONFIG_HOME = savedConfigHome;
-      rmSync(configHome, { recursive: true, force: true });
       rmSync(scratch, { recursive: true, force: true });
     });
 

@@ -7,7 +7,7 @@ import { rmSync } from 'node:fs';
 import { listAuditEventRows, type AuditEventRow } from '../../src/db/audit-events.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import { sqliteDriver } from '../../src/db/drivers/sqlite-driver.js';
-import { canonical } from '../helpers/audit-chain.js';
+import { canonical, RECORDED_BY_MARIA } from '../helpers/audit-chain.js';
 import { copyReleaseFixture } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 
@@ -48,12 +48,7 @@ describe('the compact audit trail keeps odd rows as they were', () => {
       const base = {
         patient_id: PATIENT,
         patient_number: 'P-000001',
-        actor_type: 'cli',
-        actor_id: 'maria',
-        actor_name: 'maria',
-        source: 'reception-pc',
-        request_id: null,
-        detail: null,
+        ...RECORDED_BY_MARIA,
       };
       const odd: Partial<OldRow>[] = [
         // A time without milliseconds, and a subject in upper case: both text, not their short forms.

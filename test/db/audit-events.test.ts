@@ -6,7 +6,7 @@ import { openDatabase } from '../../src/db/open-database.js';
 import { appendAuditEvents, DATA_EXPORT, DATA_IMPORT } from '../../src/domain/audit/record-audit.js';
 import type { Actor } from '../../src/domain/audit/audit-event.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { makeDataDir } from '../helpers/fixtures.js';
 
 const frontDesk: Actor = { type: 'cli', id: 'reception', name: 'reception', source: 'desk-1', requestId: null };
 const otherPc: Actor = { type: 'cli', id: 'nurse', name: 'nurse', source: 'room-2', requestId: null };

@@ -5,7 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { explainPaymentsBetween } from '../../src/db/day-report.js';
 import { openDatabase } from '../../src/db/open-database.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { makeDataDir } from '../helpers/fixtures.js';
 
 /** `clinic report day` reads one clinic day of payments from an index, in a new database and an upgraded one. */
 describe('the plan of the day report', () => {

@@ -16,32 +16,14 @@ import {
   type DeviceRow,
 } from '../../src/db/devices.js';
 import { sqliteErrorCode } from '../../src/db/sqlite-result-codes.js';
+import { buildDeviceRow } from '../helpers/builders.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
-
-/** A pending device named `name`, its code hashed as `codeHash`, paired at 08:00. */
-function pendingDevice(name: string, codeHash: string): DeviceRow {
-  return {
-    id: randomUUID(),
-    name,
-    name_key: name.toLowerCase(),
-    code_hash: codeHash,
-    code_expires_at: '2026-11-30T08:10:00.000Z',
-    token_hash: null,
-    created_at: '2026-11-30T08:00:00.000Z',
-    joined_at: null,
-    revoked_at: null,
-    host_name: null,
-    last_seen_at: null,
-    last_address: null,
-    desk_version: null,
-  };
-}
 
 describe('desk PCs (db)', () => {
   const data = useTestDatabase({ each: true });
 
   it('lists devices in the order paired and knows their names lower-cased, for the smallest free "Desk N"', () => {
-    for (const name of ['Reception', 'Desk 2', 'Desk 1']) insertDevice(data.db, pendingDevice(name, `code-${name}`));
+    for (const name of ['Reception', 'Desk 2', 'Desk 1']) insertDevice(data.db, buildDeviceRow(name, `code-${name}`));
     assert.deepEqual(
       listDeviceRows(data.db).map((row) => row.name),
       ['Reception', 'Desk 2', 'Desk 1'],
@@ -50,17 +32,17 @@ describe('desk PCs (db)', () => {
   });
 
   it('refuses a second device of a name in another case, and holds any number of devices without a token', () => {
-    insertDevice(data.db, pendingDevice('Reception', 'code-1'));
-    insertDevice(data.db, pendingDevice('Lab', 'code-2'));
+    insertDevice(data.db, buildDeviceRow('Reception', 'code-1'));
+    insertDevice(data.db, buildDeviceRow('Lab', 'code-2'));
     assert.throws(
-      () => insertDevice(data.db, pendingDevice('RECEPTION', 'code-3')),
+      () => insertDevice(data.db, buildDeviceRow('RECEPTION', 'code-3')),
       (error) => sqliteErrorCode(error) === 'SQLITE_CONSTRAINT_UNIQUE',
     );
     assert.equal(listDeviceRows(data.db).length, 2);
   });
 
   it('finds a device by its id, its lower-cased name, its code and its token, and nothing by another', () => {
-    const device = pendingDevice('Reception 2', 'code-hash');
+    const device = buildDeviceRow('Reception 2', 'code-hash');
     insertDevice(data.db, device);
     assert.equal(findDeviceById(data.db, device.id)?.name, 'Reception 2');
     assert.equal(findDeviceByNameKey(data.db, 'reception 2')?.id, device.id);
@@ -80,7 +62,7 @@ describe('desk PCs (db)', () => {
   });
 
   it('stores what a join and a revocation change, and never the name, its key or when it was paired', () => {
-    const device = pendingDevice('Reception', 'code-hash');
+    const device = buildDeviceRow('Reception', 'code-hash');
     insertDevice(data.db, device);
     const revoked: DeviceRow = {
       ...device,
@@ -108,7 +90,7 @@ describe('desk PCs (db)', () => {
   });
 
   it("notes when and from where a device was last seen, keeping its desk's version when a request names none", () => {
-    const device = pendingDevice('Reception', 'code-hash');
+    const device = buildDeviceRow('Reception', 'code-hash');
     insertDevice(data.db, device);
     markDeviceSeen(data.db, device.id, '2026-11-30T09:00:00.000Z', '192.168.1.20', '1.3.0');
     markDeviceSeen(data.db, device.id, '2026-11-30T09:01:00.000Z', '192.168.1.21', null);

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { octal } from '../../src/db/file-modes.js';
 import { useDataDirs } from '../helpers/fixtures.js';
-import { runClinic, startServeProcess, STOP_SIGNAL, testingExecutable } from '../helpers/run-cli.js';
+import { createPatientWithCli, runClinic, startServeProcess, STOP_SIGNAL, testingExecutable } from '../helpers/run-cli.js';
 
 /**
  * Issue 42, finding 15: after a power cut a document folder stayed at 2750, closed to the desk
@@ -23,20 +23,7 @@ async function clinicWithPatient(): Promise<{ dataDir: string; file: string }> {
   const dataDir = join(newDir(), 'data');
   assert.equal((await runClinic(['init', '--data', dataDir])).code, 0);
   assert.equal(octal(statSync(dataDir).mode), '2770');
-  const created = await runClinic([
-    'create-patient',
-    '--first-name',
-    'Eva',
-    '--last-name',
-    'Huber',
-    '--email',
-    'eva@example.org',
-    '--mobile',
-    '+43 664 1234567',
-    '--data',
-    dataDir,
-  ]);
-  assert.equal(created.code, 0, created.stderr);
+  await createPatientWithCli(dataDir);
   const file = join(newDir(), 'scan.pdf');
   writeFileSync(file, '%PDF-1.4 a scan');
   return { dataDir, file };

@@ -6,10 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
 import { type Db } from '../../src/db/drivers/sqlite-driver.js';
 import { assertChain, trailOf, type AuditEvent } from '../helpers/audit-chain.js';
-import { copyReleaseFixture } from '../helpers/fixtures.js';
+import { copyReleaseFixture, makeDataDir } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../helpers/schema-of.js';
-import { makeDataDir, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { readDatabase } from '../helpers/release-database.js';
 
 /**

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { chmodSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { openDatabase } from '../../src/db/open-database.js';
+import { SCHEMA_VERSION, SchemaTooNewError } from '../../src/db/migrations.js';
+import { openDatabase, sqliteVersion } from '../../src/db/open-database.js';
 import { DATABASE_FILE } from '../../src/db/data-directory.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
@@ -28,6 +29,18 @@ describe('openDatabase', () => {
     }
   });
 
+  it('refuses a database that a newer program made, also where an older schema is kept as it is', () => {
+    data.db.pragma(`user_version = ${SCHEMA_VERSION + 1}`);
+    data.db.close();
+    for (const olderSchema of ['keep', 'refuse', undefined] as const) {
+      assert.throws(
+        () => openDatabase(data.dataDir, { olderSchema }),
+        (error) => error instanceof SchemaTooNewError && error.found === SCHEMA_VERSION + 1 && error.supported === SCHEMA_VERSION,
+        `olderSchema: ${olderSchema}`,
+      );
+    }
+  });
+
   it(
     'gives the database file to its owner and group only (0660), and an older one (0600 or 0644) too',
     { skip: process.platform === 'win32' },
@@ -42,4 +55,10 @@ describe('openDatabase', () => {
       }
     },
   );
+});
+
+describe('sqliteVersion', () => {
+  it("says the version of the driver's SQLite library", () => {
+    assert.match(sqliteVersion(), /^3\.\d+\.\d+$/);
+  });
 });

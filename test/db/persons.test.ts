@@ -14,25 +14,12 @@ import {
   type PersonRow,
 } from '../../src/db/persons.js';
 import { sqliteErrorCode } from '../../src/db/sqlite-result-codes.js';
+import { buildPersonRow } from '../helpers/builders.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 
 /** An enabled person of `roles` (space-separated) without a PIN yet, added at 08:00. */
-function newPerson(name: string, roles: string, enabled: 0 | 1 = 1): PersonRow {
-  return {
-    id: randomUUID(),
-    name,
-    name_key: name.toLowerCase(),
-    roles,
-    enabled,
-    pin_hash: null,
-    setup_code_hash: 'setup-code-hash',
-    setup_code_expires_at: '2026-12-01T08:00:00.000Z',
-    failed_pins: 0,
-    locked_until: null,
-    last_login_at: null,
-    created_at: '2026-11-30T08:00:00.000Z',
-  };
-}
+const newPerson = (name: string, roles: string, enabled: 0 | 1 = 1): PersonRow =>
+  buildPersonRow(name, { roles, enabled, setup_code_hash: 'setup-code-hash', setup_code_expires_at: '2026-12-01T08:00:00.000Z' });
 
 describe('persons (db)', () => {
   const data = useTestDatabase({ each: true });

@@ -15,6 +15,7 @@ import {
   touchSession,
   type SessionRow,
 } from '../../src/db/sessions.js';
+import { buildPersonRow } from '../helpers/builders.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 
 const LOGIN = '2026-11-30T08:00:00.000Z';
@@ -23,22 +24,9 @@ const EVEN_LATER = '2026-11-30T10:00:00.000Z';
 
 /** A person's row, stored directly: a session must name one (sessions.person_id). Returns its id. */
 function storePerson(db: Db, name: string): string {
-  const id = randomUUID();
-  insertPerson(db, {
-    id,
-    name,
-    name_key: name.toLowerCase(),
-    roles: 'reception',
-    enabled: 1,
-    pin_hash: null,
-    setup_code_hash: null,
-    setup_code_expires_at: null,
-    failed_pins: 0,
-    locked_until: null,
-    last_login_at: null,
-    created_at: LOGIN,
-  });
-  return id;
+  const row = buildPersonRow(name, { created_at: LOGIN });
+  insertPerson(db, row);
+  return row.id;
 }
 
 /** An open session of `personId` made at LOGIN through `deviceId` (null: the server PC), stored; its row. */

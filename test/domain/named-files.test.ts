@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { useDataDirs } from '../helpers/fixtures.js';
-import { nobodySkipReason, runAsNobody, runClinic, type CliResult } from '../helpers/run-cli.js';
+import { createPatientWithCli, nobodySkipReason, runAsNobody, runClinic, type CliResult } from '../helpers/run-cli.js';
 
 /**
  * Issue 42, finding 3: every file the desk is given by name, or asked to write, that this user
@@ -43,20 +43,7 @@ describe('files the desk names, as a user who may not use them', { skip: nobodyS
     chmodSync(folder, 0o755);
     dataDir = join(folder, 'data');
     assert.equal((await runClinic(['init', '--data', dataDir])).code, 0);
-    const created = await runClinic([
-      'create-patient',
-      '--first-name',
-      'Eva',
-      '--last-name',
-      'Huber',
-      '--email',
-      'eva@example.org',
-      '--mobile',
-      '+43 664 1234567',
-      '--data',
-      dataDir,
-    ]);
-    assert.equal(created.code, 0, created.stderr);
+    await createPatientWithCli(dataDir);
     giveToNobody(dataDir);
     // root's, closed to everyone else, as a file in another user's home is.
     closed = join(folder, 'closed');

@@ -11,7 +11,7 @@ import { assertLedgerConsistent } from '../helpers/ledger.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { runClinic, type ServeProcess, startServeProcess, STOP_SIGNAL } from '../helpers/run-cli.js';
 import { seededRandom } from '../helpers/random.js';
-import { makeDataDir } from '../helpers/test-server.js';
+import { makeDataDir } from '../helpers/fixtures.js';
 
 // A Jepsen-style crash test: clients record every request as ok (answered 2xx), failed (answered
 // otherwise, or refused before anything was sent) or unknown (the connection died with no

@@ -72,6 +72,20 @@ export function assertPatient(body: any): void {
   assert.equal('link_existing_portal_user' in body, false);
 }
 
+/** Every field of a Session (clinic-api-1.3.md, "Sessions"), in order; a login's answer appends its `token`. */
+export const SESSION_KEYS = [
+  'id',
+  'person_id',
+  'person_name',
+  'roles',
+  'device_id',
+  'device_name',
+  'created_at',
+  'last_used_at',
+  'idle_expires_at',
+  'expires_at',
+];
+
 /** Every field of the Appointment response (spec 2.5), in the specification's order, then those 1.2.0 and 1.3.0 append. */
 export const APPOINTMENT_KEYS = [
   'id',

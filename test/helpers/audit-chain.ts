@@ -25,6 +25,16 @@ export interface AuditEvent {
   hash: string;
 }
 
+/** The fields of an audit event of a test's own making that say who recorded it: maria at the reception PC's command line, with no request and no detail. */
+export const RECORDED_BY_MARIA = {
+  actor_type: 'cli',
+  actor_id: 'maria',
+  actor_name: 'maria',
+  source: 'reception-pc',
+  request_id: null,
+  detail: null,
+} as const;
+
 /** Canonical JSON as the spec words it: keys sorted at every depth, no whitespace, values as JSON.stringify writes them. */
 export function canonical(value: unknown): string {
   if (Array.isArray(value)) return '[' + value.map((item) => canonical(item)).join(',') + ']';

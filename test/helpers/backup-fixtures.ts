@@ -1,5 +1,6 @@
 // Data directories for the backup tests: one holding something of every kind, and what a
 // restored one must hold again (every table's rows, every file).
+import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createWriteStream, readdirSync, readFileSync } from 'node:fs';
@@ -73,6 +74,47 @@ export function populatedDataDir(dataDir: string): { dataDir: string; key: strin
   } finally {
     db.close();
   }
+}
+
+/** A client of the server at `baseUrl` that writes while a backup is made: started by writePatientsMeanwhile. */
+export interface PatientWriter {
+  /** How many patients it has created so far. */
+  readonly written: number;
+  /** Stops it once its request in flight is answered. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Creates patients (Busy 0, Busy 1, …) on the server at `baseUrl` with `key`, one after another
+ * through `send`, each of which must be answered 201, until stopped.
+ */
+export function writePatientsMeanwhile(
+  baseUrl: string,
+  key: string,
+  send: (url: string, init: RequestInit) => Promise<Response> = fetch,
+): PatientWriter {
+  let writing = true;
+  let written = 0;
+  const writer = (async () => {
+    while (writing) {
+      const response = await send(`${baseUrl}/patients`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(buildPatient({ last_name: `Busy ${written}` })),
+      });
+      assert.equal(response.status, 201);
+      written += 1;
+    }
+  })();
+  return {
+    get written() {
+      return written;
+    },
+    async stop() {
+      writing = false;
+      await writer;
+    },
+  };
 }
 
 /** One entry of a crafted archive: any type, path, mode or owner a hostile tar can hold. */

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { DeviceRow } from '../../src/db/devices.js';
 import type { Db } from '../../src/db/open-database.js';
+import type { PersonRow } from '../../src/db/persons.js';
 import { createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import type { Invoice } from '../../src/domain/invoices/present-invoice.js';
 import { createPatient } from '../../src/domain/patients/create-patient.js';
@@ -56,6 +58,45 @@ export function createTestPatient(db: Db, overrides: PatientBody = {}): Patient 
 export function createTestInvoice(db: Db, overrides: InvoiceBody = {}): Invoice {
   const patientId = typeof overrides.patient_id === 'string' ? overrides.patient_id : createTestPatient(db).id;
   return createInvoice(db, buildInvoice(patientId, overrides));
+}
+
+/** A person's row (db/persons.ts) named `name`: enabled, reception, no PIN or setup code, added 2026-11-30 08:00; override any column. */
+export function buildPersonRow(name: string, overrides: Partial<PersonRow> = {}): PersonRow {
+  return {
+    id: randomUUID(),
+    name,
+    name_key: name.toLowerCase(),
+    roles: 'reception',
+    enabled: 1,
+    pin_hash: null,
+    setup_code_hash: null,
+    setup_code_expires_at: null,
+    failed_pins: 0,
+    locked_until: null,
+    last_login_at: null,
+    created_at: '2026-11-30T08:00:00.000Z',
+    ...overrides,
+  };
+}
+
+/** A desk PC's row (db/devices.ts) named `name`, paired at 2026-11-30 08:00 and not joined yet, its code hashed as `codeHash`, valid until 08:10; override any column. */
+export function buildDeviceRow(name: string, codeHash: string, overrides: Partial<DeviceRow> = {}): DeviceRow {
+  return {
+    id: randomUUID(),
+    name,
+    name_key: name.toLowerCase(),
+    code_hash: codeHash,
+    code_expires_at: '2026-11-30T08:10:00.000Z',
+    token_hash: null,
+    created_at: '2026-11-30T08:00:00.000Z',
+    joined_at: null,
+    revoked_at: null,
+    host_name: null,
+    last_seen_at: null,
+    last_address: null,
+    desk_version: null,
+    ...overrides,
+  };
 }
 
 /**

@@ -1,3 +1,4 @@
+import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync, statSync } from 'node:fs';
@@ -214,6 +215,24 @@ export function runClinic(args: readonly string[], options: RunOptions = {}): Pr
   });
   child.stdin.end(options.input ?? '');
   return outcomeOf(child);
+}
+
+/** Creates the patient Eva Huber in the data directory `dataDir` with `clinic create-patient`, which must exit 0. */
+export async function createPatientWithCli(dataDir: string): Promise<void> {
+  const created = await runClinic([
+    'create-patient',
+    '--first-name',
+    'Eva',
+    '--last-name',
+    'Huber',
+    '--email',
+    'eva@example.org',
+    '--mobile',
+    '+43 664 1234567',
+    '--data',
+    dataDir,
+  ]);
+  assert.equal(created.code, 0, created.stderr);
 }
 
 /** Collects a child's output until it ends; never blocks, as the server under test may run in this process. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { openDatabase } from '../../src/db/open-database.js';
 import { copyReleaseFixture } from './fixtures.js';
-import { makeDataDir } from './test-server.js';
+import { makeDataDir } from './fixtures.js';
 
 /**
  * Every table, index and trigger of the database in `dataDir` with its SQL, comments dropped,

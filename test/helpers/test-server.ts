@@ -1,21 +1,17 @@
 import { runDeskPcCommand } from '../../src/cli/desk-pc-commands.js';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { openDatabase, type Db } from '../../src/db/open-database.js';
 import { createApiKey, type Scope } from '../../src/domain/api-keys.js';
 import { DEFAULT_JSON_BODY_LIMIT_BYTES, type ServerConfig } from '../../src/server/config.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../src/domain/documents/document-limit.js';
 import { silentLogger } from '../../src/logger.js';
-import { startHttpServer } from '../../src/server/connections/http-server.js';
+import { startHttpServer, type HttpsCredentials, type RunningHttpServer } from '../../src/server/connections/http-server.js';
+import { createCertificateAuthority, issueServerCertificate } from '../../src/domain/tls/certificates.js';
+import { LOOPBACK_NAMES } from '../../src/domain/tls/tls-names.js';
 import { assertMatchesContract } from './contract.js';
+import { makeDataDir } from './fixtures.js';
 import { runClinic, serverRunsInThisProcess, startServeProcess, STOP_SIGNAL, testingExecutable } from './run-cli.js';
 import { CommitGroups } from '../../src/server/writes/commit-groups.js';
-
-/** A fresh temporary data directory, removed by the returned cleanup. */
-export function makeDataDir(): string {
-  return mkdtempSync(join(tmpdir(), 'clinic-test-'));
-}
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -175,6 +171,69 @@ async function startExecutableServer(config: Partial<ServerConfig>, dataDir = ma
       db.close();
       rmSync(dataDir, { recursive: true, force: true });
       if (code !== 0) throw new Error(`clinic serve exited with ${code}:\n${serve.output().stderr}`);
+    },
+  };
+}
+
+/**
+ * A new certificate authority named `name` and a certificate it issued for the loopback names, both
+ * valid from now for a year: `ca`, the authority's PEM a client trusts, and the server's `credentials`.
+ */
+export async function loopbackCredentials(name: string): Promise<{ ca: string; credentials: HttpsCredentials }> {
+  const now = new Date();
+  const year = new Date(now.getTime() + 365 * 24 * 3600 * 1000);
+  const authority = await createCertificateAuthority(name, now, year);
+  const server = await issueServerCertificate(authority, LOOPBACK_NAMES, now, year);
+  return {
+    ca: authority.certificatePem,
+    credentials: { certificatePem: Buffer.from(server.certificatePem), keyPem: Buffer.from(server.keyPem) },
+  };
+}
+
+/** The real HTTP(S) server of startLoggedHttpServer: its port, a key with every scope, every line it logged. */
+export interface LoggedHttpServer {
+  running: RunningHttpServer;
+  port: number;
+  key: string;
+  logged: Record<string, unknown>[];
+  /** Stops the server (waiting 1 s for its connections) and removes its data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * The real HTTP server (HTTPS with `tls`) in this process on an ephemeral port of 127.0.0.1, over
+ * a new data directory, configured by `config` over the defaults, keeping every line it logs.
+ */
+export async function startLoggedHttpServer(config: Partial<ServerConfig> = {}, tls?: HttpsCredentials): Promise<LoggedHttpServer> {
+  const dataDir = makeDataDir();
+  const db = openDatabase(dataDir, { busyWait: 'fail' });
+  const commits = new CommitGroups(db);
+  const key = createApiKey(db, { name: 'test' }).key;
+  const logged: Record<string, unknown>[] = [];
+  const running = await startHttpServer(
+    db,
+    commits,
+    {
+      dataDir,
+      jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
+      documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
+      logger: { info: (event) => logged.push(event), error: (event) => logged.push(event) },
+      ...config,
+    },
+    '127.0.0.1',
+    0,
+    tls,
+  );
+  return {
+    running,
+    port: running.port,
+    key,
+    logged,
+    async close() {
+      await running.close(1000);
+      commits.flush();
+      db.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

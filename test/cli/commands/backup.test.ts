@@ -4,8 +4,7 @@ import { dirname, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { create, extract } from 'tar';
 import { openDatabase } from '../../../src/db/open-database.js';
-import { dumpTables, filesUnder, populatedDataDir } from '../../helpers/backup-fixtures.js';
-import { buildPatient } from '../../helpers/builders.js';
+import { dumpTables, filesUnder, populatedDataDir, writePatientsMeanwhile } from '../../helpers/backup-fixtures.js';
 import { programPath, programPlatform, runClinic, startServeProcess, STOP_SIGNAL } from '../../helpers/run-cli.js';
 import { useDataDirs } from '../../helpers/fixtures.js';
 import { checkedFetch } from '../../helpers/contract.js';
@@ -76,29 +75,17 @@ describe('clinic backup and restore', { timeout: 180_000 }, () => {
     const { dataDir, key } = populatedDataDir(tempDir());
     const serve = await startServeProcess(['--data', dataDir]);
     const file = join(tempDir(), 'busy.tar.gz');
-    let writing = true;
-    let written = 0;
-    const writer = (async () => {
-      while (writing) {
-        const response = await checkedFetch(`${serve.baseUrl}/patients`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify(buildPatient({ last_name: `Busy ${written}` })),
-        });
-        assert.equal(response.status, 201);
-        written += 1;
-      }
-    })();
+    const writer = writePatientsMeanwhile(serve.baseUrl, key, checkedFetch);
     try {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const backup = await runClinic(['backup', file, '--data', dataDir]);
       assert.equal(backup.code, 0, backup.stderr);
     } finally {
-      writing = false;
-      await writer;
+      await writer.stop();
       serve.child.kill(STOP_SIGNAL);
       await serve.exited;
     }
+    const { written } = writer;
     const restoredDir = join(tempDir(), 'restored');
     assert.equal((await runClinic(['restore', file, '--data', restoredDir])).code, 0);
     assert.equal((await runClinic(['check', '--data', restoredDir])).code, 0);

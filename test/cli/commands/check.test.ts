@@ -8,8 +8,8 @@ import { buildPatient } from '../../helpers/builders.js';
 import { damageDatabase } from '../../helpers/faults.js';
 import { addDocument, addInvoice } from '../../helpers/module-tables.js';
 import { programPath, programPlatform, runClinic } from '../../helpers/run-cli.js';
-import { useTestDatabase } from '../../helpers/fixtures.js';
-import { makeDataDir, startTestServer } from '../../helpers/test-server.js';
+import { makeDataDir, useTestDatabase } from '../../helpers/fixtures.js';
+import { startTestServer } from '../../helpers/test-server.js';
 
 /** Every check `clinic check` runs, in its order. */
 const CHECK_NAMES = [

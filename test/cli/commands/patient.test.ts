@@ -6,7 +6,7 @@ import { useTestDatabase } from '../../helpers/fixtures.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { rmSync } from 'node:fs';
 import { openDatabase } from '../../../src/db/open-database.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir } from '../../helpers/fixtures.js';
 import { jsonOf, refusalOf } from '../../helpers/desk-output.js';
 
 /** `clinic patient edit` (clinic-api-1.2.md, "The desk's corrections"): PATCH /patients/{id} at the desk. */

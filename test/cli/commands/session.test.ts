@@ -1,15 +1,16 @@
 // `clinic login|logout|whoami` and `clinic staff set-pin` at the server PC (src/cli/commands/session.ts): clinic-api-1.3.md, "Persons" (set-pin) and "Sessions" (the token in this OS user's session.json, never printed; the usage errors, exit 2).
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { localDateTime } from '../../../src/cli/desk-format.js';
 import { systemUserActor } from '../../../src/domain/audit/system-user.js';
 import { logOut, useSession } from '../../../src/domain/people/sessions.js';
 import { setClinicTimeZone } from '../../../src/domain/settings.js';
 import { forPeople, jsonOf } from '../../helpers/desk-output.js';
-import { useTestDatabase } from '../../helpers/fixtures.js';
+import { SESSION_KEYS } from '../../helpers/api-shapes.js';
+import { useConfigHome, useTestDatabase } from '../../helpers/fixtures.js';
 import { programPlatform, runClinic, unwrapped, type CliResult } from '../../helpers/run-cli.js';
 
 interface Session {
@@ -25,23 +26,15 @@ const CLINIC_ZONE = 'Etc/GMT-14';
 
 describe('clinic login, logout, whoami and staff set-pin at the server PC', () => {
   const data = useTestDatabase();
-  let configHome: string;
-  const savedConfigHome = process.env.XDG_CONFIG_HOME;
+  // session.json goes to this OS user's configuration folder: a temporary one, which spawned programs inherit.
+  const configHome = useConfigHome();
   before(() => {
-    // session.json goes to this OS user's configuration folder: a temporary one, which spawned programs inherit.
-    configHome = mkdtempSync(join(tmpdir(), 'clinic-config-'));
-    process.env.XDG_CONFIG_HOME = configHome;
     setClinicTimeZone(data.db, CLINIC_ZONE);
-  });
-  after(() => {
-    if (savedConfigHome === undefined) delete process.env.XDG_CONFIG_HOME;
-    else process.env.XDG_CONFIG_HOME = savedConfigHome;
-    rmSync(configHome, { recursive: true, force: true });
   });
   const clinic = (args: string[], input?: string) => runClinic([...args, '--data', data.dataDir], input === undefined ? {} : { input });
   /** The token session.json keeps for this data directory; Windows keeps the file in %APPDATA%, which the test does not move. */
   const keptToken = (): string | undefined => {
-    const file = join(configHome, 'clinic', 'session.json');
+    const file = join(configHome(), 'clinic', 'session.json');
     return existsSync(file)
       ? (JSON.parse(readFileSync(file, 'utf8')) as { sessions: Record<string, string> }).sessions[resolve(data.dataDir)]
       : undefined;
@@ -89,18 +82,7 @@ describe('clinic login, logout, whoami and staff set-pin at the server PC', () =
     const session = jsonOf<Session & { token?: string }>(
       await clinic(['login', '--as', 'ANNA ADMIN', '--pin-stdin', '--json'], '482913\n'),
     );
-    assert.deepEqual(Object.keys(session), [
-      'id',
-      'person_id',
-      'person_name',
-      'roles',
-      'device_id',
-      'device_name',
-      'created_at',
-      'last_used_at',
-      'idle_expires_at',
-      'expires_at',
-    ]);
+    assert.deepEqual(Object.keys(session), SESSION_KEYS);
     assert.deepEqual([session.person_name, session.roles], ['Anna Admin', ['admin']]);
     if (!onWindows) {
       assert.notEqual(keptToken(), ritasToken);

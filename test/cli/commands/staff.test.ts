@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, renameSync, rmSync, statSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, afterEach, before, describe, it, mock } from 'node:test';
-import { useTestDatabase } from '../../helpers/fixtures.js';
+import { afterEach, describe, it, mock } from 'node:test';
+import { SESSION_KEYS } from '../../helpers/api-shapes.js';
+import { useConfigHome, useTestDatabase } from '../../helpers/fixtures.js';
 import { programPlatform, runClinic, testingExecutable, unwrapped } from '../../helpers/run-cli.js';
 
 /**
@@ -13,18 +14,8 @@ import { programPlatform, runClinic, testingExecutable, unwrapped } from '../../
  */
 describe('clinic staff, login, logout, whoami: a person at the server PC (interface 1.3.0)', () => {
   const data = useTestDatabase({ each: true });
-  let configHome: string;
-  const savedConfigHome = process.env.XDG_CONFIG_HOME;
-  before(() => {
-    // session.json goes to this OS user's configuration folder: a temporary one for these tests.
-    configHome = mkdtempSync(join(tmpdir(), 'clinic-config-'));
-    process.env.XDG_CONFIG_HOME = configHome;
-  });
-  after(() => {
-    if (savedConfigHome === undefined) delete process.env.XDG_CONFIG_HOME;
-    else process.env.XDG_CONFIG_HOME = savedConfigHome;
-    rmSync(configHome, { recursive: true, force: true });
-  });
+  // session.json goes to this OS user's configuration folder: a temporary one for these tests.
+  const configHome = useConfigHome();
   afterEach(() => mock.timers.reset());
   /** The clock the test moves is this process's Date: only a program that runs in this process follows it (test/domain/people/sessions.test.ts has the same rules for every build). */
   const movesTheClock = {
@@ -104,18 +95,7 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
       assert.deepEqual([weak.code, weak.detail.code, weak.detail.reason], [1, 'PIN_INVALID', reason], pin);
     }
     const session = await json(['staff', 'set-pin', '--as', 'ANNA', '--pin-stdin'], `${typed}\n890123\n890123\n`);
-    assert.deepEqual(Object.keys(session), [
-      'id',
-      'person_id',
-      'person_name',
-      'roles',
-      'device_id',
-      'device_name',
-      'created_at',
-      'last_used_at',
-      'idle_expires_at',
-      'expires_at',
-    ]);
+    assert.deepEqual(Object.keys(session), SESSION_KEYS);
     assert.deepEqual([session.person_name, session.roles, session.device_id], ['Anna', ['admin'], null]);
     assert.equal(Date.parse(String(session.expires_at)) - Date.parse(String(session.created_at)), 12 * 3600 * 1000);
     // The code was used: it sets no PIN again.
@@ -126,9 +106,9 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
     assert.equal(who.host, hostname());
     // The token is kept for this OS user alone (Windows keeps it in %APPDATA%\\clinic, the user's own).
     if (programPlatform !== 'win32') {
-      const file = join(configHome, 'clinic', 'session.json');
+      const file = join(configHome(), 'clinic', 'session.json');
       assert.equal(statSync(file).mode & 0o777, 0o600);
-      assert.equal(statSync(join(configHome, 'clinic')).mode & 0o777, 0o700);
+      assert.equal(statSync(join(configHome(), 'clinic')).mode & 0o777, 0o700);
     }
     assert.equal((await clinic(['patient', 'find', 'x'])).code, 0);
   });
@@ -326,7 +306,7 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
         await login('Anna', '482913');
         await json(['staff', 'disable', 'Rita']);
       } finally {
-        process.env.XDG_CONFIG_HOME = configHome;
+        process.env.XDG_CONFIG_HOME = configHome();
         rmSync(otherUser, { recursive: true, force: true });
       }
       assert.equal((await refusal(['patient', 'find', 'x'])).detail.code, 'PERSON_DISABLED');
@@ -349,7 +329,7 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
 
   it('carries the people in a backup, and a restore ends every session', async () => {
     await addPerson('Anna', ['admin'], '482913');
-    const backup = join(configHome, `clinic-${Date.now()}.tar.gz`);
+    const backup = join(configHome(), `clinic-${Date.now()}.tar.gz`);
     assert.equal((await clinic(['backup', backup])).code, 0);
     // The same data directory restored in place, as after a broken disk: the token kept for it names a session of the backup's.
     const replaced = `${data.dataDir}.replaced`;

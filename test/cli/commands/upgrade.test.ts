@@ -19,7 +19,7 @@ import {
   type ServeProcess,
 } from '../../helpers/run-cli.js';
 import { schemaOf } from '../../helpers/schema-of.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir } from '../../helpers/fixtures.js';
 
 /**
  * Installing a new version (issue 42, finding 6) on the data directory release 1.2.0 left

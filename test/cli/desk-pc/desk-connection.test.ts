@@ -1,35 +1,25 @@
 // A desk PC's connection to its server (src/cli/desk-pc/desk-connection.ts): every request as its device (`Clinic-Device`), a person's as their session (`Authorization: Bearer`), LOGIN_REQUIRED without one, and the server's refusals as coded errors; clinic-api-1.3.md, "Pairing", "Sessions", "Commands on a desk PC".
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { after, before, describe, it, type TestContext } from 'node:test';
+import { before, describe, it, type TestContext } from 'node:test';
 import { DeskConnection, newDeskKey } from '../../../src/cli/desk-pc/desk-connection.js';
 import { deskSessionKey, writeDeskFile, type DeskFile } from '../../../src/cli/desk-pc/desk-file.js';
 import { keepToken } from '../../../src/cli/desk-identity.js';
 import { createCertificateAuthority, issueServerCertificate, type PemPair } from '../../../src/domain/tls/certificates.js';
 import { LOOPBACK_NAMES } from '../../../src/domain/tls/tls-names.js';
+import { useConfigHome } from '../../helpers/fixtures.js';
 
 describe("a desk PC's connection to its server (DeskConnection)", () => {
   const now = new Date();
   const nextYear = new Date(now.getTime() + 365 * 86_400_000);
   let ca: PemPair;
   let certificate: PemPair;
-  let configHome: string;
-  const savedConfigHome = process.env.XDG_CONFIG_HOME;
+  useConfigHome({ prefix: 'clinic-desk-connection-' });
   before(async () => {
     ca = await createCertificateAuthority('desk test CA', now, nextYear);
     certificate = await issueServerCertificate(ca, LOOPBACK_NAMES, now, nextYear);
-    configHome = mkdtempSync(join(tmpdir(), 'clinic-desk-connection-'));
-    process.env.XDG_CONFIG_HOME = configHome;
-  });
-  after(() => {
-    if (savedConfigHome === undefined) delete process.env.XDG_CONFIG_HOME;
-    else process.env.XDG_CONFIG_HOME = savedConfigHome;
-    rmSync(configHome, { recursive: true, force: true });
   });
 
   /** A server over HTTPS on 127.0.0.1 answering with `handler` until the test ends, and this PC joined to it (desk.json). */

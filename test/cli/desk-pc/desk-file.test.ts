@@ -1,10 +1,10 @@
 // desk.json, what makes this OS user's PC a desk of a server (src/cli/desk-pc/desk-file.ts): clinic-api-1.3.md, "Pairing" (the URL, the CA, the device's id, name and token in the OS user's configuration folder, folder 0700, files 0600; DESK_NOT_JOINED).
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { deskSessionKey, isDeskPc, readDeskFile, writeDeskFile, type DeskFile } from '../../../src/cli/desk-pc/desk-file.js';
+import { useConfigHome } from '../../helpers/fixtures.js';
 
 const DESK: DeskFile = {
   server_url: 'https://clinic-pc:8080',
@@ -18,18 +18,8 @@ const DESK: DeskFile = {
 };
 
 describe("this PC's desk.json (desk-file)", () => {
-  let configHome: string;
-  const savedConfigHome = process.env.XDG_CONFIG_HOME;
-  beforeEach(() => {
-    configHome = mkdtempSync(join(tmpdir(), 'clinic-desk-file-'));
-    process.env.XDG_CONFIG_HOME = configHome;
-  });
-  afterEach(() => {
-    if (savedConfigHome === undefined) delete process.env.XDG_CONFIG_HOME;
-    else process.env.XDG_CONFIG_HOME = savedConfigHome;
-    rmSync(configHome, { recursive: true, force: true });
-  });
-  const deskFile = () => join(configHome, 'clinic', 'desk.json');
+  const configHome = useConfigHome({ each: true, prefix: 'clinic-desk-file-' });
+  const deskFile = () => join(configHome(), 'clinic', 'desk.json');
 
   it('is no desk PC until joined: DESK_NOT_JOINED, saying how to join', () => {
     assert.equal(isDeskPc(), false);
@@ -45,13 +35,13 @@ describe("this PC's desk.json (desk-file)", () => {
     assert.deepEqual(readDeskFile(), DESK);
     if (process.platform !== 'win32') {
       assert.equal(statSync(deskFile()).mode & 0o777, 0o600, 'the device token is no one else’s');
-      assert.equal(statSync(join(configHome, 'clinic')).mode & 0o777, 0o700);
+      assert.equal(statSync(join(configHome(), 'clinic')).mode & 0o777, 0o700);
     }
-    assert.deepEqual(readdirSync(join(configHome, 'clinic')), ['desk.json'], 'no temporary file left');
+    assert.deepEqual(readdirSync(join(configHome(), 'clinic')), ['desk.json'], 'no temporary file left');
   });
 
   it('reads a damaged desk.json as not joined, while the PC still counts as a desk (its commands are not run on local data)', () => {
-    mkdirSync(join(configHome, 'clinic'));
+    mkdirSync(join(configHome(), 'clinic'));
     writeFileSync(deskFile(), '{"server_url": "https://clinic-pc');
     assert.equal(isDeskPc(), true);
     assert.throws(() => readDeskFile(), { code: 'DESK_NOT_JOINED' });

@@ -9,7 +9,7 @@ import type { ChangeEvent } from '../../helpers/change-feed.js';
 import { copyReleaseFixture, useUpgradedRelease } from '../../helpers/fixtures.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../../helpers/schema-of.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir } from '../../helpers/fixtures.js';
 import { readDatabase } from '../../helpers/release-database.js';
 
 /**

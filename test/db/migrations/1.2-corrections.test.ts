@@ -8,7 +8,7 @@ import { openDatabase } from '../../../src/db/open-database.js';
 import { useUpgradedRelease } from '../../helpers/fixtures.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../../helpers/schema-of.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir } from '../../helpers/fixtures.js';
 
 /**
  * The migration to schema 4 (the audit trail), on a data directory and a backup made by the

@@ -1,16 +1,15 @@
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../../src/db/migrations.js';
 import { assertChain, trailOf } from '../../helpers/audit-chain.js';
 import type { ChangeEvent, ListedWebhook } from '../../helpers/change-feed.js';
-import { useUpgradedRelease } from '../../helpers/fixtures.js';
+import { useRestoredBackup, useUpgradedRelease } from '../../helpers/fixtures.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../../helpers/schema-of.js';
-import { makeDataDir } from '../../helpers/test-server.js';
 import { readDatabase, columnsOf, rowsOf } from '../../helpers/release-database.js';
 
 /**
@@ -198,17 +197,10 @@ describe('upgrading a data directory made by the release before the keys’ rate
 });
 
 describe('a backup made by the release before the keys’ rate limits', () => {
-  let target: string;
-
-  before(async () => {
-    target = makeDataDir();
-    const restore = await runClinic(['restore', join(fixture, 'backup.tar.gz'), '--json', '--data', target]);
-    assert.equal(restore.code, 0, restore.stderr);
-  });
-  after(() => rmSync(target, { recursive: true, force: true }));
+  const target = useRestoredBackup(fixture);
 
   it('restores with every record, event, key and the webhook endpoint; the keys have no limit', async () => {
-    readDatabase(target, (db) => {
+    readDatabase(target(), (db) => {
       const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
       // The backup was made before its own data.export: 13 events of the trail, then the restore's.
       assert.deepEqual(TABLES.map(count), [1, 1, 1, 2, 2, 2, 1, 1, 1, 14, 12, 1]);
@@ -217,19 +209,19 @@ describe('a backup made by the release before the keys’ rate limits', () => {
         OLD_FEED,
       );
     });
-    assert.deepEqual(readFileSync(join(target, DOCUMENT)), readFileSync(join(fixture, DOCUMENT)));
+    assert.deepEqual(readFileSync(join(target(), DOCUMENT)), readFileSync(join(fixture, DOCUMENT)));
     assert.deepEqual(
-      (await keysOf(target)).map((key) => [key.id, key.rate_limit_per_minute]),
+      (await keysOf(target())).map((key) => [key.id, key.rate_limit_per_minute]),
       [
         [secrets.all_scopes.id, null],
         [secrets.tablet.id, null],
       ],
     );
-    assert.deepEqual(await webhooksOf(target), [oldWebhook(5)]);
-    const trail = trailOf(target);
+    assert.deepEqual(await webhooksOf(target()), [oldWebhook(5)]);
+    const trail = trailOf(target());
     assertChain(trail);
     assert.equal(trail.at(-1)?.action, 'data.import');
-    const check = await runClinic(['check', '--data', target]);
+    const check = await runClinic(['check', '--data', target()]);
     assert.equal(check.code, 0, check.stdout + check.stderr);
   });
 });

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../../src/db/migrations.js';
-import { useUpgradedRelease } from '../../helpers/fixtures.js';
+import { useRestoredBackup, useUpgradedRelease } from '../../helpers/fixtures.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../../helpers/schema-of.js';
-import { makeDataDir } from '../../helpers/test-server.js';
 import { readDatabase, columnsOf, rowsOf } from '../../helpers/release-database.js';
 
 /**
@@ -91,23 +90,16 @@ describe('upgrading a data directory made by release 1.2.0 to the desk’s corre
 });
 
 describe('a backup made by release 1.2.0', () => {
-  let target: string;
-
-  before(async () => {
-    target = makeDataDir();
-    const restore = await runClinic(['restore', join(fixture, 'backup.tar.gz'), '--json', '--data', target]);
-    assert.equal(restore.code, 0, restore.stderr);
-  });
-  after(() => rmSync(target, { recursive: true, force: true }));
+  const target = useRestoredBackup(fixture);
 
   it('restores with every record; the doctors keep their names and colours, and clinic check passes', async () => {
-    readDatabase(target, (db) => {
+    readDatabase(target(), (db) => {
       assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
       const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
       assert.deepEqual(TABLES.map(count), [2, 1, 3, 2, 4, 2, 1, 1, 16]);
       assert.deepEqual(db.prepare('SELECT color FROM doctors ORDER BY seq').all(), [{ color: 'blau' }, { color: '#3366cc' }]);
     });
-    const check = await runClinic(['check', '--data', target]);
+    const check = await runClinic(['check', '--data', target()]);
     assert.equal(check.code, 0, check.stdout + check.stderr);
   });
 });

@@ -7,10 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../../src/db/migrations.js';
 import { type Db } from '../../../src/db/drivers/sqlite-driver.js';
 import { assertChain, trailOf } from '../../helpers/audit-chain.js';
-import { copyReleaseFixture } from '../../helpers/fixtures.js';
+import { copyReleaseFixture, useRestoredBackup } from '../../helpers/fixtures.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../../helpers/schema-of.js';
-import { makeDataDir, startTestServer, type TestServer } from '../../helpers/test-server.js';
+import { startTestServer, type TestServer } from '../../helpers/test-server.js';
 import { readDatabase } from '../../helpers/release-database.js';
 
 /**
@@ -124,22 +124,17 @@ describe('the migration to document numbers, on documents uploaded out of rowid 
 });
 
 describe('a backup made by release 1.2.0', () => {
-  let target: string;
-
-  before(async () => {
-    target = makeDataDir();
-    const restore = await runClinic(['restore', join(fixture, 'backup.tar.gz'), '--json', '--data', target]);
-    assert.equal(restore.code, 0, restore.stderr);
-  });
-  after(() => rmSync(target, { recursive: true, force: true }));
+  const target = useRestoredBackup(fixture);
 
   it('restores with its document numbered D-000001, which the desk lists', async () => {
-    readDatabase(target, (db) => assert.deepEqual(documentsOf(db, ['id', 'document_number']), [{ id: SCAN, document_number: 'D-000001' }]));
-    assert.deepEqual(readFileSync(join(target, SCAN_FILE)), readFileSync(join(fixture, SCAN_FILE)));
-    const list = await runClinic(['document', 'list', 'P-1', '--data', target]);
+    readDatabase(target(), (db) =>
+      assert.deepEqual(documentsOf(db, ['id', 'document_number']), [{ id: SCAN, document_number: 'D-000001' }]),
+    );
+    assert.deepEqual(readFileSync(join(target(), SCAN_FILE)), readFileSync(join(fixture, SCAN_FILE)));
+    const list = await runClinic(['document', 'list', 'P-1', '--data', target()]);
     assert.equal(list.code, 0, list.stderr);
     assert.match(list.stdout, /^D-000001 /m);
-    assertChain(trailOf(target));
+    assertChain(trailOf(target()));
   });
 });
 

@@ -10,7 +10,7 @@ import { performUseCase, type AnyUseCase } from '../../../src/domain/use-case.js
 import { createTestPatient } from '../../helpers/builders.js';
 import { readDatabase } from '../../helpers/release-database.js';
 import { schemaOf } from '../../helpers/schema-of.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir } from '../../helpers/fixtures.js';
 
 /** The reminders table and its indexes as schema 17 made them (migrations 13 to 15). */
 const SCHEMA_17_REMINDERS = `

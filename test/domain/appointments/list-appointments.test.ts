@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../../../src/db/open-database.js';
 import { bookAppointment } from '../../../src/domain/appointments/book-appointment.js';
 import { LIST_APPOINTMENTS, READ_APPOINTMENT } from '../../../src/domain/appointments/list-appointments.js';
+import { addDoctor } from '../../../src/domain/catalog.js';
 import { setClinicTimeZone } from '../../../src/domain/settings.js';
 import { createTestPatient, insertBlockedTime } from '../../helpers/builders.js';
 import { describeScenarios, type Scenario } from '../../helpers/use-case-scenarios.js';
@@ -15,11 +16,13 @@ import { describeScenarios, type Scenario } from '../../helpers/use-case-scenari
 
 const DAY = '2031-03-03';
 
-/** Ada's two appointments and Bob's one on DAY, and a doctor's blocked time of no patient (as releases before 1.1.0 stored one). */
+/** Ada's two appointments (the second with Dr. Grey) and Bob's one with Dr. Grey on DAY, and a doctor's blocked time of no patient (as releases before 1.1.0 stored one). */
 interface Given {
   ada: string;
   bob: string;
   adasFirst: string;
+  adasSecond: string;
+  doctor: string;
   blocked: string;
 }
 
@@ -27,13 +30,14 @@ const aDay = (db: Db): Given => {
   setClinicTimeZone(db, 'UTC');
   const ada = createTestPatient(db, { first_name: 'Ada' }).id;
   const bob = createTestPatient(db, { first_name: 'Bob' }).id;
-  const book = (patientId: string, hour: string) =>
-    bookAppointment(db, { patient_id: patientId, start_at: `${DAY}T${hour}:00Z`, end_at: `${DAY}T${hour}:30Z` }, 'api').id;
+  const doctor = addDoctor(db, { name: 'Dr. Grey', color: '#123456' }).id;
+  const book = (patientId: string, hour: string, extra = {}) =>
+    bookAppointment(db, { patient_id: patientId, start_at: `${DAY}T${hour}:00Z`, end_at: `${DAY}T${hour}:30Z`, ...extra }, 'api').id;
   const adasFirst = book(ada, '09');
-  book(ada, '10');
-  book(bob, '11');
+  const adasSecond = book(ada, '10', { resource_id: doctor });
+  book(bob, '11', { resource_id: doctor });
   const blocked = insertBlockedTime(db, adasFirst);
-  return { ada, bob, adasFirst, blocked };
+  return { ada, bob, adasFirst, adasSecond, doctor, blocked };
 };
 
 const readScenarios: Scenario<Given>[] = [
@@ -82,6 +86,22 @@ const listScenarios: Scenario<Given>[] = [
     given: aDay,
     request: () => ({ query: { from: DAY, to: DAY, limit: '2' } }),
     expect: (given) => ({ result: {}, audit: [{ action: 'appointment.read', patient_id: given.ada }], changes: [] }),
+  },
+  {
+    title: "lists one patient's appointments with one doctor, and records that patient's read",
+    given: aDay,
+    request: (given) => ({ query: { from: DAY, to: DAY, resource_id: given.doctor, patient_id: given.ada } }),
+    expect: (given) => ({
+      result: { items: [{ id: given.adasSecond, resource_id: given.doctor }] },
+      audit: [{ action: 'appointment.read', patient_id: given.ada }],
+      changes: [],
+    }),
+  },
+  {
+    title: 'lists only the statuses asked for, and records nothing where none has them',
+    given: aDay,
+    request: () => ({ query: { from: DAY, to: DAY, status: 'arrived,no_show' } }),
+    expect: () => ({ result: { items: [] }, audit: [], changes: [] }),
   },
   {
     title: 'records nothing for an empty day',

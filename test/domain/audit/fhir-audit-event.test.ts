@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { AUDIT_ACTIONS, type AuditAction } from '../../../src/audit-actions.js';
 import { FIRST_PREV_HASH, subjectTypeOf, type AuditEvent } from '../../../src/domain/audit/audit-event.js';
 import { fhirAuditEvent } from '../../../src/domain/audit/fhir-audit-event.js';
+import { RECORDED_BY_MARIA } from '../../helpers/audit-chain.js';
 import { fhirR4Errors } from '../../helpers/fhir-r4.js';
 
 // `clinic audit export --fhir`: each event of the trail as a FHIR R4 AuditEvent
@@ -23,12 +24,7 @@ function anEvent(fields: Partial<AuditEvent> = {}): AuditEvent {
     patient_number: 'P-000042',
     subject_type: subjectTypeOf(action),
     subject_id: INVOICE_ID,
-    actor_type: 'cli',
-    actor_id: 'maria',
-    actor_name: 'maria',
-    source: 'reception-pc',
-    request_id: null,
-    detail: null,
+    ...RECORDED_BY_MARIA,
     prev_hash: FIRST_PREV_HASH,
     hash: 'a'.repeat(64),
     ...fields,

@@ -7,7 +7,7 @@ import { FIRST_PREV_HASH, type Actor, type AuditEvent } from '../../../src/domai
 import { appendAuditEvents, DATA_EXPORT } from '../../../src/domain/audit/record-audit.js';
 import { eventProblem, verifyAuditTrail } from '../../../src/domain/audit/verify-audit-trail.js';
 import { AppError } from '../../../src/errors.js';
-import { canonical, trailOf } from '../../helpers/audit-chain.js';
+import { canonical, RECORDED_BY_MARIA, trailOf } from '../../helpers/audit-chain.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
 
 // `clinic audit verify` and `clinic check` recompute the chain (clinic-api-1.2.md, "Audit trail"):
@@ -41,12 +41,7 @@ function hashedEvent(fields: Partial<AuditEvent>): AuditEvent {
     patient_number: null,
     subject_type: 'data',
     subject_id: null,
-    actor_type: 'cli',
-    actor_id: 'maria',
-    actor_name: 'maria',
-    source: 'reception-pc',
-    request_id: null,
-    detail: null,
+    ...RECORDED_BY_MARIA,
     prev_hash: FIRST_PREV_HASH,
     ...fields,
   };

@@ -11,7 +11,7 @@ import { createPatient } from '../../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../../helpers/builders.js';
 import { addInterruptedUpload } from '../../helpers/module-tables.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir } from '../../helpers/fixtures.js';
 
 /** A temporary file with no row, last written `ageMs` ago. */
 function orphan(dataDir: string, name: string, ageMs: number): string {

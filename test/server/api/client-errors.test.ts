@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
-import { after, afterEach, before, describe, it } from 'node:test';
+import { createServer } from 'node:http';
+import { connect } from 'node:net';
+import { afterEach, describe, it } from 'node:test';
 import { answerClientErrors, MAX_HEADER_BYTES } from '../../../src/server/api/client-errors.js';
+import { useLoopbackServer } from '../../helpers/fixtures.js';
 
 /**
  * What node:http refuses before the app sees a request, answered out loud (decisions.md §1's
@@ -22,14 +23,12 @@ interface WireAnswer {
 const REQUEST_TIME_MS = 300;
 
 describe('server: answering the requests node:http refuses', () => {
-  let server: Server;
-  let port: number;
   const logged: Record<string, unknown>[] = [];
   /** The header lines the app got with each request it answered. */
   const seen: number[] = [];
-  before(async () => {
+  const served = useLoopbackServer(() => {
     // The request time is short here so that a test waits well under a second for node:http's own check.
-    server = createServer({ requestTimeout: REQUEST_TIME_MS, connectionsCheckingInterval: 50 }, (request, response) => {
+    const server = createServer({ requestTimeout: REQUEST_TIME_MS, connectionsCheckingInterval: 50 }, (request, response) => {
       seen.push(request.rawHeaders.length / 2);
       // Answered before the body is read, as a refused key is.
       if (request.url === '/early')
@@ -37,12 +36,7 @@ describe('server: answering the requests node:http refuses', () => {
       else request.resume().on('end', () => response.end(String(request.headers['idempotency-key'])));
     });
     answerClientErrors(server, { info: (event) => logged.push(event), error: (event) => logged.push(event) });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
-  });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
+    return server;
   });
   afterEach(() => {
     logged.length = 0;
@@ -52,7 +46,7 @@ describe('server: answering the requests node:http refuses', () => {
   /** Writes `text` on a new connection and reads until the server closes it (or `endAfterMs` ends it from this side). */
   const exchange = (text: string | Buffer, endAfterMs?: number) =>
     new Promise<WireAnswer>((resolve) => {
-      const socket = connect(port, '127.0.0.1');
+      const socket = connect(served.port, '127.0.0.1');
       const chunks: Buffer[] = [];
       socket.on('data', (chunk: Buffer) => chunks.push(chunk));
       socket.on('error', () => undefined);

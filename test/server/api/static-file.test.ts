@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
+import { describe, it } from 'node:test';
 import Koa from 'koa';
 import { ifNoneMatchNames, sendStaticFile, staticFile } from '../../../src/server/api/static-file.js';
 import type { ClinicState } from '../../../src/server/api/state.js';
+import { useKoaApp } from '../../helpers/fixtures.js';
 
 /**
  * The files the server makes once and serves as they are, the OpenAPI document and the docs page
@@ -17,21 +16,7 @@ describe('server: static files and If-None-Match', () => {
   const PAGE = staticFile('text/html; charset=utf-8', '<!doctype html><title>Docs</title>', {
     'Content-Security-Policy': "default-src 'self'",
   });
-  let server: Server;
-  let base: string;
-  before(async () => {
-    const app = new Koa<ClinicState>();
-    app.use((ctx) => sendStaticFile(ctx, ctx.path === '/docs' ? PAGE : DOCUMENT));
-    // Koa settles every request itself; node:http wants no promise back.
-    const handle = app.callback();
-    server = createServer((request, response) => void handle(request, response));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+  const served = useKoaApp(() => new Koa<ClinicState>().use((ctx) => sendStaticFile(ctx, ctx.path === '/docs' ? PAGE : DOCUMENT)));
 
   it("tells whether If-None-Match names a file's ETag: compared weakly, in a list, or `*`", () => {
     const etag = '"q1w2e3"';
@@ -64,7 +49,7 @@ describe('server: static files and If-None-Match', () => {
   });
 
   it('serves the file with its type and ETag, to be revalidated rather than kept, not sniffed, with its own headers', async () => {
-    const response = await fetch(`${base}/docs`);
+    const response = await fetch(`${served.base}/docs`);
     assert.equal(response.status, 200);
     assert.equal(await response.text(), '<!doctype html><title>Docs</title>');
     assert.deepEqual(
@@ -77,12 +62,14 @@ describe('server: static files and If-None-Match', () => {
 
   it('answers 304 without a body to an If-None-Match naming its ETag, whatever Cache-Control the client sends, and 200 to another', async () => {
     for (const ifNoneMatch of [DOCUMENT.etag, `W/${DOCUMENT.etag}`, `"old", ${DOCUMENT.etag}`, '*']) {
-      const response = await fetch(`${base}/openapi.json`, { headers: { 'if-none-match': ifNoneMatch, 'cache-control': 'no-cache' } });
+      const response = await fetch(`${served.base}/openapi.json`, {
+        headers: { 'if-none-match': ifNoneMatch, 'cache-control': 'no-cache' },
+      });
       assert.equal(response.status, 304, ifNoneMatch);
       assert.equal(await response.text(), '', ifNoneMatch);
       assert.deepEqual([response.headers.get('etag'), response.headers.get('cache-control')], [DOCUMENT.etag, 'no-cache']);
     }
-    const stale = await fetch(`${base}/openapi.json`, { headers: { 'if-none-match': PAGE.etag } });
+    const stale = await fetch(`${served.base}/openapi.json`, { headers: { 'if-none-match': PAGE.etag } });
     assert.equal(stale.status, 200);
     assert.deepEqual(await stale.json(), { openapi: '3.1.0', info: { title: 'Klinik – API' } });
   });

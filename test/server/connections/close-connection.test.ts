@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
-import { after, afterEach, before, describe, it, mock } from 'node:test';
+import { connect, type Socket } from 'node:net';
+import { afterEach, describe, it, mock } from 'node:test';
 import Koa from 'koa';
 import type { ClinicState } from '../../../src/server/api/state.js';
 import { closeConnectionAfterResponse } from '../../../src/server/connections/close-connection.js';
+import { useKoaApp } from '../../helpers/fixtures.js';
 
 /**
  * Closing the connection of a request whose body is refused unread (decisions.md §1: "An over-limit
@@ -26,13 +26,10 @@ interface Exchange {
 }
 
 describe('server: closing a connection after a refusal of its unread body', () => {
-  let server: Server;
-  let port: number;
   /** The paths of the requests the app was given, in order. */
   const handled: string[] = [];
-  before(async () => {
-    const app = new Koa<ClinicState>();
-    app.use((ctx) => {
+  const served = useKoaApp(() =>
+    new Koa<ClinicState>().use((ctx) => {
       handled.push(ctx.path);
       if (ctx.path !== '/upload') {
         ctx.body = 'ok';
@@ -42,17 +39,8 @@ describe('server: closing a connection after a refusal of its unread body', () =
       closeConnectionAfterResponse(ctx);
       ctx.status = 413;
       ctx.body = { detail: { code: 'DOCUMENT_TOO_LARGE', message: 'The document is larger than the limit.' } };
-    });
-    // Koa settles every request itself; node:http wants no promise back.
-    const handle = app.callback();
-    server = createServer((request, response) => void handle(request, response));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as AddressInfo).port;
-  });
-  after(() => {
-    server.closeAllConnections();
-    server.close();
-  });
+    }),
+  );
   afterEach(() => {
     mock.timers.reset();
     handled.length = 0;
@@ -61,7 +49,7 @@ describe('server: closing a connection after a refusal of its unread body', () =
   /** Opens a connection and writes `head` (and whatever follows it) on it. */
   const exchange = (head: string): Exchange => {
     // Half-open, as a client busy sending is: the server's FIN does not end its own sending.
-    const socket = connect({ port, host: '127.0.0.1', allowHalfOpen: true });
+    const socket = connect({ port: served.port, host: '127.0.0.1', allowHalfOpen: true });
     let text = '';
     let markAnswered = () => {};
     const answered = new Promise<void>((resolve) => (markAnswered = resolve));

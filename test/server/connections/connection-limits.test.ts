@@ -1,28 +1,14 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
 import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openDatabase, type Db } from '../../../src/db/open-database.js';
-import { createApiKey } from '../../../src/domain/api-keys.js';
-import type { Logger } from '../../../src/logger.js';
-import { CommitGroups } from '../../../src/server/writes/commit-groups.js';
-import {
-  CONNECTIONS_PER_ADDRESS,
-  DEFAULT_JSON_BODY_LIMIT_BYTES,
-  MAX_CONNECTIONS,
-  TLS_HANDSHAKE_TIMEOUT_MS,
-  type ServerConfig,
-} from '../../../src/server/config.js';
-import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../../src/domain/documents/document-limit.js';
-import { startHttpServer, type HttpsCredentials, type RunningHttpServer } from '../../../src/server/connections/http-server.js';
-import { createCertificateAuthority, issueServerCertificate } from '../../../src/domain/tls/certificates.js';
-import { LOOPBACK_NAMES } from '../../../src/domain/tls/tls-names.js';
+import { CONNECTIONS_PER_ADDRESS, MAX_CONNECTIONS, TLS_HANDSHAKE_TIMEOUT_MS } from '../../../src/server/config.js';
+import type { HttpsCredentials } from '../../../src/server/connections/http-server.js';
 import { rawRequest } from '../../helpers/raw-request.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { loopbackCredentials, startLoggedHttpServer, type LoggedHttpServer } from '../../helpers/test-server.js';
 import { testingExecutable } from '../../helpers/run-cli.js';
 
 /**
@@ -35,53 +21,6 @@ import { testingExecutable } from '../../helpers/run-cli.js';
  */
 
 const DOCUMENT_TYPES = '/api/public/v1/document-types';
-
-/** Every line a server logged. */
-type Logged = Record<string, unknown>[];
-
-/** A server of this test: the real HTTP(S) server over a new data directory, with a key and its log. */
-interface Served {
-  running: RunningHttpServer;
-  port: number;
-  key: string;
-  logged: Logged;
-  close(): Promise<void>;
-}
-
-async function startServer(config: Partial<ServerConfig> = {}, tls?: HttpsCredentials): Promise<Served> {
-  const dataDir = makeDataDir();
-  const db: Db = openDatabase(dataDir, { busyWait: 'fail' });
-  const commits = new CommitGroups(db);
-  const key = createApiKey(db, { name: 'limits' }).key;
-  const logged: Logged = [];
-  const logger: Logger = { info: (event) => logged.push(event), error: (event) => logged.push(event) };
-  const running = await startHttpServer(
-    db,
-    commits,
-    {
-      dataDir,
-      jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES,
-      documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
-      logger,
-      ...config,
-    },
-    '127.0.0.1',
-    0,
-    tls,
-  );
-  return {
-    running,
-    port: running.port,
-    key,
-    logged,
-    async close() {
-      await running.close(1000);
-      commits.flush();
-      db.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** A TCP connection a test holds, and what became of it. */
 interface Held {
@@ -175,9 +114,9 @@ async function waitFor(condition: () => boolean, what: string, ms = 5000): Promi
 const skip = testingExecutable && 'the limits of a built executable cannot be set from a test; its serve is the same code';
 
 describe('connections at the real limits', { skip }, () => {
-  let served: Served;
+  let served: LoggedHttpServer;
   before(async () => {
-    served = await startServer();
+    served = await startLoggedHttpServer();
   });
   after(() => served.close());
 
@@ -197,17 +136,12 @@ describe('connections at the real limits', { skip }, () => {
 });
 
 describe('connections over TLS', { skip }, () => {
-  let served: Served;
+  let served: LoggedHttpServer;
   let ca: string;
   let credentials: HttpsCredentials;
   before(async () => {
-    const now = new Date();
-    const year = new Date(now.getTime() + 365 * 24 * 3600 * 1000);
-    const authority = await createCertificateAuthority('connection limits test CA', now, year);
-    const server = await issueServerCertificate(authority, LOOPBACK_NAMES, now, year);
-    ca = authority.certificatePem;
-    credentials = { certificatePem: Buffer.from(server.certificatePem), keyPem: Buffer.from(server.keyPem) };
-    served = await startServer({}, credentials);
+    ({ ca, credentials } = await loopbackCredentials('connection limits test CA'));
+    served = await startLoggedHttpServer({}, credentials);
   });
   after(() => served.close());
 
@@ -232,7 +166,7 @@ describe('connections over TLS', { skip }, () => {
   });
 
   it("keep a TLS connection whose request is in flight: with the network's share busy, a new address is refused, not served by cutting one", async () => {
-    const small = await startServer(
+    const small = await startLoggedHttpServer(
       { connectionLimits: { maxConnections: 8, perAddress: 2, ownReserve: 2 }, requestTimeoutMs: 20_000 },
       credentials,
     );
@@ -279,7 +213,7 @@ describe('connections at small limits', { skip }, () => {
    * A request from `localAddress` that stays in flight: a patient's body promised and never
    * sent, with a valid key, so the server waits for it (until the request timeout).
    */
-  async function busyFrom(served: Served, localAddress: string): Promise<Held> {
+  async function busyFrom(served: LoggedHttpServer, localAddress: string): Promise<Held> {
     const connection = await connectFrom(served.port, localAddress);
     connection.socket.write(
       `POST /api/public/v1/patients HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${served.key}\r\n` +
@@ -289,7 +223,7 @@ describe('connections at small limits', { skip }, () => {
   }
 
   it("refuse an address's connections beyond its limit, unanswered, keeping those it holds, and answer the others", async () => {
-    const served = await startServer({ connectionLimits: small });
+    const served = await startLoggedHttpServer({ connectionLimits: small });
     try {
       const hostile = await openHostile(served.port, '127.0.0.2', 'silent', 10);
       await waitFor(() => hostile.stillOpen() === 4, `127.0.0.2 holds ${hostile.stillOpen()}`);
@@ -308,7 +242,7 @@ describe('connections at small limits', { skip }, () => {
   });
 
   it("keep the PC's own reserve: with other addresses' share all busy, 127.0.0.1 is answered and another new address is refused", async () => {
-    const served = await startServer({ connectionLimits: small, requestTimeoutMs: 20_000 });
+    const served = await startLoggedHttpServer({ connectionLimits: small, requestTimeoutMs: 20_000 });
     try {
       const busy: Held[] = [];
       for (const address of ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'])
@@ -323,7 +257,7 @@ describe('connections at small limits', { skip }, () => {
   });
 
   it('close the longest-waiting connection of any address for a new client when the share is full', async () => {
-    const served = await startServer({ connectionLimits: { ...small, pressureFrom: 1 } });
+    const served = await startLoggedHttpServer({ connectionLimits: { ...small, pressureFrom: 1 } });
     try {
       const hostile = await Promise.all(
         ['127.0.0.2', '127.0.0.3', '127.0.0.4', '127.0.0.5'].map((address) => openHostile(served.port, address, 'silent', 4)),
@@ -339,7 +273,7 @@ describe('connections at small limits', { skip }, () => {
   });
 
   it('shrink the wait for a first request as the server fills: at 19 of 20 a connection silent for 1.5 s is closed, not after 10 s', async () => {
-    const served = await startServer({ connectionLimits: { ...small, perAddress: 20, ownReserve: 0 } });
+    const served = await startLoggedHttpServer({ connectionLimits: { ...small, perAddress: 20, ownReserve: 0 } });
     try {
       const older = await openHostile(served.port, '127.0.0.2', 'silent', 5);
       await sleep(1500);
@@ -356,7 +290,7 @@ describe('connections at small limits', { skip }, () => {
   });
 
   it('log what the limits did once per interval, not once per socket', async () => {
-    const served = await startServer({ connectionLimits: { ...small, logIntervalMs: 1000 } });
+    const served = await startLoggedHttpServer({ connectionLimits: { ...small, logIntervalMs: 1000 } });
     try {
       const hostile = await openHostile(served.port, '127.0.0.2', 'silent', 40);
       await waitFor(() => hostile.stillOpen() === 4, `127.0.0.2 holds ${hostile.stillOpen()}`);

@@ -1,22 +1,13 @@
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { openDatabase, type Db } from '../../../src/db/open-database.js';
-import { createApiKey } from '../../../src/domain/api-keys.js';
-import type { Logger } from '../../../src/logger.js';
-import { CommitGroups } from '../../../src/server/writes/commit-groups.js';
-import { DEFAULT_JSON_BODY_LIMIT_BYTES, type ServerConfig } from '../../../src/server/config.js';
-import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../../src/domain/documents/document-limit.js';
-import { startHttpServer, type HttpsCredentials, type RunningHttpServer } from '../../../src/server/connections/http-server.js';
-import { createCertificateAuthority, issueServerCertificate } from '../../../src/domain/tls/certificates.js';
-import { LOOPBACK_NAMES } from '../../../src/domain/tls/tls-names.js';
+import type { HttpsCredentials } from '../../../src/server/connections/http-server.js';
 import { rawRequest } from '../../helpers/raw-request.js';
 import { testingExecutable } from '../../helpers/run-cli.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { loopbackCredentials, startLoggedHttpServer, type LoggedHttpServer } from '../../helpers/test-server.js';
 
 /**
  * Issue 42, finding 4: after `tls init` the server listens over TLS, and local integrations on
@@ -28,47 +19,6 @@ import { makeDataDir } from '../../helpers/test-server.js';
 
 const BASE = '/api/public/v1';
 const PATIENT = JSON.stringify({ first_name: 'Ada', last_name: 'Plain', email: 'ada@example.org', mobile: '+43 660 1234567' });
-
-/** Every line a server logged. */
-type Logged = Record<string, unknown>[];
-
-interface Served {
-  running: RunningHttpServer;
-  port: number;
-  key: string;
-  logged: Logged;
-  close(): Promise<void>;
-}
-
-/** The real server over TLS on a new data directory, with a key and its log. */
-async function startServer(credentials: HttpsCredentials, config: Partial<ServerConfig> = {}): Promise<Served> {
-  const dataDir = makeDataDir();
-  const db: Db = openDatabase(dataDir, { busyWait: 'fail' });
-  const commits = new CommitGroups(db);
-  const key = createApiKey(db, { name: 'plain beside tls' }).key;
-  const logged: Logged = [];
-  const logger: Logger = { info: (event) => logged.push(event), error: (event) => logged.push(event) };
-  const running = await startHttpServer(
-    db,
-    commits,
-    { dataDir, jsonBodyLimitBytes: DEFAULT_JSON_BODY_LIMIT_BYTES, documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES, logger, ...config },
-    '127.0.0.1',
-    0,
-    credentials,
-  );
-  return {
-    running,
-    port: running.port,
-    key,
-    logged,
-    async close() {
-      await running.close(1000);
-      commits.flush();
-      db.close();
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** A raw TCP connection from `localAddress`, everything it is answered, and when the server closed it. */
 async function connectFrom(port: number, localAddress: string) {
@@ -94,7 +44,7 @@ function getTls(port: number, localAddress: string, ca: string): Promise<number 
 }
 
 /** POSTs PATIENT over plain HTTP from 127.0.0.1: the number of the patient made. */
-async function postPatient(served: Served): Promise<number> {
+async function postPatient(served: LoggedHttpServer): Promise<number> {
   const headers = { authorization: `Bearer ${served.key}`, 'content-type': 'application/json' };
   const created = await rawRequest(`http://127.0.0.1:${served.port}${BASE}`, { method: 'POST', path: '/patients', headers, body: PATIENT });
   assert.equal(created.status, 201, created.text);
@@ -105,17 +55,12 @@ const skip =
   testingExecutable && 'the server is started in this process; the executable serves the same code (test/cli/commands/tls.test.ts)';
 
 describe('plain HTTP beside TLS on one port', { skip, timeout: 120_000 }, () => {
-  let served: Served;
+  let served: LoggedHttpServer;
   let ca: string;
   let credentials: HttpsCredentials;
   before(async () => {
-    const now = new Date();
-    const year = new Date(now.getTime() + 365 * 24 * 3600 * 1000);
-    const authority = await createCertificateAuthority('plain beside tls test CA', now, year);
-    const server = await issueServerCertificate(authority, LOOPBACK_NAMES, now, year);
-    ca = authority.certificatePem;
-    credentials = { certificatePem: Buffer.from(server.certificatePem), keyPem: Buffer.from(server.keyPem) };
-    served = await startServer(credentials);
+    ({ ca, credentials } = await loopbackCredentials('plain beside tls test CA'));
+    served = await startLoggedHttpServer({}, credentials);
   });
   after(() => served.close());
 
@@ -159,7 +104,7 @@ describe('plain HTTP beside TLS on one port', { skip, timeout: 120_000 }, () => 
   });
 
   it("answers the PC's own plain request whose headers never end with 408 at the request timeout, as it would over TLS", async () => {
-    const short = await startServer(credentials, { requestTimeoutMs: 1500 });
+    const short = await startLoggedHttpServer({ requestTimeoutMs: 1500 }, credentials);
     try {
       const started = Date.now();
       const { socket, closed } = await connectFrom(short.port, '127.0.0.1');
@@ -174,10 +119,10 @@ describe('plain HTTP beside TLS on one port', { skip, timeout: 120_000 }, () => 
   });
 
   it("counts the PC's plain requests in the connection limits: one in flight is not closed as waiting to make room", async () => {
-    const small = await startServer(credentials, {
-      connectionLimits: { maxConnections: 3, perAddress: 3, ownReserve: 0 },
-      requestTimeoutMs: 20_000,
-    });
+    const small = await startLoggedHttpServer(
+      { connectionLimits: { maxConnections: 3, perAddress: 3, ownReserve: 0 }, requestTimeoutMs: 20_000 },
+      credentials,
+    );
     try {
       const busy = [];
       for (let i = 0; i < 3; i += 1) {

@@ -1,8 +1,6 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Koa from 'koa';
@@ -11,8 +9,9 @@ import { silentLogger } from '../../../src/logger.js';
 import type { ClinicState } from '../../../src/server/api/state.js';
 import { receiveDeskCommand } from '../../../src/server/middleware/desk-command-body.js';
 import { handleErrors } from '../../../src/server/middleware/handle-errors.js';
+import { useKoaApp } from '../../helpers/fixtures.js';
 import { multipartBody, type FormPart } from '../../helpers/multipart.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir } from '../../helpers/fixtures.js';
 
 /**
  * The body of POST /desk/commands (clinic-api-1.3.md, "Commands on a desk PC"): `{"argv": […]}` as
@@ -26,10 +25,10 @@ const JSON_LIMIT = 256;
 
 describe('server: reading a desk command and its files', () => {
   let dataDir: string;
-  let server: Server;
-  let base: string;
-  before(async () => {
+  before(() => {
     dataDir = makeDataDir();
+  });
+  const served = useKoaApp(() => {
     const app = new Koa<ClinicState>();
     app.use(handleErrors(silentLogger));
     app.use(receiveDeskCommand({ dataDir, jsonBodyLimitBytes: JSON_LIMIT, documentLimitBytes: FILE_LIMIT, logger: silentLogger }));
@@ -39,15 +38,9 @@ describe('server: reading a desk command and its files', () => {
       ctx.body = { body: ctx.state.body, files: files.map((file) => ({ ...file, content: readFileSync(file.path, 'utf8') })) };
       await Promise.all(files.map((file) => removeFile(file.path)));
     });
-    // Koa settles every request itself; node:http wants no promise back.
-    const handle = app.callback();
-    server = createServer((request, response) => void handle(request, response));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    return app;
   });
   after(() => {
-    server.closeAllConnections();
-    server.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
@@ -64,7 +57,11 @@ describe('server: reading a desk command and its files', () => {
   };
 
   const post = async (body: string | Buffer, contentType: string, headers: Record<string, string> = {}) => {
-    const response = await fetch(`${base}/desk/commands`, { method: 'POST', body, headers: { 'content-type': contentType, ...headers } });
+    const response = await fetch(`${served.base}/desk/commands`, {
+      method: 'POST',
+      body,
+      headers: { 'content-type': contentType, ...headers },
+    });
     return { status: response.status, connection: response.headers.get('connection'), body: (await response.json()) as any };
   };
   const postForm = (parts: FormPart[]) => {

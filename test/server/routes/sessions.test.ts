@@ -3,6 +3,7 @@ import { before, describe, it } from 'node:test';
 import { PAIR_DEVICE, type PairedDevice } from '../../../src/domain/people/devices.js';
 import { ADD_PERSON } from '../../../src/domain/people/persons.js';
 import { connectionRunner, runUseCase, type AnyUseCase } from '../../../src/domain/use-case.js';
+import { SESSION_KEYS } from '../../helpers/api-shapes.js';
 import { useTestServer } from '../../helpers/fixtures.js';
 
 /**
@@ -13,20 +14,6 @@ import { useTestServer } from '../../helpers/fixtures.js';
 
 /** The OS user at the server PC, who adds the people and pairs the PCs. */
 const OS_USER = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'it', name: 'it', source: 'server-pc', requestId: null } };
-
-/** The fields of a Session (clinic-api-1.3.md), in order. */
-const SESSION_FIELDS = [
-  'id',
-  'person_id',
-  'person_name',
-  'roles',
-  'device_id',
-  'device_name',
-  'created_at',
-  'last_used_at',
-  'idle_expires_at',
-  'expires_at',
-];
 
 const MINUTE = 60_000;
 
@@ -80,7 +67,7 @@ describe('server: sessions at a desk PC (POST /sessions, GET and DELETE /session
     for (const person of ['rita reception', personId]) {
       const response = await login({ person, pin: '573920' });
       assert.equal(response.status, 201, response.text);
-      assert.deepEqual(Object.keys(response.body), [...SESSION_FIELDS, 'token']);
+      assert.deepEqual(Object.keys(response.body), [...SESSION_KEYS, 'token']);
       assert.match(response.body.token, /^cls_/);
       assert.deepEqual(
         [response.body.person_id, response.body.person_name, response.body.roles, response.body.device_id, response.body.device_name],
@@ -144,7 +131,7 @@ describe('server: sessions at a desk PC (POST /sessions, GET and DELETE /session
     age(id, { idleMinutes: 29 });
     const looked = await server.request('GET', '/sessions/current', asPerson(token));
     assert.equal(looked.status, 200, looked.text);
-    assert.deepEqual(Object.keys(looked.body), SESSION_FIELDS);
+    assert.deepEqual(Object.keys(looked.body), SESSION_KEYS);
     assert.ok(Date.now() - Date.parse(looked.body.last_used_at) >= 29 * MINUTE, `last used ${looked.body.last_used_at}`);
     const again = await server.request('GET', '/sessions/current', asPerson(token));
     assert.equal(again.body.last_used_at, looked.body.last_used_at, 'looking counted as use');

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { openDatabase } from '../../../src/db/open-database.js';
 import { createPatient } from '../../../src/domain/patients/create-patient.js';
-import { filesUnder, populatedDataDir } from '../../helpers/backup-fixtures.js';
+import { filesUnder, populatedDataDir, writePatientsMeanwhile } from '../../helpers/backup-fixtures.js';
 import { buildPatient } from '../../helpers/builders.js';
 import { useDataDirs } from '../../helpers/fixtures.js';
 import { addDocument } from '../../helpers/module-tables.js';
@@ -110,26 +110,14 @@ describe('clinic serve --backup-dir', { timeout: 180_000 }, () => {
     }
     const backupDir = join(tempDir(), 'backups');
     const serve = await startServeProcess(['--data', dataDir, '--backup-dir', backupDir, '--backup-every', '1s', '--backup-keep', '3']);
-    let writing = true;
-    let written = 0;
-    const writer = (async () => {
-      while (writing) {
-        const response = await fetch(`${serve.baseUrl}/patients`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify(buildPatient({ last_name: `Busy ${written}` })),
-        });
-        assert.equal(response.status, 201);
-        written += 1;
-      }
-    })();
+    const writer = writePatientsMeanwhile(serve.baseUrl, key);
     try {
       await waitFor('three backups', () => serve.logLines.filter((line) => line.event === 'backup_written').length >= 3);
     } finally {
-      writing = false;
-      await writer;
+      await writer.stop();
       await stop(serve);
     }
+    const { written } = writer;
     assert.ok(written > 0);
     for (const name of scheduledIn(backupDir)) {
       const restoredDir = join(tempDir(), `restored-${name}`);

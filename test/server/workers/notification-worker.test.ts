@@ -14,7 +14,7 @@ import { performUseCase } from '../../../src/domain/use-case.js';
 import { buildInvoice, buildPatient, buildPayment } from '../../helpers/builders.js';
 import { programCommand, runClinic, STOP_SIGNAL } from '../../helpers/run-cli.js';
 import { startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir } from '../../helpers/fixtures.js';
 import { checkedFetch } from '../../helpers/contract.js';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));

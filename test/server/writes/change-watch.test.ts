@@ -4,7 +4,7 @@ import { openDatabase } from '../../../src/db/open-database.js';
 import { createPatient } from '../../../src/domain/patients/create-patient.js';
 import { ChangeWatch } from '../../../src/server/writes/change-watch.js';
 import { buildPatient } from '../../helpers/builders.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir } from '../../helpers/fixtures.js';
 
 // The server's watch of the change feed (src/server/writes/change-watch.ts), on a real database
 // with a second connection as the other process (a desk command beside the server).

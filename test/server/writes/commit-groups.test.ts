@@ -7,7 +7,7 @@ import { DATABASE_FILE } from '../../../src/db/data-directory.js';
 import { sqliteDriver } from '../../../src/db/drivers/sqlite-driver.js';
 import { sqliteErrorCode } from '../../../src/db/sqlite-result-codes.js';
 import { CommitGroups } from '../../../src/server/writes/commit-groups.js';
-import { makeDataDir } from '../../helpers/test-server.js';
+import { makeDataDir } from '../../helpers/fixtures.js';
 
 /**
  * The server's commit groups (src/server/writes/commit-groups.ts), over a real database file: what
