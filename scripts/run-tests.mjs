@@ -5,6 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { COMPILED_ROOT, compiledTestFile, compileTests } from './compile-tests.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -97,13 +98,16 @@ function rank(file) {
   return index === -1 ? SLOWEST_FIRST.length : index;
 }
 
-/** Runs `files` in the test runner with `env`; returns its exit status. */
+/**
+ * Runs `files` in the test runner with `env`, compiled to JavaScript first (scripts/compile-tests.mjs
+ * says why); returns its exit status.
+ */
 export function runTestFiles(files, env = process.env) {
+  compileTests();
   const run = spawnSync(
     process.execPath,
     [
-      '--import',
-      'tsx',
+      '--enable-source-maps',
       // Blocking standard output, so that a forced exit loses no result (the file says why).
       '--import',
       './test/helpers/blocking-stdout.mjs',
@@ -111,9 +115,9 @@ export function runTestFiles(files, env = process.env) {
       '--test-force-exit',
       `--test-concurrency=${CONCURRENCY}`,
       '--test-timeout=600000',
-      ...files,
+      ...files.map(compiledTestFile),
     ],
-    { cwd: root, stdio: 'inherit', env },
+    { cwd: COMPILED_ROOT, stdio: 'inherit', env },
   );
   return run.status ?? 1;
 }

@@ -40,7 +40,8 @@ async function declaredUseCases(): Promise<Map<AnyUseCase, string>> {
   for (const file of readdirSync(root, { recursive: true, encoding: 'utf8' })
     .filter((name) => name.endsWith('.ts'))
     .sort()) {
-    const exports = (await import(new URL(file, root).href)) as Record<string, unknown>;
+    // By its .js name, as a module imports another: tsx and the compiled tests alike find it.
+    const exports = (await import(new URL(file.replace(/\.ts$/, '.js'), root).href)) as Record<string, unknown>;
     for (const [name, value] of Object.entries(exports)) if (isUseCase(value) && !found.has(value)) found.set(value, `${file} ${name}`);
   }
   return found;
