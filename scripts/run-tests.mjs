@@ -70,6 +70,7 @@ export function existingTestFiles(paths) {
  * holds the list whole: every exported helper that calls one of these is one of them.
  */
 export const PROGRAM_STARTERS = [
+  'bootUntilPowerCut',
   'createPatientWithCli',
   'programCommand',
   'runAsNobody',

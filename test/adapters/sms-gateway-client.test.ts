@@ -3,6 +3,7 @@ import { after, afterEach, before, describe, it } from 'node:test';
 import { fetchReplies, sendSms } from '../../src/adapters/sms-gateway-client.js';
 import { SmsSendError, type SmsGateway } from '../../src/domain/reminders/sms-gateway.js';
 import { startGateway } from '../helpers/local-sms-gateway.js';
+import { genericSmsGateway } from '../helpers/sms-gateways.js';
 import { closedPort } from '../helpers/smtp-sink.js';
 
 /**
@@ -41,17 +42,8 @@ describe('adapters: the SMS gateway client', () => {
     from: '+43720123456',
     baseUrl: gateway.url,
   });
-  const generic = (overrides: Partial<Extract<SmsGateway, { preset: 'generic' }>> = {}): SmsGateway => ({
-    preset: 'generic',
-    url: `${gateway.url}/v1/sms`,
-    headers: [],
-    bodyTemplate: '{"to":"{to}","text":"{text}"}',
-    from: null,
-    idPointer: '/id',
-    errorPointer: '/error',
-    inboundUrl: null,
-    ...overrides,
-  });
+  const generic = (overrides: Partial<Extract<SmsGateway, { preset: 'generic' }>> = {}) =>
+    genericSmsGateway(`${gateway.url}/v1/sms`, overrides);
   const basicAuth = `Basic ${Buffer.from('AC0123456789:s3cret').toString('base64')}`;
 
   it("sends through Twilio as a form POST to the account's Messages.json with Basic auth, keeping the sid", async () => {

@@ -4,6 +4,8 @@ import { after, before, describe, it } from 'node:test';
 import { SCHEMA_VERSION } from '../../src/db/migrations.js';
 import { programPath, runClinic } from '../helpers/run-cli.js';
 import { makeDataDir } from '../helpers/fixtures.js';
+import { createPatientArgs } from '../helpers/desk-args.js';
+import { jsonOf } from '../helpers/desk-output.js';
 
 // Every administrative command once, through a child process: with CLINIC_BIN this proves the
 // single executable runs each of them on its own.
@@ -81,20 +83,10 @@ describe('clinic commands', () => {
   });
 
   it('create-patient prints a Patient, and a refusal exits 1 with the API error code', async () => {
-    const created = await clinic(
-      'create-patient',
-      '--first-name',
-      'Ada',
-      '--last-name',
-      'Lovelace',
-      '--email',
-      'ada@example.org',
-      '--mobile',
-      '+43 660 1',
-      '--json',
+    const created = jsonOf<{ patient_number: string }>(
+      await clinic(...createPatientArgs('Ada', 'Lovelace', 'ada@example.org', '+43 660 1'), '--json'),
     );
-    assert.equal(created.code, 0, created.stderr);
-    assert.match((JSON.parse(created.stdout) as { patient_number: string }).patient_number, /^P-\d{6}$/);
+    assert.match(created.patient_number, /^P-\d{6}$/);
     const refused = await clinic('create-patient', '--first-name', 'Ada', '--last-name', 'Lovelace');
     assert.equal(refused.code, 1);
     assert.match(refused.stderr, /PATIENT_CONTACT_REQUIRED/);

@@ -8,6 +8,8 @@ import { formatDate, localDateOf, nextDay } from '../../src/domain/validation/ca
 import { buildPatient } from '../helpers/builders.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 import { runClinic } from '../helpers/run-cli.js';
+import { createPatientArgs } from '../helpers/desk-args.js';
+import { jsonOf } from '../helpers/desk-output.js';
 
 // Issue 28: the desk as a receptionist types it. Every test here runs the real command line.
 
@@ -23,6 +25,13 @@ describe('the desk as a receptionist types it', () => {
   let patientId: string;
   let checkup: Service;
   let cleaning: Service;
+  /** Ida Berg, whom the date tests create again and again. */
+  const idaBerg = createPatientArgs('Ida', 'Berg', 'i@b.at', '0664 1');
+  /** Books Eva from `startAt` to `endAt` as typed, beside whatever else is booked then: the Appointment printed. */
+  const bookTyped = async (startAt: string, endAt: string) =>
+    jsonOf(
+      await clinic('book-appointment', '--patient-id', patientId, '--start-at', startAt, '--end-at', endAt, '--json', '--allow-overlap'),
+    );
 
   before(() => {
     setClinicTimeZone(data.db, 'Europe/Vienna');
@@ -37,15 +46,7 @@ describe('the desk as a receptionist types it', () => {
     it('takes a date of birth as printouts write it, with or without leading zeros', async () => {
       for (const typed of ['02.03.1985', '2.3.1985', '1985-03-02']) {
         const result = await clinic(
-          'create-patient',
-          '--first-name',
-          'Ida',
-          '--last-name',
-          'Berg',
-          '--email',
-          'i@b.at',
-          '--mobile',
-          '0664 1',
+          ...idaBerg,
           '--date-of-birth',
           typed,
           // The same patient three times: a desk rule of issue 42 (PATIENT_DUPLICATE) waived.
@@ -58,19 +59,7 @@ describe('the desk as a receptionist types it', () => {
     });
 
     it('books at a date and time as printouts write them, in clinic time', async () => {
-      const result = await clinic(
-        'book-appointment',
-        '--patient-id',
-        patientId,
-        '--start-at',
-        '30.11.2026 10:00',
-        '--end-at',
-        '30.11.2026 10:20',
-        '--json',
-        '--allow-overlap',
-      );
-      assert.equal(result.code, 0, result.stderr);
-      const appointment = JSON.parse(result.stdout);
+      const appointment = await bookTyped('30.11.2026 10:00', '30.11.2026 10:20');
       // Vienna in winter is UTC+1.
       assert.equal(appointment.start_at, '2026-11-30T09:00:00.000Z');
       assert.equal(appointment.end_at, '2026-11-30T09:20:00.000Z');
@@ -78,19 +67,7 @@ describe('the desk as a receptionist types it', () => {
 
     it('reads today and tomorrow as the clinic days, for --date and in a date-time', async () => {
       const { tomorrow } = viennaDays();
-      const booked = await clinic(
-        'book-appointment',
-        '--patient-id',
-        patientId,
-        '--start-at',
-        'Tomorrow 7:05',
-        '--end-at',
-        'tomorrow 7:15',
-        '--json',
-        '--allow-overlap',
-      );
-      assert.equal(booked.code, 0, booked.stderr);
-      const { appointment_number: number } = JSON.parse(booked.stdout);
+      const { appointment_number: number } = await bookTyped('Tomorrow 7:05', 'tomorrow 7:15');
       const listed = await clinic('appointment', 'list', '--date', 'tomorrow', '--json');
       assert.equal(listed.code, 0, listed.stderr);
       assert.ok((JSON.parse(listed.stdout) as { appointment_number: string }[]).some((a) => a.appointment_number === number));
@@ -102,19 +79,7 @@ describe('the desk as a receptionist types it', () => {
     });
 
     it('refuses a date that is on no calendar, naming the option and the value typed, its format said once', async () => {
-      const result = await clinic(
-        'create-patient',
-        '--first-name',
-        'Ida',
-        '--last-name',
-        'Berg',
-        '--email',
-        'i@b.at',
-        '--mobile',
-        '0664 1',
-        '--date-of-birth',
-        '31.02.1985',
-      );
+      const result = await clinic(...idaBerg, '--date-of-birth', '31.02.1985');
       assert.equal(result.code, 1);
       assert.match(result.stderr, /^ {2}--date-of-birth "31\.02\.1985": is not a date \(date_parsing\)$/m);
       assert.match(result.stderr, /^ {4}hint: a date: 30\.11\.2026, 2026-11-30, today or tomorrow$/m);
@@ -124,20 +89,20 @@ describe('the desk as a receptionist types it', () => {
 
   describe('booking by names', () => {
     it('takes the doctor and the service by name, and ends when the service does', async () => {
-      const result = await clinic(
-        'book-appointment',
-        '--patient-id',
-        'P-1',
-        '--doctor',
-        'berger',
-        '--service',
-        'kontrolle',
-        '--start-at',
-        '01.12.2026 10:00',
-        '--json',
+      const appointment = jsonOf(
+        await clinic(
+          'book-appointment',
+          '--patient-id',
+          'P-1',
+          '--doctor',
+          'berger',
+          '--service',
+          'kontrolle',
+          '--start-at',
+          '01.12.2026 10:00',
+          '--json',
+        ),
       );
-      assert.equal(result.code, 0, result.stderr);
-      const appointment = JSON.parse(result.stdout);
       assert.equal(appointment.service_id, checkup.id);
       assert.equal(appointment.start_at, '2026-12-01T09:00:00.000Z');
       assert.equal(appointment.end_at, '2026-12-01T09:30:00.000Z');

@@ -4,6 +4,8 @@ import { chmodSync, chownSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { checkedFetch } from '../helpers/contract.js';
+import { createPatientArgs } from '../helpers/desk-args.js';
+import { jsonOf } from '../helpers/desk-output.js';
 import { useDataDirs } from '../helpers/fixtures.js';
 import { runClinic, startServeProcess, STOP_SIGNAL, type SpawnOptions, unwrapped } from '../helpers/run-cli.js';
 import { gidOf, systemUsersSkipReason, useSystemUsers } from '../helpers/system-users.js';
@@ -44,20 +46,9 @@ describe("desk staff in the data directory's group, beside the server's user", {
       const headers = { authorization: `Bearer ${key}` };
 
       // The desk writes a patient through the server's open WAL; the server reads it.
-      const created = await desk(
-        'create-patient',
-        '--first-name',
-        'Ada',
-        '--last-name',
-        'Deskwright',
-        '--email',
-        'ada@example.org',
-        '--mobile',
-        '+43 660 1',
-        '--json',
+      const patient = jsonOf<{ id: string }>(
+        await desk(...createPatientArgs('Ada', 'Deskwright', 'ada@example.org', '+43 660 1'), '--json'),
       );
-      assert.equal(created.code, 0, created.stderr);
-      const patient = JSON.parse(created.stdout) as { id: string };
       assert.equal((await checkedFetch(`${serve.baseUrl}/patients/${patient.id}`, { headers })).status, 200);
 
       // The server writes a patient; the desk finds it.
@@ -108,32 +99,14 @@ describe("desk staff in the data directory's group, beside the server's user", {
     assert.equal((await serve.exited).code, 0);
 
     // Without a server, the desk's command makes the WAL itself; the service user reads on after it.
-    assert.equal(
-      (
-        await desk(
-          'create-patient',
-          '--first-name',
-          'Cy',
-          '--last-name',
-          'Latewright',
-          '--email',
-          'cy@example.org',
-          '--mobile',
-          '+43 660 1',
-        )
-      ).code,
-      0,
-    );
+    assert.equal((await desk(...createPatientArgs('Cy', 'Latewright', 'cy@example.org', '+43 660 1'))).code, 0);
     const later = await runClinic(['patient', 'find', 'Latewright', '--data', dataDir], as(SERVICE));
     assert.equal(later.code, 0, later.stderr);
     assert.match(later.stdout, /Latewright/);
   });
 
   it('refuses a user outside the group with DATA_DIRECTORY_UNUSABLE naming the database, never INTERNAL', async () => {
-    for (const command of [
-      ['patient', 'find', 'Ada'],
-      ['create-patient', '--first-name', 'Eve', '--last-name', 'Out', '--email', 'eve@example.org', '--mobile', '+43 660 1'],
-    ]) {
+    for (const command of [['patient', 'find', 'Ada'], createPatientArgs('Eve', 'Out', 'eve@example.org', '+43 660 1')]) {
       const result = await runClinic([...command, '--data', dataDir], as(OUTSIDER));
       assert.equal(result.code, 1, result.stderr);
       assert.match(

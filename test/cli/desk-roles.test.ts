@@ -8,6 +8,7 @@ import { buildProgram } from '../../src/cli/program.js';
 import { DESK_COMMAND_ROWS } from '../../src/cli/desk-roles.js';
 import { OPERATIONS } from '../../src/server/api/api-operations.js';
 import { apiDescription } from '../helpers/contract.js';
+import { API_ROLE_ROWS } from '../helpers/role-matrix.js';
 import { useConfigHome, useTestDatabase, useTestServer } from '../helpers/fixtures.js';
 import { updatePersonRow } from '../../src/db/persons.js';
 import { PAIR_DEVICE } from '../../src/domain/people/devices.js';
@@ -20,50 +21,12 @@ import { runClinic } from '../helpers/run-cli.js';
  * The role × operation matrix of interface 1.3.0 ("Roles"), as the specification's table gives it,
  * letters for roles (a admin, r reception, p practitioner, b billing, s scheduler). The commands
  * and operations walked are the program's own (its command tree, its operations), so one added
- * without a row here fails, and so does a row the program declares otherwise.
+ * without a row here (an operation's: API_ROLE_ROWS, test/helpers/role-matrix.ts) fails, and so
+ * does a row the program declares otherwise.
  */
 const LETTERS = { a: 'admin', r: 'reception', p: 'practitioner', b: 'billing', s: 'scheduler' } as const;
 const ROLES = Object.values(LETTERS);
 type Expected = string; // 'a r p' | 'no-login' | 'server-pc'
-
-const SPEC_API_ROWS: Readonly<Record<string, Expected>> = {
-  listDocumentTypes: '',
-  listPaymentMethods: '',
-  getHealth: '',
-  getApiDescription: '',
-  getDocsPage: '',
-  getDocsAsset: '',
-  joinDesk: '',
-  createSession: 'a r p b s',
-  getCurrentSession: 'a r p b s',
-  endCurrentSession: 'a r p b s',
-  runDeskCommand: 'a r p b s',
-  listServices: 'a r p b s',
-  listDoctors: 'a r p b s',
-  findPatients: 'a r p b s',
-  getPatient: 'a r p b s',
-  createPatient: 'a r p s',
-  updatePatient: 'a r p b s',
-  listAppointments: 'a r p b s',
-  getAppointment: 'a r p b s',
-  bookAppointment: 'a r p s',
-  updateAppointment: 'a r p s',
-  confirmAppointment: 'a r p s',
-  listReminders: 'a r p s',
-  listDocuments: 'a r p b',
-  downloadDocument: 'a r p',
-  uploadDocument: 'a r p',
-  listInvoices: 'a r p b',
-  getInvoice: 'a r p b',
-  createInvoice: 'a r b',
-  recordPayment: 'a r b',
-  voidInvoice: 'a b',
-  createCreditNote: 'a b',
-  refundPayment: 'a b',
-  exportPatient: 'a',
-  listAuditEvents: 'a',
-  listEvents: 'a',
-};
 
 const SPEC_DESK_ROWS: Readonly<Record<string, Expected>> = {
   version: 'no-login',
@@ -232,7 +195,7 @@ describe('the role matrix of interface 1.3.0: every desk command and every API o
 
   it("declares every API operation's roles as the specification's table, and x-clinic-roles says the same", () => {
     for (const op of OPERATIONS) {
-      const expected = SPEC_API_ROWS[op.operationId];
+      const expected = API_ROLE_ROWS[op.operationId];
       assert.ok(expected !== undefined, `${op.operationId} is new: give it its row of the specification's table here`);
       assert.deepEqual([...op.roles], rolesOf(expected), op.operationId);
       const described = (apiDescription.paths[op.path] as Record<string, Record<string, unknown>>)[op.method]!;
@@ -326,7 +289,7 @@ describe('the role matrix of interface 1.3.0: every desk command and every API o
             ...(op.method === 'get' ? {} : { body: {} }),
           });
           const refused = answer.status === 403 && answer.body?.detail?.code === 'ROLE_FORBIDDEN';
-          const allowed = rolesOf(SPEC_API_ROWS[op.operationId]!).includes(role);
+          const allowed = rolesOf(API_ROLE_ROWS[op.operationId]!).includes(role);
           if (refused === allowed) wrong.push(`${op.operationId} as ${role}: ${answer.status} ${answer.text.slice(0, 80)}`);
         }
       }

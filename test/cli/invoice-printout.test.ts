@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatInvoice, issuedOn } from '../../src/cli/invoice-printout.js';
 import type { InvoiceDetail } from '../../src/domain/invoices/read-invoice.js';
+import { untouchedInvoiceDetail } from '../helpers/api-shapes.js';
 
 const VIENNA = { timeZone: 'Europe/Vienna', doctorNames: new Map<string, string>() };
 
@@ -24,12 +25,7 @@ function invoiceDetail(changes: Partial<InvoiceDetail> = {}): InvoiceDetail {
     patient_number: 'P-000007',
     patient_first_name: 'Ada',
     patient_last_name: 'Lovelace',
-    payments: [],
-    refunds: [],
-    voided_at: null,
-    void_reason: null,
-    amount_credited: 0,
-    credit_notes: [],
+    ...untouchedInvoiceDetail(),
     ...changes,
   };
 }

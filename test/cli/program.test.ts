@@ -7,7 +7,8 @@ import { SCOPES } from '../../src/domain/api-keys.js';
 import { buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
 import { useDataDirs, useTestServer } from '../helpers/fixtures.js';
-import { assertMatchesSchema } from '../helpers/contract.js';
+import { createPatientArgs } from '../helpers/desk-args.js';
+import { jsonAs } from '../helpers/desk-schema.js';
 
 const newDir = useDataDirs();
 
@@ -59,32 +60,17 @@ describe('clinic command line', () => {
   });
 
   it('doctor add --json prints a Doctor, and doctor list shows it', async () => {
-    const result = await clinic('doctor', 'add', '--name', 'Dr. Who', '--color', '#0000ff', '--json');
-    assert.equal(result.code, 0, result.stderr);
-    const doctor = JSON.parse(result.stdout);
-    assertMatchesSchema('Doctor', doctor);
+    const doctor = jsonAs('Doctor', await clinic('doctor', 'add', '--name', 'Dr. Who', '--color', '#0000ff', '--json'));
     assert.deepEqual(Object.keys(doctor).sort(), ['color', 'id', 'name', 'retired_at']);
     const list = JSON.parse((await clinic('doctor', 'list', '--json')).stdout);
     assert.deepEqual(list.at(-1), doctor);
   });
 
   it('service add --json prints a Service with a numeric price', async () => {
-    const result = await clinic(
-      'service',
-      'add',
-      '--name',
-      'Filling',
-      '--duration-min',
-      '30',
-      '--price',
-      '120.50',
-      '--color',
-      'red',
-      '--json',
+    const service = jsonAs(
+      'Service',
+      await clinic('service', 'add', '--name', 'Filling', '--duration-min', '30', '--price', '120.50', '--color', 'red', '--json'),
     );
-    assert.equal(result.code, 0, result.stderr);
-    const service = JSON.parse(result.stdout);
-    assertMatchesSchema('Service', service);
     assert.deepEqual(
       { ...service, id: undefined },
       { id: undefined, name: 'Filling', duration_min: 30, price: 120.5, color: 'red', retired_at: null },
@@ -105,27 +91,19 @@ describe('clinic command line', () => {
   });
 
   it('create-patient --json prints the same Patient shape the API returns', async () => {
-    const result = await clinic(
-      'create-patient',
-      '--first-name',
-      'Grace',
-      '--last-name',
-      'Hopper',
-      '--email',
-      'grace@example.org',
-      '--mobile',
-      '+1 555',
-      '--gdpr-consent',
-      'true',
-      '--portal-access',
-      '{"xrays":true}',
-      '--discount-percent',
-      '.5',
-      '--json',
+    const patient = jsonAs(
+      'Patient',
+      await clinic(
+        ...createPatientArgs('Grace', 'Hopper', 'grace@example.org', '+1 555'),
+        '--gdpr-consent',
+        'true',
+        '--portal-access',
+        '{"xrays":true}',
+        '--discount-percent',
+        '.5',
+        '--json',
+      ),
     );
-    assert.equal(result.code, 0, result.stderr);
-    const patient = JSON.parse(result.stdout);
-    assertMatchesSchema('Patient', patient);
     assert.match(patient.patient_number, /^P-\d{6}$/);
     assert.equal(patient.gdpr_consent, true);
     assert.equal(patient.portal_access.xrays, true);

@@ -15,8 +15,8 @@ import {
   updateDeviceRow,
   type DeviceRow,
 } from '../../src/db/devices.js';
-import { sqliteErrorCode } from '../../src/db/sqlite-result-codes.js';
 import { buildDeviceRow } from '../helpers/builders.js';
+import { assertSchemaRefuses, assertUpdateKeepsIdentity } from '../helpers/db-rows.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 
 describe('desk PCs (db)', () => {
@@ -34,10 +34,7 @@ describe('desk PCs (db)', () => {
   it('refuses a second device of a name in another case, and holds any number of devices without a token', () => {
     insertDevice(data.db, buildDeviceRow('Reception', 'code-1'));
     insertDevice(data.db, buildDeviceRow('Lab', 'code-2'));
-    assert.throws(
-      () => insertDevice(data.db, buildDeviceRow('RECEPTION', 'code-3')),
-      (error) => sqliteErrorCode(error) === 'SQLITE_CONSTRAINT_UNIQUE',
-    );
+    assertSchemaRefuses(() => insertDevice(data.db, buildDeviceRow('RECEPTION', 'code-3')), 'SQLITE_CONSTRAINT_UNIQUE');
     assert.equal(listDeviceRows(data.db).length, 2);
   });
 
@@ -66,9 +63,6 @@ describe('desk PCs (db)', () => {
     insertDevice(data.db, device);
     const revoked: DeviceRow = {
       ...device,
-      name: 'Renamed',
-      name_key: 'renamed',
-      created_at: '2030-01-01T00:00:00.000Z',
       code_hash: null,
       code_expires_at: null,
       token_hash: 'token-hash',
@@ -79,14 +73,12 @@ describe('desk PCs (db)', () => {
       last_address: '192.168.1.20',
       desk_version: '1.3.0',
     };
-    updateDeviceRow(data.db, revoked);
-    assert.deepEqual(findDeviceById(data.db, device.id), {
-      ...revoked,
-      name: 'Reception',
-      name_key: 'reception',
-      created_at: '2026-11-30T08:00:00.000Z',
-      seq: 1,
-    });
+    assertUpdateKeepsIdentity(
+      revoked,
+      (row) => updateDeviceRow(data.db, row),
+      () => findDeviceById(data.db, device.id),
+      { name: 'Reception', name_key: 'reception', created_at: '2026-11-30T08:00:00.000Z' },
+    );
   });
 
   it("notes when and from where a device was last seen, keeping its desk's version when a request names none", () => {

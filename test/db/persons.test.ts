@@ -13,8 +13,8 @@ import {
   updatePersonRow,
   type PersonRow,
 } from '../../src/db/persons.js';
-import { sqliteErrorCode } from '../../src/db/sqlite-result-codes.js';
 import { buildPersonRow } from '../helpers/builders.js';
+import { assertSchemaRefuses, assertUpdateKeepsIdentity } from '../helpers/db-rows.js';
 import { useTestDatabase } from '../helpers/fixtures.js';
 
 /** An enabled person of `roles` (space-separated) without a PIN yet, added at 08:00. */
@@ -42,10 +42,7 @@ describe('persons (db)', () => {
     assert.equal(findPersonById(data.db, bernd.id)?.name, 'Bernd');
     assert.equal(findPersonByNameKey(data.db, 'anna')?.id, anna.id);
     assert.equal(findPersonById(data.db, randomUUID()), undefined);
-    assert.throws(
-      () => insertPerson(data.db, newPerson('ANNA', 'billing')),
-      (error) => sqliteErrorCode(error) === 'SQLITE_CONSTRAINT_UNIQUE',
-    );
+    assertSchemaRefuses(() => insertPerson(data.db, newPerson('ANNA', 'billing')), 'SQLITE_CONSTRAINT_UNIQUE');
     assert.equal(listPersonRows(data.db).length, 2);
   });
 
@@ -54,9 +51,6 @@ describe('persons (db)', () => {
     insertPerson(data.db, anna);
     const changed: PersonRow = {
       ...anna,
-      name: 'Renamed',
-      name_key: 'renamed',
-      created_at: '2030-01-01T00:00:00.000Z',
       roles: 'admin billing',
       enabled: 0,
       pin_hash: 'scrypt-hash',
@@ -66,14 +60,12 @@ describe('persons (db)', () => {
       locked_until: '2026-11-30T08:18:00.000Z',
       last_login_at: '2026-11-30T08:00:00.000Z',
     };
-    updatePersonRow(data.db, changed);
-    assert.deepEqual(findPersonById(data.db, anna.id), {
-      ...changed,
-      name: 'Anna',
-      name_key: 'anna',
-      created_at: '2026-11-30T08:00:00.000Z',
-      seq: 1,
-    });
+    assertUpdateKeepsIdentity(
+      changed,
+      (row) => updatePersonRow(data.db, row),
+      () => findPersonById(data.db, anna.id),
+      { name: 'Anna', name_key: 'anna', created_at: '2026-11-30T08:00:00.000Z' },
+    );
   });
 
   it('counts the enabled persons who hold admin among their roles, wherever it stands in them', () => {
@@ -90,9 +82,9 @@ describe('persons (db)', () => {
 
   it('refuses a person without a role, or with failures below zero', () => {
     for (const broken of [{ roles: '' }, { failed_pins: -1 }]) {
-      assert.throws(
+      assertSchemaRefuses(
         () => insertPerson(data.db, { ...newPerson('Erich', 'reception'), ...broken }),
-        (error) => sqliteErrorCode(error) === 'SQLITE_CONSTRAINT_CHECK',
+        'SQLITE_CONSTRAINT_CHECK',
         JSON.stringify(broken),
       );
     }

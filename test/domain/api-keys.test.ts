@@ -10,6 +10,7 @@ import {
   revokeApiKey,
   SCOPES,
 } from '../../src/domain/api-keys.js';
+import { refusesNonAdmin } from '../helpers/admin-only.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../helpers/use-case-scenarios.js';
 
 /**
@@ -214,13 +215,7 @@ const revoking: Scenario<Given>[] = [
     request: () => ({ path: { id: 'reception' } }),
     expect: () => ({ invalid: ['path.id'], types: ['uuid_parsing'] }),
   },
-  {
-    title: 'refuses a person who is not an admin (403 ROLE_FORBIDDEN)',
-    given: someKeys(),
-    request: thatKey,
-    caller: { ...DESK_USER, roles: ['reception'] },
-    expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
-  },
+  refusesNonAdmin(someKeys(), thatKey),
 ];
 
 describeScenarios('issuing an API key (CREATE_API_KEY)', CREATE_API_KEY, creating);

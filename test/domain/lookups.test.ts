@@ -1,7 +1,7 @@
 // src/domain/lookups.ts: GET /document-types and GET /payment-methods (clinic-public-api.md 2.12; decisions.md §2).
-import type { Db } from '../../src/db/open-database.js';
 import { LIST_DOCUMENT_TYPES, LIST_PAYMENT_METHODS } from '../../src/domain/lookups.js';
 import { setModuleEnabled } from '../../src/domain/settings.js';
+import { aClinic, type ClinicGiven } from '../helpers/clinic-given.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../helpers/use-case-scenarios.js';
 
 /**
@@ -9,15 +9,6 @@ import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../he
  * decisions.md §2): public lists that show no patient data. Their wiring without a key:
  * test/server/routes/lookups.test.ts.
  */
-
-type Given = Record<string, never>;
-
-const aClinic =
-  (before: (db: Db) => void = () => {}) =>
-  (db: Db): Given => {
-    before(db);
-    return {};
-  };
 
 /** The whole list, item by item and no item more; a lookup records nothing. */
 const theList = (items: readonly Record<string, unknown>[]) => (): Outcome => ({
@@ -44,7 +35,7 @@ const PAYMENT_METHODS = [
   { key: 'other', requires_note: true },
 ];
 
-const documentTypes: Scenario<Given>[] = [
+const documentTypes: Scenario<ClinicGiven>[] = [
   {
     title: 'lists the eight document types of 2.12, each with its label',
     given: aClinic(),
@@ -60,7 +51,7 @@ const documentTypes: Scenario<Given>[] = [
   },
 ];
 
-const paymentMethods: Scenario<Given>[] = [
+const paymentMethods: Scenario<ClinicGiven>[] = [
   {
     title: 'lists the four payment methods, a note hinted for `other` only',
     given: aClinic(),

@@ -8,7 +8,8 @@ import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../helpers/builders.js';
 import { dataDirOn, mountTmpfs, type Tmpfs } from '../helpers/faults.js';
 import { useDataDirs } from '../helpers/fixtures.js';
-import { lazyFsSkipReason, mountLazyFs, type LazyFs } from '../helpers/lazyfs.js';
+import { lazyFsSkipReason } from '../helpers/lazyfs.js';
+import { bootUntilPowerCut } from '../helpers/power-cuts.js';
 import { multipartBody } from '../helpers/multipart.js';
 import { seededRandom } from '../helpers/random.js';
 import { programPlatform, runClinic, startServeProcess, STOP_SIGNAL, type ServeProcess } from '../helpers/run-cli.js';
@@ -377,28 +378,15 @@ describe('audited reads and writes under load across power cuts (LazyFS)', { tim
     try {
       // Each round is a boot: a new mount over what the disk kept, load, then the power is cut.
       for (let round = 0; round < POWER_CUTS; round++) {
-        const lazyfs: LazyFs = await mountLazyFs(backing);
-        try {
-          const server = await startServeProcess(['--data', join(lazyfs.mountDir, 'data')]);
-          const target: Target = { baseUrl: server.baseUrl, ready: Promise.resolve(), stopping: false };
-          const clients = startClients(target, key, patientIds, invoiceIds, log);
-          try {
+        await bootUntilPowerCut(
+          backing,
+          (server): Target => ({ baseUrl: server.baseUrl, ready: Promise.resolve(), stopping: false }),
+          async ({ target, cutPower, awaitAfterCut }) => {
+            awaitAfterCut(startClients(target, key, patientIds, invoiceIds, log));
             await sleep(random.integer(500, 1500));
-            await arm(target, round, () => {
-              // The power cut: the program dies first, then everything not fsynced is gone.
-              target.stopping = true;
-              server.child.kill('SIGKILL');
-            });
-          } finally {
-            target.stopping = true;
-            server.child.kill('SIGKILL');
-            await server.exited;
-            await lazyfs.clearCache();
-            await clients;
-          }
-        } finally {
-          await lazyfs.unmount();
-        }
+            await arm(target, round, cutPower);
+          },
+        );
       }
       await assertEveryAcknowledgedRecorded(t, dataDirOnDisk, log);
     } catch (error) {

@@ -8,7 +8,8 @@ import { createApiKey } from '../../src/domain/api-keys.js';
 import { buildPatient } from '../helpers/builders.js';
 import type { AddedWebhook, ListedWebhook } from '../helpers/change-feed.js';
 import { useDataDirs } from '../helpers/fixtures.js';
-import { lazyFsSkipReason, mountLazyFs, type LazyFs } from '../helpers/lazyfs.js';
+import { lazyFsSkipReason, mountLazyFs } from '../helpers/lazyfs.js';
+import { bootUntilPowerCut } from '../helpers/power-cuts.js';
 import { seededRandom } from '../helpers/random.js';
 import { programPlatform, runClinic, runNode, startServeProcess, STOP_SIGNAL, type ServeProcess } from '../helpers/run-cli.js';
 
@@ -592,31 +593,16 @@ describe(
         const endpoint = await addWebhook(dataDirOnDisk, receiver.url);
         // Each round is a boot: a new mount over what the disk kept, load, then the power is cut.
         for (const [round, on] of POWER_CUT_STRIKES.entries()) {
-          const lazyfs: LazyFs = await mountLazyFs(backing);
-          try {
-            const dataDir = join(lazyfs.mountDir, 'data');
-            const server = await startServeProcess(['--data', dataDir]);
-            const target: Target = { baseUrl: server.baseUrl, key, ready: Promise.resolve(), stopping: false };
-            let clients: Promise<void[]> | undefined;
-            try {
+          await bootUntilPowerCut(
+            backing,
+            (server): Target => ({ baseUrl: server.baseUrl, key, ready: Promise.resolve(), stopping: false }),
+            async ({ target, dataDir, cutPower, awaitAfterCut }) => {
               if (round === 0) invoiceIds = await seed(target, dataDir);
-              clients = startClients(target, invoiceIds.slice(0, 2), log);
+              awaitAfterCut(startClients(target, invoiceIds.slice(0, 2), log));
               await sleep(random.integer(500, 1200));
-              await arm(target, receiver, on, () => {
-                // The power cut: the program dies first, then everything not fsynced is gone.
-                target.stopping = true;
-                server.child.kill('SIGKILL');
-              });
-            } finally {
-              target.stopping = true;
-              server.child.kill('SIGKILL');
-              await server.exited;
-              await lazyfs.clearCache();
-              await clients;
-            }
-          } finally {
-            await lazyfs.unmount();
-          }
+              await arm(target, receiver, on, cutPower);
+            },
+          );
         }
         t.diagnostic(`before the last boot the receiver got ${receiver.deliveries.length} deliveries`);
 

@@ -86,8 +86,11 @@ export const SESSION_KEYS = [
   'expires_at',
 ];
 
-/** Every field of the Appointment response (spec 2.5), in the specification's order, then those 1.2.0 and 1.3.0 append. */
-export const APPOINTMENT_KEYS = [
+/**
+ * The first fields of the Appointment response (spec 2.5), in the specification's order: each one
+ * required, as confirmation_state is of those after them.
+ */
+export const REQUIRED_APPOINTMENT_KEYS = [
   'id',
   'appointment_number',
   'booking_source',
@@ -103,6 +106,11 @@ export const APPOINTMENT_KEYS = [
   'status',
   'created_at',
   'updated_at',
+];
+
+/** Every field of the Appointment response (spec 2.5), in the specification's order, then those 1.2.0 and 1.3.0 append. */
+export const APPOINTMENT_KEYS = [
+  ...REQUIRED_APPOINTMENT_KEYS,
   'patient_first_name',
   'patient_last_name',
   'patient_number',
@@ -126,6 +134,43 @@ export const APPOINTMENT_KEYS = [
   'status_changed_at',
   // 1.3.0, after the fields of 1.2.0.
   'patient_declined_at',
+];
+
+/** Every field of the PaymentResult response (POST /invoices/{invoice_id}/payments), in order, each one required. */
+export const PAYMENT_RESULT_KEYS = [
+  'payment_id',
+  'invoice_id',
+  'patient_id',
+  'amount',
+  'method',
+  'currency',
+  'created_at',
+  'invoice_status',
+  'invoice_total',
+  'invoice_amount_paid',
+  'invoice_balance',
+];
+
+/** What an invoice's detail (GET /invoices/{invoice_id}) shows beyond the list's fields while nothing has happened to it since it was issued. */
+export function untouchedInvoiceDetail() {
+  return { payments: [], refunds: [], voided_at: null, void_reason: null, amount_credited: 0, credit_notes: [] };
+}
+
+/**
+ * The records of the patient's copy (clinic-api-1.3.md, "The patient's copy"), the ZIP's first
+ * entries in order; the documents' originals follow them, the manifest comes last.
+ */
+export const PATIENT_COPY_RECORD_FILES = [
+  'README.txt',
+  'bundle.json',
+  'records/patient.json',
+  'records/appointments.json',
+  'records/invoices.json',
+  'records/documents.json',
+  'records/reminders.json',
+  'access-log.json',
+  'recipients.json',
+  'summary.html',
 ];
 
 /** The Appointment of spec 2.5. */

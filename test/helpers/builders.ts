@@ -79,6 +79,16 @@ export function buildPersonRow(name: string, overrides: Partial<PersonRow> = {})
   };
 }
 
+/** What a desk PC has none of while it waits to join after its pairing: no join, revocation or visit. */
+export const NOT_JOINED_YET = {
+  joined_at: null,
+  revoked_at: null,
+  host_name: null,
+  last_seen_at: null,
+  last_address: null,
+  desk_version: null,
+};
+
 /** A desk PC's row (db/devices.ts) named `name`, paired at 2026-11-30 08:00 and not joined yet, its code hashed as `codeHash`, valid until 08:10; override any column. */
 export function buildDeviceRow(name: string, codeHash: string, overrides: Partial<DeviceRow> = {}): DeviceRow {
   return {
@@ -89,12 +99,7 @@ export function buildDeviceRow(name: string, codeHash: string, overrides: Partia
     code_expires_at: '2026-11-30T08:10:00.000Z',
     token_hash: null,
     created_at: '2026-11-30T08:00:00.000Z',
-    joined_at: null,
-    revoked_at: null,
-    host_name: null,
-    last_seen_at: null,
-    last_address: null,
-    desk_version: null,
+    ...NOT_JOINED_YET,
     ...overrides,
   };
 }

@@ -33,3 +33,40 @@ export interface ListedWebhook {
   lag: number;
   last_error: string | null;
 }
+
+/**
+ * What `restore --json` says of the feed (change_feed_lost) when a backup whose last event was
+ * `restartAfter` is restored without the directory it replaces: a margin of 1,000,000 positions
+ * after it is marked lost, so that no new event takes a number the lost ones may have had.
+ */
+export function lostMargin(restartAfter: number) {
+  return {
+    first_seq: restartAfter + 1,
+    last_seq: restartAfter + 1_000_000,
+    bound: 'margin',
+    restart_after: restartAfter,
+    unreadable: null,
+  };
+}
+
+/** An appointment as an event's data names it (from the Appointment the use case answered). */
+interface AppointmentOfEvent {
+  id: string;
+  appointment_number: string;
+  start_at: string;
+  end_at: string;
+  status: string;
+  resource_id: string | null;
+}
+
+/** The data of an appointment.created or appointment.updated event: the appointment's id, number, times, status and doctor. */
+export function appointmentEventData(appointment: AppointmentOfEvent) {
+  return {
+    appointment_id: appointment.id,
+    appointment_number: appointment.appointment_number,
+    start_at: appointment.start_at,
+    end_at: appointment.end_at,
+    status: appointment.status,
+    resource_id: appointment.resource_id,
+  };
+}

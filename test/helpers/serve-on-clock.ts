@@ -10,6 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { mock } from 'node:test';
 import { silentLogger } from '../../src/logger.js';
 import { startClinicServer } from '../../src/server/clinic-server.js';
+import { onLoopback } from './loopback-server.js';
 
 const [dataDir = '', clockFile = '', smtpUrl] = process.argv.slice(2);
 const readClock = () => Number(readFileSync(clockFile, 'utf8'));
@@ -25,11 +26,7 @@ const follow = setInterval(() => {
 }, 5);
 
 const server = await startClinicServer({
-  dataDir,
-  host: '127.0.0.1',
-  port: 0,
-  allowedHosts: [],
-  allowedOrigins: [],
+  ...onLoopback(dataDir),
   documentLimitBytes: 1024 * 1024,
   ...(smtpUrl === undefined ? {} : { smtp: { url: smtpUrl, from: 'praxis@example.org' } }),
   logger: silentLogger,

@@ -15,6 +15,7 @@ import { findWebhookEndpoint } from '../../src/db/webhook-endpoints.js';
 import { connectionRunner, performUseCase } from '../../src/domain/use-case.js';
 import { deliverWebhook, nextEventFor } from '../../src/domain/webhooks/deliver-webhooks.js';
 import { ADD_WEBHOOK_ENDPOINT, REMOVE_WEBHOOK_ENDPOINT } from '../../src/domain/webhooks/webhook-endpoints.js';
+import { PATIENT_COPY_RECORD_FILES } from '../helpers/api-shapes.js';
 import { buildInvoice, createTestPatient } from '../helpers/builders.js';
 import { fhirR4Errors } from '../helpers/fhir-r4.js';
 import { useTestServer } from '../helpers/fixtures.js';
@@ -152,16 +153,7 @@ describe("GET /patients/{patient_id}/export: the patient's copy", () => {
     assert.equal(answer.headers.get('content-length'), null);
     const names = (await zipEntries(answer.bytes)).map((entry) => entry.name);
     assert.deepEqual(names, [
-      'README.txt',
-      'bundle.json',
-      'records/patient.json',
-      'records/appointments.json',
-      'records/invoices.json',
-      'records/documents.json',
-      'records/reminders.json',
-      'access-log.json',
-      'recipients.json',
-      'summary.html',
+      ...PATIENT_COPY_RECORD_FILES,
       ...documents.map((document) => `documents/${document.id}/${document.filename}`),
       'manifest.json',
     ]);

@@ -25,18 +25,20 @@ describe('clinic book-appointment', () => {
     filling = addService(data.db, { name: 'Filling', duration_min: 30, price: 120, color: '#ff0000' });
   });
 
-  const bookArgs = (...extra: string[]) => [
+  /** book-appointment's arguments: from 9:00 on 1 December, clinic time, to `endAt`, for `patient` (none if undefined), and `extra`. */
+  const bookingArgs = (patient: string | undefined, endAt: string, ...extra: string[]) => [
     'book-appointment',
     '--data',
     data.dataDir,
-    '--patient-id',
-    patientId,
+    ...(patient === undefined ? [] : ['--patient-id', patient]),
     '--start-at',
     '2026-12-01T09:00',
     '--end-at',
-    '2026-12-01T09:30',
+    endAt,
     ...extra,
   ];
+  /** book-appointment's arguments for the test's patient, 9:00 to 9:30, and `extra`. */
+  const bookArgs = (...extra: string[]) => bookingArgs(patientId, '2026-12-01T09:30', ...extra);
 
   it('books through the same rules as the API, as booking_source cli, and prints the Appointment with --json', async () => {
     const result = await runClinic(bookArgs('--json', '--title', 'Check-up', '--service-ids', JSON.stringify([filling.id, cleaning.id])));
@@ -67,34 +69,13 @@ describe('clinic book-appointment', () => {
   });
 
   it('exits 1 with the API error code for an unknown patient', async () => {
-    const result = await runClinic([
-      'book-appointment',
-      '--data',
-      data.dataDir,
-      '--patient-id',
-      randomUUID(),
-      '--start-at',
-      '2026-12-01T09:00',
-      '--end-at',
-      '2026-12-01T10:00',
-    ]);
+    const result = await runClinic(bookingArgs(randomUUID(), '2026-12-01T10:00'));
     assert.equal(result.code, 1);
     assert.match(result.stderr, /PATIENT_NOT_FOUND/);
   });
 
   it('exits 1 with the API error body under --json for end_at not after start_at', async () => {
-    const result = await runClinic([
-      'book-appointment',
-      '--json',
-      '--data',
-      data.dataDir,
-      '--patient-id',
-      patientId,
-      '--start-at',
-      '2026-12-01T09:00',
-      '--end-at',
-      '2026-12-01T09:00',
-    ]);
+    const result = await runClinic(bookingArgs(patientId, '2026-12-01T09:00', '--json'));
     assert.equal(result.code, 1);
     const body = JSON.parse(result.stderr);
     assert.equal(body.detail[0].type, 'value_error');
@@ -115,15 +96,7 @@ describe('clinic book-appointment', () => {
   });
 
   it('exits 2 when a required option is missing', async () => {
-    const result = await runClinic([
-      'book-appointment',
-      '--data',
-      data.dataDir,
-      '--start-at',
-      '2026-12-01T09:00',
-      '--end-at',
-      '2026-12-01T10:00',
-    ]);
+    const result = await runClinic(bookingArgs(undefined, '2026-12-01T10:00'));
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--patient-id/);
   });
@@ -140,39 +113,26 @@ describe('the desk correcting appointments', () => {
     doctor = addDoctor(data.db, { name: 'Dr. Desk', color: '#123456' });
   });
   const clinic = (...args: string[]) => runClinic([...args, '--data', data.dataDir]);
-  const book = async (start: string, end: string, ...more: string[]) =>
-    jsonOf(
-      await clinic(
-        'book-appointment',
-        '--patient-id',
-        patient.patient_number,
-        '--resource-id',
-        doctor.id,
-        '--start-at',
-        start,
-        '--end-at',
-        end,
-        '--json',
-        ...more,
-      ),
-    );
+  /** book-appointment --json's arguments for the patient with Dr. Desk from `start` to `end`, and `more`. */
+  const bookingWithDoctorArgs = (start: string, end: string, ...more: string[]) => [
+    'book-appointment',
+    '--patient-id',
+    patient.patient_number,
+    '--resource-id',
+    doctor.id,
+    '--start-at',
+    start,
+    '--end-at',
+    end,
+    '--json',
+    ...more,
+  ];
+  /** Books the patient with Dr. Desk from `start` to `end` (and `more`): the Appointment printed. */
+  const book = async (start: string, end: string, ...more: string[]) => jsonOf(await clinic(...bookingWithDoctorArgs(start, end, ...more)));
 
   it('refuses an overlapping booking by default, naming the appointment in the way, and books it with --allow-overlap', async () => {
     const first = await book('2027-05-03T09:00', '2027-05-03T09:30');
-    const refused = refusalOf(
-      await clinic(
-        'book-appointment',
-        '--patient-id',
-        patient.patient_number,
-        '--resource-id',
-        doctor.id,
-        '--start-at',
-        '2027-05-03T09:15',
-        '--end-at',
-        '2027-05-03T09:45',
-        '--json',
-      ),
-    );
+    const refused = refusalOf(await clinic(...bookingWithDoctorArgs('2027-05-03T09:15', '2027-05-03T09:45')));
     assert.deepEqual([refused.code, refused.conflicts], ['APPOINTMENT_OVERLAP', [first.appointment_number]]);
     await book('2027-05-03T09:15', '2027-05-03T09:45', '--allow-overlap');
   });

@@ -14,6 +14,7 @@ import { copyReleaseFixture, useDataDirs, useTestDatabase } from '../../helpers/
 import { addDocument } from '../../helpers/module-tables.js';
 import { programPath, runClinic, type CliResult } from '../../helpers/run-cli.js';
 import { assertChain, trailOf, type AuditEvent } from '../../helpers/audit-chain.js';
+import { createPatientArgs } from '../../helpers/desk-args.js';
 
 // The audit trail at the desk (clinic-api-1.2.md, "Audit trail"): what the commands record,
 // `clinic audit list|verify|export`, check, backup and restore, an upgrade. Real CLI processes.
@@ -62,6 +63,21 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
       const result = ok(await clinic(...args));
       return { result, events: trailOf(data.dataDir, mark) };
     }
+    /** Runs the command (it must succeed), which must record one event, the desk's, with `expected`; returns what it printed. */
+    async function recordedOnce(args: string[], expected: Partial<AuditEvent>): Promise<CliResult> {
+      const { result, events } = await recorded(...args);
+      assert.equal(events.length, 1, events.map((e) => e.action).join(', '));
+      assertDeskEvent(events[0], expected);
+      return result;
+    }
+    /** Runs a --json command that creates a record of Bob's (`action`, as `<subject type>.create`), which must record that, and only that; returns the record. */
+    async function createdForBob<T extends { id: string }>(action: string, ...args: string[]): Promise<T> {
+      const { result, events } = await recorded(...args);
+      const created = JSON.parse(result.stdout) as T;
+      assert.equal(events.length, 1, events.map((e) => e.action).join(', '));
+      assertDeskEvent(events[0], { action, patient_id: bob.id, subject_type: action.split('.')[0], subject_id: created.id, detail: null });
+      return created;
+    }
 
     let ada: { id: string; patient_number: string };
     let bob: { id: string; patient_number: string };
@@ -91,18 +107,7 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
     });
 
     it('create-patient: patient.create', async () => {
-      const { result, events } = await recorded(
-        'create-patient',
-        '--first-name',
-        'Cleo',
-        '--last-name',
-        'Deskaudit',
-        '--email',
-        'cleo@example.org',
-        '--mobile',
-        '+43 1',
-        '--json',
-      );
+      const { result, events } = await recorded(...createPatientArgs('Cleo', 'Deskaudit', 'cleo@example.org', '+43 1'), '--json');
       const created = JSON.parse(result.stdout) as { id: string; patient_number: string };
       assert.equal(events.length, 1);
       assertDeskEvent(events[0], {
@@ -117,10 +122,7 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
     });
 
     it('patient show: one patient.read, although it shows appointments, invoices and documents', async () => {
-      const { result, events } = await recorded('patient', 'show', ada.patient_number);
-      assert.match(result.stdout, /Deskaudit/);
-      assert.equal(events.length, 1, events.map((e) => e.action).join(', '));
-      assertDeskEvent(events[0], {
+      const result = await recordedOnce(['patient', 'show', ada.patient_number], {
         action: 'patient.read',
         patient_id: ada.id,
         patient_number: ada.patient_number,
@@ -128,6 +130,7 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
         subject_id: ada.id,
         detail: null,
       });
+      assert.match(result.stdout, /Deskaudit/);
     });
 
     it('patient find: one patient.search per patient found, with the text', async () => {
@@ -143,9 +146,7 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
     });
 
     it('patient edit: patient.update with the changed fields, sorted', async () => {
-      const { events } = await recorded('patient', 'edit', bob.patient_number, '--title', 'Dr.', '--gender', 'male', '--first-name', 'Bob');
-      assert.equal(events.length, 1);
-      assertDeskEvent(events[0], {
+      await recordedOnce(['patient', 'edit', bob.patient_number, '--title', 'Dr.', '--gender', 'male', '--first-name', 'Bob'], {
         action: 'patient.update',
         patient_id: bob.id,
         subject_id: bob.id,
@@ -154,7 +155,8 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
     });
 
     it('book-appointment, appointment show and appointment list (one read per distinct patient)', async () => {
-      const booked = await recorded(
+      const appointment = await createdForBob<{ id: string; appointment_number: string }>(
+        'appointment.create',
         'book-appointment',
         '--patient-id',
         bob.patient_number,
@@ -166,19 +168,8 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
         `${day}T12:30`,
         '--json',
       );
-      const appointment = JSON.parse(booked.result.stdout) as { id: string; appointment_number: string };
-      assert.equal(booked.events.length, 1);
-      assertDeskEvent(booked.events[0], {
-        action: 'appointment.create',
-        patient_id: bob.id,
-        subject_type: 'appointment',
-        subject_id: appointment.id,
-        detail: null,
-      });
 
-      const shown = await recorded('appointment', 'show', appointment.appointment_number);
-      assert.equal(shown.events.length, 1);
-      assertDeskEvent(shown.events[0], {
+      await recordedOnce(['appointment', 'show', appointment.appointment_number], {
         action: 'appointment.read',
         patient_id: bob.id,
         subject_type: 'appointment',
@@ -196,37 +187,40 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
     it('upload-document, document list and document save', async () => {
       const file = join(tempDir(), 'scan.pdf');
       writeFileSync(file, '%PDF-1.7 uploaded at the desk');
-      const uploaded = await recorded('upload-document', '--patient-id', bob.patient_number, '--file', programPath(file), '--json');
-      const document = JSON.parse(uploaded.result.stdout) as { id: string };
-      assert.equal(uploaded.events.length, 1);
-      assertDeskEvent(uploaded.events[0], {
-        action: 'document.create',
+      const document = await createdForBob(
+        'document.create',
+        'upload-document',
+        '--patient-id',
+        bob.patient_number,
+        '--file',
+        programPath(file),
+        '--json',
+      );
+      await recordedOnce(['document', 'list', bob.patient_number], {
+        action: 'document.list',
+        patient_id: bob.id,
+        subject_type: 'document',
+        subject_id: null,
+      });
+      await recordedOnce(['document', 'save', document.id, programPath(join(tempDir(), 'copy.pdf'))], {
+        action: 'document.read',
         patient_id: bob.id,
         subject_type: 'document',
         subject_id: document.id,
-        detail: null,
       });
-
-      const listed = await recorded('document', 'list', bob.patient_number);
-      assert.equal(listed.events.length, 1);
-      assertDeskEvent(listed.events[0], { action: 'document.list', patient_id: bob.id, subject_type: 'document', subject_id: null });
-
-      const saved = await recorded('document', 'save', document.id, programPath(join(tempDir(), 'copy.pdf')));
-      assert.equal(saved.events.length, 1);
-      assertDeskEvent(saved.events[0], { action: 'document.read', patient_id: bob.id, subject_type: 'document', subject_id: document.id });
     });
 
     it('invoice create, list (one read per distinct patient), show, record-payment, refund, void, report day', async () => {
-      const created = await recorded('invoice', 'create', '--patient-id', bob.patient_number, '--total', '50.00', '--json');
-      const invoice = JSON.parse(created.result.stdout) as { id: string; invoice_number: string };
-      assert.equal(created.events.length, 1);
-      assertDeskEvent(created.events[0], {
-        action: 'invoice.create',
-        patient_id: bob.id,
-        subject_type: 'invoice',
-        subject_id: invoice.id,
-        detail: null,
-      });
+      const invoice = await createdForBob<{ id: string; invoice_number: string }>(
+        'invoice.create',
+        'invoice',
+        'create',
+        '--patient-id',
+        bob.patient_number,
+        '--total',
+        '50.00',
+        '--json',
+      );
       createTestInvoice(data.db, { patient_id: bob.id });
 
       const listed = await recorded('invoice', 'list', '--json');
@@ -234,9 +228,11 @@ describe('the audit trail at the desk', { concurrency: true }, () => {
       assert.deepEqual(listed.events.map((e) => e.patient_id).sort(), [ada.id, bob.id].sort());
       for (const event of listed.events) assertDeskEvent(event, { action: 'invoice.read', subject_type: 'invoice', subject_id: null });
 
-      const shown = await recorded('invoice', 'show', invoice.invoice_number);
-      assert.equal(shown.events.length, 1);
-      assertDeskEvent(shown.events[0], { action: 'invoice.read', patient_id: bob.id, subject_id: invoice.id });
+      await recordedOnce(['invoice', 'show', invoice.invoice_number], {
+        action: 'invoice.read',
+        patient_id: bob.id,
+        subject_id: invoice.id,
+      });
 
       // What record-payment, refund and void record, and a replay not: the tables of RECORD_PAYMENT,
       // REFUND_PAYMENT and VOID_INVOICE (test/domain/payments, test/domain/invoices). Here, that the desk

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { useTestDatabase } from '../../helpers/fixtures.js';
 import { runClinic } from '../../helpers/run-cli.js';
+import { createPatientArgs, twilioGatewayArgs } from '../../helpers/desk-args.js';
 import { recordServerChannels } from '../../../src/domain/reminders/reminder-channels.js';
 
 /** `clinic reminders set|show|list` and `settings set-name` at the desk (interface 1.3.0), as real processes. */
@@ -12,10 +13,10 @@ describe('clinic reminders at the desk', () => {
   const clinic = (...args: string[]) => runClinic([...args, '--data', data.dataDir], { env: { TZ: 'UTC' } });
   /** `create-patient --json` with a name, an e-mail and a mobile number (and any further options): the Patient. */
   const createPatient = async (first: string, last: string, email: string, mobile: string, ...more: string[]) =>
-    JSON.parse(
-      (await clinic('create-patient', '--first-name', first, '--last-name', last, '--email', email, '--mobile', mobile, ...more, '--json'))
-        .stdout,
-    ) as { id: string; patient_number: string };
+    JSON.parse((await clinic(...createPatientArgs(first, last, email, mobile), ...more, '--json')).stdout) as {
+      id: string;
+      patient_number: string;
+    };
 
   it('shows the settings in the documented shape, and refuses a rule until the clinic has a name', async () => {
     const shown = JSON.parse((await clinic('reminders', 'show', '--json')).stdout);
@@ -110,18 +111,7 @@ describe('clinic reminders at the desk', () => {
     const tokenFile = join(data.dataDir, '..', `twilio-token-${process.pid}.txt`);
     writeFileSync(tokenFile, 'tok-secret-123\n', { mode: 0o600 });
     try {
-      const set = await clinic(
-        'sms-gateway',
-        'set',
-        '--preset',
-        'twilio',
-        '--account',
-        'AC0123456789',
-        '--token-file',
-        tokenFile,
-        '--from',
-        '+43720123456',
-      );
+      const set = await clinic(...twilioGatewayArgs('AC0123456789', tokenFile, '+43720123456'));
       assert.equal(set.code, 0, set.stderr);
       assert.match(set.stdout, /^Sends to {2}https:\/\/api\.twilio\.com\/2010-04-01\/Accounts\/AC0123456789\/Messages\.json$/m);
       const shown = await clinic('sms-gateway', 'show', '--json');
@@ -133,18 +123,7 @@ describe('clinic reminders at the desk', () => {
         inbound: 'https://api.twilio.com/2010-04-01/Accounts/AC0123456789/Messages.json',
       });
       assert.ok(!`${shown.stdout}${(await clinic('sms-gateway', 'show')).stdout}`.includes('tok-secret-123'));
-      const missing = await clinic(
-        'sms-gateway',
-        'set',
-        '--preset',
-        'twilio',
-        '--account',
-        'AC1',
-        '--token-file',
-        `${tokenFile}.nothing`,
-        '--from',
-        '+43720123456',
-      );
+      const missing = await clinic(...twilioGatewayArgs('AC1', `${tokenFile}.nothing`, '+43720123456'));
       assert.equal(missing.code, 2);
       const generic = await clinic(
         'sms-gateway',

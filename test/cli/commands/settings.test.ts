@@ -12,6 +12,19 @@ function refusalLines(result: CliResult): string[] {
   return lines;
 }
 
+/** `settings show --json` of a new clinic, on a machine in UTC: nothing set. */
+const UNSET = {
+  timezone: 'UTC',
+  timezone_source: 'machine',
+  currency: 'EUR',
+  currency_source: 'default',
+  contact_rule: 'email-and-mobile',
+  contact_rule_source: 'default',
+  name: null,
+  country: null,
+  retention: null,
+};
+
 describe('clinic settings: the time zone', () => {
   const data = useTestDatabase({ each: true });
   // The machine's zone, whatever the test machine's: UTC, as on a server.
@@ -19,17 +32,7 @@ describe('clinic settings: the time zone', () => {
   const shown = async () => JSON.parse((await clinic('settings', 'show', '--json')).stdout) as Record<string, string>;
 
   it('shows the machine zone and says it is the machine zone until one is set', async () => {
-    assert.deepEqual(await shown(), {
-      timezone: 'UTC',
-      timezone_source: 'machine',
-      currency: 'EUR',
-      currency_source: 'default',
-      contact_rule: 'email-and-mobile',
-      contact_rule_source: 'default',
-      name: null,
-      country: null,
-      retention: null,
-    });
+    assert.deepEqual(await shown(), UNSET);
     const text = (await clinic('settings', 'show')).stdout;
     assert.match(text, /^Time zone {2}UTC \(this machine's zone; clinic settings set-timezone ZONE sets the clinic's\)$/m);
     assert.match(text, /^Currency {3}EUR \(the default; clinic settings set-currency CODE sets the clinic's\)$/m);
@@ -42,17 +45,7 @@ describe('clinic settings: the time zone', () => {
     const result = await clinic('settings', 'set-timezone', ' america/new_york ');
     assert.equal(result.code, 0, result.stderr);
     assert.equal(result.stdout, `Time zone set to ${stored}: times without an offset are read in it.\n`);
-    assert.deepEqual(await shown(), {
-      timezone: stored,
-      timezone_source: 'setting',
-      currency: 'EUR',
-      currency_source: 'default',
-      contact_rule: 'email-and-mobile',
-      contact_rule_source: 'default',
-      name: null,
-      country: null,
-      retention: null,
-    });
+    assert.deepEqual(await shown(), { ...UNSET, timezone: stored, timezone_source: 'setting' });
   });
 
   for (const [typed, meant] of [

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { smsGateway } from '../../../src/domain/reminders/sms-gateway.js';
+import { twilioGatewayArgs } from '../../helpers/desk-args.js';
 import { forPeople, jsonOf } from '../../helpers/desk-output.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
 import { runClinic, unwrapped, type CliResult } from '../../helpers/run-cli.js';
@@ -38,18 +39,7 @@ describe('clinic sms-gateway', () => {
     const tokenFile = join(folder, 'twilio token.txt');
     // Written on Windows, with a comment line after it.
     writeFileSync(tokenFile, `${TOKEN}\r\n# Twilio console, 30.11.2026\r\n`);
-    const set = await clinic(
-      'sms-gateway',
-      'set',
-      '--preset',
-      'twilio',
-      '--account',
-      'AC0123',
-      '--token-file',
-      tokenFile,
-      '--from',
-      '+436601234567',
-    );
+    const set = await clinic(...twilioGatewayArgs('AC0123', tokenFile, '+436601234567'));
     assert.equal(
       forPeople(set),
       [
@@ -101,18 +91,7 @@ describe('clinic sms-gateway', () => {
   });
 
   it('refuses a --token-file that names no file as usage (exit 2), and Twilio without one naming the option; nothing changes', async () => {
-    const missing = await clinic(
-      'sms-gateway',
-      'set',
-      '--preset',
-      'twilio',
-      '--account',
-      'AC1',
-      '--token-file',
-      join(folder, 'no-token.txt'),
-      '--from',
-      '+43660',
-    );
+    const missing = await clinic(...twilioGatewayArgs('AC1', join(folder, 'no-token.txt'), '+43660'));
     assert.equal(missing.code, 2);
     assert.match(
       unwrapped(missing.stderr),
@@ -120,10 +99,7 @@ describe('clinic sms-gateway', () => {
         `^error: option '--token-file <file>' argument '${join(folder, 'no-token.txt').replace(/[\\.]/g, '\\$&')}' is invalid\\. there is no such file \\(ENOENT\\)`,
       ),
     );
-    assert.equal(
-      (await clinic('sms-gateway', 'set', '--preset', 'twilio', '--account', 'AC1', '--token-file', folder, '--from', '+43660')).code,
-      2,
-    );
+    assert.equal((await clinic(...twilioGatewayArgs('AC1', folder, '+43660'))).code, 2);
     const without = await clinic('sms-gateway', 'set', '--preset', 'twilio', '--account', 'AC1', '--from', '+43660');
     assert.equal(without.code, 1);
     assert.match(without.stderr, /^ {2}--token-file: is required \(missing\)$/m);

@@ -6,6 +6,7 @@ import { afterEach, describe, it, mock } from 'node:test';
 import { SESSION_KEYS } from '../../helpers/api-shapes.js';
 import { useConfigHome, useTestDatabase } from '../../helpers/fixtures.js';
 import { programPlatform, runClinic, testingExecutable, unwrapped } from '../../helpers/run-cli.js';
+import { createPatientArgs } from '../../helpers/desk-args.js';
 
 /**
  * People and roles at the server PC's desk (interface 1.3.0, "Persons", "Roles", "Sessions"):
@@ -115,17 +116,7 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
 
   it('names the person in the audit trail, which a 1.2.0 verifier still verifies', async () => {
     const anna = await addPerson('Anna', ['admin'], '482913');
-    await json([
-      'create-patient',
-      '--first-name',
-      'Eva',
-      '--last-name',
-      'Lang',
-      '--email',
-      'eva@example.org',
-      '--mobile',
-      '+43 664 1234567',
-    ]);
+    await json(createPatientArgs('Eva', 'Lang', 'eva@example.org', '+43 664 1234567'));
     const events = await auditEvents();
     const created = events.find((event) => event.action === 'person.create')!;
     assert.deepEqual([created.actor_type, created.subject_type, created.subject_id, created.patient_id], ['cli', 'person', anna.id, null]);
@@ -155,17 +146,7 @@ describe('clinic staff, login, logout, whoami: a person at the server PC (interf
 
   it('hides money and documents from a scheduler', async () => {
     await addPerson('Anna', ['admin'], '482913');
-    const eva = await json([
-      'create-patient',
-      '--first-name',
-      'Eva',
-      '--last-name',
-      'Lang',
-      '--email',
-      'e@example.org',
-      '--mobile',
-      '+43 664 1234567',
-    ]);
+    const eva = await json(createPatientArgs('Eva', 'Lang', 'e@example.org', '+43 664 1234567'));
     await json(['invoice', 'create', '--patient-id', String(eva.patient_number), '--total', '80']);
     await addPerson('Sam', ['scheduler'], '573920');
     const shown = await json(['patient', 'show', String(eva.patient_number)]);

@@ -195,6 +195,16 @@ async function stopServe(serve: ServeProcess): Promise<void> {
   assert.equal(code, 0, serve.output().stderr);
 }
 
+/** `clinic serve` over a new data directory, the desk on that directory, and the API with the first key serve printed. */
+async function startServeAndDesk(): Promise<{ serve: ServeProcess; clinic: Clinic; api: ReturnType<typeof apiOf> }> {
+  const dataDir = newDir();
+  const { serve, firstKey } = await startServe(dataDir);
+  // Stopped if the test fails here: no caller has it to stop.
+  if (firstKey === undefined) serve.child.kill(STOP_SIGNAL);
+  assert.ok(firstKey, 'serve printed its first key');
+  return { serve, clinic: clinicIn(dataDir), api: apiOf(() => serve, firstKey) };
+}
+
 /** The API of a running serve with `key`. */
 function apiOf(serve: () => ServeProcess, key: string) {
   async function call(method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> {
@@ -440,12 +450,7 @@ describe('webhooks', { concurrency: true }, () => {
     let serve: ServeProcess;
     let api: ReturnType<typeof apiOf>;
     before(async () => {
-      const dataDir = newDir();
-      let firstKey: string | undefined;
-      ({ serve, firstKey } = await startServe(dataDir));
-      assert.ok(firstKey, 'serve printed its first key');
-      clinic = clinicIn(dataDir);
-      api = apiOf(() => serve, firstKey);
+      ({ serve, clinic, api } = await startServeAndDesk());
       // An event committed before any endpoint exists.
       await api.createPatient('Early');
     });
@@ -586,12 +591,7 @@ describe('webhooks', { concurrency: true }, () => {
     let serve: ServeProcess;
     let api: ReturnType<typeof apiOf>;
     before(async () => {
-      const dataDir = newDir();
-      let firstKey: string | undefined;
-      ({ serve, firstKey } = await startServe(dataDir));
-      assert.ok(firstKey, 'serve printed its first key');
-      clinic = clinicIn(dataDir);
-      api = apiOf(() => serve, firstKey);
+      ({ serve, clinic, api } = await startServeAndDesk());
     });
     after(async () => {
       if (serve) await stopServe(serve);

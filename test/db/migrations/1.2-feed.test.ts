@@ -10,7 +10,8 @@ import type { ChangeEvent, ListedWebhook } from '../../helpers/change-feed.js';
 import { useRestoredBackup, useUpgradedRelease } from '../../helpers/fixtures.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../../helpers/schema-of.js';
-import { readDatabase, columnsOf, rowsOf } from '../../helpers/release-database.js';
+import { readDatabase } from '../../helpers/release-database.js';
+import { assertKeptEveryRow, contentsOf, RELEASE_1_2_TABLES } from '../../helpers/release-rows.js';
 
 /**
  * The migration to the keys' own rate limits (schema 6), on a data directory and a backup made by
@@ -43,20 +44,7 @@ const OLD_FEED = [
   'document.created',
 ];
 const LAST_HASH = '119fec17a2d3defa12a1cff5339e4ea11bcfea02a370952cc645cb05d39a2a32';
-const TABLES = [
-  'settings',
-  'doctors',
-  'services',
-  'patients',
-  'appointments',
-  'invoices',
-  'payments',
-  'refunds',
-  'documents',
-  'audit_events',
-  'change_events',
-  'webhook_endpoints',
-];
+const TABLES = [...RELEASE_1_2_TABLES, 'audit_events'];
 
 interface ListedKey {
   id: string;
@@ -96,23 +84,14 @@ describe('upgrading a data directory made by the release before the keys’ rate
   it('keeps every row of every table, every file, and the audit trail still verifies', async () => {
     const before = readDatabase(release.original, (db) => {
       assert.equal(db.pragma('user_version', { simple: true }), 5);
-      return Object.fromEntries(
-        [...TABLES, 'api_keys'].map((table) => {
-          const columns = columnsOf(db, table);
-          return [table, { columns, rows: rowsOf(db, table, columns) }];
-        }),
-      );
+      return contentsOf(db, [...TABLES, 'api_keys']);
     });
     readDatabase(release.dataDir, (db) => {
       assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
-      for (const [table, { columns, rows }] of Object.entries(before)) {
-        const now = rowsOf(db, table, columns);
-        // The test server has made its own key ('test') after the old ones.
-        assert.deepEqual(table === 'api_keys' ? now.slice(0, rows.length) : now, rows, table);
-      }
+      assertKeptEveryRow(db, before);
       assert.deepEqual(
         TABLES.map((table) => before[table]!.rows.length),
-        [1, 1, 1, 2, 2, 2, 1, 1, 1, 14, 12, 1],
+        [1, 1, 1, 2, 2, 2, 1, 1, 1, 12, 1, 14],
         'the fixture holds what its README says',
       );
       assert.deepEqual(db.prepare('SELECT id, rate_limit_per_minute FROM api_keys ORDER BY created_at LIMIT 2').all(), [
@@ -203,7 +182,7 @@ describe('a backup made by the release before the keys’ rate limits', () => {
     readDatabase(target(), (db) => {
       const count = (table: string) => (db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
       // The backup was made before its own data.export: 13 events of the trail, then the restore's.
-      assert.deepEqual(TABLES.map(count), [1, 1, 1, 2, 2, 2, 1, 1, 1, 14, 12, 1]);
+      assert.deepEqual(TABLES.map(count), [1, 1, 1, 2, 2, 2, 1, 1, 1, 12, 1, 14]);
       assert.deepEqual(
         (db.prepare('SELECT type FROM change_events ORDER BY seq').all() as { type: string }[]).map((row) => row.type),
         OLD_FEED,

@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { SCHEMA_VERSION } from '../../../src/db/migrations.js';
-import type { ChangeEvent } from '../../helpers/change-feed.js';
+import { lostMargin, type ChangeEvent } from '../../helpers/change-feed.js';
 import { copyReleaseFixture, useDataDirs, useUpgradedRelease } from '../../helpers/fixtures.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { assertUpgradesToNewSchema } from '../../helpers/schema-of.js';
-import { readDatabase, columnsOf, rowsOf } from '../../helpers/release-database.js';
+import { readDatabase } from '../../helpers/release-database.js';
+import { assertKeptEveryRow, contentsOf, RELEASE_1_2_TABLES } from '../../helpers/release-rows.js';
 
 /**
  * Issue 39's M3, M4 and L5 on a data directory and a backup made by release 1.2.0
@@ -21,20 +22,7 @@ const keys = JSON.parse(readFileSync(join(fixture, 'keys.json'), 'utf8')) as Rec
 const JUERGEN = '5b2730a5-4a7d-42a4-ac54-47eed835ffb7';
 const EVA = '07375f5f-45fb-488b-8ad2-02c663e3d750';
 /** Tables whose rows this program keeps as release 1.2.0 wrote them (the audit trail's storage is issue 39's other part). */
-const TABLES = [
-  'settings',
-  'api_keys',
-  'doctors',
-  'services',
-  'patients',
-  'appointments',
-  'invoices',
-  'payments',
-  'refunds',
-  'documents',
-  'change_events',
-  'webhook_endpoints',
-];
+const TABLES = [...RELEASE_1_2_TABLES, 'api_keys'];
 
 /** What the desk and the API say P-000001 owes after the upgrade. */
 const JUERGEN_OWES = [
@@ -49,20 +37,11 @@ describe('upgrading a data directory made by release 1.2.0 (issue 39: currencies
   it('keeps every row of every table and every name as 1.2.0 stored it; the audit trail still verifies', async () => {
     const before = readDatabase(release.original, (db) => {
       assert.equal(db.pragma('user_version', { simple: true }), 6);
-      return Object.fromEntries(
-        TABLES.map((table) => {
-          const columns = columnsOf(db, table);
-          return [table, { columns, rows: rowsOf(db, table, columns) }];
-        }),
-      );
+      return contentsOf(db, TABLES);
     });
     readDatabase(release.dataDir, (db) => {
       assert.equal(db.pragma('user_version', { simple: true }), SCHEMA_VERSION);
-      for (const [table, { columns, rows }] of Object.entries(before)) {
-        const now = rowsOf(db, table, columns);
-        // The test server has made its own key ('test') after the old ones.
-        assert.deepEqual(table === 'api_keys' ? now.slice(0, rows.length) : now, rows, table);
-      }
+      assertKeptEveryRow(db, before);
       assert.deepEqual(db.prepare('SELECT count(*) AS n FROM change_feed_lost_ranges').get(), { n: 0 }, 'an upgrade loses no position');
     });
     const verify = await runClinic(['audit', 'verify', '--json', '--data', release.dataDir]);
@@ -151,13 +130,7 @@ describe('restoring the backup made by release 1.2.0 (issue 39)', () => {
     const target = newDir();
     const restore = await runClinic(['restore', join(fixture, 'backup.tar.gz'), '--json', '--data', target]);
     assert.equal(restore.code, 0, restore.stderr);
-    assert.deepEqual((JSON.parse(restore.stdout) as { change_feed_lost: unknown }).change_feed_lost, {
-      first_seq: 17,
-      last_seq: 1_000_016,
-      bound: 'margin',
-      restart_after: 16,
-      unreadable: null,
-    });
+    assert.deepEqual((JSON.parse(restore.stdout) as { change_feed_lost: unknown }).change_feed_lost, lostMargin(16));
     const check = await runClinic(['check', '--data', target]);
     assert.equal(check.code, 0, check.stdout + check.stderr);
   });

@@ -7,6 +7,7 @@ import { createPatient } from '../../../src/domain/patients/create-patient.js';
 import { setClinicTimeZone } from '../../../src/domain/settings.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
 import { buildPatient, idempotencyHeader, text } from '../../helpers/builders.js';
+import { appointmentEventData } from '../../helpers/change-feed.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -72,14 +73,7 @@ const bookingRecords = {
     {
       type: 'appointment.created',
       patient_id: appointment.patient_id,
-      data: {
-        appointment_id: appointment.id,
-        appointment_number: appointment.appointment_number,
-        start_at: appointment.start_at,
-        end_at: appointment.end_at,
-        status: appointment.status,
-        resource_id: appointment.resource_id,
-      },
+      data: appointmentEventData(appointment),
     },
   ],
 };
@@ -94,6 +88,14 @@ const invalid = (...issues: [type: string, loc: string][]): Outcome => ({
 });
 
 const unknown = randomUUID();
+
+/** A booking of aClinic() that names what no row is (`unknown`): refused with 422 `code`, that of the first it names. */
+const namingUnknown = (title: string, overrides: (given: Given) => Record<string, unknown>, code: string): Scenario<Given> => ({
+  title,
+  given: aClinic(),
+  request: request(overrides),
+  expect: () => ({ refused: code, status: 422 }),
+});
 
 const scenarios: Scenario<Given>[] = [
   {
@@ -356,42 +358,24 @@ const scenarios: Scenario<Given>[] = [
     expect: () => invalid(['string_too_long', 'body.title']),
   },
   // What the request names.
-  {
-    title: 'refuses an unknown patient (422 PATIENT_NOT_FOUND)',
-    given: aClinic(),
-    request: request(() => ({ patient_id: unknown })),
-    expect: () => ({ refused: 'PATIENT_NOT_FOUND', status: 422 }),
-  },
-  {
-    title: 'refuses an unknown doctor (422 DOCTOR_NOT_FOUND)',
-    given: aClinic(),
-    request: request(() => ({ resource_id: unknown })),
-    expect: () => ({ refused: 'DOCTOR_NOT_FOUND', status: 422 }),
-  },
-  {
-    title: 'refuses an unknown service_id (422 SERVICE_NOT_FOUND)',
-    given: aClinic(),
-    request: request(() => ({ service_id: unknown })),
-    expect: () => ({ refused: 'SERVICE_NOT_FOUND', status: 422 }),
-  },
-  {
-    title: 'refuses an unknown entry of service_ids (422 SERVICE_NOT_FOUND)',
-    given: aClinic(),
-    request: request((given) => ({ service_ids: [given.cleaning, unknown] })),
-    expect: () => ({ refused: 'SERVICE_NOT_FOUND', status: 422 }),
-  },
-  {
-    title: 'names the unknown patient before the unknown doctor',
-    given: aClinic(),
-    request: request(() => ({ patient_id: unknown, resource_id: randomUUID() })),
-    expect: () => ({ refused: 'PATIENT_NOT_FOUND', status: 422 }),
-  },
-  {
-    title: 'names the unknown doctor before the unknown service',
-    given: aClinic(),
-    request: request(() => ({ resource_id: unknown, service_id: randomUUID() })),
-    expect: () => ({ refused: 'DOCTOR_NOT_FOUND', status: 422 }),
-  },
+  namingUnknown('refuses an unknown patient (422 PATIENT_NOT_FOUND)', () => ({ patient_id: unknown }), 'PATIENT_NOT_FOUND'),
+  namingUnknown('refuses an unknown doctor (422 DOCTOR_NOT_FOUND)', () => ({ resource_id: unknown }), 'DOCTOR_NOT_FOUND'),
+  namingUnknown('refuses an unknown service_id (422 SERVICE_NOT_FOUND)', () => ({ service_id: unknown }), 'SERVICE_NOT_FOUND'),
+  namingUnknown(
+    'refuses an unknown entry of service_ids (422 SERVICE_NOT_FOUND)',
+    (given) => ({ service_ids: [given.cleaning, unknown] }),
+    'SERVICE_NOT_FOUND',
+  ),
+  namingUnknown(
+    'names the unknown patient before the unknown doctor',
+    () => ({ patient_id: unknown, resource_id: randomUUID() }),
+    'PATIENT_NOT_FOUND',
+  ),
+  namingUnknown(
+    'names the unknown doctor before the unknown service',
+    () => ({ resource_id: unknown, service_id: randomUUID() }),
+    'DOCTOR_NOT_FOUND',
+  ),
   {
     title: 'refuses a retired doctor, by name (422 DOCTOR_RETIRED)',
     given: aClinic((db, given) => performUseCase(RETIRE_DOCTOR, db, { path: { doctor_id: given.doctorId } }, DESK_USER)),

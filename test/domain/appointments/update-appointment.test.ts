@@ -12,6 +12,7 @@ import { addDoctor, addService, RETIRE_DOCTOR, RETIRE_SERVICE } from '../../../s
 import { setClinicTimeZone } from '../../../src/domain/settings.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
 import { createTestPatient } from '../../helpers/builders.js';
+import { appointmentEventData } from '../../helpers/change-feed.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -103,15 +104,7 @@ const changed =
       {
         type: 'appointment.updated',
         patient_id: given.appointment.patient_id,
-        data: {
-          appointment_id: appointment.id,
-          appointment_number: appointment.appointment_number,
-          start_at: appointment.start_at,
-          end_at: appointment.end_at,
-          status: appointment.status,
-          resource_id: appointment.resource_id,
-          changed: names,
-        },
+        data: { ...appointmentEventData(appointment), changed: names },
       },
     ],
   });
@@ -124,6 +117,14 @@ const unchanged = (given: Given): Outcome => ({
 });
 
 const unknown = '00000000-0000-4000-8000-000000000000';
+
+/** A change of aBooking() that names what no row is (`unknown`): refused with 422 `code`. */
+const namingUnknown = (title: string, body: (given: Given) => Record<string, unknown>, code: string): Scenario<Given> => ({
+  title,
+  given: aBooking(),
+  request: change(body),
+  expect: () => ({ refused: code, status: 422 }),
+});
 
 const ALLOWED: [from: string, to: string][] = [
   ['booked', 'arrived'],
@@ -242,18 +243,12 @@ const scenarios: Scenario<Given>[] = [
     request: () => ({ path: { appointment_id: unknown }, body: { title: 'x' } }),
     expect: () => ({ refused: 'APPOINTMENT_NOT_FOUND', status: 404 }),
   },
-  {
-    title: 'refuses an unknown doctor (422 DOCTOR_NOT_FOUND)',
-    given: aBooking(),
-    request: change(() => ({ resource_id: unknown })),
-    expect: () => ({ refused: 'DOCTOR_NOT_FOUND', status: 422 }),
-  },
-  {
-    title: 'refuses an unknown service among service_ids (422 SERVICE_NOT_FOUND)',
-    given: aBooking(),
-    request: change(() => ({ service_ids: [unknown] })),
-    expect: () => ({ refused: 'SERVICE_NOT_FOUND', status: 422 }),
-  },
+  namingUnknown('refuses an unknown doctor (422 DOCTOR_NOT_FOUND)', () => ({ resource_id: unknown }), 'DOCTOR_NOT_FOUND'),
+  namingUnknown(
+    'refuses an unknown service among service_ids (422 SERVICE_NOT_FOUND)',
+    () => ({ service_ids: [unknown] }),
+    'SERVICE_NOT_FOUND',
+  ),
   {
     title: 'changes the doctor, the services and the title at once, naming each changed',
     given: aBooking(),

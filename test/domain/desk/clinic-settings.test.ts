@@ -13,6 +13,8 @@ import {
 import { setModuleEnabled } from '../../../src/domain/settings.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
 import { createTestInvoice, createTestPatient } from '../../helpers/builders.js';
+import { aClinic, type ClinicGiven } from '../../helpers/clinic-given.js';
+import { refusesNonAdmin } from '../../helpers/admin-only.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -20,16 +22,6 @@ import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../..
  * records. The desk's printouts, `settings show`, and what the settings change elsewhere (new
  * invoices, the day report, `serve`'s start): test/cli/commands/settings.test.ts.
  */
-
-type Given = Record<string, never>;
-
-/** A new clinic, and what `before` sets first. */
-const aClinic =
-  (before: (db: Db) => void = () => {}) =>
-  (db: Db): Given => {
-    before(db);
-    return {};
-  };
 
 const body = (values: Record<string, unknown>) => () => ({ body: values });
 
@@ -58,14 +50,14 @@ const TIME_ZONE_MEANT: [typed: string, meant: string][] = [
   ['America/Vienna', 'Europe/Vienna'],
 ];
 
-const timeZone: Scenario<Given>[] = [
-  ...TIME_ZONE_STORED.map(([typed, zone]): Scenario<Given> => ({
+const timeZone: Scenario<ClinicGiven>[] = [
+  ...TIME_ZONE_STORED.map(([typed, zone]): Scenario<ClinicGiven> => ({
     title: `stores ${JSON.stringify(typed)} as ${zone}`,
     given: aClinic(),
     request: body({ timezone: typed }),
     expect: () => stored({ timezone: zone }, ['timezone']),
   })),
-  ...TIME_ZONE_MEANT.map(([typed, meant]): Scenario<Given> => ({
+  ...TIME_ZONE_MEANT.map(([typed, meant]): Scenario<ClinicGiven> => ({
     title: `refuses ${JSON.stringify(typed)}, offering ${meant}`,
     given: aClinic(),
     request: body({ timezone: typed }),
@@ -79,7 +71,7 @@ const timeZone: Scenario<Given>[] = [
   },
 ];
 
-const currency: Scenario<Given>[] = [
+const currency: Scenario<ClinicGiven>[] = [
   {
     title: 'stores an ISO 4217 code in capitals, saying no open invoice is in another',
     given: aClinic(),
@@ -113,7 +105,7 @@ const currency: Scenario<Given>[] = [
   },
 ];
 
-const clinicName: Scenario<Given>[] = [
+const clinicName: Scenario<ClinicGiven>[] = [
   {
     title: 'stores the name without the spaces around it',
     given: aClinic(),
@@ -140,7 +132,7 @@ const clinicName: Scenario<Given>[] = [
   },
 ];
 
-const clinicCountry: Scenario<Given>[] = [
+const clinicCountry: Scenario<ClinicGiven>[] = [
   {
     title: 'stores the country in capitals, with its name',
     given: aClinic(),
@@ -155,7 +147,7 @@ const clinicCountry: Scenario<Given>[] = [
   },
 ];
 
-const retention: Scenario<Given>[] = [
+const retention: Scenario<ClinicGiven>[] = [
   {
     title: 'sets a preset in any case, keeping medical records 10 years by default',
     given: aClinic(),
@@ -197,7 +189,7 @@ const retention: Scenario<Given>[] = [
     request: body({ country: 'CH' }),
     expect: () => ({ invalid: ['body.country'], types: ['value_error'] }),
   },
-  ...[9, 31].map((years): Scenario<Given> => ({
+  ...[9, 31].map((years): Scenario<ClinicGiven> => ({
     title: `refuses records kept ${years} years`,
     given: aClinic(),
     request: body({ country: 'AT', records_years: years }),
@@ -205,7 +197,7 @@ const retention: Scenario<Given>[] = [
   })),
 ];
 
-const contactRule: Scenario<Given>[] = [
+const contactRule: Scenario<ClinicGiven>[] = [
   {
     title: 'sets how a patient must be reachable',
     given: aClinic(),
@@ -243,7 +235,7 @@ const switched = (module: string, enabled: boolean, on: string[]): Outcome => ({
  * module off refuses: each use case's table (MODULE_DISABLED rows); a running server following
  * the switch: test/server/routes/invoices.test.ts; the desk's printout: test/cli/program.test.ts.
  */
-const switchModule: Scenario<Given>[] = [
+const switchModule: Scenario<ClinicGiven>[] = [
   {
     title: 'switches billing off, leaving payments on',
     given: aClinic(),
@@ -286,13 +278,7 @@ const switchModule: Scenario<Given>[] = [
     request: body({}),
     expect: () => ({ invalid: ['body.module', 'body.enabled'], types: ['missing', 'missing'] }),
   },
-  {
-    title: 'refuses a person who is not an admin (403 ROLE_FORBIDDEN)',
-    given: aClinic(),
-    request: body({ module: 'billing', enabled: false }),
-    caller: { ...DESK_USER, roles: ['reception', 'practitioner', 'billing', 'scheduler'] },
-    expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
-  },
+  refusesNonAdmin(aClinic(), body({ module: 'billing', enabled: false }), ['reception', 'practitioner', 'billing', 'scheduler']),
 ];
 
 describeScenarios('SWITCH_MODULE', SWITCH_MODULE, switchModule);

@@ -178,25 +178,35 @@ describeScenarios("the day's cash count (DAY_REPORT)", DAY_REPORT, scenarios);
 describe('the clinic day of a report', () => {
   const data = useTestDatabase({ each: true });
 
-  it('is 23 hours long on the spring DST day: from midnight to midnight in clinic time', () => {
+  /**
+   * The Vienna report of `date` after payments of 1.00, 2.00, 4.00 and 8.00 at `instants`: the
+   * last moment before the day, its first, its last and the next day's first (UTC).
+   */
+  function viennaReportAcross(date: string, instants: [string, string, string, string]) {
     setClinicTimeZone(data.db, 'Europe/Vienna');
     const invoice = createTestInvoice(data.db).id;
-    payAt(data.db, '2026-03-28T22:59:59.999Z', invoice, '1.00');
-    payAt(data.db, '2026-03-28T23:00:00.000Z', invoice, '2.00');
-    payAt(data.db, '2026-03-29T21:59:59.999Z', invoice, '4.00');
-    payAt(data.db, '2026-03-29T22:00:00.000Z', invoice, '8.00');
-    const { report } = readDayReport(data.db, { date: '2026-03-29' });
+    instants.forEach((instant, i) => payAt(data.db, instant, invoice, ['1.00', '2.00', '4.00', '8.00'][i]!));
+    return readDayReport(data.db, { date }).report;
+  }
+
+  it('is 23 hours long on the spring DST day: from midnight to midnight in clinic time', () => {
+    const report = viennaReportAcross('2026-03-29', [
+      '2026-03-28T22:59:59.999Z',
+      '2026-03-28T23:00:00.000Z',
+      '2026-03-29T21:59:59.999Z',
+      '2026-03-29T22:00:00.000Z',
+    ]);
     assert.deepEqual([report.payments.map((payment) => payment.amount), report.total], [[2, 4], 6]);
   });
 
   it('is 25 hours long on the autumn one', () => {
-    setClinicTimeZone(data.db, 'Europe/Vienna');
-    const invoice = createTestInvoice(data.db).id;
-    payAt(data.db, '2026-10-24T21:59:59.999Z', invoice, '1.00');
-    payAt(data.db, '2026-10-24T22:00:00.000Z', invoice, '2.00');
-    payAt(data.db, '2026-10-25T22:59:59.999Z', invoice, '4.00');
-    payAt(data.db, '2026-10-25T23:00:00.000Z', invoice, '8.00');
-    assert.equal(readDayReport(data.db, { date: '2026-10-25' }).report.total, 6);
+    const report = viennaReportAcross('2026-10-25', [
+      '2026-10-24T21:59:59.999Z',
+      '2026-10-24T22:00:00.000Z',
+      '2026-10-25T22:59:59.999Z',
+      '2026-10-25T23:00:00.000Z',
+    ]);
+    assert.equal(report.total, 6);
   });
 
   it("is today's in clinic time without a date: in Vienna it is already tomorrow at 23:30 UTC", () => {

@@ -9,6 +9,7 @@ import { UPDATE_PATIENT } from '../../../src/domain/patients/update-patient.js';
 import { setClinicTimeZone } from '../../../src/domain/settings.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
 import { buildPatient, createTestPatient, idempotencyHeader, type PatientBody } from '../../helpers/builders.js';
+import { appointmentEventData } from '../../helpers/change-feed.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 // The desk's own rules (issue 42): refusals the desk makes and the API does not, each waived by
@@ -207,15 +208,7 @@ const statusSet =
       {
         type: 'appointment.updated',
         patient_id: appointment.patient_id,
-        data: {
-          appointment_id: appointment.id,
-          appointment_number: appointment.appointment_number,
-          start_at: appointment.start_at,
-          end_at: appointment.end_at,
-          status,
-          resource_id: null,
-          changed: ['status'],
-        },
+        data: { ...appointmentEventData(appointment), status, resource_id: null, changed: ['status'] },
       },
     ],
   });

@@ -3,17 +3,16 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { documentFilePath } from '../../../src/db/document-files.js';
 import { insertDocument, type DocumentRow } from '../../../src/db/documents.js';
 import type { Db } from '../../../src/db/open-database.js';
 import { FIND_DOCUMENT, LIST_DOCUMENTS, openDocument, READ_DOCUMENT } from '../../../src/domain/documents/read-documents.js';
-import { uploadDocument } from '../../../src/domain/documents/upload-document.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
 import { AppError } from '../../../src/errors.js';
 import { createTestPatient } from '../../helpers/builders.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
+import { uploadTestPdf } from '../../helpers/uploads.js';
 import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -200,17 +199,8 @@ describe("opening a document's bytes", () => {
   /** A document uploaded with `bytes` for a new patient, as FIND_DOCUMENT finds it for its download. */
   async function storedDocument(bytes: Buffer) {
     const patientId = createTestPatient(data.db).id;
-    const uploaded = await uploadDocument(
-      data.db,
-      { dataDir: data.dataDir, limitBytes: 1024 },
-      {
-        patientId,
-        fields: { type: 'xrays' },
-        file: { stream: Readable.from([bytes]), filename: 'xray.pdf', contentType: 'application/pdf' },
-      },
-      DESK_USER.actor!,
-    );
-    return performUseCase(FIND_DOCUMENT, data.db, download(patientId, uploaded.id)(), DESK_USER);
+    const documentId = await uploadTestPdf(data, patientId, 'xrays', 'xray.pdf', bytes);
+    return performUseCase(FIND_DOCUMENT, data.db, download(patientId, documentId)(), DESK_USER);
   }
 
   it('opens the bytes an upload stored, for the caller to send and close', async () => {

@@ -2,16 +2,14 @@
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { before, describe, it } from 'node:test';
 import { documentFilePath } from '../../../src/db/document-files.js';
 import { findDocument, type DocumentRow } from '../../../src/db/documents.js';
 import { saveDocumentCopy } from '../../../src/domain/documents/save-document.js';
-import { uploadDocument } from '../../../src/domain/documents/upload-document.js';
 import { AppError } from '../../../src/errors.js';
 import { createTestPatient } from '../../helpers/builders.js';
 import { useDataDirs, useTestDatabase } from '../../helpers/fixtures.js';
-import { DESK_USER } from '../../helpers/use-case-scenarios.js';
+import { uploadTestPdf } from '../../helpers/uploads.js';
 
 // `clinic document save D-17 FILE` (clinic-api-1.3.md, "Patients without e-mail, and documents by
 // number"): a copy of a stored document, checked against the size and SHA-256 of its upload, whole
@@ -30,17 +28,7 @@ describe('saving a copy of a document', () => {
 
   before(async () => {
     const patientId = createTestPatient(data.db).id;
-    const uploaded = await uploadDocument(
-      data.db,
-      { dataDir: data.dataDir, limitBytes: 1024 },
-      {
-        patientId,
-        fields: { type: 'consent' },
-        file: { stream: Readable.from([SCAN]), filename: 'consent.pdf', contentType: 'application/pdf' },
-      },
-      DESK_USER.actor!,
-    );
-    document = findDocument(data.db, uploaded.id)!;
+    document = findDocument(data.db, await uploadTestPdf(data, patientId, 'consent', 'consent.pdf', SCAN))!;
   });
 
   /** The stored file of the document, as `clinic check` would find it. */

@@ -5,9 +5,10 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { createPatient } from '../../../src/domain/patients/create-patient.js';
 import { buildPatient } from '../../helpers/builders.js';
-import { runClinic, unwrapped } from '../../helpers/run-cli.js';
+import { runClinic, unwrapped, type RunOptions } from '../../helpers/run-cli.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
-import { assertMatchesSchema } from '../../helpers/contract.js';
+import { jsonOf } from '../../helpers/desk-output.js';
+import { jsonAs } from '../../helpers/desk-schema.js';
 
 describe('clinic upload-document', () => {
   const data = useTestDatabase();
@@ -28,27 +29,17 @@ describe('clinic upload-document', () => {
     rows: documentRows().length,
     temp: existsSync(join(data.dataDir, 'tmp')) ? readdirSync(join(data.dataDir, 'tmp')).length : 0,
   });
+  /** `clinic upload-document` on the test's data directory, with `args`. */
+  const upload = (args: string[], options?: RunOptions) => runClinic(['upload-document', '--data', data.dataDir, ...args], options);
+  /** `upload` of `file` for the test's patient, with `more` options. */
+  const uploadFile = (file: string, more: string[] = [], options?: RunOptions) =>
+    upload(['--patient-id', patientId, '--file', file, ...more], options);
 
   it('streams the file into the data directory and prints the Document with --json', async () => {
-    const result = await runClinic([
-      'upload-document',
-      '--data',
-      data.dataDir,
-      '--json',
-      '--patient-id',
-      patientId,
-      '--file',
-      scan,
-      '--type',
-      'scans',
-      '--title',
-      'Scan',
-      '--content-type',
-      'application/pdf',
-    ]);
-    assert.equal(result.code, 0, result.stderr);
-    const document = JSON.parse(result.stdout);
-    assertMatchesSchema('Document', document);
+    const document = jsonAs(
+      'Document',
+      await uploadFile(scan, ['--json', '--type', 'scans', '--title', 'Scan', '--content-type', 'application/pdf']),
+    );
     assert.deepEqual(Object.keys(document), ['id', 'filename', 'content_type', 'size', 'created_at', 'type', 'document_number']);
     assert.equal(document.filename, 'scan 2026.pdf');
     assert.equal(document.content_type, 'application/pdf');
@@ -61,9 +52,7 @@ describe('clinic upload-document', () => {
   });
 
   it('defaults the type to other and the content type to the one of the file name', async () => {
-    const result = await runClinic(['upload-document', '--data', data.dataDir, '--json', '--patient-id', patientId, '--file', scan]);
-    assert.equal(result.code, 0, result.stderr);
-    const document = JSON.parse(result.stdout);
+    const document = jsonOf(await uploadFile(scan, ['--json']));
     assert.equal(document.type, 'other');
     assert.equal(document.content_type, 'application/pdf');
   });
@@ -78,9 +67,7 @@ describe('clinic upload-document', () => {
     it(`stores ${name} without --content-type as ${contentType}`, async () => {
       const file = join(data.dataDir, name!);
       writeFileSync(file, 'bytes');
-      const result = await runClinic(['upload-document', '--data', data.dataDir, '--json', '--patient-id', patientId, '--file', file]);
-      assert.equal(result.code, 0, result.stderr);
-      assert.equal(JSON.parse(result.stdout).content_type, contentType);
+      assert.equal(jsonOf(await uploadFile(file, ['--json'])).content_type, contentType);
     });
   }
 
@@ -102,7 +89,7 @@ describe('clinic upload-document', () => {
   for (const { title, args, code } of refusals) {
     it(`exits 1 with ${code} for ${title}, storing nothing`, async () => {
       const before = leftovers();
-      const result = await runClinic(['upload-document', '--data', data.dataDir, ...args()]);
+      const result = await upload(args());
       assert.equal(result.code, 1, result.stderr);
       assert.match(result.stderr, new RegExp(code));
       assert.deepEqual(leftovers(), { rows: before.rows, temp: 0 });
@@ -110,24 +97,14 @@ describe('clinic upload-document', () => {
   }
 
   it('exits 2 for a --file that does not exist', async () => {
-    const result = await runClinic([
-      'upload-document',
-      '--data',
-      data.dataDir,
-      '--patient-id',
-      patientId,
-      '--file',
-      join(data.dataDir, 'nope.pdf'),
-    ]);
+    const result = await uploadFile(join(data.dataDir, 'nope.pdf'));
     assert.equal(result.code, 2);
     assert.match(unwrapped(result.stderr), /no such file/);
   });
 
   it('stores --content-type as type/subtype in lower case, its parameters dropped as the API drops them', async () => {
-    const args = ['upload-document', '--data', data.dataDir, '--json', '--patient-id', patientId, '--file', scan];
-    const result = await runClinic([...args, '--content-type', 'Text/Plain; charset="utf-8"']);
-    assert.equal(result.code, 0, result.stderr);
-    assert.equal(JSON.parse(result.stdout).content_type, 'text/plain');
+    const result = await uploadFile(scan, ['--json', '--content-type', 'Text/Plain; charset="utf-8"']);
+    assert.equal(jsonOf(result).content_type, 'text/plain');
   });
 
   for (const [title, contentType] of [
@@ -138,17 +115,7 @@ describe('clinic upload-document', () => {
   ]) {
     it(`exits 2 for a --content-type that is no media type (${title}), storing nothing`, async () => {
       const before = leftovers();
-      const result = await runClinic([
-        'upload-document',
-        '--data',
-        data.dataDir,
-        '--patient-id',
-        patientId,
-        '--file',
-        scan,
-        '--content-type',
-        contentType!,
-      ]);
+      const result = await uploadFile(scan, ['--content-type', contentType!]);
       assert.equal(result.code, 2, result.stderr);
       assert.match(unwrapped(result.stderr), /--content-type[\s\S]*media type/);
       assert.deepEqual(leftovers(), { rows: before.rows, temp: 0 });
@@ -156,21 +123,19 @@ describe('clinic upload-document', () => {
   }
 
   it('exits 2 without --patient-id', async () => {
-    const result = await runClinic(['upload-document', '--data', data.dataDir, '--file', scan]);
+    const result = await upload(['--file', scan]);
     assert.equal(result.code, 2);
   });
 
   it('takes its limit from CLINIC_DOCUMENT_LIMIT_MB, and a bad value stops only the commands that read it', async () => {
     const before = leftovers();
-    const tooSmall = await runClinic(['upload-document', '--data', data.dataDir, '--patient-id', patientId, '--file', scan], {
-      env: { CLINIC_DOCUMENT_LIMIT_MB: '0.1' },
-    });
+    const tooSmall = await uploadFile(scan, [], { env: { CLINIC_DOCUMENT_LIMIT_MB: '0.1' } });
     assert.equal(tooSmall.code, 1, tooSmall.stderr);
     assert.match(tooSmall.stderr, /DOCUMENT_TOO_LARGE/);
     assert.deepEqual(leftovers(), { rows: before.rows, temp: 0 });
 
     const bad = { env: { CLINIC_DOCUMENT_LIMIT_MB: 'lots' } };
-    const refused = await runClinic(['upload-document', '--data', data.dataDir, '--patient-id', patientId, '--file', scan], bad);
+    const refused = await uploadFile(scan, [], bad);
     assert.equal(refused.code, 2);
     assert.match(refused.stderr, /CLINIC_DOCUMENT_LIMIT_MB/);
     const unaffected = await runClinic(['doctor', 'list', '--data', data.dataDir, '--json'], bad);

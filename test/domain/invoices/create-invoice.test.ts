@@ -17,6 +17,7 @@ import { REFUND_PAYMENT } from '../../../src/domain/payments/refund-payment.js';
 import { setClinicCurrency, setClinicTimeZone, setModuleEnabled } from '../../../src/domain/settings.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
 import { wallClockAt } from '../../../src/domain/validation/calendar.js';
+import { untouchedInvoiceDetail } from '../../helpers/api-shapes.js';
 import { buildInvoice, buildPatient, buildPayment, idempotencyHeader } from '../../helpers/builders.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
@@ -322,12 +323,7 @@ const invoiceScenarios: Scenario<InvoiceGiven>[] = [
         patient_number: 'P-000001',
         patient_first_name: 'Ada',
         patient_last_name: 'Lovelace',
-        payments: [],
-        refunds: [],
-        voided_at: null,
-        void_reason: null,
-        amount_credited: 0,
-        credit_notes: [],
+        ...untouchedInvoiceDetail(),
       }),
   },
   {

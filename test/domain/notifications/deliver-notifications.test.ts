@@ -23,6 +23,7 @@ import { sendSms } from '../../../src/adapters/sms-gateway-client.js';
 import { writeSmsGateway } from '../../../src/domain/reminders/sms-gateway.js';
 import { setClinicCountry } from '../../../src/domain/settings.js';
 import { startGateway } from '../../helpers/local-sms-gateway.js';
+import { genericSmsGateway } from '../../helpers/sms-gateways.js';
 import { buildInvoice, buildPatient, buildPayment } from '../../helpers/builders.js';
 import { closedPort, startSmtpSink, type SmtpSink } from '../../helpers/smtp-sink.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
@@ -243,16 +244,7 @@ describe('notification delivery', () => {
       const { notification } = paidInvoice({ mobile: '0664 123 45 67' }, { withoutEmail: true });
       onlyDue(notification.id);
       data.db.prepare("DELETE FROM settings WHERE key = 'country'").run();
-      writeSmsGateway(data.db, {
-        preset: 'generic',
-        url: `${gateway.url}/send`,
-        headers: [],
-        bodyTemplate: '{"to":"{to}","text":"{text}"}',
-        from: null,
-        idPointer: '/id',
-        errorPointer: '/error',
-        inboundUrl: null,
-      });
+      writeSmsGateway(data.db, genericSmsGateway(`${gateway.url}/send`));
       const [outcome] = await deliverDueNotifications(data.db, connectionRunner(data.db), { mailer: null, sendSms });
       assert.equal(outcome?.outcome, 'failed');
       assert.equal(gateway.received.length, 0);

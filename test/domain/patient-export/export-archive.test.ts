@@ -9,6 +9,7 @@ import { patientExportArchive } from '../../../src/domain/patient-export/export-
 import { readPatientExport, type PatientExportContents } from '../../../src/domain/patient-export/export-contents.js';
 import { AppError } from '../../../src/errors.js';
 import { PROGRAM_VERSION } from '../../../src/version.js';
+import { PATIENT_COPY_RECORD_FILES } from '../../helpers/api-shapes.js';
 import { createTestPatient } from '../../helpers/builders.js';
 import { useTestDatabase } from '../../helpers/fixtures.js';
 import { addDocument } from '../../helpers/module-tables.js';
@@ -20,18 +21,6 @@ import { zipEntries } from '../../helpers/zip-entries.js';
 // test/cli/commands/patient-export.test.ts.
 
 const NOW = '2026-11-30T10:00:00.000Z';
-const RECORD_FILES = [
-  'README.txt',
-  'bundle.json',
-  'records/patient.json',
-  'records/appointments.json',
-  'records/invoices.json',
-  'records/documents.json',
-  'records/reminders.json',
-  'access-log.json',
-  'recipients.json',
-  'summary.html',
-];
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -66,7 +55,7 @@ describe('patientExportArchive', () => {
     const documentPaths = contents.documents.map((document) => `documents/${document.id}/${document.filename}`);
     assert.deepEqual(
       entries.map((entry) => entry.name),
-      [...RECORD_FILES, ...documentPaths, 'manifest.json'],
+      [...PATIENT_COPY_RECORD_FILES, ...documentPaths, 'manifest.json'],
     );
     const byName = new Map(entries.map((entry) => [entry.name, entry]));
     documentPaths.forEach((path, i) => {
@@ -91,7 +80,7 @@ describe('patientExportArchive', () => {
     const { contents } = patientWithDocuments();
     const entries = await zipEntries((await drain(patientExportArchive(data.dataDir, contents))).bytes);
     const readme = entries.find((entry) => entry.name === 'README.txt')!.bytes.toString('utf8');
-    for (const name of [...RECORD_FILES.slice(1), 'documents/<document id>/<file name>', 'manifest.json']) {
+    for (const name of [...PATIENT_COPY_RECORD_FILES.slice(1), 'documents/<document id>/<file name>', 'manifest.json']) {
       assert.ok(readme.includes(name.replace(/^records\//, '')), `README.txt names ${name}`);
     }
     for (const link of [

@@ -12,6 +12,8 @@ import {
 import { ADD_PERSON } from '../../../src/domain/people/persons.js';
 import { logIn } from '../../../src/domain/people/sessions.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
+import { NOT_JOINED_YET } from '../../helpers/builders.js';
+import { SHOWN_ONE_TIME_CODE } from '../../helpers/one-time-codes.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -28,8 +30,6 @@ const BEFORE = '2026-11-30T07:55:00.000Z';
 /** When a PC whose code has run out by NOW was paired. */
 const LONG_BEFORE = '2026-11-30T07:50:00.000Z';
 const TEN_MINUTES_LATER = '2026-11-30T08:10:00.000Z';
-/** A pairing code as shown: Crockford base 32, three groups of four. */
-const PAIRING_CODE = /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
 const ADDRESS = '10.0.0.2';
 const PIN = '482913';
 
@@ -98,7 +98,7 @@ const revoking = (device: string) => () => ({ path: { device } });
 
 /** Paired: the device and its code, and one device.pair of it; desk PCs are not in the change feed. */
 const paired = (device: Record<string, unknown>, then?: (db: Db) => void): Outcome => ({
-  result: { device, code: PAIRING_CODE },
+  result: { device, code: SHOWN_ONE_TIME_CODE },
   audit: ({ device: { id } }: PairedDevice) => [
     { action: 'device.pair', patient_id: null, subject_type: 'device', subject_id: id, detail: null },
   ],
@@ -152,12 +152,7 @@ const pairings: Scenario<Given>[] = [
           state: 'pending',
           created_at: NOW,
           code_expires_at: TEN_MINUTES_LATER,
-          joined_at: null,
-          revoked_at: null,
-          host_name: null,
-          last_seen_at: null,
-          last_address: null,
-          desk_version: null,
+          ...NOT_JOINED_YET,
         },
         (db) => assert.match(String(codeHashOf(db, 'Reception 2')), /^[0-9a-f]{64}$/),
       ),

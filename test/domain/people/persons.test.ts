@@ -13,6 +13,7 @@ import {
 } from '../../../src/domain/people/persons.js';
 import { logIn } from '../../../src/domain/people/sessions.js';
 import { performUseCase } from '../../../src/domain/use-case.js';
+import { SHOWN_ONE_TIME_CODE } from '../../helpers/one-time-codes.js';
 import { describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -29,8 +30,6 @@ const NOW = '2026-11-30T08:00:00.000Z';
 const A_DAY_LATER = '2026-12-01T08:00:00.000Z';
 const PIN = '482913';
 const WRONG_PIN = '593021';
-/** A setup code as shown: Crockford base 32, three groups of four. */
-const SETUP_CODE = /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
 /** One anywhere in a text, with or without its dashes (not a piece of an id or a hash). */
 const SETUP_CODE_IN_TEXT = /(?<![0-9A-Za-z-])[0-9A-HJKMNP-TV-Z]{4}-?[0-9A-HJKMNP-TV-Z]{4}-?[0-9A-HJKMNP-TV-Z]{4}(?![0-9A-Za-z-])/;
 
@@ -152,7 +151,7 @@ const adding: Scenario<Given>[] = [
           locked_until: null,
           last_login_at: null,
           created_at: NOW,
-          setup_code: SETUP_CODE,
+          setup_code: SHOWN_ONE_TIME_CODE,
           setup_code_expires_at: A_DAY_LATER,
         },
         keepsOnlyTheCodesHash('Anna'),
@@ -370,7 +369,7 @@ const resettingPins: Scenario<Given>[] = [
     expect: updated(
       'Rita',
       'pin',
-      { name: 'Rita', pin_set: false, locked_until: null, setup_code: SETUP_CODE, setup_code_expires_at: A_DAY_LATER },
+      { name: 'Rita', pin_set: false, locked_until: null, setup_code: SHOWN_ONE_TIME_CODE, setup_code_expires_at: A_DAY_LATER },
       (db) => {
         assert.deepEqual(sessionsOf(db), [
           { name: 'Anna', ended_at: null, end_reason: null },
@@ -391,7 +390,7 @@ const resettingPins: Scenario<Given>[] = [
     given: clinicWith(ANNA_AND_RITA),
     request: onPerson('Rita'),
     expect: (given) =>
-      updated('Rita', 'pin', { pin_set: false, setup_code: SETUP_CODE }, (db) =>
+      updated('Rita', 'pin', { pin_set: false, setup_code: SHOWN_ONE_TIME_CODE }, (db) =>
         assert.notEqual(findPerson(db, 'Rita')!.setup_code_hash, hashOneTimeCode(given.setupCode.Rita!)),
       )(given),
   },

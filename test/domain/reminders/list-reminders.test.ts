@@ -2,12 +2,10 @@ import { afterEach, describe, mock } from 'node:test';
 import type { Db } from '../../../src/db/open-database.js';
 import { BOOK_APPOINTMENT } from '../../../src/domain/appointments/book-appointment.js';
 import { UPDATE_APPOINTMENT } from '../../../src/domain/appointments/update-appointment.js';
-import { SET_CLINIC_NAME } from '../../../src/domain/desk/clinic-settings.js';
 import { LIST_REMINDERS } from '../../../src/domain/reminders/list-reminders.js';
-import { SET_REMINDERS } from '../../../src/domain/reminders/set-reminders.js';
-import { setClinicTimeZone } from '../../../src/domain/settings.js';
 import { performUseCase, type Caller } from '../../../src/domain/use-case.js';
 import { createTestPatient } from '../../helpers/builders.js';
+import { setUpRemindingClinic } from '../../helpers/reminder-clinic.js';
 import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -41,11 +39,7 @@ const person = (roles: Caller['roles']): Caller => ({
 const givenBookings =
   (before: (db: Db, given: Given) => void = () => {}) =>
   (db: Db): Given => {
-    mock.timers.reset();
-    mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-11-28T08:00:00Z') });
-    setClinicTimeZone(db, 'Europe/Vienna');
-    performUseCase(SET_CLINIC_NAME, db, { body: { name: 'Ordination Dr. Huber' } }, DESK_USER);
-    performUseCase(SET_REMINDERS, db, { body: { before: ['1d'], quiet_hours: 'off' } }, DESK_USER);
+    setUpRemindingClinic(db, ['1d']);
     const book = (first_name: string, start_at: string, end_at: string): Booked => {
       const patientId = createTestPatient(db, { first_name }).id;
       const appointment = performUseCase(BOOK_APPOINTMENT, db, { body: { patient_id: patientId, start_at, end_at } }, DESK_USER);

@@ -3,14 +3,12 @@ import { afterEach, describe, mock } from 'node:test';
 import type { Db } from '../../../src/db/open-database.js';
 import { BOOK_APPOINTMENT } from '../../../src/domain/appointments/book-appointment.js';
 import { UPDATE_APPOINTMENT } from '../../../src/domain/appointments/update-appointment.js';
-import { SET_CLINIC_NAME } from '../../../src/domain/desk/clinic-settings.js';
 import { PREVIEW_REMINDERS } from '../../../src/domain/reminders/preview-reminders.js';
 import { recordServerChannels } from '../../../src/domain/reminders/reminder-channels.js';
-import { SET_REMINDERS } from '../../../src/domain/reminders/set-reminders.js';
 import { writeSmsGateway } from '../../../src/domain/reminders/sms-gateway.js';
-import { setClinicTimeZone } from '../../../src/domain/settings.js';
 import { performUseCase, type Caller } from '../../../src/domain/use-case.js';
 import { createTestPatient, type PatientBody } from '../../helpers/builders.js';
+import { setUpRemindingClinic } from '../../helpers/reminder-clinic.js';
 import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -29,11 +27,7 @@ interface Given {
 const givenAda =
   (patient: PatientBody = {}, before: (db: Db, given: Given) => void = () => {}) =>
   (db: Db): Given => {
-    mock.timers.reset();
-    mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-11-28T08:00:00Z') });
-    setClinicTimeZone(db, 'Europe/Vienna');
-    performUseCase(SET_CLINIC_NAME, db, { body: { name: 'Ordination Dr. Huber' } }, DESK_USER);
-    performUseCase(SET_REMINDERS, db, { body: { before: ['1d'], quiet_hours: 'off' } }, DESK_USER);
+    setUpRemindingClinic(db, ['1d']);
     const patientId = createTestPatient(db, { first_name: 'Ada', ...patient }).id;
     const body = { patient_id: patientId, start_at: '2026-12-02T14:00:00', end_at: '2026-12-02T14:30:00' };
     const given = { patientId, appointmentId: performUseCase(BOOK_APPOINTMENT, db, { body }, DESK_USER).id };

@@ -1,14 +1,12 @@
 import { afterEach, describe, mock } from 'node:test';
 import type { Db } from '../../../src/db/open-database.js';
 import { BOOK_APPOINTMENT } from '../../../src/domain/appointments/book-appointment.js';
-import { SET_CLINIC_NAME } from '../../../src/domain/desk/clinic-settings.js';
 import { REMINDERS_AT_DESK } from '../../../src/domain/reminders/reminders-at-desk.js';
-import { SET_REMINDERS } from '../../../src/domain/reminders/set-reminders.js';
 import { ERASE_PATIENT } from '../../../src/domain/retention/erase-patient.js';
 import { setClinicRetention } from '../../../src/domain/retention/retention-rules.js';
-import { setClinicTimeZone } from '../../../src/domain/settings.js';
 import { performUseCase, type Caller } from '../../../src/domain/use-case.js';
 import { createTestPatient } from '../../helpers/builders.js';
+import { setUpRemindingClinic } from '../../helpers/reminder-clinic.js';
 import { describeScenarios, DESK_USER, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -36,11 +34,7 @@ const person = (roles: Caller['roles']): Caller => ({
 const givenPatients =
   (visits: number, before: (db: Db, given: Given) => void = () => {}) =>
   (db: Db): Given => {
-    mock.timers.reset();
-    mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-11-28T08:00:00Z') });
-    setClinicTimeZone(db, 'Europe/Vienna');
-    performUseCase(SET_CLINIC_NAME, db, { body: { name: 'Ordination Dr. Huber' } }, DESK_USER);
-    performUseCase(SET_REMINDERS, db, { body: { before: RULES, quiet_hours: 'off' } }, DESK_USER);
+    setUpRemindingClinic(db, RULES);
     const book = (patient_id: string, day: Date) => {
       const date = day.toISOString().slice(0, 10);
       performUseCase(BOOK_APPOINTMENT, db, { body: { patient_id, start_at: `${date}T10:00:00`, end_at: `${date}T10:30:00` } }, DESK_USER);

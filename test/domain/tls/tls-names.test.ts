@@ -1,21 +1,25 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { certificateNames, LOOPBACK_NAMES, parseTlsName } from '../../../src/domain/tls/tls-names.js';
+import { certificateNames, LOOPBACK_NAMES, parseTlsName, type TlsName } from '../../../src/domain/tls/tls-names.js';
 
 // The names `clinic tls init --name` puts in a server certificate (clinic-api-1.2.md, Network, "TLS").
+
+/** A certificate's name of each kind: a host name (DNS) and an IP address. */
+const dns = (value: string): TlsName => ({ kind: 'dns', value });
+const ip = (value: string): TlsName => ({ kind: 'ip', value });
 
 const HOST_NAME_REASON = /^expected a host name \(letters, digits, hyphens and dots/;
 
 describe('parseTlsName', () => {
   it('takes a host name as a certificate carries it: lower case, without a trailing dot, an international name as xn--', () => {
-    assert.deepEqual(parseTlsName(' Clinic-PC.Praxis.LAN. '), { name: { kind: 'dns', value: 'clinic-pc.praxis.lan' } });
-    assert.deepEqual(parseTlsName('praxis-müller.at'), { name: { kind: 'dns', value: 'xn--praxis-mller-klb.at' } });
+    assert.deepEqual(parseTlsName(' Clinic-PC.Praxis.LAN. '), { name: dns('clinic-pc.praxis.lan') });
+    assert.deepEqual(parseTlsName('praxis-müller.at'), { name: dns('xn--praxis-mller-klb.at') });
   });
 
   it('takes an IP address, IPv6 with or without brackets, in the form Node prints it', () => {
-    assert.deepEqual(parseTlsName('192.168.1.20'), { name: { kind: 'ip', value: '192.168.1.20' } });
-    assert.deepEqual(parseTlsName('[FE80:0:0::0001]'), { name: { kind: 'ip', value: 'fe80::1' } });
-    assert.deepEqual(parseTlsName('fe80::1'), { name: { kind: 'ip', value: 'fe80::1' } });
+    assert.deepEqual(parseTlsName('192.168.1.20'), { name: ip('192.168.1.20') });
+    assert.deepEqual(parseTlsName('[FE80:0:0::0001]'), { name: ip('fe80::1') });
+    assert.deepEqual(parseTlsName('fe80::1'), { name: ip('fe80::1') });
   });
 
   it('takes labels of 63 characters and names of 253, and refuses one character more of either', () => {
@@ -41,19 +45,12 @@ describe('parseTlsName', () => {
 
 describe('certificateNames', () => {
   it('gives the names given first, then localhost, 127.0.0.1 and ::1, each once', () => {
-    assert.deepEqual(
-      certificateNames([
-        { kind: 'dns', value: 'clinic-pc' },
-        { kind: 'ip', value: '127.0.0.1' },
-        { kind: 'dns', value: 'clinic-pc' },
-      ]),
-      [
-        { kind: 'dns', value: 'clinic-pc' },
-        { kind: 'ip', value: '127.0.0.1' },
-        { kind: 'dns', value: 'localhost' },
-        { kind: 'ip', value: '::1' },
-      ],
-    );
+    assert.deepEqual(certificateNames([dns('clinic-pc'), ip('127.0.0.1'), dns('clinic-pc')]), [
+      dns('clinic-pc'),
+      ip('127.0.0.1'),
+      dns('localhost'),
+      ip('::1'),
+    ]);
     assert.deepEqual(certificateNames([]), LOOPBACK_NAMES);
   });
 });

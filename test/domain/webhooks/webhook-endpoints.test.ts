@@ -16,6 +16,7 @@ import {
   REPLAY_WEBHOOK_ENDPOINT,
 } from '../../../src/domain/webhooks/webhook-endpoints.js';
 import { createTestInvoice, createTestPatient } from '../../helpers/builders.js';
+import { refusesNonAdmin } from '../../helpers/admin-only.js';
 import { assertFields, describeScenarios, DESK_USER, type Outcome, type Scenario } from '../../helpers/use-case-scenarios.js';
 
 /**
@@ -35,14 +36,15 @@ const REMINDERS = 'reminders.example';
 
 /**
  * The endpoint "reminders.example", of every type unless `types` says, added after one patient's
- * event (seq 1), so it stands at 1; then what `before` does (more events, what the server
- * recorded of its deliveries).
+ * event (seq 1), so it stands at 1; then `patients` new patients (one event each) and what
+ * `before` does (what the server recorded of its deliveries).
  */
 const anEndpoint =
-  (options: { types?: string; before?: (db: Db, endpointId: string) => void } = {}) =>
+  (options: { types?: string; patients?: number; before?: (db: Db, endpointId: string) => void } = {}) =>
   (db: Db): Given => {
     createTestPatient(db);
     const { id } = performUseCase(ADD_WEBHOOK_ENDPOINT, db, { body: { url: REMINDERS_URL, types: options.types } }, DESK_USER);
+    newPatients(db, options.patients ?? 0);
     options.before?.(db, id);
     return { endpointId: id };
   };
@@ -130,7 +132,7 @@ const added =
   });
 
 /** The endpoint, and a second patient's event after it (seq 2). */
-const afterOneMore = anEndpoint({ before: (db) => newPatients(db, 1) });
+const afterOneMore = anEndpoint({ patients: 1 });
 
 /** http:// URLs to this PC, and the name each endpoint gets by default. */
 const THIS_PC: [url: string, name: string][] = [
@@ -261,12 +263,7 @@ const adding: Scenario<Given>[] = [
   },
   {
     title: 'takes the name of a removed endpoint',
-    given: anEndpoint({
-      before: (db, endpointId) => {
-        newPatients(db, 1);
-        removeEndpoint(db, endpointId);
-      },
-    }),
+    given: anEndpoint({ patients: 1, before: removeEndpoint }),
     request: body({ url: REMINDERS_URL }),
     expect: added({ name: REMINDERS, url: REMINDERS_URL }),
   },
@@ -297,23 +294,13 @@ const NO_FAILURES = { failing_since: null, next_attempt_at: null };
 const enabling: Scenario<Given>[] = [
   {
     title: 'enables an endpoint a 410 disabled where it stands: the events it has not had wait for it, and why it failed stays shown',
-    given: anEndpoint({
-      before: (db, endpointId) => {
-        newPatients(db, 2);
-        failed(db, endpointId, GONE);
-      },
-    }),
+    given: anEndpoint({ patients: 2, before: (db, endpointId) => failed(db, endpointId, GONE) }),
     request: named(REMINDERS),
     expect: shown({ lag: 2, last_delivered_seq: null, last_error: GONE.last_error, ...NO_FAILURES }),
   },
   {
     title: 'ends the run of failures of an enabled endpoint: its waiting retry is tried at once',
-    given: anEndpoint({
-      before: (db, endpointId) => {
-        newPatients(db, 1);
-        failed(db, endpointId, UNAVAILABLE);
-      },
-    }),
+    given: anEndpoint({ patients: 1, before: (db, endpointId) => failed(db, endpointId, UNAVAILABLE) }),
     request: theEndpoint,
     expect: (given) => ({
       ...shown({ lag: 1, last_error: 'HTTP 503', ...NO_FAILURES })(given),
@@ -322,12 +309,7 @@ const enabling: Scenario<Given>[] = [
   },
   {
     title: 'answers an endpoint that delivers as it is',
-    given: anEndpoint({
-      before: (db, endpointId) => {
-        newPatients(db, 1);
-        deliveredUpTo(db, endpointId, 2);
-      },
-    }),
+    given: anEndpoint({ patients: 1, before: (db, endpointId) => deliveredUpTo(db, endpointId, 2) }),
     request: theEndpoint,
     expect: shown({ lag: 0, last_delivered_seq: 2, last_error: null }),
   },
@@ -349,22 +331,11 @@ const enabling: Scenario<Given>[] = [
     request: named(''),
     expect: () => ({ invalid: ['path.webhook'], types: ['string_too_short'] }),
   },
-  {
-    title: 'refuses a person who is not an admin (403 ROLE_FORBIDDEN)',
-    given: anEndpoint(),
-    request: named(REMINDERS),
-    caller: { ...DESK_USER, roles: ['reception'] },
-    expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
-  },
+  refusesNonAdmin(anEndpoint(), named(REMINDERS)),
 ];
 
 /** The endpoint with three more events (seq 2 to 4), each answered 2xx: it stands at 4. */
-const deliveredAll = anEndpoint({
-  before: (db, endpointId) => {
-    newPatients(db, 3);
-    deliveredUpTo(db, endpointId, 4);
-  },
-});
+const deliveredAll = anEndpoint({ patients: 3, before: (db, endpointId) => deliveredUpTo(db, endpointId, 4) });
 
 /** Where the endpoint stands (position) and the lowest place it ever stood (first_position). */
 const standsAt = (expected: { position: number; first_position: number }) => (db: Db) =>
@@ -406,12 +377,7 @@ const replaying: Scenario<Given>[] = [
   },
   {
     title: 'enables a disabled endpoint: a replay is asked for to be delivered',
-    given: anEndpoint({
-      before: (db, endpointId) => {
-        newPatients(db, 2);
-        failed(db, endpointId, GONE);
-      },
-    }),
+    given: anEndpoint({ patients: 2, before: (db, endpointId) => failed(db, endpointId, GONE) }),
     request: replayAfter(0),
     expect: shown({ lag: 3, ...NO_FAILURES }),
   },
@@ -445,13 +411,7 @@ const replaying: Scenario<Given>[] = [
     request: () => ({ path: { webhook: 'nowhere' }, body: { after: 0 } }),
     expect: () => ({ refused: 'WEBHOOK_NOT_FOUND', status: 404, message: /"nowhere"/ }),
   },
-  {
-    title: 'refuses a person who is not an admin (403 ROLE_FORBIDDEN)',
-    given: deliveredAll,
-    request: replayAfter(0),
-    caller: { ...DESK_USER, roles: ['reception'] },
-    expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
-  },
+  refusesNonAdmin(deliveredAll, replayAfter(0)),
 ];
 
 /**
@@ -479,18 +439,13 @@ const removed =
 const removing: Scenario<Given>[] = [
   {
     title: 'removes an endpoint by its name, showing it once more as it was',
-    given: anEndpoint({ before: (db) => newPatients(db, 1) }),
+    given: anEndpoint({ patients: 1 }),
     request: named(REMINDERS),
     expect: removed({ state: 'enabled', lag: 1, last_delivered_seq: null }),
   },
   {
     title: 'removes a disabled endpoint by its id',
-    given: anEndpoint({
-      before: (db, endpointId) => {
-        newPatients(db, 1);
-        failed(db, endpointId, GONE);
-      },
-    }),
+    given: anEndpoint({ patients: 1, before: (db, endpointId) => failed(db, endpointId, GONE) }),
     request: theEndpoint,
     expect: removed({ state: 'disabled', disabled_at: AT, last_error: GONE.last_error }),
   },
@@ -506,13 +461,7 @@ const removing: Scenario<Given>[] = [
     request: theEndpoint,
     expect: () => ({ refused: 'WEBHOOK_NOT_FOUND', status: 404 }),
   },
-  {
-    title: 'refuses a person who is not an admin (403 ROLE_FORBIDDEN)',
-    given: anEndpoint(),
-    request: named(REMINDERS),
-    caller: { ...DESK_USER, roles: ['reception'] },
-    expect: () => ({ refused: 'ROLE_FORBIDDEN', status: 403 }),
-  },
+  refusesNonAdmin(anEndpoint(), named(REMINDERS)),
 ];
 
 describeScenarios('adding a webhook endpoint (ADD_WEBHOOK_ENDPOINT)', ADD_WEBHOOK_ENDPOINT, adding);

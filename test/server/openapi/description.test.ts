@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { OPERATIONS } from '../../../src/server/api/api-operations.js';
 import { buildApiDescription } from '../../../src/server/openapi/description.js';
+import { API_ROLE_ROWS, rolesOfRow } from '../../helpers/role-matrix.js';
 
 /**
  * The OpenAPI 3.1 document built from the operations' declarations (spec §9; clinic-api-1.3.md:
@@ -11,47 +12,6 @@ import { buildApiDescription } from '../../../src/server/openapi/description.js'
  */
 
 type Json = Record<string, any>;
-
-/** The role matrix of clinic-api-1.3.md ("Roles"), by operation: a, r, p, b, s. */
-const ROLES_BY_ROW: Record<string, string> = {
-  listDocumentTypes: '',
-  listPaymentMethods: '',
-  getHealth: '',
-  getApiDescription: '',
-  getDocsPage: '',
-  getDocsAsset: '',
-  joinDesk: '',
-  createSession: 'arpbs',
-  getCurrentSession: 'arpbs',
-  endCurrentSession: 'arpbs',
-  runDeskCommand: 'arpbs',
-  listServices: 'arpbs',
-  listDoctors: 'arpbs',
-  findPatients: 'arpbs',
-  getPatient: 'arpbs',
-  createPatient: 'arps',
-  updatePatient: 'arpbs',
-  listAppointments: 'arpbs',
-  getAppointment: 'arpbs',
-  bookAppointment: 'arps',
-  updateAppointment: 'arps',
-  confirmAppointment: 'arps',
-  listReminders: 'arps',
-  listDocuments: 'arpb',
-  downloadDocument: 'arp',
-  uploadDocument: 'arp',
-  listInvoices: 'arpb',
-  getInvoice: 'arpb',
-  createInvoice: 'arb',
-  recordPayment: 'arb',
-  voidInvoice: 'ab',
-  createCreditNote: 'ab',
-  refundPayment: 'ab',
-  exportPatient: 'a',
-  listAuditEvents: 'a',
-  listEvents: 'a',
-};
-const ROLE_LETTERS: Record<string, string> = { a: 'admin', r: 'reception', p: 'practitioner', b: 'billing', s: 'scheduler' };
 
 describe('openapi: the interface description', () => {
   const document = buildApiDescription(OPERATIONS) as Json;
@@ -75,13 +35,8 @@ describe('openapi: the interface description', () => {
   });
 
   it('gives each operation the roles of its row of the role matrix as x-clinic-roles, [] where no login is needed', () => {
-    assert.deepEqual(operations.map((op) => op.operationId).sort(), Object.keys(ROLES_BY_ROW).sort());
-    for (const [id, letters] of Object.entries(ROLES_BY_ROW))
-      assert.deepEqual(
-        operation(id)['x-clinic-roles'],
-        [...letters].map((letter) => ROLE_LETTERS[letter]),
-        id,
-      );
+    assert.deepEqual(operations.map((op) => op.operationId).sort(), Object.keys(API_ROLE_ROWS).sort());
+    for (const [id, letters] of Object.entries(API_ROLE_ROWS)) assert.deepEqual(operation(id)['x-clinic-roles'], rolesOfRow(letters), id);
   });
 
   it('secures an operation by its key scope, a desk PC and its session, or the desk PC alone; the public ones not at all', () => {

@@ -69,6 +69,14 @@ describe('the audit trail over HTTP', () => {
     assert.ok(Math.abs(Date.parse(event.at) - Date.now()) < 60_000, 'at is now');
   }
 
+  /** The fields of an event about `patient`'s record whose subject is `subjectId` of `subjectType` (the patient itself unless given). */
+  const about = (patient: { id: string; patient_number: string }, subjectType = 'patient', subjectId = patient.id) => ({
+    patient_id: patient.id,
+    patient_number: patient.patient_number,
+    subject_type: subjectType,
+    subject_id: subjectId,
+  });
+
   /** Creates a patient over HTTP without looking at its events. */
   const newPatient = async (lastName = 'Auditee') =>
     (
@@ -87,14 +95,7 @@ describe('the audit trail over HTTP', () => {
       });
       assert.equal(response.status, 201);
       assert.equal(events.length, 1);
-      assertEvent(events[0], response, {
-        action: 'patient.create',
-        patient_id: response.body.id,
-        patient_number: response.body.patient_number,
-        subject_type: 'patient',
-        subject_id: response.body.id,
-        detail: null,
-      });
+      assertEvent(events[0], response, { action: 'patient.create', ...about(response.body), detail: null });
     });
 
     it('GET /patients/{id}: patient.read', async () => {
@@ -103,14 +104,7 @@ describe('the audit trail over HTTP', () => {
       const events = await recorded(async () => (response = await call('GET', `/patients/${patient.id}`)));
       assert.equal(response.status, 200);
       assert.equal(events.length, 1);
-      assertEvent(events[0], response, {
-        action: 'patient.read',
-        patient_id: patient.id,
-        patient_number: patient.patient_number,
-        subject_type: 'patient',
-        subject_id: patient.id,
-        detail: null,
-      });
+      assertEvent(events[0], response, { action: 'patient.read', ...about(patient), detail: null });
     });
 
     // What a search, a list and a read of appointments and invoices record (one event per patient
@@ -146,14 +140,7 @@ describe('the audit trail over HTTP', () => {
       );
       assert.equal(uploaded.status, 201, uploaded.text);
       assert.equal(created.length, 1);
-      assertEvent(created[0], uploaded, {
-        action: 'document.create',
-        patient_id: patient.id,
-        patient_number: patient.patient_number,
-        subject_type: 'document',
-        subject_id: uploaded.body.id,
-        detail: null,
-      });
+      assertEvent(created[0], uploaded, { action: 'document.create', ...about(patient, 'document', uploaded.body.id), detail: null });
 
       let list!: ApiResponse;
       const listed = await recorded(async () => (list = await call('GET', `/patients/${patient.id}/documents`)));

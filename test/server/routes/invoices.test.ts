@@ -5,6 +5,8 @@ import { createInvoice } from '../../../src/domain/invoices/create-invoice.js';
 import type { Invoice } from '../../../src/domain/invoices/present-invoice.js';
 import { createPatient } from '../../../src/domain/patients/create-patient.js';
 import { recordPayment } from '../../../src/domain/payments/record-payment.js';
+import { untouchedInvoiceDetail } from '../../helpers/api-shapes.js';
+import { billingRequests } from '../../helpers/billing-requests.js';
 import { buildInvoice, buildPatient, buildPayment, createTestInvoice, createTestPatient } from '../../helpers/builders.js';
 import { runClinic } from '../../helpers/run-cli.js';
 import { useTestServer } from '../../helpers/fixtures.js';
@@ -200,9 +202,7 @@ describe('credit notes and goodwill refunds', () => {
   };
   const credit = (invoiceId: string, body: unknown, headers: Record<string, string> = {}) =>
     server.request('POST', `/invoices/${invoiceId}/credit-notes`, { body, headers });
-  const refund = (paymentId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    server.request('POST', `/payments/${paymentId}/refunds`, { body, headers });
-  const detail = async (invoiceId: string) => (await server.request('GET', `/invoices/${invoiceId}`)).body;
+  const { refund, detail } = billingRequests(server);
   const count = (table: string) => (server.db.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
   const lastSeq = async () => {
     const feed = (await server.request('GET', '/events?limit=1000')).body as { seq: number }[];
@@ -433,12 +433,7 @@ describe('GET /invoices/{invoice_id}', () => {
       patient_number: patient.patient_number,
       patient_first_name: 'Ida',
       patient_last_name: 'Rechnung',
-      payments: [],
-      refunds: [],
-      voided_at: null,
-      void_reason: null,
-      amount_credited: 0,
-      credit_notes: [],
+      ...untouchedInvoiceDetail(),
     });
   });
 
@@ -505,13 +500,9 @@ describe('voiding invoices', () => {
   const server = useTestServer();
   afterEach(() => assertLedgerConsistent(server.db));
 
-  const pay = (invoiceId: string, amount: string, headers: Record<string, string> = {}) =>
-    server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment({ amount }), headers });
-  const refund = (paymentId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    server.request('POST', `/payments/${paymentId}/refunds`, { body, headers });
+  const { pay, refund, detail } = billingRequests(server);
   const voidInvoice = (invoiceId: string, body: unknown = { reason: 'Issued to the wrong patient' }) =>
     server.request('POST', `/invoices/${invoiceId}/void`, { body });
-  const detail = async (invoiceId: string) => (await server.request('GET', `/invoices/${invoiceId}`)).body;
 
   describe('POST /invoices/{invoice_id}/void', () => {
     it('voids an unpaid invoice: status void, balance 0, when and why, and it owes nothing', async () => {

@@ -16,6 +16,7 @@ import { silentLogger } from '../../../src/logger.js';
 import { fieldsIn } from '../../../src/server/openapi/field-schemas.js';
 import { MODELS } from '../../../src/server/openapi/models.js';
 import { OPERATIONS } from '../../../src/server/api/api-operations.js';
+import { PAYMENT_RESULT_KEYS, REQUIRED_APPOINTMENT_KEYS } from '../../helpers/api-shapes.js';
 import { buildPatient } from '../../helpers/builders.js';
 import { useTestServer } from '../../helpers/fixtures.js';
 import { startTestServer, type TestServer } from '../../helpers/test-server.js';
@@ -191,40 +192,11 @@ describe('GET /openapi.json', () => {
     const patientExtras = ['id', 'patient_number', 'is_active', 'created_at', 'updated_at'];
     const required: Record<string, string[]> = {
       Patient: ['first_name', 'last_name', ...patientExtras],
-      Appointment: [
-        'id',
-        'appointment_number',
-        'booking_source',
-        'resource_id',
-        'patient_id',
-        'service_id',
-        'title',
-        'start_at',
-        'end_at',
-        'status',
-        'appointment_type',
-        'color',
-        'notes',
-        'created_at',
-        'updated_at',
-        'confirmation_state',
-      ],
+      Appointment: [...REQUIRED_APPOINTMENT_KEYS, 'confirmation_state'],
       Service: ['id', 'name', 'duration_min', 'price', 'color'],
       Doctor: ['id', 'name', 'color'],
       Invoice: ['id', 'invoice_number', 'patient_id', 'status', 'currency', 'total', 'amount_paid', 'balance', 'issued_at'],
-      PaymentResult: [
-        'payment_id',
-        'invoice_id',
-        'patient_id',
-        'amount',
-        'method',
-        'currency',
-        'created_at',
-        'invoice_status',
-        'invoice_total',
-        'invoice_amount_paid',
-        'invoice_balance',
-      ],
+      PaymentResult: PAYMENT_RESULT_KEYS,
       Document: ['id', 'filename', 'content_type', 'size', 'created_at', 'type'],
       DocumentType: ['key', 'label'],
       PaymentMethod: ['key', 'requires_note'],

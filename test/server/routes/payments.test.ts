@@ -4,6 +4,8 @@ import { findInvoice } from '../../../src/db/invoices.js';
 import { listNotificationRows } from '../../../src/db/notifications.js';
 import { listPaymentRows } from '../../../src/db/payments.js';
 import { setModuleEnabled } from '../../../src/domain/settings.js';
+import { PAYMENT_RESULT_KEYS } from '../../helpers/api-shapes.js';
+import { billingRequests } from '../../helpers/billing-requests.js';
 import { buildPayment, createTestInvoice, text } from '../../helpers/builders.js';
 import { assertLedgerConsistent } from '../../helpers/ledger.js';
 import { runClinic } from '../../helpers/run-cli.js';
@@ -40,19 +42,7 @@ describe('POST /invoices/{invoice_id}/payments', () => {
         invoice_amount_paid: 20.5,
         invoice_balance: 100,
       });
-      assert.deepEqual(Object.keys(response.body), [
-        'payment_id',
-        'invoice_id',
-        'patient_id',
-        'amount',
-        'method',
-        'currency',
-        'created_at',
-        'invoice_status',
-        'invoice_total',
-        'invoice_amount_paid',
-        'invoice_balance',
-      ]);
+      assert.deepEqual(Object.keys(response.body), PAYMENT_RESULT_KEYS);
       assert.equal(response.headers.get('idempotent-replayed'), null);
     });
 
@@ -490,11 +480,7 @@ describe('refunding payments', () => {
   const server = useTestServer();
   afterEach(() => assertLedgerConsistent(server.db));
 
-  const pay = (invoiceId: string, amount: string, headers: Record<string, string> = {}) =>
-    server.request('POST', `/invoices/${invoiceId}/payments`, { body: buildPayment({ amount }), headers });
-  const refund = (paymentId: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
-    server.request('POST', `/payments/${paymentId}/refunds`, { body, headers });
-  const detail = async (invoiceId: string) => (await server.request('GET', `/invoices/${invoiceId}`)).body;
+  const { pay, refund, detail } = billingRequests(server);
   const refundCount = () => (server.db.prepare('SELECT count(*) AS n FROM refunds').get() as { n: number }).n;
 
   describe('POST /payments/{payment_id}/refunds', () => {

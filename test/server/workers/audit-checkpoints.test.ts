@@ -10,6 +10,7 @@ import { startClinicServer } from '../../../src/server/clinic-server.js';
 import { DEFAULT_DOCUMENT_LIMIT_BYTES } from '../../../src/domain/documents/document-limit.js';
 import { createTestPatient } from '../../helpers/builders.js';
 import { useDataDirs } from '../../helpers/fixtures.js';
+import { onLoopback } from '../../helpers/loopback-server.js';
 
 const tempDir = useDataDirs();
 
@@ -41,11 +42,7 @@ describe('clinic serve’s checkpoints of the audit trail', () => {
     const logged: Record<string, unknown>[] = [];
     const logger: Logger = { info: (event) => logged.push(event), error: (event) => logged.push(event) };
     const server = await startClinicServer({
-      dataDir,
-      host: '127.0.0.1',
-      port: 0,
-      allowedHosts: [],
-      allowedOrigins: [],
+      ...onLoopback(dataDir),
       documentLimitBytes: DEFAULT_DOCUMENT_LIMIT_BYTES,
       logger,
       auditCheckpointEveryMs: 200,
