@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { BUNDLE_DIGEST_FILE, sourceDigest } from '../../scripts/source-digest.mjs';
+import { createPatientArgs } from './desk-args.js';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -219,19 +220,7 @@ export function runClinic(args: readonly string[], options: RunOptions = {}): Pr
 
 /** Creates the patient Eva Huber in the data directory `dataDir` with `clinic create-patient`, which must exit 0. */
 export async function createPatientWithCli(dataDir: string): Promise<void> {
-  const created = await runClinic([
-    'create-patient',
-    '--first-name',
-    'Eva',
-    '--last-name',
-    'Huber',
-    '--email',
-    'eva@example.org',
-    '--mobile',
-    '+43 664 1234567',
-    '--data',
-    dataDir,
-  ]);
+  const created = await runClinic([...createPatientArgs('Eva', 'Huber', 'eva@example.org', '+43 664 1234567'), '--data', dataDir]);
   assert.equal(created.code, 0, created.stderr);
 }
 
