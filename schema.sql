@@ -296,11 +296,13 @@ CREATE TABLE invoices (
 -- GET /invoices lists newest first: ORDER BY issued_at DESC, seq DESC. Every index ends with the
 -- rowid (seq), so each of these serves that order by walking backwards, with no sort step:
 -- one patient's invoices from a million in a few index pages; all invoices; and the open ones
--- (balance above zero), which stay few however many paid invoices accumulate. The patient index
--- also serves the patient's outstanding balance.
+-- (balance above zero), which stay few however many paid invoices accumulate.
 CREATE INDEX invoices_by_patient ON invoices (patient_id, issued_at);
 CREATE INDEX invoices_by_issued_at ON invoices (issued_at);
 CREATE INDEX invoices_open_by_issued_at ON invoices (issued_at) WHERE balance_cents > 0;
+-- What a patient owes, and what a search page's patients owe, summed in this index alone: the
+-- open invoices by patient and currency, with their issue date and balance (no invoice row read).
+CREATE INDEX invoices_open_by_patient ON invoices (patient_id, currency, issued_at, balance_cents) WHERE balance_cents > 0;
 
 -- A payment is final (spec §1): the triggers below refuse any UPDATE or DELETE. Each row keeps
 -- the invoice's state right after it, so an Idempotency-Key replay returns the original result.

@@ -112,8 +112,14 @@ const OWING_IN_SEVERAL_CURRENCIES_SQL = `
 
 /**
  * What each patient of a page owes, in one statement (a search page's fifty patients): their
- * open invoices through invoices_by_patient, patient by patient, as sumOpenBalances reads one.
+ * open invoices from invoices_open_by_patient alone, patient by patient, as sumOpenBalances reads
+ * one; the index holds every column summed, so no invoice row is read.
  */
+/** What one patient owes, by currency: their open invoices from invoices_open_by_patient alone. */
+const OPEN_BALANCES_SQL = `
+  SELECT currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at FROM invoices
+   WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`;
+
 const OPEN_BALANCES_OF_PATIENTS_SQL = `
   SELECT patient_id, currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at
     FROM invoices WHERE patient_id IN (SELECT value FROM json_each(?)) AND balance_cents > 0
@@ -144,10 +150,7 @@ const statements = preparedFor((db) => ({
   ),
   counter: db.prepare<[number], { last_number: number }>('SELECT last_number FROM invoice_counters WHERE year = ?'),
   // One patient's invoices through invoices_by_patient; the open ones are few.
-  openBalances: db.prepare<[string], OpenBalanceRow>(
-    `SELECT currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at FROM invoices
-     WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`,
-  ),
+  openBalances: db.prepare<[string], OpenBalanceRow>(OPEN_BALANCES_SQL),
   openBalancesOfPatients: db.prepare<[string], OpenBalanceRow & { patient_id: string }>(OPEN_BALANCES_OF_PATIENTS_SQL),
   owingInSeveralCurrencies: db.prepare<[], OpenBalanceRow & { patient_number: string }>(OWING_IN_SEVERAL_CURRENCIES_SQL),
   // Open invoices only: read through the partial index invoices_open_by_issued_at, not the whole table.
@@ -247,6 +250,14 @@ export function explainOpenBalancesOfPatients(db: Db): string[] {
   return db
     .prepare<[string], { detail: string }>(`EXPLAIN QUERY PLAN ${OPEN_BALANCES_OF_PATIENTS_SQL}`)
     .all('[]')
+    .map((step) => step.detail);
+}
+
+/** SQLite's plan for sumOpenBalances, one line per step (test/db/invoices.test.ts). */
+export function explainOpenBalances(db: Db): string[] {
+  return db
+    .prepare<[string], { detail: string }>(`EXPLAIN QUERY PLAN ${OPEN_BALANCES_SQL}`)
+    .all('')
     .map((step) => step.detail);
 }
 

@@ -73,6 +73,7 @@ describe('upgrading schema 17 reminders to schema 18', () => {
              INSERT INTO reminders SELECT * FROM reminders_18;
              DROP TABLE reminders_18;
              UPDATE sqlite_sequence SET seq = 6 WHERE name = 'reminders';
+             DROP INDEX invoices_open_by_patient; -- schema 19's (open-invoices-19.test.ts)
              PRAGMA user_version = 17;`);
     before17 = db.prepare('SELECT * FROM reminders ORDER BY seq').all();
     db.close();
