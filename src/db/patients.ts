@@ -1,4 +1,6 @@
 import { preparedFor, type Db } from './open-database.js';
+import type { Statement } from './drivers/connection-types.js';
+import { rowBuilder } from './row-builder.js';
 import { PATIENT_READ_ONLY_FIELDS, PATIENT_STORED_FIELDS } from '../fields/patient-fields.js';
 
 /** A `patients` row as SQLite returns it: the stored fields by name plus the bookkeeping columns. */
@@ -30,13 +32,22 @@ const SELECT_COLUMNS = [
   ...PATIENT_READ_ONLY_FIELDS.map((spec) => spec.name),
 ];
 
+const patientRowOf = rowBuilder<PatientRow>(SELECT_COLUMNS);
+
+/** The patient read by `id` through byId, as its row object; undefined for no such patient. */
+function readPatient(byId: Statement<[string], unknown[]>, id: string): PatientRow | undefined {
+  const values = byId.get(id);
+  return values === undefined ? undefined : patientRowOf(values);
+}
+
 // The column lists come from the field descriptions (constants), never from a request.
 const statements = preparedFor((db) => ({
   insert: db.prepare<Record<string, unknown>>(
     `INSERT INTO patients (id, created_at, updated_at, ${STORED_COLUMNS.join(', ')})
      VALUES (@id, @created_at, @updated_at, ${STORED_COLUMNS.map((c) => `@${c}`).join(', ')})`,
   ),
-  byId: db.prepare<[string], PatientRow>(`SELECT ${SELECT_COLUMNS.join(', ')} FROM patients WHERE id = ?`),
+  // Read as arrays and made into objects by patientRowOf: a row of 95 columns (row-builder.ts says why).
+  byId: db.prepare<[string]>(`SELECT ${SELECT_COLUMNS.join(', ')} FROM patients WHERE id = ?`).arrays(),
   exists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM patients WHERE id = ?'),
   update: db.prepare<Record<string, unknown>>(
     `UPDATE patients SET is_active = @is_active, updated_at = @updated_at, version = version + 1,
@@ -52,7 +63,7 @@ const statements = preparedFor((db) => ({
 export function updatePatient(db: Db, columns: Record<string, unknown>): PatientRow {
   const { update, byId } = statements(db);
   update.run(columns);
-  return byId.get(columns.id as string)!;
+  return readPatient(byId, columns.id as string)!;
 }
 
 /**
@@ -63,12 +74,12 @@ export function updatePatient(db: Db, columns: Record<string, unknown>): Patient
 export function insertPatient(db: Db, columns: Record<string, unknown>): PatientRow {
   const { insert, byId } = statements(db);
   insert.run(columns);
-  return byId.get(columns.id as string)!;
+  return readPatient(byId, columns.id as string)!;
 }
 
 /** The patient with this id, or undefined. */
 export function findPatient(db: Db, id: string): PatientRow | undefined {
-  return statements(db).byId.get(id);
+  return readPatient(statements(db).byId, id);
 }
 
 /** Whether a patient with this id exists. */

@@ -34,6 +34,14 @@ describe('patients (db)', () => {
     assert.deepEqual(findPatient(data.db, id), row);
   });
 
+  it('reads a patient as the object of its columns, key for key what SELECT * names (a row read as an array and made into one)', () => {
+    const patient = createTestPatient(data.db, { title: 'Dr.', notes: 'prefers mornings' });
+    const selected = data.db.prepare<[string], Record<string, unknown>>('SELECT * FROM patients WHERE id = ?').get(patient.id)!;
+    const row = findPatient(data.db, patient.id)!;
+    assert.deepStrictEqual(Object.fromEntries(Object.entries(row).sort()), Object.fromEntries(Object.entries(selected).sort()));
+    assert.equal(findPatient(data.db, randomUUID()), undefined);
+  });
+
   it('refuses a second patient of an id and stores nothing of it', () => {
     const existing = createTestPatient(data.db);
     const columns = storedColumns(data.db, { last_name: 'Twice' });

@@ -18,6 +18,11 @@ export interface Statement<P extends BindParameters = unknown[], R = unknown> {
   all(...params: ArgumentsOf<P>): R[];
   /** Rows one at a time; no other statement may run on the connection until it is finished. */
   iterate(...params: ArgumentsOf<P>): IterableIterator<R>;
+  /**
+   * From now on, each row as the array of its columns' values in the SELECT's order, not as an
+   * object (row-builder.ts makes a wide row's object from it); returns this statement.
+   */
+  arrays(): Statement<P, unknown[]>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a transaction passes on whatever its function takes

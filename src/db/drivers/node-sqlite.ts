@@ -7,6 +7,7 @@ interface StatementSync {
   all(...params: unknown[]): unknown[];
   iterate(...params: unknown[]): IterableIterator<unknown>;
   setAllowUnknownNamedParameters(enabled: boolean): void;
+  setReturnArrays(enabled: boolean): void;
 }
 interface DatabaseSync {
   prepare(sql: string): StatementSync;
@@ -58,6 +59,9 @@ function* plainRows(rows: IterableIterator<unknown>): IterableIterator<unknown> 
 }
 
 class NodeSqliteStatement implements Statement<unknown[], unknown> {
+  /** Whether rows are read as arrays (arrays()), which keep Array's prototype. */
+  #arrays = false;
+
   constructor(private readonly statement: StatementSync) {
     // better-sqlite3 ignores named values the statement does not use; so does this driver.
     statement.setAllowUnknownNamedParameters(true);
@@ -66,15 +70,22 @@ class NodeSqliteStatement implements Statement<unknown[], unknown> {
     return this.statement.run(...bindable(params));
   }
   get(...params: unknown[]): unknown {
-    return plainRow(this.statement.get(...bindable(params)));
+    const row = this.statement.get(...bindable(params));
+    return this.#arrays ? row : plainRow(row);
   }
   all(...params: unknown[]): unknown[] {
     const rows = this.statement.all(...bindable(params));
-    for (const row of rows) plainRow(row);
+    if (!this.#arrays) for (const row of rows) plainRow(row);
     return rows;
   }
   iterate(...params: unknown[]): IterableIterator<unknown> {
-    return plainRows(this.statement.iterate(...bindable(params)));
+    const rows = this.statement.iterate(...bindable(params));
+    return this.#arrays ? rows : plainRows(rows);
+  }
+  arrays(): Statement<unknown[], unknown[]> {
+    this.statement.setReturnArrays(true);
+    this.#arrays = true;
+    return this as Statement<unknown[], unknown[]>;
   }
 }
 

@@ -43,6 +43,28 @@ describe(`a ${driver.name} connection`, () => {
     assert.deepEqual(db.prepare('SELECT id FROM visits WHERE minutes = ? AND fee = ? AND hash = ?').get(30, 85.5, hash), { id: 1 });
   });
 
+  it("reads a statement told arrays() as arrays of its columns in the SELECT's order, whichever way it reads them; others stay objects", () => {
+    db.exec("INSERT INTO visits (minutes, note) VALUES (30, 'a'), (45, 'b')");
+    const arrays = db.prepare<[number]>('SELECT note, minutes FROM visits WHERE minutes >= ? ORDER BY id').arrays();
+    assert.deepStrictEqual(arrays.get(40), ['b', 45]);
+    assert.deepStrictEqual(arrays.all(0), [
+      ['a', 30],
+      ['b', 45],
+    ]);
+    assert.deepStrictEqual(
+      [...arrays.iterate(0)],
+      [
+        ['a', 30],
+        ['b', 45],
+      ],
+    );
+    assert.equal(arrays.get(99), undefined);
+    assert.deepStrictEqual(db.prepare('SELECT note, minutes FROM visits WHERE minutes >= ? ORDER BY id').get(40), {
+      note: 'b',
+      minutes: 45,
+    });
+  });
+
   it("reads a statement's rows as plain objects, whichever way it reads them; a pragma's rows, or its first value", () => {
     db.exec("INSERT INTO visits (minutes, note) VALUES (30, 'a'), (45, 'b')");
     const select = db.prepare<[], { minutes: number; note: string }>('SELECT minutes, note FROM visits ORDER BY id');
