@@ -17,6 +17,9 @@ export type { Db } from './drivers/sqlite-driver.js';
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 export const BUSY_TIMEOUT_MS = 5000;
 
+/** Each connection's page cache, in KiB (`cache_size`; openDatabase says why this size). */
+const PAGE_CACHE_KIB = 4000;
+
 export interface OpenDatabaseOptions {
   /**
    * How a statement meets another process's write lock. `block` (default): SQLite waits up to
@@ -84,6 +87,14 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     // changes are journaled, to a temporary file past 64 KiB unless temporary storage is memory, and
     // a booking with its reminders crossed that line (docs/design-choices.md, "What planning costs").
     db.pragma('temp_store = MEMORY');
+    // 4 MB of cached pages, not better-sqlite3's 16 (node:sqlite's SQLite has 2). When an insert
+    // splits a B-tree page, SQLite renumbers the new pages through the number of the page at 1 GiB,
+    // and a COMMIT then drops from the cache every page past the database's end by walking the
+    // cache's whole hash table while the database is smaller than that: at 16 MB, 4,096 slots and
+    // about 3,900 pages for each commit group with a split, 3 % of the server's CPU under POST
+    // /patients. At 4 MB the server spent 0.87-1.00x the CPU per answer on the writes and the
+    // audited read and held 12 MiB less memory (docs/benchmarks.md, issue 43).
+    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     // The server and CLI commands share the file; wait for the other's write lock instead of
     // failing at once. Past this the request is answered 503 DATABASE_BUSY.
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);

@@ -21,12 +21,13 @@ describe('database', () => {
     db.close();
   });
 
-  it('sets WAL, FULL sync, foreign keys and a busy timeout on every connection', () => {
+  it('sets WAL, FULL sync, foreign keys, a busy timeout and a page cache of 4 MB on every connection, whichever the driver', () => {
     const db = openDatabase(newDir());
     assert.equal(db.pragma('journal_mode', { simple: true }), 'wal');
     assert.equal(db.pragma('synchronous', { simple: true }), 2);
     assert.equal(db.pragma('foreign_keys', { simple: true }), 1);
     assert.ok((db.pragma('busy_timeout', { simple: true }) as number) >= 1000);
+    assert.equal(db.pragma('cache_size', { simple: true }), -4000);
     db.close();
   });
 
