@@ -111,15 +111,18 @@ const OWING_IN_SEVERAL_CURRENCIES_SQL = `
    GROUP BY p.patient_number, o.currency ORDER BY p.patient_number, o.currency`;
 
 /**
- * What each patient of a page owes, in one statement (a search page's fifty patients): their
- * open invoices from invoices_open_by_patient alone, patient by patient, as sumOpenBalances reads
- * one; the index holds every column summed, so no invoice row is read.
+ * What one patient owes, by currency: their open invoices from invoices_open_by_patient alone
+ * (the index holds every column summed, so no invoice row is read).
  */
-/** What one patient owes, by currency: their open invoices from invoices_open_by_patient alone. */
 const OPEN_BALANCES_SQL = `
   SELECT currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at FROM invoices
    WHERE patient_id = ? AND balance_cents > 0 GROUP BY currency ORDER BY currency`;
 
+/**
+ * What each patient of a page owes, in one statement (a search page's fifty patients): their
+ * open invoices from invoices_open_by_patient alone, patient by patient, as sumOpenBalances reads
+ * one.
+ */
 const OPEN_BALANCES_OF_PATIENTS_SQL = `
   SELECT patient_id, currency, sum(balance_cents) AS balance_cents, min(issued_at) AS oldest_issued_at
     FROM invoices WHERE patient_id IN (SELECT value FROM json_each(?)) AND balance_cents > 0
@@ -149,7 +152,7 @@ const statements = preparedFor((db) => ({
      ON CONFLICT (year) DO UPDATE SET last_number = last_number + 1`,
   ),
   counter: db.prepare<[number], { last_number: number }>('SELECT last_number FROM invoice_counters WHERE year = ?'),
-  // One patient's invoices through invoices_by_patient; the open ones are few.
+  // One patient's open invoices, from their own index alone.
   openBalances: db.prepare<[string], OpenBalanceRow>(OPEN_BALANCES_SQL),
   openBalancesOfPatients: db.prepare<[string], OpenBalanceRow & { patient_id: string }>(OPEN_BALANCES_OF_PATIENTS_SQL),
   owingInSeveralCurrencies: db.prepare<[], OpenBalanceRow & { patient_number: string }>(OWING_IN_SEVERAL_CURRENCIES_SQL),
