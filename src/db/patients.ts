@@ -47,7 +47,7 @@ const statements = preparedFor((db) => ({
      VALUES (@id, @created_at, @updated_at, ${STORED_COLUMNS.map((c) => `@${c}`).join(', ')})`,
   ),
   // Read as arrays and made into objects by patientRowOf: a row of 95 columns (row-builder.ts says why).
-  byId: db.prepare<[string]>(`SELECT ${SELECT_COLUMNS.join(', ')} FROM patients WHERE id = ?`).arrays(),
+  byId: db.prepareArrays<[string]>(`SELECT ${SELECT_COLUMNS.join(', ')} FROM patients WHERE id = ?`),
   exists: db.prepare<[string], { one: number }>('SELECT 1 AS one FROM patients WHERE id = ?'),
   update: db.prepare<Record<string, unknown>>(
     `UPDATE patients SET is_active = @is_active, updated_at = @updated_at, version = version + 1,

@@ -1,6 +1,6 @@
 /**
  * A function that makes a row's object, keyed by `columns`, from the array of its values that a
- * statement read with Statement.arrays(), in the same order.
+ * statement prepared with Db.prepareArrays read, in the same order.
  *
  * Why: a driver builds a row object key by key, and V8 turns an object given more than about a
  * dozen keys so into a dictionary (a hash table), slower to build and to read; with better-sqlite3

@@ -6,9 +6,11 @@ class BetterSqlite3Connection implements Db {
   constructor(private readonly db: Database.Database) {}
 
   prepare<P extends unknown[] | object, R>(sql: string): Statement<P, R> {
-    const statement = this.db.prepare(sql);
-    // better-sqlite3 names it raw(); statements are prepared once per connection, so this costs nothing a request.
-    return Object.assign(statement, { arrays: () => statement.raw(true) }) as unknown as Statement<P, R>;
+    return this.db.prepare(sql) as unknown as Statement<P, R>;
+  }
+
+  prepareArrays<P extends unknown[] | object>(sql: string): Statement<P, unknown[]> {
+    return this.db.prepare(sql).raw(true) as unknown as Statement<P, unknown[]>;
   }
 
   exec(sql: string): void {

@@ -18,11 +18,6 @@ export interface Statement<P extends BindParameters = unknown[], R = unknown> {
   all(...params: ArgumentsOf<P>): R[];
   /** Rows one at a time; no other statement may run on the connection until it is finished. */
   iterate(...params: ArgumentsOf<P>): IterableIterator<R>;
-  /**
-   * From now on, each row as the array of its columns' values in the SELECT's order, not as an
-   * object (row-builder.ts makes a wide row's object from it); returns this statement.
-   */
-  arrays(): Statement<P, unknown[]>;
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- a transaction passes on whatever its function takes
@@ -43,6 +38,11 @@ export interface BackupStepOptions {
 
 export interface Db {
   prepare<P extends BindParameters = unknown[], R = unknown>(sql: string): Statement<P, R>;
+  /**
+   * A statement that reads each row as the array of its columns' values in the SELECT's order,
+   * not as an object (row-builder.ts makes a wide row's object from it).
+   */
+  prepareArrays<P extends BindParameters = unknown[]>(sql: string): Statement<P, unknown[]>;
   exec(sql: string): void;
   /** `PRAGMA <source>`: its rows, or with `simple` the first column of the first row. */
   pragma(source: string, options?: { simple?: boolean }): unknown;

@@ -59,33 +59,30 @@ function* plainRows(rows: IterableIterator<unknown>): IterableIterator<unknown> 
 }
 
 class NodeSqliteStatement implements Statement<unknown[], unknown> {
-  /** Whether rows are read as arrays (arrays()), which keep Array's prototype. */
-  #arrays = false;
-
-  constructor(private readonly statement: StatementSync) {
+  /** `arrays`: rows are read as arrays (Db.prepareArrays), which keep Array's prototype. */
+  constructor(
+    private readonly statement: StatementSync,
+    private readonly arrays = false,
+  ) {
     // better-sqlite3 ignores named values the statement does not use; so does this driver.
     statement.setAllowUnknownNamedParameters(true);
+    if (arrays) statement.setReturnArrays(true);
   }
   run(...params: unknown[]): RunResult {
     return this.statement.run(...bindable(params));
   }
   get(...params: unknown[]): unknown {
     const row = this.statement.get(...bindable(params));
-    return this.#arrays ? row : plainRow(row);
+    return this.arrays ? row : plainRow(row);
   }
   all(...params: unknown[]): unknown[] {
     const rows = this.statement.all(...bindable(params));
-    if (!this.#arrays) for (const row of rows) plainRow(row);
+    if (!this.arrays) for (const row of rows) plainRow(row);
     return rows;
   }
   iterate(...params: unknown[]): IterableIterator<unknown> {
     const rows = this.statement.iterate(...bindable(params));
-    return this.#arrays ? rows : plainRows(rows);
-  }
-  arrays(): Statement<unknown[], unknown[]> {
-    this.statement.setReturnArrays(true);
-    this.#arrays = true;
-    return this as Statement<unknown[], unknown[]>;
+    return this.arrays ? rows : plainRows(rows);
   }
 }
 
@@ -110,6 +107,10 @@ class NodeSqliteConnection implements Db {
 
   prepare<P extends BindParameters, R>(sql: string): Statement<P, R> {
     return new NodeSqliteStatement(this.db.prepare(sql)) as unknown as Statement<P, R>;
+  }
+
+  prepareArrays<P extends BindParameters>(sql: string): Statement<P, unknown[]> {
+    return new NodeSqliteStatement(this.db.prepare(sql), true) as unknown as Statement<P, unknown[]>;
   }
 
   exec(sql: string): void {

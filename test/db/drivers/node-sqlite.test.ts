@@ -43,9 +43,9 @@ describe(`a ${driver.name} connection`, () => {
     assert.deepEqual(db.prepare('SELECT id FROM visits WHERE minutes = ? AND fee = ? AND hash = ?').get(30, 85.5, hash), { id: 1 });
   });
 
-  it("reads a statement told arrays() as arrays of its columns in the SELECT's order, whichever way it reads them; others stay objects", () => {
+  it("reads a statement prepared for arrays as arrays of its columns in the SELECT's order, whichever way it reads them; others stay objects", () => {
     db.exec("INSERT INTO visits (minutes, note) VALUES (30, 'a'), (45, 'b')");
-    const arrays = db.prepare<[number]>('SELECT note, minutes FROM visits WHERE minutes >= ? ORDER BY id').arrays();
+    const arrays = db.prepareArrays<[number]>('SELECT note, minutes FROM visits WHERE minutes >= ? ORDER BY id');
     assert.deepStrictEqual(arrays.get(40), ['b', 45]);
     assert.deepStrictEqual(arrays.all(0), [
       ['a', 30],
