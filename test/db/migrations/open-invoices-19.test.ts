@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { openDatabase } from '../../../src/db/open-database.js';
 import { SCHEMA_VERSION } from '../../../src/db/migrations.js';
 import { sumOpenBalances, sumOpenBalancesOfPatients } from '../../../src/db/invoices.js';
@@ -8,7 +7,7 @@ import { recordPayment } from '../../../src/domain/payments/record-payment.js';
 import { buildPayment, createTestInvoice, createTestPatient } from '../../helpers/builders.js';
 import { readDatabase } from '../../helpers/release-database.js';
 import { schemaOf } from '../../helpers/schema-of.js';
-import { makeDataDir } from '../../helpers/fixtures.js';
+import { useDataDirs } from '../../helpers/fixtures.js';
 
 /**
  * Schema 19 (issue 43) adds invoices_open_by_patient, the open invoices' index a patient's balance
@@ -17,14 +16,15 @@ import { makeDataDir } from '../../helpers/fixtures.js';
  * each patient owes what they owed before, read through the index, and the schema is a new one's.
  */
 describe('upgrading schema 18 to 19: the open invoices by patient', () => {
+  const newDataDir = useDataDirs();
   let dataDir: string;
   let fresh: string;
   let patientIds: string[];
   let owedBefore: unknown;
 
   before(() => {
-    dataDir = makeDataDir();
-    fresh = makeDataDir();
+    dataDir = newDataDir();
+    fresh = newDataDir();
     const db = openDatabase(dataDir);
     const [anna, bert, clara, dora] = [createTestPatient(db), createTestPatient(db), createTestPatient(db), createTestPatient(db)];
     createTestInvoice(db, { patient_id: anna.id, total: '100.00' });
@@ -40,10 +40,6 @@ describe('upgrading schema 18 to 19: the open invoices by patient', () => {
     owedBefore = { page: sumOpenBalancesOfPatients(db, patientIds), each: patientIds.map((id) => sumOpenBalances(db, id)) };
     db.close();
     openDatabase(fresh).close();
-  });
-  after(() => {
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(fresh, { recursive: true, force: true });
   });
 
   it('indexes every open invoice: each patient owes what they owed, and the schema is a new database’s', () => {

@@ -1,6 +1,5 @@
 import assert from 'node:assert/strict';
-import { rmSync } from 'node:fs';
-import { after, before, describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { openDatabase } from '../../../src/db/open-database.js';
 import { SCHEMA_VERSION } from '../../../src/db/migrations.js';
 import { BOOK_APPOINTMENT } from '../../../src/domain/appointments/book-appointment.js';
@@ -10,7 +9,7 @@ import { performUseCase, type AnyUseCase } from '../../../src/domain/use-case.js
 import { createTestPatient } from '../../helpers/builders.js';
 import { readDatabase } from '../../helpers/release-database.js';
 import { schemaOf } from '../../helpers/schema-of.js';
-import { makeDataDir } from '../../helpers/fixtures.js';
+import { useDataDirs } from '../../helpers/fixtures.js';
 
 /** The reminders table and its indexes as schema 17 made them (migrations 13 to 15). */
 const SCHEMA_17_REMINDERS = `
@@ -49,14 +48,15 @@ const desk = { source: 'cli' as const, actor: { type: 'cli' as const, id: 'it', 
  * row, its seq and the table's AUTOINCREMENT counter come through, and the schema is a new one's.
  */
 describe('upgrading schema 17 reminders to schema 18', () => {
+  const newDataDir = useDataDirs();
   let dataDir: string;
   let fresh: string;
   let before17: unknown[];
 
   before(() => {
     // Reminders planned by this program, then their table put back as schema 17 had it.
-    dataDir = makeDataDir();
-    fresh = makeDataDir();
+    dataDir = newDataDir();
+    fresh = newDataDir();
     const db = openDatabase(dataDir);
     const run = (useCase: AnyUseCase, body: object) => performUseCase(useCase as never, db, { body }, desk);
     run(SET_CLINIC_NAME, { name: 'Praxis' });
@@ -78,10 +78,6 @@ describe('upgrading schema 17 reminders to schema 18', () => {
     before17 = db.prepare('SELECT * FROM reminders ORDER BY seq').all();
     db.close();
     openDatabase(fresh).close();
-  });
-  after(() => {
-    rmSync(dataDir, { recursive: true, force: true });
-    rmSync(fresh, { recursive: true, force: true });
   });
 
   it('keeps every row with its seq and the counter, and ends with the schema of a new database', () => {
