@@ -93,11 +93,13 @@ interface CommandRun {
 
 /**
  * The run each command belongs to. A process runs one command, but the server runs desk PCs'
- * commands side by side, each in its own run (runForDeskPc).
+ * commands side by side, each in its own run (runForDeskPc). The storage is made by the first
+ * such run: Node loads AsyncLocalStorage's modules when it is first used, which a command typed
+ * at the desk never needs.
  */
-const runs = new AsyncLocalStorage<CommandRun>();
+let runs: AsyncLocalStorage<CommandRun> | undefined;
 const processRun: CommandRun = { command: '' };
-const currentRun = () => runs.getStore() ?? processRun;
+const currentRun = () => runs?.getStore() ?? processRun;
 
 /**
  * A file path a command was given, as the command may read it: on the server for a desk PC only
@@ -116,7 +118,7 @@ export function fileNameOf(path: string): string {
 
 /** Runs `work` (a whole command) for a person at a desk PC: its database and caller are the server's (DeskPcRun). */
 export function runForDeskPc<T>(deskPc: DeskPcRun, work: () => Promise<T>): Promise<T> {
-  return runs.run({ command: '', deskPc }, work);
+  return (runs ??= new AsyncLocalStorage<CommandRun>()).run({ command: '', deskPc }, work);
 }
 
 /** The desk PC's run this command belongs to, when the server runs it for one. */

@@ -79,25 +79,27 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     // A link planted between the checks above and SQLite's own opens is caught here, before
     // anything is written through it.
     for (const file of [path, ...SQLITE_SUFFIXES.map((suffix) => path + suffix)]) refuseUnlessRegularFile(file);
-    // FULL fsyncs the WAL on every commit: an acknowledged payment or patient must survive a
-    // power cut, which NORMAL does not promise in WAL mode.
-    db.pragma('synchronous = FULL');
-    db.pragma('foreign_keys = ON');
-    // The server runs each request's writes in a SAVEPOINT of its commit group; the pages a savepoint
-    // changes are journaled, to a temporary file past 64 KiB unless temporary storage is memory, and
-    // a booking with its reminders crossed that line (docs/design-choices.md, "What planning costs").
-    db.pragma('temp_store = MEMORY');
-    // 4 MB of cached pages, not better-sqlite3's 16 (node:sqlite's SQLite has 2). When an insert
-    // splits a B-tree page, SQLite renumbers the new pages through the number of the page at 1 GiB,
-    // and a COMMIT then drops from the cache every page past the database's end by walking the
-    // cache's whole hash table while the database is smaller than that: at 16 MB, 4,096 slots and
-    // about 3,900 pages for each commit group with a split, 3 % of the server's CPU under POST
-    // /patients. At 4 MB the server spent 0.87-1.00x the CPU per answer on the writes and the
-    // audited read and held 12 MiB less memory (docs/benchmarks.md, issue 43).
-    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
-    // The server and CLI commands share the file; wait for the other's write lock instead of
-    // failing at once. Past this the request is answered 503 DATABASE_BUSY.
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // The connection's settings, in one call: each pragma on its own was a statement prepared and
+    // run, which every desk command paid for again at its start.
+    // - synchronous FULL fsyncs the WAL on every commit: an acknowledged payment or patient must
+    //   survive a power cut, which NORMAL does not promise in WAL mode.
+    // - temp_store MEMORY: the server runs each request's writes in a SAVEPOINT of its commit group;
+    //   the pages a savepoint changes are journaled, to a temporary file past 64 KiB unless temporary
+    //   storage is memory, and a booking with its reminders crossed that line (docs/design-choices.md,
+    //   "What planning costs").
+    // - cache_size: 4 MB of cached pages, not better-sqlite3's 16 (node:sqlite's SQLite has 2). When
+    //   an insert splits a B-tree page, SQLite renumbers the new pages through the number of the page
+    //   at 1 GiB, and a COMMIT then drops from the cache every page past the database's end by walking
+    //   the cache's whole hash table while the database is smaller than that: at 16 MB, 4,096 slots
+    //   and about 3,900 pages for each commit group with a split, 3 % of the server's CPU under POST
+    //   /patients. At 4 MB the server spent 0.87-1.00x the CPU per answer on the writes and the
+    //   audited read and held 12 MiB less memory (docs/benchmarks.md, issue 43).
+    // - busy_timeout: the server and CLI commands share the file; wait for the other's write lock
+    //   instead of failing at once. Past this the request is answered 503 DATABASE_BUSY.
+    db.exec(
+      `PRAGMA synchronous = FULL; PRAGMA foreign_keys = ON; PRAGMA temp_store = MEMORY; ` +
+        `PRAGMA cache_size = -${PAGE_CACHE_KIB}; PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS};`,
+    );
     // `keep` leaves an older schema as it is, but a new file (version 0) still gets its schema.
     if (options.olderSchema === 'keep' && schemaVersionOf(db) > 0) refuseNewerSchema(db);
     else migrate(db);

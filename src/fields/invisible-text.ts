@@ -23,13 +23,19 @@ const NEEDED_BY_SCRIPTS = /^[\ufe00-\ufe0f\u{e0100}-\u{e01ef}\u180b-\u180d\u180f
 const JOINERS = /^[\u200c\u200d]$/u;
 
 /**
- * A letter or mark of a script in which the joiners choose forms: not of the cased alphabets
- * (Latin, Greek, Cyrillic, Armenian) nor Common (digits, punctuation, emoji), where a joiner only
- * hides between letters that read the same without it.
+ * The two expressions a joiner is judged by, made when a name first holds one: V8 builds a
+ * property class's ranges when the expression is made, and these cost about 1 ms together, which
+ * every desk command and the server's start would otherwise pay for a name that almost never comes.
+ * `joiningLetter`: a letter or mark of a script in which the joiners choose forms: not of the cased
+ * alphabets (Latin, Greek, Cyrillic, Armenian) nor Common (digits, punctuation, emoji), where a
+ * joiner only hides between letters that read the same without it.
  */
-const JOINING_LETTER = /^(?![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Armenian}\p{Script=Common}])[\p{L}\p{M}]$/u;
-
-const LETTER = /^[\p{L}\p{M}]$/u;
+let joinerClasses: { joiningLetter: RegExp; letter: RegExp } | undefined;
+const joinerExpressions = () =>
+  (joinerClasses ??= {
+    joiningLetter: /^(?![\p{Script=Latin}\p{Script=Greek}\p{Script=Cyrillic}\p{Script=Armenian}\p{Script=Common}])[\p{L}\p{M}]$/u,
+    letter: /^[\p{L}\p{M}]$/u,
+  });
 
 /** The character before `index` and the one from `index` in `text`, each a whole code point (or undefined). */
 function codePointBefore(text: string, index: number): string | undefined {
@@ -58,10 +64,11 @@ export function withoutInvisibleCharacters(name: string): string {
     if (!JOINERS.test(character)) return '';
     // After a letter of such a script, unless a letter of another script follows: a Malayalam
     // chillu (na, virama, ZWJ) ends a word.
+    const { joiningLetter, letter } = joinerExpressions();
     const before = codePointBefore(whole, offset);
     const after = codePointAt(whole, offset + character.length);
-    const joins = before !== undefined && JOINING_LETTER.test(before);
-    return joins && (after === undefined || !LETTER.test(after) || JOINING_LETTER.test(after)) ? character : '';
+    const joins = before !== undefined && joiningLetter.test(before);
+    return joins && (after === undefined || !letter.test(after) || joiningLetter.test(after)) ? character : '';
   });
 }
 
