@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 import { BUNDLE_DIGEST_FILE, sourceDigest } from './source-digest.mjs';
+import { listedTimeZonesOf } from './listed-time-zones.mjs';
 
 const root = new URL('..', import.meta.url);
 const pkg = JSON.parse(readFileSync(new URL('package.json', root), 'utf8'));
@@ -134,6 +135,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     format: 'esm',
     outfile: new URL('dist/clinic.js', root).pathname,
     external: ['better-sqlite3'],
+    // The zones this Node lists: dist/clinic.js uses them where the Node running it has the same ICU and tz data.
+    define: { CLINIC_LISTED_TIME_ZONES: listedTimeZonesOf() },
     banner: {
       js: "#!/usr/bin/env node\nimport { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);",
     },

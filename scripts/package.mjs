@@ -33,6 +33,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { inject } from 'postject';
 import { commonOptions, docsAssetFiles, DOCS_ASSETS_MODULE } from './build.mjs';
+import { listedTimeZonesOf } from './listed-time-zones.mjs';
 import { RUNTIME_FLAGS } from './runtime-flags.mjs';
 
 const TARGETS = ['linux-x64', 'win-x64'];
@@ -392,6 +393,9 @@ if (!windows) {
   execFileSync(runtime, ['-e', `process.dlopen({ exports: {} }, ${JSON.stringify(addonFile)})`]);
 }
 const targetRuntime = windows ? windowsRuntime(runtimeVersion) : runtime;
+// The zones the runtime lists (src/domain/time-zones.ts): read with this platform's runtime of the
+// same version, which clinic.exe's is; a runtime whose ICU or tz data differ asks Intl instead.
+const listedTimeZones = listedTimeZonesOf(runtime);
 
 /**
  * Bundles src/sea/main.ts as one CommonJS file at `outfile`, with `plugins` first, and escapes
@@ -405,7 +409,7 @@ async function bundleProgram(outfile, plugins = []) {
     format: 'cjs',
     target: nodeTarget,
     outfile,
-    define: { CLINIC_ADDON_SHA256: JSON.stringify(addonSha256) },
+    define: { CLINIC_ADDON_SHA256: JSON.stringify(addonSha256), CLINIC_LISTED_TIME_ZONES: listedTimeZones },
     // V8 keeps the script's source for the life of the process (and Node maps it from the executable):
     // without comments and white space it is 1.3 MB instead of 2.0, and the server 3 MiB smaller
     // at rest. Names are kept, so that a stack trace in the log still reads.

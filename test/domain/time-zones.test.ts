@@ -1,7 +1,7 @@
 // Time zone names as a person types them, for `clinic settings set-timezone`: the zone of clinic local time (decisions.md §3, "Values"; clinic-api-1.1.md, GET /appointments).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { canonicalTimeZone, isListedTimeZone, suggestTimeZones } from '../../src/domain/time-zones.js';
+import { canonicalTimeZone, isListedTimeZone, suggestTimeZones, zonesListedBy } from '../../src/domain/time-zones.js';
 
 describe('time zone names', () => {
   it('spells a zone typed in any case as IANA does, and UTC as UTC', () => {
@@ -23,6 +23,15 @@ describe('time zone names', () => {
     assert.equal(isListedTimeZone('UTC'), true);
     assert.equal(isListedTimeZone('europe/vienna'), false);
     assert.equal(isListedTimeZone('Mars/Olympus'), false);
+  });
+
+  it("takes the build's list of zones only from a runtime with the ICU and tz data it was read from, else asks Intl", () => {
+    const built = { icu: process.versions.icu!, tz: process.versions.tz!, zones: ['Europe/Vienna', 'Test/Built'] };
+    assert.deepEqual(zonesListedBy(built), ['Europe/Vienna', 'Test/Built']);
+    const intl = Intl.supportedValuesOf('timeZone');
+    assert.deepEqual(zonesListedBy(built, { icu: '0.1', tz: process.versions.tz }), intl);
+    assert.deepEqual(zonesListedBy(built, { icu: process.versions.icu, tz: '1999a' }), intl);
+    assert.deepEqual(zonesListedBy(undefined), intl);
   });
 
   it('offers the zone of a city typed alone, in any case, with spaces, or under the wrong region', () => {

@@ -19,6 +19,14 @@ interface DayLine {
   currency: string;
 }
 
+/**
+ * Earlier first, by `created_at`: UTC timestamps of one form (2026-12-01T09:30:00.000Z), whose
+ * order as text is their order in time. Not localeCompare, whose first call loads ICU's collation
+ * data: 5 ms, a tenth of `report day`'s whole run.
+ */
+const byCreatedAt = (a: { created_at: string }, b: { created_at: string }) =>
+  a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : 0;
+
 /** Payments and refunds (negative) as lines in time order. */
 function dayLines(
   payments: readonly Omit<DayLine, 'currency'>[],
@@ -28,13 +36,13 @@ function dayLines(
   return [
     ...payments.map((payment) => ({ ...payment, currency: currencyOf(payment) })),
     ...refunds.map((refund) => ({ ...refund, amount: -refund.amount, currency: currencyOf(refund) })),
-  ].sort((a, b) => a.created_at.localeCompare(b.created_at));
+  ].sort(byCreatedAt);
 }
 
 /** The day's credit notes for people (1.3.0): a section of their own, since no money moved with them. */
 function formatCreditNotes({ report, otherCurrencyCreditNotes }: DayReportResult): string {
-  const notes = [...report.credit_notes.map((note) => ({ ...note, currency: report.currency })), ...otherCurrencyCreditNotes].sort((a, b) =>
-    a.created_at.localeCompare(b.created_at),
+  const notes = [...report.credit_notes.map((note) => ({ ...note, currency: report.currency })), ...otherCurrencyCreditNotes].sort(
+    byCreatedAt,
   );
   if (notes.length === 0) return '';
   const table = deskTable(

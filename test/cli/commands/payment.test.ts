@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { before, describe, it } from 'node:test';
+import { before, describe, it, mock } from 'node:test';
 import { findInvoice } from '../../../src/db/invoices.js';
 import { listPaymentRows } from '../../../src/db/payments.js';
 import { createInvoice } from '../../../src/domain/invoices/create-invoice.js';
 import { readInvoice } from '../../../src/domain/invoices/read-invoice.js';
 import { createPatient } from '../../../src/domain/patients/create-patient.js';
 import { recordPayment } from '../../../src/domain/payments/record-payment.js';
+import { REFUND_PAYMENT } from '../../../src/domain/payments/refund-payment.js';
+import { performUseCase } from '../../../src/domain/use-case.js';
 import { buildInvoice, buildPatient, buildPayment, createTestInvoice } from '../../helpers/builders.js';
 import { assertMatchesSchema } from '../../helpers/contract.js';
 import { useTestDatabase, useTestServer } from '../../helpers/fixtures.js';
@@ -122,6 +124,29 @@ describe('clinic invoice void and clinic refund', () => {
     const human = await clinic('report', 'day');
     assert.equal(human.code, 0, human.stderr);
     assert.match(human.stdout, new RegExp(`${invoice.invoice_number} .* cash +-12\\.50 EUR$`, 'm'));
+  });
+  it("lists a day's payments and refunds in the order of the clock, a refund between the payments it came between", async () => {
+    const invoice = createTestInvoice(data.db, { total: '90.00' });
+    const caller = { source: 'cli', actor: { type: 'cli', id: 'test', name: 'test', source: 'test', requestId: null } } as const;
+    // A day of its own, its hours in the middle of it wherever the machine's zone is.
+    mock.timers.enable({ apis: ['Date'], now: Date.parse('2026-03-10T10:05:00Z') });
+    try {
+      const first = pay(invoice.id, '20.00');
+      mock.timers.setTime(Date.parse('2026-03-10T11:15:00Z'));
+      pay(invoice.id, '30.00');
+      mock.timers.setTime(Date.parse('2026-03-10T10:40:00Z'));
+      const refund = { path: { payment_id: first.payment_id }, header: {}, body: { amount: '7.00', reason: 'overcharged' } };
+      performUseCase(REFUND_PAYMENT, data.db, refund, caller);
+    } finally {
+      mock.timers.reset();
+    }
+    const human = await clinic('report', 'day', '--date', '2026-03-10');
+    assert.equal(human.code, 0, human.stderr);
+    const amounts = human.stdout
+      .split('\n')
+      .filter((line) => line.includes(invoice.invoice_number))
+      .map((line) => /(-?\d+\.\d\d) EUR$/.exec(line)?.[1]);
+    assert.deepEqual(amounts, ['20.00', '-7.00', '30.00']);
   });
 });
 
