@@ -2,6 +2,7 @@ import { dirname, join } from 'node:path';
 import { errors } from '../errors.js';
 import { migrate, schemaVersionOf, SCHEMA_VERSION, SchemaTooNewError } from './migrations.js';
 import { sqliteDriver, type Db } from './drivers/sqlite-driver.js';
+import { PreparingWhenRun } from './statements-when-run.js';
 import {
   DATABASE_FILE,
   COMPANION_SUFFIXES,
@@ -43,7 +44,18 @@ export interface OpenDatabaseOptions {
    * migrate (a new database is still given its schema).
    */
   olderSchema?: 'migrate' | 'refuse' | 'keep';
+  /**
+   * When the statements a module of src/db declares (preparedFor) are prepared. `when-run`
+   * (default): each at its first run, right for a one-shot command, which runs a few of the
+   * dozens its modules declare (statements-when-run.ts). `ahead`: all of a module's at its first
+   * use, and the driver's own statements run with nothing between: the server, which runs each
+   * thousands of times.
+   */
+  statements?: 'when-run' | 'ahead';
 }
+
+/** The connections whose modules' statements are prepared ahead (OpenDatabaseOptions.statements). */
+const preparingAhead = new WeakSet<Db>();
 
 /** The data directory `db` was opened from: the folder of its main file, as SQLite names it. */
 export function dataDirectoryOf(db: Db): string {
@@ -106,6 +118,7 @@ export function openDatabase(dataDir: string, options: OpenDatabaseOptions = {})
     // The server waits asynchronously instead (src/server/writes/commit-groups.ts): a synchronous wait would stop
     // every other request for as long.
     if (options.busyWait === 'fail') db.pragma('busy_timeout = 0');
+    if (options.statements === 'ahead') preparingAhead.add(db);
   } catch (error) {
     db.close();
     throw error;
@@ -137,14 +150,15 @@ export function sqliteVersion(): string {
 
 /**
  * Memoises a set of prepared statements per connection, so each SQL text is prepared once per
- * process instead of once per call.
+ * connection instead of once per call: when each first runs, or all at once on a connection
+ * opened to prepare them ahead (OpenDatabaseOptions.statements).
  */
 export function preparedFor<T>(prepare: (db: Db) => T): (db: Db) => T {
   const cache = new WeakMap<Db, T>();
   return (db) => {
     let statements = cache.get(db);
     if (statements === undefined) {
-      statements = prepare(db);
+      statements = prepare(preparingAhead.has(db) ? db : new PreparingWhenRun(db));
       cache.set(db, statements);
     }
     return statements;

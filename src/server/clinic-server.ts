@@ -113,7 +113,7 @@ function openServerDatabase(dataDir: string): Db {
   let db: Db;
   try {
     // An older schema is migrated by startServer, after the backup of it (upgradeOpenDatabase).
-    db = openDatabase(dataDir, { busyWait: 'fail', olderSchema: 'keep' });
+    db = openDatabase(dataDir, { busyWait: 'fail', olderSchema: 'keep', statements: 'ahead' });
   } catch (error) {
     if (isDamagedFile(error)) throw errors.databaseDamaged(path, describeFailure(error));
     if (storageFault(error) === 'failed' || storageFault(error) === 'full')

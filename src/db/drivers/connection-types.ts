@@ -4,7 +4,8 @@
  */
 /** Positional parameters as an array, or named ones (`@name`) as an object. */
 export type BindParameters = unknown[] | object;
-type ArgumentsOf<P> = P extends unknown[] ? P : [P];
+/** A statement's parameters as its methods take them: positional ones spread, named ones as one object. */
+export type ArgumentsOf<P> = P extends unknown[] ? P : [P];
 
 export interface RunResult {
   changes: number;
