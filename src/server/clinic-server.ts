@@ -1,4 +1,5 @@
 import { hashWithNodeCrypto } from '../domain/audit/sha256.js';
+import { buildUseCaseValidators } from '../domain/use-case.js';
 import { closeSync, existsSync, openSync, readFileSync, unlinkSync } from 'node:fs';
 import { tlsPaths } from '../domain/tls/tls-files.js';
 import { caOfChain, certificatesOf, forgetServedEndpoint, isLoopbackName, recordServedEndpoint } from '../domain/tls/served-endpoint.js';
@@ -209,6 +210,8 @@ export async function startClinicServer(config: ClinicServerConfig): Promise<Cli
   const startedAt = new Date();
   // The audit trail's hashes by node:crypto, which the server loads anyway: ten times the JavaScript's pace.
   hashWithNodeCrypto();
+  // Every use case's validators now, so that no request pays for building them (a command builds its one's when run).
+  buildUseCaseValidators();
   // First, before anything is made: a start that would serve patient data in clear text, or
   // with a certificate clients would refuse, is refused as it is typed.
   const tls = serverTls(config, startedAt);

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { DAY_REPORT } from '../../src/domain/desk/day-report.js';
-import { errors } from '../../src/errors.js';
+import { errors, ValidationError } from '../../src/errors.js';
+import { SECRET_ECHO } from '../../src/domain/validation/validate.js';
 import { CREATE_INVOICE, createInvoice } from '../../src/domain/invoices/create-invoice.js';
 import { LIST_INVOICES } from '../../src/domain/invoices/list-invoices.js';
 import { READ_INVOICE } from '../../src/domain/invoices/read-invoice.js';
@@ -12,7 +13,10 @@ import { createPatient } from '../../src/domain/patients/create-patient.js';
 import { RECORD_PAYMENT, recordPayment } from '../../src/domain/payments/record-payment.js';
 import { REFUND_PAYMENT } from '../../src/domain/payments/refund-payment.js';
 import { setModuleEnabled } from '../../src/domain/settings.js';
-import type { AnyUseCase } from '../../src/domain/use-case.js';
+import { buildUseCaseValidators, defineUseCase, type AnyUseCase } from '../../src/domain/use-case.js';
+import type { FieldSpec } from '../../src/fields/field-spec.js';
+import { openDatabase } from '../../src/db/open-database.js';
+import { useDataDirs } from '../helpers/fixtures.js';
 import { OPERATIONS } from '../../src/server/api/api-operations.js';
 import { buildInvoice, buildPatient } from '../helpers/builders.js';
 import { runClinic } from '../helpers/run-cli.js';
@@ -163,5 +167,71 @@ describe('a use case of a module that is off', () => {
       OPERATIONS.filter((operation) => operation.module !== undefined).map((operation) => operation.operationId),
       ['listInvoices', 'createInvoice', 'getInvoice', 'voidInvoice', 'createCreditNote', 'recordPayment', 'refundPayment'],
     );
+  });
+});
+
+/**
+ * A use case's validators are built once: when it first runs (a desk command, which loads a
+ * command group of dozens and runs one), or for all at the server's start (buildUseCaseValidators),
+ * never per request.
+ */
+describe("a use case's validators", () => {
+  const dataDir = useDataDirs();
+
+  /** A use case of one secret field whose spec counts how often it is read while validators are built. */
+  function countedUseCase() {
+    const reads = { secret: 0 };
+    const pin = {
+      name: 'pin',
+      kind: 'string',
+      required: true,
+      maxLength: 8,
+      get secret() {
+        reads.secret++;
+        return true;
+      },
+    } as const satisfies FieldSpec;
+    const useCase = defineUseCase({
+      summary: 'Checks a PIN',
+      roles: ['admin'],
+      input: { body: [pin] },
+      refusals: [],
+      access: 'read',
+      run: () => 'checked',
+    });
+    return { useCase, reads };
+  }
+
+  it('are built when it first runs, and once: a second run and a refusal build nothing again', () => {
+    const db = openDatabase(dataDir());
+    try {
+      const { useCase, reads } = countedUseCase();
+      assert.equal(reads.secret, 0, 'declared, not built');
+      assert.deepEqual(useCase.valuesOf(db, { body: { pin: '1234' } }), { body: { pin: '1234' } });
+      const built = reads.secret;
+      assert.ok(built > 0);
+      // A refusal builds nothing again, and still keeps the secret out of what it echoes.
+      assert.throws(
+        () => useCase.valuesOf(db, { body: { pin: 'far too long a PIN' } }),
+        (error: unknown) => error instanceof ValidationError && error.issues[0]?.input === SECRET_ECHO,
+      );
+      assert.equal(reads.secret, built);
+    } finally {
+      db.close();
+    }
+  });
+
+  it("are built for every use case declared by buildUseCaseValidators, as the server's start calls it", () => {
+    const { useCase, reads } = countedUseCase();
+    buildUseCaseValidators();
+    const built = reads.secret;
+    assert.ok(built > 0);
+    const db = openDatabase(dataDir());
+    try {
+      useCase.valuesOf(db, { body: { pin: '1234' } });
+      assert.equal(reads.secret, built);
+    } finally {
+      db.close();
+    }
   });
 });
