@@ -1,7 +1,7 @@
 import { dirname, join } from 'node:path';
 import { errors } from '../errors.js';
 import { migrate, schemaVersionOf, SCHEMA_VERSION, SchemaTooNewError } from './migrations.js';
-import { sqliteDriver, type Db } from './drivers/sqlite-driver.js';
+import { sqliteDriver, type Db, type StatementPreparer } from './drivers/sqlite-driver.js';
 import { PreparingWhenRun } from './statements-when-run.js';
 import {
   DATABASE_FILE,
@@ -153,7 +153,7 @@ export function sqliteVersion(): string {
  * connection instead of once per call: when each first runs, or all at once on a connection
  * opened to prepare them ahead (OpenDatabaseOptions.statements).
  */
-export function preparedFor<T>(prepare: (db: Db) => T): (db: Db) => T {
+export function preparedFor<T>(prepare: (db: StatementPreparer) => T): (db: Db) => T {
   const cache = new WeakMap<Db, T>();
   return (db) => {
     let statements = cache.get(db);

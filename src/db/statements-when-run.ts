@@ -1,4 +1,4 @@
-import type { ArgumentsOf, BackupStepOptions, BindParameters, Db, RunResult, Statement, Transaction } from './drivers/connection-types.js';
+import type { ArgumentsOf, BindParameters, Db, RunResult, Statement, StatementPreparer } from './drivers/connection-types.js';
 
 /**
  * A statement prepared when it first runs: what a module's statements are on a connection that
@@ -36,8 +36,8 @@ class StatementWhenRun<P extends BindParameters, R> implements Statement<P, R> {
   }
 }
 
-/** `db` as a module's preparedFor sees it on such a connection: its statements prepared when run, the rest `db` itself. */
-export class PreparingWhenRun implements Db {
+/** What a module's preparedFor is given on such a connection: `db`, its statements prepared when run. */
+export class PreparingWhenRun implements StatementPreparer {
   constructor(private readonly db: Db) {}
 
   prepare<P extends BindParameters = unknown[], R = unknown>(sql: string): Statement<P, R> {
@@ -46,34 +46,5 @@ export class PreparingWhenRun implements Db {
 
   prepareArrays<P extends BindParameters = unknown[]>(sql: string): Statement<P, unknown[]> {
     return new StatementWhenRun<P, unknown[]>(this.db, sql, (db, text) => db.prepareArrays<P>(text));
-  }
-
-  exec(sql: string): void {
-    this.db.exec(sql);
-  }
-
-  pragma(source: string, options?: { simple?: boolean }): unknown {
-    return this.db.pragma(source, options);
-  }
-
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as Transaction's
-  transaction<F extends (...args: any[]) => unknown>(fn: F): Transaction<F> {
-    return this.db.transaction(fn);
-  }
-
-  backup(destination: string, options?: BackupStepOptions): Promise<void> {
-    return this.db.backup(destination, options);
-  }
-
-  close(): void {
-    this.db.close();
-  }
-
-  get open(): boolean {
-    return this.db.open;
-  }
-
-  get inTransaction(): boolean {
-    return this.db.inTransaction;
   }
 }

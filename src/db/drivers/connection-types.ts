@@ -37,13 +37,17 @@ export interface BackupStepOptions {
   onStep?: (copiedPages: number, totalPages: number) => void;
 }
 
-export interface Db {
+/** What prepares statements: a connection, or one that prepares each when it first runs (statements-when-run.ts). */
+export interface StatementPreparer {
   prepare<P extends BindParameters = unknown[], R = unknown>(sql: string): Statement<P, R>;
   /**
    * A statement that reads each row as the array of its columns' values in the SELECT's order,
    * not as an object (row-builder.ts makes a wide row's object from it).
    */
   prepareArrays<P extends BindParameters = unknown[]>(sql: string): Statement<P, unknown[]>;
+}
+
+export interface Db extends StatementPreparer {
   exec(sql: string): void;
   /** `PRAGMA <source>`: its rows, or with `simple` the first column of the first row. */
   pragma(source: string, options?: { simple?: boolean }): unknown;

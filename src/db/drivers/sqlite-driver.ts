@@ -16,6 +16,7 @@ export type {
   SqliteDriver,
   SqliteDriverName,
   Statement,
+  StatementPreparer,
   Transaction,
 } from './connection-types.js';
 
