@@ -8,8 +8,11 @@
 //      node_modules/better-sqlite3 stays the one for the machine's Node, which runs the tests).
 //      Windows has no addon: better-sqlite3 cannot be built for it here (its addon needs MSVC's
 //      C++ ABI, and only MinGW is in Debian), so clinic.exe uses Node's built-in node:sqlite;
-//   3. the program bundled as one CommonJS file (a SEA's main script must be CommonJS);
-//   4. the SEA blob (script + the addon and docs files as assets; on Linux V8's code cache), made
+//   3. the program bundled as CommonJS files, each a whole program (src/sea/program-script.ts):
+//      the desk's, the server's, and each day command group's own; and the loader, the SEA's main
+//      script, which chooses one by the command's first word (a SEA's main script must be CommonJS);
+//   4. the SEA blob (the loader + the bundles, the addon and docs files as assets; on Linux V8's
+//      code cache of each bundle), made
 //      by the Linux runtime (for Windows too: the blob is the same for both of one Node version);
 //   5. a copy of the runtime with the blob injected by postject, smoke-tested (Linux), then renamed.
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -33,6 +36,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { inject } from 'postject';
 import { commonOptions, docsAssetFiles, DOCS_ASSETS_MODULE } from './build.mjs';
+import { commandGroupsOf, rewritingProgram, withEveryGroupImported, withOnlyGroup } from './command-groups.mjs';
 import { listedTimeZonesOf } from './listed-time-zones.mjs';
 import { RUNTIME_FLAGS } from './runtime-flags.mjs';
 
@@ -169,26 +173,10 @@ const embeddedDocsAssets = {
  * of with import() when typed. esbuild evaluates a module that is the target of an import() in a
  * wrapper, its module-level bindings assigned when it first runs, and V8 then optimises the
  * functions that use them less well: with lazy command groups POST /appointments cost the server
- * 11 % more CPU per answer (docs/benchmarks.md). Each `async () => (await import('./commands/x.js')).register…`
- * of COMMAND_GROUPS becomes a static import of that function; the build fails if none is found
- * or an import() is left.
+ * 11 % more CPU per answer (docs/benchmarks.md). The build fails if the table is not found or an
+ * import() is left (scripts/command-groups.mjs).
  */
-const eagerCommandGroups = {
-  name: 'eager-command-groups',
-  setup(pluginBuild) {
-    pluginBuild.onLoad({ filter: /[\\/]src[\\/]cli[\\/]program\.ts$/ }, (args) => {
-      const source = readFileSync(args.path, 'utf8');
-      const imports = [];
-      const eager = source.replace(/async \(\) => \(await import\('(\.\/commands\/[\w-]+\.js)'\)\)\.(\w+)/g, (_, path, name) => {
-        imports.push(`import { ${name} } from '${path}';`);
-        return `async () => ${name}`;
-      });
-      if (imports.length === 0 || /\bimport\(/.test(eager))
-        throw new Error('eager-command-groups: src/cli/program.ts no longer loads its command groups as expected');
-      return { contents: `${imports.join('\n')}\n${eager}`, loader: 'ts' };
-    });
-  },
-};
+const eagerCommandGroups = rewritingProgram('eager-command-groups', withEveryGroupImported);
 
 /** Replaces the `bindings` package (better-sqlite3's addon lookup in node_modules) with a clear failure. */
 const stubBindings = {
@@ -279,14 +267,6 @@ const withoutBetterSqlite3 = {
   },
 };
 
-/** The executable's assets beside the docs page's: the program's bundle and (Linux) its code cache (src/sea/program-script.ts). */
-const SEA_ASSETS = {
-  program: 'clinic.cjs',
-  codeCache: 'clinic.code-cache',
-  serverProgram: 'clinic-serve.cjs',
-  serverCodeCache: 'clinic-serve.code-cache',
-};
-
 /**
  * What the training's clinic is set up with before its day (run as the day is, but leaving the
  * cache as it was: a clinic is set up once, and every function in the cache is deserialised at
@@ -316,16 +296,52 @@ const TRAINING_DAY = [
   ['report', 'day'],
 ];
 
+/** The first word of a TRAINING_DAY entry (a function of what was printed starts with a fixed one). */
+const commandOf = (entry) => (typeof entry === 'function' ? entry({}) : entry)[0];
+
 /**
- * Makes the program's code cache (src/sea/program-script.ts says what it is for): the bundle runs
- * each command of TRAINING_DAY in a process of the executable's runtime under its flags, on a data
- * directory of its own set up by TRAINING_SETUP, each with the cache of the ones before; the cache
- * after the last holds what they all compiled. The runs use node:sqlite (better-sqlite3's addon is an asset of the executable
- * only), so the other driver's few functions compile at their first use as before. Each run after
- * the first checks that V8 accepts the cache before it, the last one's by one more run.
+ * The modules of commands of src/cli/program.ts whose commands make a receptionist's day (those
+ * of TRAINING_DAY), each with the top-level names it registers: each has a bundle of the program
+ * of its own, with those commands only (src/sea/program-script.ts says why).
  */
-async function trainCodeCache() {
-  step('training the code cache on a day of desk commands');
+const DAY_GROUPS = [];
+for (const { module, names } of commandGroupsOf(readFileSync(join(root, 'src/cli/program.ts'), 'utf8'))) {
+  if (!TRAINING_DAY.some((entry) => names.includes(commandOf(entry)))) continue;
+  const group = DAY_GROUPS.find((day) => day.module === module);
+  if (group === undefined) DAY_GROUPS.push({ module, names });
+  else group.names.push(...names);
+}
+const groupProgram = (module) => `clinic-${module}.cjs`;
+
+/**
+ * The executable's programs, beside the docs page's assets (src/sea/program-script.ts): the
+ * desk's whole bundle, the server's, and each day group's own, by the top-level names it runs;
+ * on Linux each with its code cache, named in codeCaches.
+ */
+const SEA_ASSETS = {
+  program: 'clinic.cjs',
+  serverProgram: 'clinic-serve.cjs',
+  commandPrograms: Object.fromEntries(DAY_GROUPS.flatMap(({ module, names }) => names.map((name) => [name, groupProgram(module)]))),
+};
+const DESK_PROGRAMS = [SEA_ASSETS.program, ...DAY_GROUPS.map(({ module }) => groupProgram(module))];
+SEA_ASSETS.codeCaches = Object.fromEntries(
+  [...DESK_PROGRAMS, SEA_ASSETS.serverProgram].map((program) => [program, program.replace(/\.cjs$/, '.code-cache')]),
+);
+
+/**
+ * Makes the programs' code caches (src/sea/program-script.ts says what they are for). Each desk
+ * program's: the bundle runs each command of TRAINING_DAY it would run in the executable, in a
+ * process of the executable's runtime under its flags, each with the cache of that program's
+ * runs before, and its cache after its last holds what they all compiled. The whole desk bundle,
+ * which runs every command outside the day's groups, is trained on the whole day as well, in a
+ * second clinic of its own (the day writes: the same appointment cannot be booked twice). Each
+ * clinic is set up by TRAINING_SETUP first. The runs use node:sqlite (better-sqlite3's addon is
+ * an asset of the executable only), so the other driver's few functions compile at their first
+ * use as before. A run checks that V8 accepts the cache it is given; one more run of each program
+ * checks its last. The server's cache is made as its bundle compiles.
+ */
+async function trainCodeCaches() {
+  step(`training the code caches on a day of desk commands: ${DESK_PROGRAMS.join(', ')}`);
   const trainer = join(work, 'train-code-cache.mjs');
   await bundleScript(join(root, 'scripts/train-code-cache.mjs'), trainer, 'esm');
   const home = mkdtempSync(join(tmpdir(), 'clinic-training-'));
@@ -337,35 +353,54 @@ async function trainCodeCache() {
     XDG_DATA_HOME: join(home, 'share'),
     CLINIC_SQLITE_DRIVER: 'node:sqlite',
   };
-  let cache = '-';
   let printed = {};
-  try {
-    const train = (entry, cacheIn, cacheOut) => {
-      const args = [...(typeof entry === 'function' ? entry(printed) : entry), '--data', join(home, 'data')];
-      const run = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, script, cacheIn, cacheOut, '--', ...args], { env, encoding: 'utf8' });
-      if (run.status !== 0 || (cacheOut !== '-' && !existsSync(cacheOut))) {
-        throw new Error(`training the code cache: clinic ${args.join(' ')} exited ${run.status ?? run.signal}: ${run.stderr}`);
-      }
-      if (args.includes('--json')) printed = JSON.parse(run.stdout);
-    };
-    for (const entry of TRAINING_SETUP) train(entry, '-', '-');
-    for (const [index, entry] of TRAINING_DAY.entries()) {
-      const next = join(home, `cache-${index}`);
-      train(entry, cache, next);
-      cache = next;
+  const train = (program, args, cacheIn, cacheOut) => {
+    const run = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, join(work, program), cacheIn, cacheOut, '--', ...args], {
+      env,
+      encoding: 'utf8',
+    });
+    if (run.status !== 0 || (cacheOut !== '-' && !existsSync(cacheOut))) {
+      throw new Error(`training the code cache of ${program}: clinic ${args.join(' ')} exited ${run.status ?? run.signal}: ${run.stderr}`);
     }
-    // One run more only checks that V8 accepts the day's cache, the one shipped.
-    train(['version'], cache, '-');
-    copyFileSync(cache, codeCache);
+    if (args.includes('--json')) printed = JSON.parse(run.stdout);
+  };
+  /** A clinic of its own set up and through its day, each command run by the program `programOf` names. */
+  const trainDay = (clinic, programOf) => {
+    const data = ['--data', join(home, clinic)];
+    const caches = new Map();
+    for (const entry of TRAINING_SETUP) train(programOf(entry[0]), [...entry, ...data], '-', '-');
+    for (const [index, entry] of TRAINING_DAY.entries()) {
+      const args = [...(typeof entry === 'function' ? entry(printed) : entry), ...data];
+      const program = programOf(args[0]);
+      const next = join(home, `${clinic}-${index}.code-cache`);
+      train(program, args, caches.get(program) ?? '-', next);
+      caches.set(program, next);
+    }
+    return caches;
+  };
+  try {
+    const caches = new Map([
+      ...trainDay('whole', () => SEA_ASSETS.program),
+      ...trainDay('own', (command) => SEA_ASSETS.commandPrograms[command] ?? SEA_ASSETS.program),
+    ]);
+    for (const program of DESK_PROGRAMS) {
+      // One run more of each only checks that V8 accepts the cache shipped.
+      const group = DAY_GROUPS.find(({ module }) => groupProgram(module) === program);
+      train(program, group === undefined ? ['version'] : [group.names[0], '--help'], caches.get(program), '-');
+      copyFileSync(caches.get(program), join(work, SEA_ASSETS.codeCaches[program]));
+    }
     // The server's bundle: its cache as it compiles, as Node's own SEA code cache was (src/sea/program-script.ts).
-    const server = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, '--server', serverScript, serverCodeCache], { env, encoding: 'utf8' });
+    const serverCache = join(work, SEA_ASSETS.codeCaches[SEA_ASSETS.serverProgram]);
+    const server = spawnSync(runtime, [...RUNTIME_FLAGS, trainer, '--server', join(work, SEA_ASSETS.serverProgram), serverCache], {
+      env,
+      encoding: 'utf8',
+    });
     if (server.status !== 0) throw new Error(`the server bundle's code cache: ${server.stderr}`);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
-  step(
-    `code caches: the desk's ${(statSync(codeCache).size / 1024).toFixed(0)} KiB, the server's ${(statSync(serverCodeCache).size / 1024).toFixed(0)} KiB`,
-  );
+  const kib = (program) => `${program} ${(statSync(join(work, SEA_ASSETS.codeCaches[program])).size / 1024).toFixed(0)} KiB`;
+  step(`code caches: ${[...DESK_PROGRAMS, SEA_ASSETS.serverProgram].map(kib).join(', ')}`);
 }
 
 const runtimeVersion = checkRuntime();
@@ -429,20 +464,21 @@ async function bundleProgram(outfile, plugins = []) {
   );
 }
 
-// Two bundles of the same program: the desk's, whose command groups load when typed, and the
-// server's, whose command groups are imported at its start (eagerCommandGroups): src/sea/
-// program-script.ts says why.
-const script = join(work, SEA_ASSETS.program);
-const serverScript = join(work, SEA_ASSETS.serverProgram);
-await bundleProgram(script);
-await bundleProgram(serverScript, [eagerCommandGroups]);
+// The bundles of the same program: the desk's whole, whose command groups load when typed; the
+// server's, whose command groups are imported at its start (eagerCommandGroups); and each day
+// group's own, which holds that group's commands only. src/sea/program-script.ts says why.
+await bundleProgram(join(work, SEA_ASSETS.program));
+await bundleProgram(join(work, SEA_ASSETS.serverProgram), [eagerCommandGroups]);
+for (const { module } of DAY_GROUPS) {
+  await bundleProgram(join(work, groupProgram(module)), [
+    rewritingProgram('only-command-group', (source) => withOnlyGroup(source, module)),
+  ]);
+}
 
 step(`bundling ${relative(root, work)}/loader.cjs, the executable's main script`);
 const loader = join(work, 'loader.cjs');
 await bundleScript(join(root, 'src/sea/loader.ts'), loader, 'cjs', { CLINIC_HAS_CODE_CACHE: JSON.stringify(!windows) });
-const codeCache = join(work, SEA_ASSETS.codeCache);
-const serverCodeCache = join(work, SEA_ASSETS.serverCodeCache);
-if (!windows) await trainCodeCache();
+if (!windows) await trainCodeCaches();
 
 step('generating the SEA blob with the runtime');
 const blob = join(work, 'clinic.blob');
@@ -454,13 +490,12 @@ writeFileSync(
       main: loader,
       output: blob,
       disableExperimentalSEAWarning: true,
-      // The loader is a few lines; the program's own code cache is an asset (trainCodeCache).
+      // The loader is a few lines; the programs' own code caches are assets (trainCodeCaches).
       useCodeCache: false,
       execArgv: RUNTIME_FLAGS,
       assets: {
-        [SEA_ASSETS.program]: script,
-        [SEA_ASSETS.serverProgram]: serverScript,
-        ...(windows ? {} : { [SEA_ASSETS.codeCache]: codeCache, [SEA_ASSETS.serverCodeCache]: serverCodeCache }),
+        ...Object.fromEntries([...DESK_PROGRAMS, SEA_ASSETS.serverProgram].map((program) => [program, join(work, program)])),
+        ...(windows ? {} : Object.fromEntries(Object.values(SEA_ASSETS.codeCaches).map((cache) => [cache, join(work, cache)]))),
         ...(windows ? {} : { 'better_sqlite3.node': addonFile }),
         ...Object.fromEntries(docsAssets.map(({ name, path }) => [`${DOCS_ASSET_PREFIX}${name}`, path])),
       },

@@ -1,26 +1,49 @@
 import { compileFunction, Script } from 'node:vm';
 
 /**
- * The program inside the single executable: its bundle (src/sea/main.ts as one CommonJS file) is
- * an asset of the executable, compiled by src/sea/loader.ts with V8's code cache, another asset.
- * That cache is made by scripts/package.mjs after a day's desk commands have run (scripts/
- * train-code-cache.mjs), so it holds every function they compiled, not only the script's top
- * level as Node's own SEA code cache does: a desk command then compiles almost nothing at start.
- * The build and the executable compile each bundle through the same function here, so that the
- * text V8 checks the cache against is the same in both.
+ * The program inside the single executable: its bundles (src/sea/main.ts as one CommonJS file)
+ * are assets of the executable, compiled by src/sea/loader.ts with V8's code cache, another asset
+ * each. A desk program's cache is made by scripts/package.mjs after a day's desk commands have
+ * run (scripts/train-code-cache.mjs), so it holds every function they compiled, not only the
+ * script's top level as Node's own SEA code cache does: a desk command then compiles almost
+ * nothing at start. The build and the executable compile each bundle through the same function
+ * here, so that the text V8 checks the cache against is the same in both.
  *
- * `clinic serve` runs a second bundle of the same program, whose command groups are imported at
- * its start rather than when typed (scripts/package.mjs, eagerCommandGroups): a module loaded
- * later is evaluated by esbuild in a wrapper, and V8 optimises the server's hot functions that use
- * such a module's bindings less well (11 % more CPU per POST /appointments). It is compiled by
+ * Each command group of a receptionist's day (patient, appointment, invoice, payment, report) has
+ * a bundle of its own, with its commands only, and the loader chooses it by the command's first
+ * word; every other desk command runs the whole desk bundle. The whole bundle carries the code of
+ * every command (the server, its HTTP stack, mail, TLS, backups), and a desk command paid for
+ * all of it at every start, whether it ran or not: V8 deserialised the cache of the script's top
+ * level, where esbuild hoists every module's functions (6.5 ms of `patient find`'s 9.7 ms of
+ * compiling), and the 2.7 MB text was read from the asset. The patient group's bundle is 0.64 MB
+ * and `patient find` took 0.83 of the time it took from the whole (docs/benchmarks.md).
+ *
+ * `clinic serve` runs a bundle of the same program whose command groups are imported at its
+ * start rather than when typed (scripts/package.mjs, eagerCommandGroups): a module loaded later
+ * is evaluated by esbuild in a wrapper, and V8 optimises the server's hot functions that use such
+ * a module's bindings less well (11 % more CPU per POST /appointments). It is compiled by
  * compileServerProgram, and its code cache is made as it compiles.
  */
 
-// Set by scripts/package.mjs (esbuild `define`), which names the executable's assets: the keys of
-// the two bundles of the program and of their code caches.
-declare const CLINIC_SEA_ASSETS: { program: string; codeCache: string; serverProgram: string; serverCodeCache: string };
+// Set by scripts/package.mjs (esbuild `define`), which names the executable's assets: the desk's
+// whole bundle, the server's, each day group's own by the top-level names it runs, and the code
+// cache of each bundle (none in clinic.exe).
+declare const CLINIC_SEA_ASSETS: {
+  program: string;
+  serverProgram: string;
+  commandPrograms: Record<string, string>;
+  codeCaches: Record<string, string>;
+};
 export const SEA_ASSETS = CLINIC_SEA_ASSETS;
-export const PROGRAM_ASSET = CLINIC_SEA_ASSETS.program;
+
+/** The bundle that runs the command line `args` (the user's arguments): the server's, a day group's own, or the desk's whole. */
+export function programFor(args: readonly string[]): string {
+  const command = args[0];
+  if (command === 'serve') return SEA_ASSETS.serverProgram;
+  // Own names only: `clinic constructor` is an unknown command of the whole bundle, not Object's.
+  const own = command !== undefined && Object.hasOwn(SEA_ASSETS.commandPrograms, command) ? SEA_ASSETS.commandPrograms[command] : undefined;
+  return own ?? SEA_ASSETS.program;
+}
 
 /** The CommonJS module function's parameters, as Node's loader gives them. */
 export const MODULE_PARAMETERS = ['exports', 'require', 'module', '__filename', '__dirname'];

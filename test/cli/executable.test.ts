@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { programPlatform, runClinic, testingExecutable } from '../helpers/run-cli.js';
+import { commandGroupsOf } from '../../scripts/command-groups.mjs';
 
 const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
 
@@ -63,6 +64,35 @@ describe(
       const result = await clinic('version', '--json');
       assert.equal(result.code, 0, result.stderr);
       assert.equal(sha256(readFileSync(file)), original);
+    });
+  },
+);
+
+// A command of a receptionist's day runs from its group's own bundle, every other from the desk's
+// whole one, `serve` from the server's (src/sea/program-script.ts, programFor; scripts/package.mjs
+// builds them): each top-level name must reach a bundle that holds its commands.
+describe(
+  'the single executable, each command from the bundle its first word chooses',
+  { skip: !testingExecutable && 'needs CLINIC_BIN (npm run test:dist)' },
+  () => {
+    const names = commandGroupsOf(readFileSync(new URL('../../src/cli/program.ts', import.meta.url), 'utf8')).flatMap(
+      (group) => group.names,
+    );
+
+    it('prints the help of every top-level command', async () => {
+      for (const name of names) {
+        const result = await runClinic([name, '--help']);
+        assert.equal(result.code, 0, `clinic ${name} --help: ${result.stderr}`);
+        assert.match(result.stdout, new RegExp(`^Usage: clinic ${name}\\b`), `clinic ${name} --help`);
+      }
+    });
+
+    it('refuses a first word that names a property of every object as an unknown command, as any other', async () => {
+      for (const word of ['constructor', '__proto__', 'toString']) {
+        const result = await runClinic([word]);
+        assert.equal(result.code, 2, `clinic ${word}: ${result.stderr}`);
+        assert.match(result.stderr, new RegExp(`^error: unknown command '${word}'`), `clinic ${word}`);
+      }
     });
   },
 );
