@@ -11,8 +11,16 @@ import { withoutIgnorableCharacters } from './invisible-text.js';
 
 const SPELT_OUT: Readonly<Record<string, string>> = { ß: 'ss', æ: 'ae', œ: 'oe', ø: 'o', ł: 'l', đ: 'd', ð: 'd', þ: 'th', ı: 'i' };
 
+/**
+ * A character outside ASCII. Text in ASCII alone folds to its lower case: it has no
+ * decomposition, mark, letter spelt out or character that prints as nothing, and the marks'
+ * expression below is not built for it (V8 builds a property class's ranges when it is first used).
+ */
+const BEYOND_ASCII = /[\u0080-\uffff]/;
+
 /** `text` folded for search: `Müller-Lüdenscheidt` → `muller-ludenscheidt`. */
 export function foldForSearch(text: string): string {
+  if (!BEYOND_ASCII.test(text)) return text.toLowerCase();
   return withoutIgnorableCharacters(text)
     .normalize('NFKD')
     .replace(/\p{M}/gu, '')

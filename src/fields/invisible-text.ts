@@ -17,6 +17,13 @@ let defaultIgnorable: RegExp | undefined;
 const defaultIgnorableExpression = () => (defaultIgnorable ??= /\p{Default_Ignorable_Code_Point}/gu);
 
 /**
+ * A character from U+00AD, the soft hyphen, the first Default_Ignorable_Code_Point: text without
+ * one has nothing to remove, and a name or query typed in ASCII (most of them) is passed as it is,
+ * without the expression above.
+ */
+const FROM_THE_FIRST_IGNORABLE = /[\u00ad-\uffff]/;
+
+/**
  * Default-ignorable characters that a name in some script needs, kept at the door: variation
  * selectors (the form of the character before, as a Japanese name's kanji may require:
  * U+FE00–U+FE0F, U+E0100–U+E01EF, Mongolian U+180B–U+180D, U+180F) and the Hangul choseong and
@@ -64,6 +71,7 @@ function codePointAt(text: string, index: number): string | undefined {
  * control goes. A name of nothing else becomes empty (and is refused as too short).
  */
 export function withoutInvisibleCharacters(name: string): string {
+  if (!FROM_THE_FIRST_IGNORABLE.test(name)) return name;
   return name.replace(defaultIgnorableExpression(), (character: string, offset: number, whole: string) => {
     if (NEEDED_BY_SCRIPTS.test(character)) return character;
     if (!JOINERS.test(character)) return '';
@@ -83,5 +91,5 @@ export function withoutInvisibleCharacters(name: string): string {
  * prints, and one typed into a query changes nothing.
  */
 export function withoutIgnorableCharacters(text: string): string {
-  return text.replace(defaultIgnorableExpression(), '');
+  return FROM_THE_FIRST_IGNORABLE.test(text) ? text.replace(defaultIgnorableExpression(), '') : text;
 }

@@ -22,6 +22,25 @@ describe('folded text', () => {
     assert.equal(foldForSearch('Ｍüller'), 'muller');
   });
 
+  it('folds every ASCII character as the whole folding does: only its case changes', () => {
+    const wholeFolding = (text: string) =>
+      text
+        .replace(/\p{Default_Ignorable_Code_Point}/gu, '')
+        .normalize('NFKD')
+        .replace(/\p{M}/gu, '')
+        .toLowerCase();
+    const ascii = Array.from({ length: 128 }, (_, code) => String.fromCharCode(code));
+    for (const character of ascii)
+      assert.equal(foldForSearch(character), wholeFolding(character), `U+${character.charCodeAt(0).toString(16)}`);
+    assert.equal(foldForSearch(ascii.join('')), wholeFolding(ascii.join('')));
+    assert.equal(foldForSearch('Dr. MUSTER-Huber'), 'dr. muster-huber');
+  });
+
+  it('folds ASCII text with one character beyond it as a whole: a soft hyphen is left out, an accent dropped', () => {
+    assert.equal(foldForSearch('MU\u00adSTER'), 'muster');
+    assert.equal(foldForSearch('Muste\u0301r'), 'muster');
+  });
+
   it('leaves out what prints as nothing: a soft hyphen, a zero-width space, a bidi control', () => {
     assert.equal(foldForSearch('Mül\u00adler'), 'muller');
     assert.equal(foldForSearch('Mül\u200bler'), 'muller');

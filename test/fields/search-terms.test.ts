@@ -118,7 +118,15 @@ describe('L5: characters that print as nothing (issue 39)', () => {
     ['\u845b\u{e0100}\u57ce', '\u845b\u{e0100}\u57ce', 'keeps the variation selector of a Japanese name’s kanji'],
     ['\u3164Han\ufeff', 'Han', 'loses a Hangul filler that prints as a blank letter, and a BOM'],
     ['\u200b\u00ad\u2060', '', 'of nothing else is left empty'],
+    ['Anna-Lena Muster', 'Anna-Lena Muster', 'in ASCII is kept as typed'],
+    ['Anna\u00ad', 'Anna', 'loses a soft hyphen after ASCII letters, the first of the characters that print as nothing'],
   ] as const) {
     it(`a name at the door ${why}`, () => assert.equal(withoutInvisibleCharacters(typed), stored));
   }
+
+  it('has nothing to remove from a name of characters before the soft hyphen (U+0000–U+00AC)', () => {
+    const before = Array.from({ length: 0xad }, (_, code) => String.fromCharCode(code)).join('');
+    assert.equal(before.replace(/\p{Default_Ignorable_Code_Point}/gu, ''), before);
+    assert.equal(withoutInvisibleCharacters(before), before);
+  });
 });
