@@ -15,8 +15,8 @@ import { compileFunction, Script } from 'node:vm';
  * every command (the server, its HTTP stack, mail, TLS, backups), and a desk command paid for
  * all of it at every start, whether it ran or not: V8 deserialised the cache of the script's top
  * level, where esbuild hoists every module's functions (6.5 ms of `patient find`'s 9.7 ms of
- * compiling), and the 2.7 MB text was read from the asset. The patient group's bundle is 0.64 MB
- * and `patient find` took 0.83 of the time it took from the whole (docs/benchmarks.md).
+ * compiling), and the 2.7 MB text was read from the asset. The patient group's bundle is 0.59 MB
+ * and `patient find` took 0.84 of the time it took from the whole (docs/benchmarks.md, "Fourth pass").
  *
  * `clinic serve` runs a bundle of the same program whose command groups are imported at its
  * start rather than when typed (scripts/package.mjs, eagerCommandGroups): a module loaded later
