@@ -4,10 +4,10 @@
 // imports every group at its start, and a desk command's own, which holds one group only.
 import { readFileSync } from 'node:fs';
 
-/** One entry of COMMAND_GROUPS: `[['book-appointment', 'appointment'], async () => (await import('./commands/appointment.js')).registerAppointmentCommands]`. */
-const GROUP_ENTRY = /\[\[([^\]]*)\],\s*async \(\) => \(await import\('\.\/commands\/([\w-]+)\.js'\)\)\.(\w+)\]/g;
-/** The loader inside an entry, which both rewrites replace. */
+/** A group's loader, which both rewrites replace: `async () => (await import('./commands/appointment.js')).registerAppointmentCommands`. */
 const GROUP_LOADER = /async \(\) => \(await import\('\.\/commands\/([\w-]+)\.js'\)\)\.(\w+)/g;
+/** One entry of COMMAND_GROUPS: its top-level names, then its loader: `[['book-appointment', 'appointment'], <loader>]`. */
+const GROUP_ENTRY = new RegExp(String.raw`\[\[([^\]]*)\],\s*${GROUP_LOADER.source}\]`, 'g');
 const PROGRAM_MODULE = /[\\/]src[\\/]cli[\\/]program\.ts$/;
 
 /**

@@ -383,10 +383,13 @@ async function trainCodeCaches() {
       ...trainDay('whole', () => SEA_ASSETS.program),
       ...trainDay('own', (command) => SEA_ASSETS.commandPrograms[command] ?? SEA_ASSETS.program),
     ]);
-    for (const program of DESK_PROGRAMS) {
-      // One run more of each only checks that V8 accepts the cache shipped.
-      const group = DAY_GROUPS.find(({ module }) => groupProgram(module) === program);
-      train(program, group === undefined ? ['version'] : [group.names[0], '--help'], caches.get(program), '-');
+    // One run more of each only checks that V8 accepts the cache shipped: the whole bundle's on `version`, a group's on its help.
+    const checks = [
+      [SEA_ASSETS.program, ['version']],
+      ...DAY_GROUPS.map(({ module, names }) => [groupProgram(module), [names[0], '--help']]),
+    ];
+    for (const [program, args] of checks) {
+      train(program, args, caches.get(program), '-');
       copyFileSync(caches.get(program), join(work, SEA_ASSETS.codeCaches[program]));
     }
     // The server's bundle: its cache as it compiles, as Node's own SEA code cache was (src/sea/program-script.ts).

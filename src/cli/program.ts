@@ -133,7 +133,7 @@ function guideUsageErrors(command: Command): void {
 }
 
 /** Output that goes nowhere: the command tree is built only to read a command line's words. */
-const SILENT: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false, stderrColumns: async () => undefined };
+export const SILENT: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false, stderrColumns: async () => undefined };
 
 /** The command `argv` names (`patient show`), as far as its words name commands; '' for none. */
 export async function commandPathOf(argv: readonly string[]): Promise<string> {

@@ -5,11 +5,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { commandGroupsOf, withEveryGroupImported, withOnlyGroup } from '../../scripts/command-groups.mjs';
-import { buildProgram } from '../../src/cli/program.js';
-import type { CliIo } from '../../src/cli/io.js';
+import { buildProgram, SILENT } from '../../src/cli/program.js';
 
 const source = readFileSync(new URL('../../src/cli/program.ts', import.meta.url), 'utf8');
-const SILENT: CliIo = { stdout: () => {}, stderr: () => {}, isTty: false, stderrColumns: async () => undefined };
 /** The modules of commands a rewritten program.ts still loads with import(). */
 const importedLater = (rewritten: string) =>
   [...rewritten.matchAll(/\bimport\('\.\/commands\/([\w-]+)\.js'\)/g)].map(([, module]) => module);
