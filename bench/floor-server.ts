@@ -39,6 +39,7 @@ import { findPaymentByIdempotencyKey, insertPayment } from '../src/db/payments.j
 import { newId, nowIso } from '../src/domain/clock.js';
 import { insertFloorPatient } from './floor-patient.js';
 import { WITH_CHANGE_EVENT } from './scenarios.js';
+import { favourMemoryOverSpeed } from '../src/server/memory-mode.js';
 
 const [dataDir, portText] = process.argv.slice(2);
 if (!dataDir || !portText) throw new Error('usage: floor-server.ts <data dir> <port>');
@@ -157,7 +158,8 @@ const server = createServer((request, response) => {
   });
 });
 
-server.listen(Number(portText), '127.0.0.1');
+// As `clinic serve` does once it has started (src/server/memory-mode.ts).
+server.listen(Number(portText), '127.0.0.1', favourMemoryOverSpeed);
 process.on('SIGTERM', () => {
   server.close(() => db.close());
   server.closeAllConnections();

@@ -227,6 +227,7 @@ export function registerServeCommand(program: Command, io: CliIo): void {
       const stopping = stopRequested();
       // Loaded here, not with the command tree: a desk command never pays for the server's modules.
       const { isLoopback, startClinicServer } = await import('../../server/clinic-server.js');
+      const { favourMemoryOverSpeed } = await import('../../server/memory-mode.js');
       const server = await startClinicServer({
         dataDir,
         ...(deskCommandsOfThisProgram() === undefined ? {} : { deskCommands: deskCommandsOfThisProgram()! }),
@@ -242,6 +243,8 @@ export function registerServeCommand(program: Command, io: CliIo): void {
         ...(tls === undefined ? {} : { tls }),
         insecureHttp: options.insecureHttp === true,
       });
+      // Only now: what the start loaded came from code caches, which the flag would have voided.
+      favourMemoryOverSpeed();
       if (server.firstKey !== undefined && runsAsService()) {
         await leaveFirstKeyInFile(dataDir, server.firstKey.key, logger);
       } else if (server.firstKey !== undefined) {
