@@ -6,6 +6,7 @@ import { receiveDocumentUpload } from '../middleware/document-upload.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { receiveDeskCommand } from '../middleware/desk-command-body.js';
 import { requireModule } from '../middleware/require-module.js';
+import { answerJson } from './json-answer.js';
 import type { Operation, OperationDeps } from './operation.js';
 import type { ClinicState } from './state.js';
 import type { Page } from '../../domain/pagination.js';
@@ -59,11 +60,11 @@ function chainOf(op: Operation, deps: OperationDeps): RouterMiddleware<ClinicSta
     if (result.kind !== 'model') return;
     ctx.status = result.unavailable?.when(body) === true ? 503 : result.status;
     if (!result.paged) {
-      ctx.body = body;
+      answerJson(ctx, body);
       return;
     }
     const page = body as Page<unknown>;
-    ctx.body = page.items;
+    answerJson(ctx, page.items);
     if (page.next !== null) ctx.set('Link', nextPageLink(ctx.path, ctx.querystring, page.next));
   });
   return chain;

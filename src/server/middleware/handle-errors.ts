@@ -4,6 +4,7 @@ import { errors, refusalBody, ValidationError } from '../../errors.js';
 import { classifyError, needsLogging } from '../../domain/classify-error.js';
 import type { Logger } from '../../logger.js';
 import type { ClinicContext } from '../api/state.js';
+import { answerJson } from '../api/json-answer.js';
 
 /** A client's request id is echoed only when it is short and plain, so it is safe in logs and headers. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -52,12 +53,12 @@ export function handleErrors(logger: Logger) {
       ctx.set('Cache-Control', 'no-store');
       if (error instanceof ValidationError) {
         ctx.status = 422;
-        ctx.body = { detail: error.issues };
+        answerJson(ctx, { detail: error.issues });
         return;
       }
       ctx.status = error.status;
       for (const [name, value] of Object.entries(error.headers)) ctx.set(name, value);
-      ctx.body = refusalBody(error);
+      answerJson(ctx, refusalBody(error));
     }
   };
 }
