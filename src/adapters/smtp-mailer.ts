@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import { createTransport } from 'nodemailer';
 import type { EmailMessage, Mailer } from '../domain/notifications/deliver-notifications.js';
 
 /** A Mailer over SMTP that can be shut down. */
@@ -12,7 +12,7 @@ export interface SmtpMailer extends Mailer {
  * or stalled server costs one attempt quickly and stopping the server never waits long.
  */
 export function createSmtpMailer(url: string, from: string): SmtpMailer {
-  const transport = nodemailer.createTransport({
+  const transport = createTransport({
     url,
     connectionTimeout: 10_000,
     greetingTimeout: 10_000,
