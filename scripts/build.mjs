@@ -1,6 +1,7 @@
 // Bundles the program into dist/clinic.js (run as `node dist/clinic.js <command>`).
 // better-sqlite3 stays external: it loads a native addon that cannot be bundled.
 import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { build } from 'esbuild';
 import { BUNDLE_DIGEST_FILE, sourceDigest } from './source-digest.mjs';
@@ -121,6 +122,43 @@ const lazyModules = {
   },
 };
 
+/**
+ * One copy of a package at one version. npm nests a package under each dependent whose range the
+ * top-level copy does not satisfy, so accepts and multer each bring their own mime-types 2.1.35
+ * and mime-db 1.52.0: the same files twice, a 186 KB database that `clinic serve` built twice at
+ * every start. Every import of such a package resolves to the one copy kept of it (below).
+ */
+const onePackageCopy = {
+  name: 'one-package-copy',
+  setup(pluginBuild) {
+    // The copies npm installed, from package-lock.json: a production dependency's copy is kept
+    // before a development tool's, then the shallowest, then the first by path.
+    const lock = JSON.parse(readFileSync(new URL('package-lock.json', root), 'utf8'));
+    const copies = new Map();
+    for (const [path, { version, dev = false }] of Object.entries(lock.packages)) {
+      if (!path.includes('node_modules/')) continue;
+      const key = `${path.split('node_modules/').pop()}@${version}`;
+      copies.set(key, [
+        ...(copies.get(key) ?? []),
+        { dir: fileURLToPath(new URL(path, root)), rank: [dev ? 1 : 0, path.split('node_modules/').length, path] },
+      ]);
+    }
+    const before = (a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1] || (a.rank[2] < b.rank[2] ? -1 : 1);
+    /** A package folder → the folder of the copy that stands for it. */
+    const keptCopy = new Map();
+    for (const found of copies.values()) for (const { dir } of found) keptCopy.set(dir, [...found].sort(before)[0].dir);
+    pluginBuild.onResolve({ filter: /^[^./]/ }, async (args) => {
+      if (args.pluginData?.onePackageCopy) return undefined;
+      const { resolveDir, importer, kind } = args;
+      const resolved = await pluginBuild.resolve(args.path, { resolveDir, importer, kind, pluginData: { onePackageCopy: true } });
+      if (resolved.errors.length > 0 || resolved.namespace !== 'file' || resolved.external) return undefined;
+      const inPackage = resolved.path.match(/^(.*[\\/]node_modules[\\/](?:@[^\\/]+[\\/])?[^\\/]+)([\\/].*)$/);
+      const kept = inPackage && keptCopy.get(inPackage[1]);
+      return kept && kept !== inPackage[1] ? { path: kept + inPackage[2] } : undefined;
+    });
+  },
+};
+
 export const commonOptions = {
   entryPoints: [new URL('src/main.ts', root).pathname],
   bundle: true,
@@ -128,7 +166,7 @@ export const commonOptions = {
   target: 'node20',
   sourcemap: false,
   legalComments: 'none',
-  plugins: [inlineSchema, inlineDocsAssets, lazyModules],
+  plugins: [inlineSchema, inlineDocsAssets, lazyModules, onePackageCopy],
   logLevel: 'warning',
 };
 
