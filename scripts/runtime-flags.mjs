@@ -7,11 +7,7 @@ export const RUNTIME_FLAGS = [
   // V8's default and 27 MiB with 2 MiB. 1 MiB is what the server has run with since it took
   // --optimize-for-size, which implies it; V8 leaves this flag out of a code cache's hash.
   '--max-semi-space-size=1',
-  // Not --optimize-for-size (V8 grows the old generation more slowly and collects it sooner:
-  // 151-158 MiB RSS after a whole benchmark run instead of 169-179). V8 hashes it into every code
-  // cache, so on the command line it made each process compile the built-in modules it loads
-  // from source, not from Node's embedded cache. Without it here, serve's start took 0.83-0.93 of
-  // its time, `patient find` 0.91 and on a desk PC (https, tls) 0.89 (docs/benchmarks.md, "Fifth
-  // pass"). `clinic serve` sets it once it has started (src/server/memory-mode.ts), where it does
-  // the same for the server's memory.
+  // Not --optimize-for-size: `clinic serve` sets it once it has started (src/server/memory-mode.ts
+  // says why). Without it here, serve's start took 0.83-0.93 of its time, `patient find` 0.91 and
+  // on a desk PC 0.89 (docs/benchmarks.md, "Fifth pass").
 ];
