@@ -42,8 +42,8 @@ export const openApiOperations: readonly Operation[] = [
     },
     handler: ({ config, operations }) => {
       // Made on the first request, not with the app: an integrator's tool asks for it now and
-      // then, and building it (every operation's schemas, examples and curl lines) was a tenth of
-      // `clinic serve`'s time to its first answer.
+      // then, and building it (every operation's schemas, examples and curl lines) was a quarter
+      // of `clinic serve`'s time to its first answer (376 against 286 ms without it).
       let document: StaticFile | undefined;
       return (ctx) =>
         sendStaticFile(
